@@ -1,0 +1,58 @@
+/* cli.h: what the `dkb` subcommands share: the command table, exit codes,
+ * error printing, option parsing helpers and the progress bar. */
+#ifndef DKB_CLI_H
+#define DKB_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/progress.h"
+#include "dkb/error.h"
+
+/* Exit codes (stable; documented in the README). */
+enum {
+    DKB_EXIT_OK = 0,
+    DKB_EXIT_FAIL = 1,   /* the work failed: I/O, corrupt or malformed data */
+    DKB_EXIT_USAGE = 2,  /* bad command line */
+};
+
+/* Output formats for summaries and listings. */
+typedef enum { CLI_FMT_TABLE = 0, CLI_FMT_JSON, CLI_FMT_CSV } cli_format;
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);   /* argv[0] is the command name */
+    const char *summary;
+} cli_command;
+
+/* Print "dkb: <message>" to stderr; return DKB_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "dkb <cmd>: <err->msg or strerror>" to stderr; return DKB_EXIT_FAIL. */
+int cli_fail(const char *cmd, int rc, const dkb_error *err);
+
+/* Parse helpers: 0 on success, else print a usage error and return
+ * DKB_EXIT_USAGE. `opt` names the option in the message. */
+int cli_parse_int(const char *opt, const char *s, long min, long max, long *out);
+int cli_parse_double(const char *opt, const char *s, double *out);
+int cli_parse_format(const char *opt, const char *s, cli_format *out);
+/* Tables from a comma-separated list ("lineitem,orders") as a bit mask. */
+int cli_parse_tables(const char *opt, const char *s, unsigned *mask);
+/* Number of threads to use by default (online processors). */
+int cli_default_threads(void);
+
+/* Progress bar on stderr, drawn only when stderr is a terminal and not quiet. */
+typedef struct cli_bar {
+    int enabled;
+    double start, last_draw;
+    char label[32];
+} cli_bar;
+void cli_bar_init(cli_bar *bar, int quiet);
+/* The dkb_progress that draws into bar. */
+dkb_progress cli_bar_progress(cli_bar *bar);
+/* Erase the bar line (call before printing results). */
+void cli_bar_done(cli_bar *bar);
+
+/* JSON string output with escaping. */
+void cli_json_string(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,85 @@
+/* cli_util.c: error printing and option parsing shared by the subcommands. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dkb/schema.h"
+
+int cli_usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("dkb: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see --help)\n", stderr);
+    va_end(ap);
+    return DKB_EXIT_USAGE;
+}
+
+int cli_fail(const char *cmd, int rc, const dkb_error *err) {
+    const char *msg = err && err->code && err->msg[0] ? err->msg : dkb_strerror(rc);
+    fprintf(stderr, "dkb %s: error: %s\n", cmd, msg);
+    return DKB_EXIT_FAIL;
+}
+
+int cli_parse_int(const char *opt, const char *s, long min, long max, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < min || v > max)
+        return cli_usage_error("%s %s: expected an integer from %ld to %ld", opt, s, min, max);
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *opt, const char *s, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v)) return cli_usage_error("%s %s: not a number", opt, s);
+    *out = v;
+    return 0;
+}
+
+int cli_parse_format(const char *opt, const char *s, cli_format *out) {
+    if (!strcmp(s, "table")) *out = CLI_FMT_TABLE;
+    else if (!strcmp(s, "json")) *out = CLI_FMT_JSON;
+    else if (!strcmp(s, "csv")) *out = CLI_FMT_CSV;
+    else return cli_usage_error("%s %s: expected table, json or csv", opt, s);
+    return 0;
+}
+
+int cli_parse_tables(const char *opt, const char *s, unsigned *mask) {
+    char buf[256];
+    if (strlen(s) >= sizeof buf) return cli_usage_error("%s: list too long", opt);
+    strcpy(buf, s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const dkb_table_def *t = dkb_table_def_find(tok);
+        if (!t)
+            return cli_usage_error("%s %s: unknown table '%s' (tables: part, partsupp, supplier, "
+                                   "customer, orders, lineitem, nation, region)", opt, s, tok);
+        *mask |= 1u << t->id;
+    }
+    if (!*mask) return cli_usage_error("%s: no table named", opt);
+    return 0;
+}
+
+int cli_default_threads(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void cli_json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}

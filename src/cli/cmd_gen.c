@@ -1,0 +1,152 @@
+/* cmd_gen.c: `dkb gen`: generate TPC-H data as a store (default) or .tbl files. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "driver/gen_driver.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dkb gen [--sf SF] [--out DIR] [--format store|tbl] [options]\n"
+            "\n"
+            "Generate the 8 TPC-H tables, byte-identical to dbgen 2.14 at the same scale\n"
+            "factor. Writes a columnar store (default) or dbgen's .tbl text files.\n"
+            "The output appears only when complete (built in DIR.tmp.PID, then renamed).\n"
+            "\n"
+            "options:\n"
+            "  --sf SF             scale factor (default 1); below 1 in steps of 0.001,\n"
+            "                      from 1 up whole numbers (as dbgen: 2.5 means 2)\n"
+            "  --out DIR           output directory (default data/sf<SF>, or data/sf<SF>-tbl)\n"
+            "  --format FMT        store (default) or tbl\n"
+            "  --table LIST        only these tables, comma-separated (default: all 8)\n"
+            "  -j, --threads N     worker threads (default: all cores)\n"
+            "  --part K --parts N  only slice K of N of each table (as dbgen -S K -C N;\n"
+            "                      .tbl files are named TABLE.tbl.K; nation and region whole)\n"
+            "  --partitions P      store: split each table into P partitions (lineitem and\n"
+            "                      orders co-partitioned by orderkey; default 1)\n"
+            "  --force             replace DIR if it exists and is not empty\n"
+            "  --summary FMT       summary as table (default), json or csv on stdout\n"
+            "  -q, --quiet         no progress bar and no summary\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "example: dkb gen --sf 1 --format tbl --out /tmp/sf1-tbl -j 2\n");
+}
+
+static void print_summary(const dkb_gen_opts *o, const dkb_gen_summary *s, cli_format fmt) {
+    const char *kind = o->format == DKB_OUT_TBL ? "tbl" : "store";
+    int64_t rows = 0;
+    uint64_t bytes = 0;
+    if (fmt == CLI_FMT_JSON) {
+        printf("{\"out\": ");
+        cli_json_string(stdout, o->out);
+        printf(", \"format\": \"%s\", \"scale_factor\": %g, \"threads\": %d, \"part\": %d, "
+               "\"parts\": %d, \"pool_seconds\": %.3f, \"total_seconds\": %.3f, \"tables\": [",
+               kind, s->sf, o->threads, o->part, o->parts, s->pool_seconds, s->total_seconds);
+        const char *sep = "";
+        for (int t = 0; t < DKB_TABLE_COUNT; t++) {
+            if (!(o->tables & (1u << t))) continue;
+            printf("%s{\"name\": \"%s\", \"rows\": %lld, \"bytes\": %llu, \"seconds\": %.3f}", sep,
+                   dkb_table_def_get((dkb_table_id)t)->name, (long long)s->rows[t],
+                   (unsigned long long)s->bytes[t], s->seconds[t]);
+            sep = ", ";
+        }
+        printf("]}\n");
+        return;
+    }
+    if (fmt == CLI_FMT_CSV) printf("table,rows,bytes,seconds\n");
+    else printf("%s: %s, scale factor %g, %d threads\n%-10s %12s %14s %9s\n", o->out, kind, s->sf,
+                o->threads, "table", "rows", "bytes", "seconds");
+    for (int t = 0; t < DKB_TABLE_COUNT; t++) {
+        if (!(o->tables & (1u << t))) continue;
+        const char *name = dkb_table_def_get((dkb_table_id)t)->name;
+        rows += s->rows[t];
+        bytes += s->bytes[t];
+        if (fmt == CLI_FMT_CSV)
+            printf("%s,%lld,%llu,%.3f\n", name, (long long)s->rows[t], (unsigned long long)s->bytes[t], s->seconds[t]);
+        else
+            printf("%-10s %12lld %14llu %9.2f\n", name, (long long)s->rows[t],
+                   (unsigned long long)s->bytes[t], s->seconds[t]);
+    }
+    if (fmt == CLI_FMT_TABLE)
+        printf("%-10s %12lld %14llu %9.2f  (text pool %.2f s)\n", "total", (long long)rows,
+               (unsigned long long)bytes, s->total_seconds, s->pool_seconds);
+}
+
+int cmd_gen(int argc, char **argv) {
+    enum { O_SF = 256, O_OUT, O_FORMAT, O_TABLE, O_PART, O_PARTS, O_PARTITIONS, O_FORCE, O_SUMMARY };
+    static const struct option longopts[] = {
+        {"sf", required_argument, 0, O_SF},         {"out", required_argument, 0, O_OUT},
+        {"format", required_argument, 0, O_FORMAT}, {"table", required_argument, 0, O_TABLE},
+        {"threads", required_argument, 0, 'j'},     {"part", required_argument, 0, O_PART},
+        {"parts", required_argument, 0, O_PARTS},   {"partitions", required_argument, 0, O_PARTITIONS},
+        {"force", no_argument, 0, O_FORCE},         {"summary", required_argument, 0, O_SUMMARY},
+        {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    dkb_gen_opts o = {.sf = 1, .threads = cli_default_threads(), .part = 1, .parts = 1,
+                      .partitions = 1, .format = DKB_OUT_STORE};
+    cli_format summary = CLI_FMT_TABLE;
+    int quiet = 0, c;
+    long v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "j:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SF:
+            if (cli_parse_double("--sf", optarg, &o.sf)) return DKB_EXIT_USAGE;
+            if (o.sf <= 0) return cli_usage_error("--sf %s: scale factor must be positive", optarg);
+            break;
+        case O_OUT: o.out = optarg; break;
+        case O_FORMAT:
+            if (!strcmp(optarg, "tbl")) o.format = DKB_OUT_TBL;
+            else if (!strcmp(optarg, "store")) o.format = DKB_OUT_STORE;
+            else return cli_usage_error("--format %s: expected store or tbl", optarg);
+            break;
+        case O_TABLE:
+            if (cli_parse_tables("--table", optarg, &o.tables)) return DKB_EXIT_USAGE;
+            break;
+        case 'j':
+            if (cli_parse_int("--threads", optarg, 1, 1024, &v)) return DKB_EXIT_USAGE;
+            o.threads = (int)v;
+            break;
+        case O_PART:
+            if (cli_parse_int("--part", optarg, 1, 1000000, &v)) return DKB_EXIT_USAGE;
+            o.part = (int)v;
+            break;
+        case O_PARTS:
+            if (cli_parse_int("--parts", optarg, 1, 1000000, &v)) return DKB_EXIT_USAGE;
+            o.parts = (int)v;
+            break;
+        case O_PARTITIONS:
+            if (cli_parse_int("--partitions", optarg, 1, 65536, &v)) return DKB_EXIT_USAGE;
+            o.partitions = (int)v;
+            break;
+        case O_FORCE: o.force = 1; break;
+        case O_SUMMARY:
+            if (cli_parse_format("--summary", optarg, &summary)) return DKB_EXIT_USAGE;
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return DKB_EXIT_OK;
+        default: return cli_usage_error("gen: bad option");
+        }
+    }
+    if (optind < argc) return cli_usage_error("gen: unexpected argument '%s'", argv[optind]);
+    if (o.part > o.parts) return cli_usage_error("--part %d is larger than --parts %d", o.part, o.parts);
+    if (o.partitions > 1 && o.format == DKB_OUT_TBL)
+        return cli_usage_error("--partitions applies to the store format only");
+    if (!o.tables) o.tables = (1u << DKB_TABLE_COUNT) - 1;
+    char outbuf[64];
+    if (!o.out) {
+        snprintf(outbuf, sizeof outbuf, "data/sf%g%s", o.sf, o.format == DKB_OUT_TBL ? "-tbl" : "");
+        o.out = outbuf;
+    }
+    cli_bar bar;
+    cli_bar_init(&bar, quiet);
+    o.progress = cli_bar_progress(&bar);
+    dkb_gen_summary sum;
+    dkb_error err = {0};
+    int rc = dkb__gen_run(&o, &sum, &err);
+    cli_bar_done(&bar);
+    if (rc) return cli_fail("gen", rc, &err);
+    if (!quiet) print_summary(&o, &sum, summary);
+    return DKB_EXIT_OK;
+}

@@ -1,0 +1,51 @@
+/* main.c: the `dkb` command: dispatches to one subcommand per source file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_gen(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+static const cli_command commands[] = {
+    {"gen", cmd_gen, "generate TPC-H data (dbgen-identical) as a store or .tbl files"},
+    {"import", cmd_import, "load dbgen .tbl files into a store"},
+    {"export", cmd_export, "write a store back as .tbl files"},
+    {"info", cmd_info, "show a store's schema, row counts and sizes; verify checksums"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dkb <command> [options]\n"
+            "\n"
+            "DataKernelBench: TPC-H data, baselines and kernels for GPUs and CPUs.\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\n"
+            "Run `dkb <command> --help` for a command's options.\n"
+            "Exit status: 0 success, 1 failure, 2 bad command line.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return DKB_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        usage(stdout);
+        return DKB_EXIT_OK;
+    }
+    if (!strcmp(name, "--version")) {
+        printf("dkb %s\n", DKB_VERSION);
+        return DKB_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    return cli_usage_error("unknown command '%s'", name);
+}

@@ -1,0 +1,57 @@
+/* store_writer.h: writes a columnar store directory (internal API).
+ *
+ * Everything is written under a temporary directory beside the target
+ * (DIR.tmp.<pid>) and renamed to DIR by dkb__store_writer_commit, so a
+ * crash or error never leaves something at DIR that looks like a store.
+ *
+ * Tables are written one at a time: begin_table, then batches in row order,
+ * then end_table. Work on a batch is split in two so that callers can run
+ * the expensive half on many threads:
+ *   dkb__store_writer_encode(w, batch, chunk)  thread-safe, any order:
+ *       converts the batch to store encodings (int32 narrowing, dictionary
+ *       codes, text offsets) in the chunk's own buffers;
+ *   dkb__store_writer_write(w, chunk)          one at a time, in row order:
+ *       appends the chunk to the column files (and checksums).
+ * Partition boundaries: dkb__store_writer_end_partition after the last
+ * chunk of each partition except the last (end_table closes the last). */
+#ifndef DKB_STORE_WRITER_H
+#define DKB_STORE_WRITER_H
+
+#include <stdint.h>
+
+#include "dkb/error.h"
+#include "dkb/schema.h"
+#include "table/batch.h"
+
+typedef struct dkb_store_writer dkb_store_writer;
+typedef struct dkb_store_chunk dkb_store_chunk;   /* encoded batch, reusable */
+
+typedef struct dkb_store_writer_opts {
+    double scale_factor;   /* recorded in the manifest; decides int widths */
+    int part, parts;       /* this store holds slice part of parts (1 of 1 normally) */
+    int force;             /* replace DIR if it exists and is not empty */
+    const char *source;    /* "dkb gen 0.1.0" or "import /path"; recorded */
+} dkb_store_writer_opts;
+
+/* Start a store at dir. Fails (DKB_EEXIST) if dir exists and is non-empty
+ * unless opts->force. */
+int dkb__store_writer_open(const char *dir, const dkb_store_writer_opts *opts,
+                           dkb_store_writer **out, dkb_error *err);
+int dkb__store_writer_begin_table(dkb_store_writer *w, const dkb_table_def *t, dkb_error *err);
+int dkb__store_chunk_create(dkb_store_writer *w, dkb_store_chunk **out);
+void dkb__store_chunk_destroy(dkb_store_chunk *c);   /* accepts NULL */
+/* `where` names the rows in error messages ("lineitem.tbl:1200..1300" or
+ * "generated lineitem"). Errors: DKB_ERANGE (value too wide), DKB_EPARSE
+ * (too many distinct values for a dictionary column), DKB_ENOMEM. */
+int dkb__store_writer_encode(dkb_store_writer *w, const dkb_batch *b, dkb_store_chunk *c,
+                             const char *where, dkb_error *err);
+int dkb__store_writer_write(dkb_store_writer *w, dkb_store_chunk *c, dkb_error *err);
+int dkb__store_writer_end_partition(dkb_store_writer *w, dkb_error *err);
+int dkb__store_writer_end_table(dkb_store_writer *w, dkb_error *err);
+/* Write the manifest, fsync, rename into place, free w. On failure the
+ * temporary directory is removed and w freed. */
+int dkb__store_writer_commit(dkb_store_writer *w, dkb_error *err);
+/* Remove the temporary directory and free w; accepts NULL. */
+void dkb__store_writer_abort(dkb_store_writer *w);
+
+#endif
