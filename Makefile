@@ -1,0 +1,38 @@
+# Makefile: the two entry points of the README, wrapping CMake and CTest.
+#   make run    build dkb and run the main job
+#   make test   build everything and run every test
+# Other targets: build, test-asan (tests under ASan+UBSan), fuzz, bench-gen, clean.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+SF ?= 1
+
+.PHONY: all deps build run test test-asan fuzz bench-gen clean
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/dkb gen --sf $(SF) --out data/sf$(SF) --force
+
+test: build
+	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
+
+test-asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDKB_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build-asan -j $(JOBS) --output-on-failure
+
+fuzz: deps
+	tests/fuzz/run.sh
+
+bench-gen: build
+	bench/gen_bench.sh
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,48 @@
+# common.bash: helpers for the command-line tests (sourced, not run).
+# Environment (set by CTest): DKB (the binary), DKB_TESTDATA, DKB_TMP.
+set -euo pipefail
+: "${DKB:?DKB must point to the dkb binary}"
+: "${DKB_TESTDATA:?}"
+TEST_NAME=$(basename "$0" .sh)
+WORK="${DKB_TMP:-/tmp}/$TEST_NAME"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cleanup() { [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"; }
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+# expect_fail CODE PATTERN -- CMD...: CMD must exit with CODE and print a
+# single stderr line matching PATTERN (grep -E).
+expect_fail() {
+    local code=$1 pattern=$2
+    shift 3
+    local out rc=0
+    out=$("$@" 2>&1 >/dev/null) || rc=$?
+    [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code (stderr: $out)"
+    echo "$out" | grep -Eq -- "$pattern" || fail "'$*' stderr does not match '$pattern': $out"
+    [ "$(printf '%s\n' "$out" | wc -l)" -le 1 ] || fail "'$*' printed more than one error line: $out"
+    pass "$* -> exit $code: $out"
+}
+
+# check_hashes SF DIR [SUFFIX]: every SF section entry of dbgen-hashes.txt
+# matches DIR/<file> (sha256, lines, bytes).
+check_hashes() {
+    local sf=$1 dir=$2
+    local n=0
+    while read -r sha lines bytes file; do
+        [ -f "$dir/$file" ] || fail "$dir/$file missing"
+        local got_sha got_lines got_bytes
+        got_sha=$(sha256sum "$dir/$file" | cut -d' ' -f1)
+        got_lines=$(wc -l <"$dir/$file")
+        got_bytes=$(stat -c %s "$dir/$file")
+        [ "$got_lines" = "$lines" ] || fail "$file: $got_lines rows, dbgen has $lines"
+        [ "$got_bytes" = "$bytes" ] || fail "$file: $got_bytes bytes, dbgen has $bytes"
+        [ "$got_sha" = "$sha" ] || fail "$file: sha256 differs from dbgen's"
+        n=$((n + 1))
+    done < <(awk -v sf="## SF $sf" '$0 == sf {on = 1; next} /^##/ {on = 0} on && NF == 4' \
+        "$DKB_TESTDATA/dbgen-hashes.txt")
+    [ "$n" -gt 0 ] || fail "no hashes for SF $sf"
+    pass "$n files at SF $sf match dbgen (sha256, rows, bytes)"
+}
