@@ -1,4 +1,5 @@
 /* main.c: the `dkb` command: dispatches to one subcommand per source file. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,9 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    /* Past a file-size limit, let write() fail with EFBIG (reported like a
+     * full disk) instead of killing the process with SIGXFSZ. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return DKB_EXIT_USAGE;
