@@ -1,0 +1,63 @@
+/* gen_customer.c: the customer table. */
+#include "gen/gen_internal.h"
+
+enum { C_KEY, C_NAME, C_ADDRESS, C_NATION, C_PHONE, C_ACCTBAL, C_SEGMENT, C_COMMENT };
+
+#define ADDR_MIN DKB_TEXT_MIN(25)
+#define ADDR_MAX DKB_TEXT_MAX(25)
+#define CMNT_MIN DKB_TEXT_MIN(73)
+#define CMNT_MAX DKB_TEXT_MAX(73)
+
+enum { ST_ADDR, ST_NATION, ST_PHONE, ST_ACCTBAL, ST_SEGMENT, ST_CMNT, ST_COUNT };
+static const int stream_ids[ST_COUNT] = {
+    DKB_S_C_ADDR, DKB_S_C_NTRG, DKB_S_C_PHNE, DKB_S_C_ABAL, DKB_S_C_MSEG, DKB_S_C_CMNT,
+};
+
+int dkb__gen_customer(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) {
+    int rc;
+    size_t n = (size_t)count;
+    if ((rc = dkb__gen_reserve(b, C_NAME, n * 32)) ||
+        (rc = dkb__gen_reserve(b, C_ADDRESS, n * (ADDR_MAX + 5))) ||
+        (rc = dkb__gen_reserve(b, C_PHONE, n * DKB_PHONE_LEN)) ||
+        (rc = dkb__gen_reserve(b, C_SEGMENT, n * 10)) ||
+        (rc = dkb__gen_reserve(b, C_COMMENT, n * CMNT_MAX)))
+        return rc;
+    dkb_stream st[ST_COUNT];
+    for (int s = 0; s < ST_COUNT; s++) dkb__stream_at(&st[s], stream_ids[s], first);
+    size_t row = b->nrows;
+    for (int64_t key = first + 1; key <= first + count; key++, row++) {
+        uint32_t x;
+        b->col[C_KEY].v[row] = key;
+
+        char *p = dkb__col_end(b, C_NAME);
+        memcpy(p, "Customer#", 9);
+        dkb__col_commit(b, C_NAME, row, (size_t)(dkb__put_zpad(p + 9, (uint64_t)key, 9) - p));
+
+        x = st[ST_ADDR].row;
+        dkb__col_commit(b, C_ADDRESS, row,
+                        dkb__gen_vstr(&x, ADDR_MIN, ADDR_MAX, dkb__col_end(b, C_ADDRESS)));
+
+        x = st[ST_NATION].row;
+        int64_t nation = dkb__pm_draw(&x, 0, 24);
+        b->col[C_NATION].v[row] = nation;
+
+        x = st[ST_PHONE].row;
+        dkb__gen_phone(&x, nation, dkb__col_end(b, C_PHONE));
+        dkb__col_commit(b, C_PHONE, row, DKB_PHONE_LEN);
+
+        x = st[ST_ACCTBAL].row;
+        b->col[C_ACCTBAL].v[row] = dkb__pm_draw(&x, -99999, 999999);
+
+        x = st[ST_SEGMENT].row;
+        const dkb_sstr *seg = &g->segments[dkb__pm_draw(&x, 1, 5) - 1];
+        dkb__col_put(b, C_SEGMENT, row, seg->s, seg->len);
+
+        x = st[ST_CMNT].row;
+        dkb__col_commit(b, C_COMMENT, row,
+                        dkb__gen_text(g, &x, CMNT_MIN, CMNT_MAX, dkb__col_end(b, C_COMMENT)));
+
+        for (int s = 0; s < ST_COUNT; s++) dkb__stream_next_row(&st[s]);
+    }
+    b->nrows = row;
+    return 0;
+}

@@ -1,0 +1,149 @@
+/* gen_internal.h: what the per-table generators share: the generator state,
+ * dbgen's text and string helpers, and direct writes into batch columns. */
+#ifndef DKB_GEN_INTERNAL_H
+#define DKB_GEN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gen/gen.h"
+#include "gen/rng.h"
+
+/* dbgen's text pool: 300 MiB of generated sentences; comments are slices. */
+#define DKB_TEXT_POOL_SIZE (300u * 1024u * 1024u)
+/* Bytes readable past the pool's end and writable past a string's end (the
+ * helpers below copy in whole 16-byte blocks). */
+#define DKB_GEN_SLACK 64
+
+/* Comment and address length limits: dbgen's average length * 0.4 and * 1.6. */
+#define DKB_TEXT_MIN(avg) ((int)((avg) * 0.4))
+#define DKB_TEXT_MAX(avg) ((int)((avg) * 1.6))
+
+/* A short constant string with its length. */
+typedef struct dkb_sstr {
+    uint8_t len;
+    char s[31];
+} dkb_sstr;
+
+struct dkb_gen {
+    double scale_eff;            /* the scale factor in effect */
+    int64_t scale;               /* dbgen's integer scale (1 below SF 1) */
+    int64_t units[DKB_TABLE_COUNT];
+    int64_t nparts, nsupps, ncusts; /* key ranges */
+    int64_t nclerks;
+    int wide_rng;                /* scale >= 30000: 64-bit o_custkey/l_partkey draws */
+    int32_t start_day;           /* 1992-01-01, dbgen's first date, in days since 1970 */
+    int32_t current_day;         /* 1995-06-17: shipped and returned up to this day */
+    char *pool_mem;              /* the allocation holding the pool */
+    const char *pool;            /* DKB_TEXT_POOL_SIZE bytes + DKB_GEN_SLACK */
+    dkb_sstr types[150];         /* p_type values */
+    dkb_sstr containers[40];     /* p_container values */
+    dkb_sstr priorities[5], instructions[4], ship_modes[7], segments[5];
+};
+
+/* Build the text pool into pool (DKB_TEXT_POOL_SIZE bytes, writable up to
+ * DKB_TEXT_POOL_PAD bytes beyond). */
+#define DKB_TEXT_POOL_PAD (1u << 16)
+void dkb__text_pool_build(char *pool);
+
+/* Per-table generators: units [first, first + count), range already checked. */
+int dkb__gen_part(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
+int dkb__gen_partsupp(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
+int dkb__gen_supplier(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
+int dkb__gen_customer(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
+int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
+int dkb__gen_lineitem(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
+int dkb__gen_nation(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
+int dkb__gen_region(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
+
+/* ---- copying ---- */
+
+/* Copy n bytes in 16-byte blocks: may read and write up to 15 bytes more. */
+static inline void dkb__copy16(char *dst, const char *src, size_t n) {
+    for (size_t i = 0; i < n; i += 16) memcpy(dst + i, src + i, 16);
+}
+
+/* dbgen's dbg_text: a slice of the pool of length in [min, max] (2 draws).
+ * Writes the text at dst; returns its length. */
+static inline size_t dkb__gen_text(const dkb_gen *g, uint32_t *x, int min, int max, char *dst) {
+    int64_t off = dkb__pm_draw(x, 0, (int64_t)DKB_TEXT_POOL_SIZE - max);
+    int64_t len = dkb__pm_draw(x, min, max);
+    dkb__copy16(dst, g->pool + off, (size_t)len);
+    return (size_t)len;
+}
+
+/* dbgen's a_rnd: random characters of length in [min, max], five per draw
+ * after the length draw. Writes up to 4 bytes past the returned length. */
+static inline size_t dkb__gen_vstr(uint32_t *x, int min, int max, char *dst) {
+    static const char alnum[65] =
+        "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ,";
+    int64_t len = dkb__pm_draw(x, min, max);
+    for (int64_t i = 0; i < len; i += 5) {
+        uint32_t bits = dkb__pm_draw_bits(x);
+        for (int k = 0; k < 5; k++, bits >>= 6) dst[i + k] = alnum[bits & 63];
+    }
+    return (size_t)len;
+}
+
+/* Decimal digits of v, at least `width` of them (zero padded). Returns the
+ * end of the written text. */
+static inline char *dkb__put_zpad(char *p, uint64_t v, int width) {
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n < width) tmp[n++] = '0';
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+/* dbgen's phone number for nation n: "CC-AAA-EEE-NNNN" (3 draws). */
+static inline void dkb__gen_phone(uint32_t *x, int64_t nation, char *dst) {
+    int64_t a = dkb__pm_draw(x, 100, 999);
+    int64_t e = dkb__pm_draw(x, 100, 999);
+    int64_t n = dkb__pm_draw(x, 1000, 9999);
+    char *p = dkb__put_zpad(dst, (uint64_t)(10 + nation % 90), 2);
+    *p++ = '-';
+    p = dkb__put_zpad(p, (uint64_t)a, 3);
+    *p++ = '-';
+    p = dkb__put_zpad(p, (uint64_t)e, 3);
+    *p++ = '-';
+    dkb__put_zpad(p, (uint64_t)n, 4);
+}
+#define DKB_PHONE_LEN 15
+
+/* dbgen's retail price of part p, in cents. */
+static inline int64_t dkb__retail_price(int64_t p) {
+    return 90000 + (p / 10) % 20001 + (p % 1000) * 100;
+}
+
+/* Supplier number s (0..3) of part p: dbgen's part/supplier bridge. */
+static inline int64_t dkb__part_supp(int64_t p, int64_t s, int64_t nsupps) {
+    return (p + s * (nsupps / 4 + (p - 1) / nsupps)) % nsupps + 1;
+}
+
+/* ---- batch columns ---- */
+
+/* Make room for `bytes` more bytes (plus slack) in string column c. */
+int dkb__gen_reserve(dkb_batch *b, int c, size_t bytes);
+
+/* The next free byte of string column c. */
+static inline char *dkb__col_end(dkb_batch *b, int c) { return b->col[c].bytes + b->col[c].bytes_len; }
+
+/* Finish row `row` of string column c after writing len bytes at its end. */
+static inline void dkb__col_commit(dkb_batch *b, int c, size_t row, size_t len) {
+    dkb_batch_col *k = &b->col[c];
+    k->bytes_len += len;
+    k->off[row + 1] = (uint32_t)k->bytes_len;
+}
+
+/* Append a short string (len <= 32 readable at s) as row `row` of column c. */
+static inline void dkb__col_put(dkb_batch *b, int c, size_t row, const char *s, size_t len) {
+    memcpy(dkb__col_end(b, c), s, len);
+    dkb__col_commit(b, c, row, len);
+}
+
+#endif
