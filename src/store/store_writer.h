@@ -33,8 +33,16 @@ typedef struct dkb_store_writer_opts {
     const char *source;    /* "dkb gen 0.1.0" or "import /path"; recorded */
 } dkb_store_writer_opts;
 
-/* Start a store at dir. Fails (DKB_EEXIST) if dir exists and is non-empty
- * unless opts->force. */
+/* Calls must follow the order above; a call out of order returns
+ * DKB_EINVAL. After any error the writer only accepts abort (commit then
+ * aborts too). Dictionary values must not contain '\n'; a table may have at
+ * most 256 distinct values per DICT column. INT columns are int64 where
+ * dkb_column_is_wide(col, scale_factor), else int32; DATE is int32.
+ *
+ * Start a store at dir (missing parent directories are created). Fails
+ * (DKB_EEXIST) if dir exists and is non-empty (or is not a directory)
+ * unless opts->force; with force the old directory stays in place until
+ * commit swaps the new store in and removes it. */
 int dkb__store_writer_open(const char *dir, const dkb_store_writer_opts *opts,
                            dkb_store_writer **out, dkb_error *err);
 int dkb__store_writer_begin_table(dkb_store_writer *w, const dkb_table_def *t, dkb_error *err);
@@ -45,6 +53,13 @@ void dkb__store_chunk_destroy(dkb_store_chunk *c);   /* accepts NULL */
  * (too many distinct values for a dictionary column), DKB_ENOMEM. */
 int dkb__store_writer_encode(dkb_store_writer *w, const dkb_batch *b, dkb_store_chunk *c,
                              const char *where, dkb_error *err);
+/* Same as encode, for rows that came from lines first_line, first_line + 1,
+ * ... of .tbl file `file`: errors then read "lineitem.tbl:1205: field 1
+ * (l_orderkey): value 3000000000 does not fit in int32". */
+int dkb__store_writer_encode_lines(dkb_store_writer *w, const dkb_batch *b, dkb_store_chunk *c,
+                                   const char *file, int64_t first_line, dkb_error *err);
+/* Rows in an encoded chunk. */
+size_t dkb__store_chunk_rows(const dkb_store_chunk *c);
 int dkb__store_writer_write(dkb_store_writer *w, dkb_store_chunk *c, dkb_error *err);
 int dkb__store_writer_end_partition(dkb_store_writer *w, dkb_error *err);
 int dkb__store_writer_end_table(dkb_store_writer *w, dkb_error *err);

@@ -1,0 +1,331 @@
+/* writer.c: the store writer's lifecycle: open (temporary directory),
+ * tables and partitions, commit (manifest, fsync, rename into place) and
+ * abort. Encoding and appending rows live in writer_chunk.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/crc.h"
+#include "store/fsutil.h"
+#include "store/writer_internal.h"
+
+static int wfail(dkb_store_writer *w, dkb_error *err, int code, const char *fmt, const char *arg) {
+    w->failed = true;
+    return dkb_fail(err, code, fmt, arg);
+}
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+static void wfile_free(wfile *f) {
+    if (f->fd >= 0) close(f->fd);
+    f->fd = -1;
+    free(f->rel);
+    free(f->path);
+    f->rel = f->path = NULL;
+}
+
+static void wtable_init(wtable *t) {
+    memset(t, 0, sizeof *t);
+    for (int c = 0; c < DKB_MAX_COLUMNS; c++) t->cols[c].f[0].fd = t->cols[c].f[1].fd = -1;
+}
+
+static void wtable_free(wtable *t) {
+    for (int c = 0; c < DKB_MAX_COLUMNS; c++) {
+        for (int i = 0; i < 2; i++) wfile_free(&t->cols[c].f[i]);
+        dkb__dict_free(t->cols[c].dict);
+    }
+    free(t->parts);
+    wtable_init(t);
+}
+
+static void writer_free(dkb_store_writer *w) {
+    wtable_free(&w->cur);
+    for (int i = 0; i < w->ntables; i++) wtable_free(&w->tables[i]);
+    free(w->dir);
+    free(w->tmp);
+    free(w->source);
+    free(w);
+}
+
+int dkb__store_writer_open(const char *dir, const dkb_store_writer_opts *opts,
+                           dkb_store_writer **out, dkb_error *err) {
+    *out = NULL;
+    if (!dir || !*dir || !opts) return dkb_fail(err, DKB_EINVAL, "store writer: no directory given");
+    if (!(opts->scale_factor > 0))
+        return dkb_fail(err, DKB_EINVAL, "%s: scale factor must be positive", dir);
+    if (opts->parts < 1 || opts->part < 1 || opts->part > opts->parts)
+        return dkb_fail(err, DKB_EINVAL, "%s: bad slice %d of %d", dir, opts->part, opts->parts);
+    int kind = dkb__path_kind(dir);
+    if (kind == DKB__PATH_OTHER)
+        return dkb_fail(err, DKB_EEXIST, "%s: exists and is not a directory", dir);
+    if (kind == DKB__PATH_DIR && !opts->force)
+        return dkb_fail(err, DKB_EEXIST,
+                        "%s: directory exists and is not empty (use --force to replace it)", dir);
+    dkb_store_writer *w = calloc(1, sizeof *w);
+    if (!w) return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", dir);
+    wtable_init(&w->cur);
+    w->dir = dup_str(dir);
+    size_t n = w->dir ? strlen(w->dir) : 0;
+    while (n > 1 && w->dir[n - 1] == '/') w->dir[--n] = '\0';
+    w->tmp = malloc(n + 32);
+    w->source = dup_str(opts->source ? opts->source : "");
+    if (!w->dir || !w->tmp || !w->source) {
+        writer_free(w);
+        return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", dir);
+    }
+    snprintf(w->tmp, n + 32, "%s.tmp.%ld", w->dir, (long)getpid());
+    w->sf = opts->scale_factor;
+    w->part = opts->part;
+    w->parts = opts->parts;
+    w->force = opts->force;
+    dkb__rm_rf(w->tmp);
+    int rc = dkb__mkdir_p(w->tmp, err);
+    if (rc) {
+        writer_free(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+static const char *ext_of(dkb_dtype_t dt) {
+    return dt == DKB_DTYPE_INT32 ? "i32" : dt == DKB_DTYPE_INT64 ? "i64" : "u8";
+}
+
+/* Create file f of column `col` in table directory `tname`. */
+static int wfile_create(dkb_store_writer *w, wfile *f, const char *tname, const char *col,
+                        const char *ext, const char *role, dkb_error *err) {
+    size_t n = strlen(tname) + strlen(col) + strlen(ext) + 3;
+    f->rel = malloc(n);
+    if (!f->rel) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->dir);
+    snprintf(f->rel, n, "%s/%s.%s", tname, col, ext);
+    f->path = dkb__path_join(w->tmp, f->rel);
+    if (!f->path) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->dir);
+    f->role = role;
+    f->fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (f->fd < 0) {
+        w->failed = true;
+        return dkb__io_fail(err, f->path, "cannot create");
+    }
+    return 0;
+}
+
+static dkb_dtype_t dtype_of(const dkb_column_def *c, double sf) {
+    switch (c->type) {
+    case DKB_TYPE_INT: return dkb_column_is_wide(c, sf) ? DKB_DTYPE_INT64 : DKB_DTYPE_INT32;
+    case DKB_TYPE_DATE: return DKB_DTYPE_INT32;
+    case DKB_TYPE_DICT: return DKB_DTYPE_UINT8;
+    default: return DKB_DTYPE_INT64;
+    }
+}
+
+static int open_column(dkb_store_writer *w, wcol *k, const dkb_column_def *def, const char *tname,
+                       dkb_error *err) {
+    k->def = def;
+    k->dtype = dtype_of(def, w->sf);
+    int rc;
+    switch (def->type) {
+    case DKB_TYPE_DICT:
+        k->nfiles = 2;
+        k->dict = dkb__dict_create();
+        if (!k->dict) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->dir);
+        rc = wfile_create(w, &k->f[0], tname, def->name, "u8", "codes", err);
+        if (!rc) rc = wfile_create(w, &k->f[1], tname, def->name, "dict", "dictionary", err);
+        return rc;
+    case DKB_TYPE_TEXT: {
+        k->nfiles = 2;
+        rc = wfile_create(w, &k->f[0], tname, def->name, "off", "offsets", err);
+        if (!rc) rc = wfile_create(w, &k->f[1], tname, def->name, "txt", "bytes", err);
+        if (rc) return rc;
+        static const int64_t zero = 0;
+        rc = dkb__write_all(k->f[0].fd, &zero, sizeof zero, k->f[0].path, err);
+        if (rc) w->failed = true;
+        k->f[0].bytes = sizeof zero;
+        k->f[0].crc = dkb__crc32(0, &zero, sizeof zero);
+        return rc;
+    }
+    default:
+        k->nfiles = 1;
+        return wfile_create(w, &k->f[0], tname, def->name, ext_of(k->dtype), "data", err);
+    }
+}
+
+int dkb__store_writer_begin_table(dkb_store_writer *w, const dkb_table_def *t, dkb_error *err) {
+    if (!w || !t) return dkb_fail(err, DKB_EINVAL, "store writer: no writer or table");
+    if (w->failed || w->in_table)
+        return wfail(w, err, DKB_EINVAL, "%s: begin_table out of order", w->dir);
+    for (int i = 0; i < w->ntables; i++)
+        if (w->tables[i].def == t)
+            return wfail(w, err, DKB_EINVAL, "%s: table written twice", t->name);
+    char *tdir = dkb__path_join(w->tmp, t->name);
+    if (!tdir) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->dir);
+    int rc = mkdir(tdir, 0777) != 0 && errno != EEXIST ? dkb__io_fail(err, tdir, "mkdir failed") : 0;
+    free(tdir);
+    if (rc) {
+        w->failed = true;
+        return rc;
+    }
+    wtable_free(&w->cur);
+    w->cur.def = t;
+    w->in_table = true;
+    w->gen++;
+    w->part_cur = (wpart){0};
+    for (int c = 0; c < t->ncols && !rc; c++)
+        rc = open_column(w, &w->cur.cols[c], &t->cols[c], t->name, err);
+    return rc;
+}
+
+static int push_partition(dkb_store_writer *w, dkb_error *err) {
+    wtable *t = &w->cur;
+    if (t->nparts == t->cap_parts) {
+        int ncap = t->cap_parts ? 2 * t->cap_parts : 8;
+        wpart *p = realloc(t->parts, (size_t)ncap * sizeof *p);
+        if (!p) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", t->def->name);
+        t->parts = p;
+        t->cap_parts = ncap;
+    }
+    w->part_cur.rows = t->rows - w->part_cur.row_start;
+    t->parts[t->nparts++] = w->part_cur;
+    w->part_cur = (wpart){.row_start = t->rows};
+    return 0;
+}
+
+int dkb__store_writer_end_partition(dkb_store_writer *w, dkb_error *err) {
+    if (!w || w->failed || !w->in_table)
+        return w ? wfail(w, err, DKB_EINVAL, "%s: end_partition out of order", w->dir)
+                 : dkb_fail(err, DKB_EINVAL, "store writer: none");
+    return push_partition(w, err);
+}
+
+int dkb__wcol_close(wcol *col, bool sync, dkb_error *err) {
+    int rc = 0;
+    for (int i = 0; i < col->nfiles; i++) {
+        wfile *f = &col->f[i];
+        if (f->fd < 0) continue;
+        if (!rc && sync && fsync(f->fd) != 0) rc = dkb__io_fail(err, f->path, "fsync failed");
+        if (close(f->fd) != 0 && !rc) rc = dkb__io_fail(err, f->path, "close failed");
+        f->fd = -1;
+    }
+    return rc;
+}
+
+int dkb__store_writer_end_table(dkb_store_writer *w, dkb_error *err) {
+    if (!w || w->failed || !w->in_table)
+        return w ? wfail(w, err, DKB_EINVAL, "%s: end_table out of order", w->dir)
+                 : dkb_fail(err, DKB_EINVAL, "store writer: none");
+    int rc = push_partition(w, err);
+    if (rc) return rc;
+    int ncols = w->cur.def->ncols, first_bad = ncols;
+    dkb_error errs[DKB_MAX_COLUMNS];
+    /* Dictionary remaps and fsyncs are independent per column. */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int c = 0; c < ncols; c++) {
+        wcol *k = &w->cur.cols[c];
+        int r = k->def->type == DKB_TYPE_DICT ? dkb__dict_finish(k, &errs[c]) : 0;
+        int r2 = dkb__wcol_close(k, true, r ? NULL : &errs[c]);
+        if (r || r2) {
+#pragma omp critical(dkb_store_end_table)
+            if (c < first_bad) first_bad = c;
+        }
+    }
+    if (first_bad < ncols) {
+        w->failed = true;
+        return dkb_fail(err, errs[first_bad].code, "%s", errs[first_bad].msg);
+    }
+    for (int c = 0; c < ncols; c++) {
+        dkb__dict_free(w->cur.cols[c].dict);
+        w->cur.cols[c].dict = NULL;
+    }
+    w->tables[w->ntables++] = w->cur;
+    wtable_init(&w->cur);
+    w->in_table = false;
+    return 0;
+}
+
+/* Put tmp in place of dir. */
+static int swap_into_place(dkb_store_writer *w, dkb_error *err) {
+    int kind = dkb__path_kind(w->dir);
+    if (kind == DKB__PATH_OTHER)
+        return dkb_fail(err, DKB_EEXIST, "%s: exists and is not a directory", w->dir);
+    if (kind == DKB__PATH_DIR && !w->force)
+        return dkb_fail(err, DKB_EEXIST,
+                        "%s: directory exists and is not empty (use --force to replace it)", w->dir);
+    if (kind != DKB__PATH_DIR) {
+        if (rename(w->tmp, w->dir) != 0) return dkb__io_fail(err, w->dir, "cannot rename into place");
+        return 0;
+    }
+    /* Atomic swap; the old store ends up at tmp and is removed. */
+    if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->dir, RENAME_EXCHANGE) == 0) {
+        dkb__rm_rf(w->tmp);
+        return 0;
+    }
+    size_t n = strlen(w->dir) + 32;
+    char *old = malloc(n);
+    if (!old) return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", w->dir);
+    snprintf(old, n, "%s.old.%ld", w->dir, (long)getpid());
+    int rc = 0;
+    if (rename(w->dir, old) != 0) {
+        rc = dkb__io_fail(err, w->dir, "cannot move the old store aside");
+    } else if (rename(w->tmp, w->dir) != 0) {
+        rc = dkb__io_fail(err, w->dir, "cannot rename into place");
+        rename(old, w->dir);
+    } else {
+        dkb__rm_rf(old);
+    }
+    free(old);
+    return rc;
+}
+
+/* The directory containing path ("." when none), malloc'd. */
+static char *parent_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return dup_str(".");
+    if (slash == path) return dup_str("/");
+    size_t n = (size_t)(slash - path);
+    char *p = malloc(n + 1);
+    if (p) {
+        memcpy(p, path, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+int dkb__store_writer_commit(dkb_store_writer *w, dkb_error *err) {
+    if (!w) return dkb_fail(err, DKB_EINVAL, "store writer: none");
+    int rc = 0;
+    if (w->failed || w->in_table)
+        rc = dkb_fail(err, DKB_EINVAL, "%s: commit after an error or inside a table", w->dir);
+    if (!rc) rc = dkb__manifest_write(w, err);
+    for (int i = 0; i < w->ntables && !rc; i++) {
+        char *tdir = dkb__path_join(w->tmp, w->tables[i].def->name);
+        rc = tdir ? dkb__fsync_dir(tdir, err) : dkb_fail(err, DKB_ENOMEM, "%s: out of memory", w->dir);
+        free(tdir);
+    }
+    if (!rc) rc = dkb__fsync_dir(w->tmp, err);
+    if (!rc) rc = swap_into_place(w, err);
+    if (rc) {
+        dkb__store_writer_abort(w);
+        return rc;
+    }
+    char *parent = parent_of(w->dir);
+    if (parent) dkb__fsync_dir(parent, NULL);
+    free(parent);
+    writer_free(w);
+    return 0;
+}
+
+void dkb__store_writer_abort(dkb_store_writer *w) {
+    if (!w) return;
+    wtable_free(&w->cur);
+    dkb__rm_rf(w->tmp);
+    writer_free(w);
+}
