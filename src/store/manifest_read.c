@@ -19,8 +19,9 @@ typedef struct rctx {
 
 static fpath sub(const fpath *p, const char *key, int index) {
     fpath q;
-    int n = index >= 0 ? snprintf(q.s, sizeof q.s, "%s%s[%d]", p->s, key, index)
-                       : snprintf(q.s, sizeof q.s, "%s%s%s", p->s, p->s[0] ? "." : "", key);
+    const char *dot = p->s[0] ? "." : "";
+    int n = index >= 0 ? snprintf(q.s, sizeof q.s, "%s%s%s[%d]", p->s, dot, key, index)
+                       : snprintf(q.s, sizeof q.s, "%s%s%s", p->s, dot, key);
     if (n < 0 || (size_t)n >= sizeof q.s) memcpy(q.s + sizeof q.s - 4, "...", 4);
     return q;
 }

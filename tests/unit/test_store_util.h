@@ -37,15 +37,15 @@ static int failures;
         }                                                                                       \
     } while (0)
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f) {
+static inline int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f) {
     (void)st, (void)flag, (void)f;
     return remove(p);
 }
 
-static void rm_tree(const char *path) { nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+static inline void rm_tree(const char *path) { nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* A fresh empty directory; the caller frees the string. */
-static char *make_tmpdir(void) {
+static inline char *make_tmpdir(void) {
     const char *base = getenv("TMPDIR");
     char tmpl[4096];
     snprintf(tmpl, sizeof tmpl, "%s/dkb-test-XXXXXX", base && *base ? base : "/tmp");
@@ -57,13 +57,13 @@ static char *make_tmpdir(void) {
     return strdup(d);
 }
 
-static char *join(const char *a, const char *b) {
+static inline char *join(const char *a, const char *b) {
     char *p = malloc(strlen(a) + strlen(b) + 2);
     sprintf(p, "%s/%s", a, b);
     return p;
 }
 
-static bool exists(const char *path) {
+static inline bool exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
 }
@@ -75,14 +75,14 @@ static const char *const li_instr[] = {"TAKE BACK RETURN", "NONE", "DELIVER IN P
 static const char *const li_flags[] = {"N", "R", "A"};
 static const char *const li_status[] = {"O", "F"};
 
-static uint64_t mix(uint64_t x) {
+static inline uint64_t mix(uint64_t x) {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
     x ^= x >> 33;
     return x;
 }
 
-static int64_t li_int(int c, int64_t r) {
+static inline int64_t li_int(int c, int64_t r) {
     switch (c) {
     case 0: return 1 + r / 3;                              /* l_orderkey: sorted */
     case 1: return 1 + (int64_t)(mix((uint64_t)r) % 200000);
@@ -100,7 +100,7 @@ static int64_t li_int(int c, int64_t r) {
 }
 
 /* String of column c at row r into buf (returns its length). */
-static size_t li_str(int c, int64_t r, char *buf, size_t cap) {
+static inline size_t li_str(int c, int64_t r, char *buf, size_t cap) {
     const char *s = NULL;
     switch (c) {
     case 8: s = li_flags[mix((uint64_t)r) % 3]; break;
@@ -111,7 +111,7 @@ static size_t li_str(int c, int64_t r, char *buf, size_t cap) {
         if (r % 5 == 0) return 0;                           /* empty text */
         size_t n = 0;
         for (int k = 0; k <= r % 4; k++) n += (size_t)snprintf(buf + n, cap - n, "c%lld|x, ", (long long)r);
-        return n - 1;
+        return n > 0 ? n - 1 : 0;
         }
     }
     size_t n = strlen(s);
@@ -119,7 +119,7 @@ static size_t li_str(int c, int64_t r, char *buf, size_t cap) {
     return n;
 }
 
-static void li_fill(dkb_batch *b, int64_t first, size_t n) {
+static inline void li_fill(dkb_batch *b, int64_t first, size_t n) {
     dkb__batch_clear(b);
     const dkb_table_def *t = b->table;
     char buf[256];
@@ -138,7 +138,7 @@ static void li_fill(dkb_batch *b, int64_t first, size_t n) {
 }
 
 /* Compare row r of every column of a lineitem store table with li_*. */
-static int li_check_row(const dkb_store_table *t, int64_t r, int64_t value_row) {
+static inline int li_check_row(const dkb_store_table *t, int64_t r, int64_t value_row) {
     char buf[256];
     for (int c = 0; c < dkb_store_table_ncolumns(t); c++) {
         const dkb_store_column *col = dkb_store_table_column_at(t, c);
@@ -162,7 +162,7 @@ static int li_check_row(const dkb_store_table *t, int64_t r, int64_t value_row) 
 
 /* Write lineitem as chunks of the given sizes (a partition ends after
  * chunk i when ends[i]); encodes run in parallel, writes in order. */
-static int write_chunks(dkb_store_writer *w, const size_t *sizes, const int *ends, int n, dkb_error *err) {
+static inline int write_chunks(dkb_store_writer *w, const size_t *sizes, const int *ends, int n, dkb_error *err) {
     const dkb_table_def *t = dkb_table_def_get(DKB_TABLE_LINEITEM);
     int rc = dkb__store_writer_begin_table(w, t, err);
     if (rc) return rc;
@@ -204,7 +204,7 @@ static int write_chunks(dkb_store_writer *w, const size_t *sizes, const int *end
 }
 
 /* A whole store at dir holding only lineitem in the given chunks. */
-static int write_li_store(const char *dir, double sf, const size_t *sizes, const int *ends, int n,
+static inline int write_li_store(const char *dir, double sf, const size_t *sizes, const int *ends, int n,
                           int force, dkb_error *err) {
     dkb_store_writer_opts o = {.scale_factor = sf, .part = 1, .parts = 1, .force = force, .source = "test"};
     dkb_store_writer *w;
