@@ -8,9 +8,9 @@ enum { C_KEY, C_NAME, C_ADDRESS, C_NATION, C_PHONE, C_ACCTBAL, C_SEGMENT, C_COMM
 #define CMNT_MIN DKB_TEXT_MIN(73)
 #define CMNT_MAX DKB_TEXT_MAX(73)
 
-enum { ST_ADDR, ST_NATION, ST_PHONE, ST_ACCTBAL, ST_SEGMENT, ST_CMNT, ST_COUNT };
+enum { ST_ADDR, ST_NATION, ST_PHONE, ST_ACCTBAL, ST_SEGMENT, ST_COUNT };
 static const int stream_ids[ST_COUNT] = {
-    DKB_S_C_ADDR, DKB_S_C_NTRG, DKB_S_C_PHNE, DKB_S_C_ABAL, DKB_S_C_MSEG, DKB_S_C_CMNT,
+    DKB_S_C_ADDR, DKB_S_C_NTRG, DKB_S_C_PHNE, DKB_S_C_ABAL, DKB_S_C_MSEG,
 };
 
 int dkb__gen_customer(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) {
@@ -24,9 +24,13 @@ int dkb__gen_customer(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
         return rc;
     dkb_stream st[ST_COUNT];
     for (int s = 0; s < ST_COUNT; s++) dkb__stream_at(&st[s], stream_ids[s], first);
+    dkb_plan plan;
+    dkb__plan_init(&plan, g, DKB_S_C_CMNT, first, count, 1, CMNT_MIN, CMNT_MAX);
     size_t row = b->nrows;
     for (int64_t key = first + 1; key <= first + count; key++, row++) {
         uint32_t x;
+        int ns;
+        const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
         b->col[C_KEY].v[row] = key;
 
         char *p = dkb__col_end(b, C_NAME);
@@ -52,9 +56,7 @@ int dkb__gen_customer(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
         const dkb_sstr *seg = &g->segments[dkb__pm_draw(&x, 1, 5) - 1];
         dkb__col_put(b, C_SEGMENT, row, seg->s, seg->len);
 
-        x = st[ST_CMNT].row;
-        dkb__col_commit(b, C_COMMENT, row,
-                        dkb__gen_text(g, &x, CMNT_MIN, CMNT_MAX, dkb__col_end(b, C_COMMENT)));
+        dkb__col_commit(b, C_COMMENT, row, dkb__slice_copy(g, cmnt[0], dkb__col_end(b, C_COMMENT)));
 
         for (int s = 0; s < ST_COUNT; s++) dkb__stream_next_row(&st[s]);
     }

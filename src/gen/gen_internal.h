@@ -64,13 +64,80 @@ static inline void dkb__copy16(char *dst, const char *src, size_t n) {
     for (size_t i = 0; i < n; i += 16) memcpy(dst + i, src + i, 16);
 }
 
-/* dbgen's dbg_text: a slice of the pool of length in [min, max] (2 draws).
- * Writes the text at dst; returns its length. */
+/* A comment: dbgen's dbg_text picks a slice of the pool, offset then length
+ * (2 draws). Generators compute the slices of upcoming rows first and
+ * prefetch them: the pool is far larger than any cache, so each slice is a
+ * memory access that would otherwise stall. */
+typedef struct dkb_slice {
+    uint32_t off, len;
+} dkb_slice;
+
+/* Rows (units) whose slices are computed and prefetched in one go. */
+#define DKB_PLAN_UNITS 32
+
+static inline dkb_slice dkb__text_slice(uint32_t *x, int min, int max) {
+    dkb_slice s;
+    s.off = (uint32_t)dkb__pm_draw(x, 0, (int64_t)DKB_TEXT_POOL_SIZE - max);
+    s.len = (uint32_t)dkb__pm_draw(x, min, max);
+    return s;
+}
+
+static inline void dkb__slice_prefetch(const dkb_gen *g, dkb_slice s) {
+    const char *p = g->pool + s.off;
+    for (uintptr_t a = (uintptr_t)p & ~(uintptr_t)63; a < (uintptr_t)(p + s.len); a += 64)
+        __builtin_prefetch((const void *)a);
+}
+
+/* Copy a slice to dst (which has DKB_GEN_SLACK bytes of room); its length. */
+static inline size_t dkb__slice_copy(const dkb_gen *g, dkb_slice s, char *dst) {
+    dkb__copy16(dst, g->pool + s.off, s.len);
+    return s.len;
+}
+
+/* The comment slices of a range of units, planned (drawn and prefetched) one
+ * block of DKB_PLAN_UNITS units ahead of their use. */
+#define DKB_PLAN_MAX_PER_UNIT 7
+typedef struct dkb_plan_block {
+    int units;
+    uint8_t count[DKB_PLAN_UNITS];
+    uint16_t start[DKB_PLAN_UNITS];
+    dkb_slice slice[DKB_PLAN_UNITS * DKB_PLAN_MAX_PER_UNIT];
+} dkb_plan_block;
+
+typedef struct dkb_plan {
+    const dkb_gen *g;
+    dkb_stream cmnt;     /* the comment stream at the next unit to plan */
+    dkb_stream lines;    /* per_unit == 0: draws each unit's slice count (1..7) */
+    int per_unit;        /* slices per unit, or 0 */
+    int min, max;        /* comment length range */
+    int64_t unplanned;   /* units left to plan */
+    int cur, pos;        /* block being consumed, its next unit */
+    dkb_plan_block blk[2];
+} dkb_plan;
+
+/* Plan comments of stream `stream` for units [first, first + count): per_unit
+ * slices each, or (per_unit 0, lineitem) as many as dbgen's line count
+ * stream gives the unit. */
+void dkb__plan_init(dkb_plan *p, const dkb_gen *g, int stream, int64_t first, int64_t count,
+                    int per_unit, int min, int max);
+void dkb__plan_block(dkb_plan *p, dkb_plan_block *b);
+
+/* The slices of the next unit; *n gets their number. */
+static inline const dkb_slice *dkb__plan_next(dkb_plan *p, int *n) {
+    if (p->pos == p->blk[p->cur].units) {
+        p->cur ^= 1;
+        p->pos = 0;
+        dkb__plan_block(p, &p->blk[p->cur ^ 1]);
+    }
+    const dkb_plan_block *b = &p->blk[p->cur];
+    int j = p->pos++;
+    *n = b->count[j];
+    return b->slice + b->start[j];
+}
+
+/* A comment drawn and copied at once (for tables too small to plan). */
 static inline size_t dkb__gen_text(const dkb_gen *g, uint32_t *x, int min, int max, char *dst) {
-    int64_t off = dkb__pm_draw(x, 0, (int64_t)DKB_TEXT_POOL_SIZE - max);
-    int64_t len = dkb__pm_draw(x, min, max);
-    dkb__copy16(dst, g->pool + off, (size_t)len);
-    return (size_t)len;
+    return dkb__slice_copy(g, dkb__text_slice(x, min, max), dst);
 }
 
 /* dbgen's a_rnd: random characters of length in [min, max], five per draw

@@ -60,14 +60,13 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
         (rc = dkb__gen_reserve(b, O_CLERK, n * 32)) ||
         (rc = dkb__gen_reserve(b, O_COMMENT, n * O_CMNT_MAX)))
         return rc;
-    dkb_stream date, lines, cust, prio, clerk, cmnt, qty, disc, tax, ship;
+    dkb_stream date, lines, cust, prio, clerk, qty, disc, tax, ship;
     partkey_stream pkey;
     dkb__stream_at(&date, DKB_S_O_ODATE, first);
     dkb__stream_at(&lines, DKB_S_O_LCNT, first);
     dkb__stream_at(&cust, DKB_S_O_CKEY, first);
     dkb__stream_at(&prio, DKB_S_O_PRIO, first);
     dkb__stream_at(&clerk, DKB_S_O_CLRK, first);
-    dkb__stream_at(&cmnt, DKB_S_O_CMNT, first);
     dkb__stream_at(&qty, DKB_S_L_QTY, first);
     dkb__stream_at(&disc, DKB_S_L_DCNT, first);
     dkb__stream_at(&tax, DKB_S_L_TAX, first);
@@ -75,10 +74,14 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
     partkey_at(&pkey, g, first);
     uint64_t wide_cust = dkb__lcg64_skip(dkb__stream_seed(DKB_S_O_CKEY), (uint64_t)first);
     const int64_t shipped_max = g->current_day - g->start_day; /* last "shipped" day index */
+    dkb_plan plan;
+    dkb__plan_init(&plan, g, DKB_S_O_CMNT, first, count, 1, O_CMNT_MIN, O_CMNT_MAX);
 
     size_t row = b->nrows;
     for (int64_t i = first + 1; i <= first + count; i++, row++) {
         uint32_t x;
+        int ns;
+        const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
         b->col[O_KEY].v[row] = order_key(i);
 
         int64_t ck;
@@ -110,9 +113,7 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
 
         b->col[O_SHIPPRIO].v[row] = 0;
 
-        x = cmnt.row;
-        dkb__col_commit(b, O_COMMENT, row,
-                        dkb__gen_text(g, &x, O_CMNT_MIN, O_CMNT_MAX, dkb__col_end(b, O_COMMENT)));
+        dkb__col_commit(b, O_COMMENT, row, dkb__slice_copy(g, cmnt[0], dkb__col_end(b, O_COMMENT)));
 
         x = lines.row;
         int64_t nl = dkb__pm_draw(&x, 1, MAX_LINES);
@@ -136,7 +137,6 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
         dkb__stream_next_row(&cust);
         dkb__stream_next_row(&prio);
         dkb__stream_next_row(&clerk);
-        dkb__stream_next_row(&cmnt);
         dkb__stream_next_row(&qty);
         dkb__stream_next_row(&disc);
         dkb__stream_next_row(&tax);
@@ -148,11 +148,10 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
 }
 
 enum { ST_QTY, ST_DISC, ST_TAX, ST_INSTR, ST_MODE, ST_SUPP, ST_SHIP, ST_COMMIT, ST_RECEIPT,
-       ST_RFLAG, ST_CMNT, ST_DATE, ST_LINES, ST_COUNT };
+       ST_RFLAG, ST_DATE, ST_COUNT };
 static const int line_stream_ids[ST_COUNT] = {
-    DKB_S_L_QTY,  DKB_S_L_DCNT, DKB_S_L_TAX,  DKB_S_L_SHIP,  DKB_S_L_SMODE, DKB_S_L_SKEY,
-    DKB_S_L_SDTE, DKB_S_L_CDTE, DKB_S_L_RDTE, DKB_S_L_RFLG,  DKB_S_L_CMNT,  DKB_S_O_ODATE,
-    DKB_S_O_LCNT,
+    DKB_S_L_QTY,  DKB_S_L_DCNT, DKB_S_L_TAX,  DKB_S_L_SHIP, DKB_S_L_SMODE, DKB_S_L_SKEY,
+    DKB_S_L_SDTE, DKB_S_L_CDTE, DKB_S_L_RDTE, DKB_S_L_RFLG, DKB_S_O_ODATE,
 };
 
 int dkb__gen_lineitem(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) {
@@ -168,20 +167,23 @@ int dkb__gen_lineitem(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
     partkey_stream pkey;
     partkey_at(&pkey, g, first);
     const int32_t start = g->start_day, current = g->current_day;
+    /* The line count of each order comes with its comment slices. */
+    dkb_plan plan;
+    dkb__plan_init(&plan, g, DKB_S_L_CMNT, first, count, 0, L_CMNT_MIN, L_CMNT_MAX);
 
     size_t row = b->nrows;
     for (int64_t i = first + 1; i <= first + count; i++) {
         int64_t okey = order_key(i);
         uint32_t x = st[ST_DATE].row;
         int64_t oday = start + dkb__pm_draw(&x, 0, ORDER_DAYS - 1);
-        x = st[ST_LINES].row;
-        int64_t nl = dkb__pm_draw(&x, 1, MAX_LINES);
+        int nl;
+        const dkb_slice *cmnt = dkb__plan_next(&plan, &nl);
         uint32_t xq = st[ST_QTY].row, xd = st[ST_DISC].row, xt = st[ST_TAX].row;
         uint32_t xi = st[ST_INSTR].row, xm = st[ST_MODE].row, xs = st[ST_SUPP].row;
         uint32_t xsh = st[ST_SHIP].row, xc = st[ST_COMMIT].row, xr = st[ST_RECEIPT].row;
-        uint32_t xf = st[ST_RFLAG].row, xcm = st[ST_CMNT].row;
+        uint32_t xf = st[ST_RFLAG].row;
         partkey_draws pk = partkey_start(&pkey);
-        for (int64_t l = 1; l <= nl; l++, row++) {
+        for (int l = 1; l <= nl; l++, row++) {
             b->col[L_ORDER].v[row] = okey;
             b->col[L_LINENO].v[row] = l;
             int64_t q = dkb__pm_draw(&xq, 1, 50);
@@ -192,9 +194,8 @@ int dkb__gen_lineitem(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
             dkb__col_put(b, L_INSTRUCT, row, in->s, in->len);
             const dkb_sstr *mo = &g->ship_modes[dkb__pm_draw(&xm, 1, 7) - 1];
             dkb__col_put(b, L_MODE, row, mo->s, mo->len);
-            dkb__col_commit(
-                b, L_COMMENT, row,
-                dkb__gen_text(g, &xcm, L_CMNT_MIN, L_CMNT_MAX, dkb__col_end(b, L_COMMENT)));
+            dkb__col_commit(b, L_COMMENT, row,
+                            dkb__slice_copy(g, cmnt[l - 1], dkb__col_end(b, L_COMMENT)));
             int64_t part = partkey_draw(&pk, g->nparts);
             b->col[L_PART].v[row] = part;
             b->col[L_SUPP].v[row] = dkb__part_supp(part, dkb__pm_draw(&xs, 0, 3), g->nsupps);

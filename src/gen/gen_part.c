@@ -14,10 +14,9 @@ enum { PS_PART, PS_SUPP, PS_QTY, PS_COST, PS_COMMENT };
 #define PS_CMNT_MAX DKB_TEXT_MAX(124)
 #define SUPP_PER_PART 4
 
-enum { ST_NAME, ST_MFG, ST_BRAND, ST_TYPE, ST_SIZE, ST_CNTR, ST_CMNT, ST_COUNT };
+enum { ST_NAME, ST_MFG, ST_BRAND, ST_TYPE, ST_SIZE, ST_CNTR, ST_COUNT };
 static const int stream_ids[ST_COUNT] = {
     DKB_S_P_NAME, DKB_S_P_MFG, DKB_S_P_BRND, DKB_S_P_TYPE, DKB_S_P_SIZE, DKB_S_P_CNTR,
-    DKB_S_P_CMNT,
 };
 
 /* The part name: dbgen shuffles all 92 colors (92 draws, one per position,
@@ -51,9 +50,13 @@ int dkb__gen_part(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) 
         return rc;
     dkb_stream st[ST_COUNT];
     for (int s = 0; s < ST_COUNT; s++) dkb__stream_at(&st[s], stream_ids[s], first);
+    dkb_plan plan;
+    dkb__plan_init(&plan, g, DKB_S_P_CMNT, first, count, 1, P_CMNT_MIN, P_CMNT_MAX);
     size_t row = b->nrows;
     for (int64_t key = first + 1; key <= first + count; key++, row++) {
         uint32_t x;
+        int ns;
+        const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
         b->col[P_KEY].v[row] = key;
         dkb__col_commit(b, P_NAME, row, part_name(st[ST_NAME].row, dkb__col_end(b, P_NAME)));
 
@@ -85,9 +88,7 @@ int dkb__gen_part(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) 
 
         b->col[P_PRICE].v[row] = dkb__retail_price(key);
 
-        x = st[ST_CMNT].row;
-        dkb__col_commit(b, P_COMMENT, row,
-                        dkb__gen_text(g, &x, P_CMNT_MIN, P_CMNT_MAX, dkb__col_end(b, P_COMMENT)));
+        dkb__col_commit(b, P_COMMENT, row, dkb__slice_copy(g, cmnt[0], dkb__col_end(b, P_COMMENT)));
 
         for (int s = 0; s < ST_COUNT; s++) dkb__stream_next_row(&st[s]);
     }
@@ -98,25 +99,26 @@ int dkb__gen_part(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) 
 int dkb__gen_partsupp(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) {
     int rc = dkb__gen_reserve(b, PS_COMMENT, (size_t)count * SUPP_PER_PART * PS_CMNT_MAX);
     if (rc) return rc;
-    dkb_stream qty, cost, cmnt;
+    dkb_stream qty, cost;
     dkb__stream_at(&qty, DKB_S_PS_QTY, first);
     dkb__stream_at(&cost, DKB_S_PS_SCST, first);
-    dkb__stream_at(&cmnt, DKB_S_PS_CMNT, first);
+    dkb_plan plan;
+    dkb__plan_init(&plan, g, DKB_S_PS_CMNT, first, count, SUPP_PER_PART, PS_CMNT_MIN, PS_CMNT_MAX);
     size_t row = b->nrows;
     for (int64_t part = first + 1; part <= first + count; part++) {
-        uint32_t xq = qty.row, xc = cost.row, xt = cmnt.row;
+        uint32_t xq = qty.row, xc = cost.row;
+        int ns;
+        const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
         for (int s = 0; s < SUPP_PER_PART; s++, row++) {
             b->col[PS_PART].v[row] = part;
             b->col[PS_SUPP].v[row] = dkb__part_supp(part, s, g->nsupps);
             b->col[PS_QTY].v[row] = dkb__pm_draw(&xq, 1, 9999);
             b->col[PS_COST].v[row] = dkb__pm_draw(&xc, 100, 100000);
-            dkb__col_commit(
-                b, PS_COMMENT, row,
-                dkb__gen_text(g, &xt, PS_CMNT_MIN, PS_CMNT_MAX, dkb__col_end(b, PS_COMMENT)));
+            dkb__col_commit(b, PS_COMMENT, row,
+                            dkb__slice_copy(g, cmnt[s], dkb__col_end(b, PS_COMMENT)));
         }
         dkb__stream_next_row(&qty);
         dkb__stream_next_row(&cost);
-        dkb__stream_next_row(&cmnt);
     }
     b->nrows = row;
     return 0;

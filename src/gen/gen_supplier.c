@@ -12,10 +12,10 @@ enum { S_KEY, S_NAME, S_ADDRESS, S_NATION, S_PHONE, S_ACCTBAL, S_COMMENT };
 #define BBB_COMPLAINT_PCT 50
 #define BBB_LEN 19       /* "Customer " + "Complaints" */
 
-enum { ST_ADDR, ST_NATION, ST_PHONE, ST_ACCTBAL, ST_CMNT, ST_BBB, ST_BBB_TYPE, ST_BBB_JNK,
-       ST_BBB_OFFSET, ST_COUNT };
+enum { ST_ADDR, ST_NATION, ST_PHONE, ST_ACCTBAL, ST_BBB, ST_BBB_TYPE, ST_BBB_JNK, ST_BBB_OFFSET,
+       ST_COUNT };
 static const int stream_ids[ST_COUNT] = {
-    DKB_S_S_ADDR, DKB_S_S_NTRG, DKB_S_S_PHNE, DKB_S_S_ABAL, DKB_S_S_CMNT,
+    DKB_S_S_ADDR,   DKB_S_S_NTRG,   DKB_S_S_PHNE,  DKB_S_S_ABAL,
     DKB_S_BBB_CMNT, DKB_S_BBB_TYPE, DKB_S_BBB_JNK, DKB_S_BBB_OFFSET,
 };
 
@@ -29,9 +29,13 @@ int dkb__gen_supplier(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
         return rc;
     dkb_stream st[ST_COUNT];
     for (int s = 0; s < ST_COUNT; s++) dkb__stream_at(&st[s], stream_ids[s], first);
+    dkb_plan plan;
+    dkb__plan_init(&plan, g, DKB_S_S_CMNT, first, count, 1, CMNT_MIN, CMNT_MAX);
     size_t row = b->nrows;
     for (int64_t key = first + 1; key <= first + count; key++, row++) {
         uint32_t x;
+        int ns;
+        const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
         b->col[S_KEY].v[row] = key;
 
         char *p = dkb__col_end(b, S_NAME);
@@ -53,9 +57,8 @@ int dkb__gen_supplier(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
         x = st[ST_ACCTBAL].row;
         b->col[S_ACCTBAL].v[row] = dkb__pm_draw(&x, -99999, 999999);
 
-        x = st[ST_CMNT].row;
         char *c = dkb__col_end(b, S_COMMENT);
-        int64_t len = (int64_t)dkb__gen_text(g, &x, CMNT_MIN, CMNT_MAX, c);
+        int64_t len = (int64_t)dkb__slice_copy(g, cmnt[0], c);
         x = st[ST_BBB].row;
         int64_t bad = dkb__pm_draw(&x, 1, 10000);
         x = st[ST_BBB_TYPE].row;

@@ -71,11 +71,12 @@ static inline int64_t dkb__pm_draw(uint32_t *x, int64_t lo, int64_t hi) {
 }
 
 /* dbgen's RANDOM(v, 0, 0x7fffffff): its range computation overflows int32,
- * giving range -2^31, and the result is -x (exhaustively verified). The low
- * 30 bits then feed five 6-bit characters. */
+ * giving range -2^31, so the result is negative: -x, except -(x + 1) for the
+ * 255 largest x, where the double quotient rounds up. Computed here the way
+ * dbgen does. The low 30 bits then feed five 6-bit characters. */
 static inline uint32_t dkb__pm_draw_bits(uint32_t *x) {
     *x = dkb__pm_next(*x);
-    return 0u - *x;
+    return (uint32_t)(int64_t)((double)*x / 2147483647.0 * -2147483648.0);
 }
 
 /* A stream positioned at the start of a row: `row` is its value before the

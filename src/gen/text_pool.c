@@ -88,11 +88,15 @@ static void draws_refill(draws *d) {
     size_t keep = (size_t)(d->end - d->next);
     memmove(d->buf, d->next, keep * sizeof d->buf[0]);
     size_t n = keep;
+    uint32_t lane[LANES], jump = d->jump;
+    uint32_t *buf = d->buf;
+    memcpy(lane, d->lane, sizeof lane);
     for (; n + LANES <= BLOCK; n += LANES)
         for (int k = 0; k < LANES; k++) {
-            d->buf[n + k] = d->lane[k];
-            d->lane[k] = dkb__pm_mul(d->lane[k], d->jump);
+            buf[n + k] = lane[k];
+            lane[k] = dkb__pm_mul(lane[k], jump);
         }
+    memcpy(d->lane, lane, sizeof lane);
     d->next = d->buf;
     d->end = d->buf + n;
 }
