@@ -30,6 +30,10 @@ static int64_t scaled(int64_t base, int int_scale) {
 }
 
 int dkb__gen_create(double sf, dkb_gen **out, dkb_error *err) {
+    return dkb__gen_create_threads(sf, 0, out, err);
+}
+
+int dkb__gen_create_threads(double sf, int threads, dkb_gen **out, dkb_error *err) {
     *out = NULL;
     if (!(sf > 0))
         return dkb_fail(err, DKB_ERANGE, "scale factor %g: must be greater than 0", sf);
@@ -89,7 +93,7 @@ int dkb__gen_create(double sf, dkb_gen **out, dkb_error *err) {
     madvise(mem, bytes, MADV_HUGEPAGE);
 #endif
     g->pool_mem = mem;
-    dkb__text_pool_build(g->pool_mem);
+    dkb__text_pool_build(g->pool_mem, threads);
     g->pool = g->pool_mem;
     *out = g;
     return 0;

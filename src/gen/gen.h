@@ -27,6 +27,9 @@ typedef struct dkb_gen dkb_gen;
  * from 1 up the integer part. Errors: DKB_ERANGE for sf <= 0 or > 100000
  * (message says why), DKB_ENOMEM. */
 int dkb__gen_create(double sf, dkb_gen **out, dkb_error *err);
+/* The same, building the text pool on `threads` threads (< 1: OpenMP's
+ * default); dkb__gen_create uses the default. */
+int dkb__gen_create_threads(double sf, int threads, dkb_gen **out, dkb_error *err);
 void dkb__gen_destroy(dkb_gen *g);   /* accepts NULL */
 
 /* The scale factor in effect (1.5 -> 1, 0.0015 -> 0.001). */

@@ -43,9 +43,12 @@ struct dkb_gen {
 };
 
 /* Build the text pool into pool (DKB_TEXT_POOL_SIZE bytes, writable up to
- * DKB_TEXT_POOL_PAD bytes beyond). */
+ * DKB_TEXT_POOL_PAD bytes beyond) on `threads` threads (< 1: OpenMP's
+ * default). The serial version builds it from the first draw on, without the
+ * precomputed parallel starting points. */
 #define DKB_TEXT_POOL_PAD (1u << 16)
-void dkb__text_pool_build(char *pool);
+void dkb__text_pool_build(char *pool, int threads);
+void dkb__text_pool_build_serial(char *pool);
 
 /* Per-table generators: units [first, first + count), range already checked. */
 int dkb__gen_part(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);

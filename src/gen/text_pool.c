@@ -9,6 +9,7 @@
  * generator's serial dependency), choices map a draw to an entry by table
  * lookup, and words are stored with their trailing punctuation and space in
  * 32-byte slots that are copied whole. */
+#include <omp.h>
 #include <string.h>
 
 #include "gen/dists.h"
@@ -36,6 +37,8 @@ typedef struct vocab {
 #define LANES 8
 #define BLOCK 4096 /* draws per refill, a multiple of LANES */
 #define SENTENCE_MAX_DRAWS 32
+/* A sentence writes at most 21 word slots of 32 bytes. */
+#define SENTENCE_MAX_BYTES 1024
 
 typedef struct draws {
     uint32_t lane[LANES];  /* the next LANES values of the stream */
@@ -101,8 +104,9 @@ static void draws_refill(draws *d) {
     d->end = d->buf + n;
 }
 
-static void draws_init(draws *d, uint32_t seed) {
-    uint32_t x = seed;
+/* Start after `consumed` draws of the text stream. */
+static void draws_init(draws *d, uint64_t consumed) {
+    uint32_t x = dkb__pm_mul(dkb__stream_seed(DKB_S_TEXT), dkb__pm_pow(consumed));
     for (int k = 0; k < LANES; k++) {
         x = dkb__pm_next(x);
         d->lane[k] = x;
@@ -195,18 +199,62 @@ static char *sentence(const vocab *v, char *cp, const uint32_t **xp) {
     return cp;
 }
 
-void dkb__text_pool_build(char *pool) {
+/* Where the pool can be built from in parallel: sentence starts (byte
+ * offset, and draws of the text stream consumed before them) at about every
+ * 1/64 of the pool. Found by building the pool serially (test_gen_pool.c
+ * checks the parallel build against the serial one). */
+static const struct {
+    uint32_t byte, draws;
+} checkpoints[] = {
+    {0, 0}, {4915241, 999681}, {9830424, 1997578}, {14745632, 2995878}, {19660810, 3994456},
+    {24576005, 4994415}, {29491204, 5993033}, {34406458, 6992231}, {39321619, 7989946},
+    {44236860, 8988086}, {49152080, 9985726}, {54067240, 10984303}, {58982448, 11982626},
+    {63897654, 12981039}, {68812820, 13978590}, {73728061, 14977119}, {78643223, 15975809},
+    {83558406, 16974621}, {88473607, 17972832}, {93388833, 18970884}, {98304011, 19969514},
+    {103219235, 20967157}, {108134421, 21965660}, {113049609, 22963870}, {117964817, 23962009},
+    {122880028, 24960696}, {127795221, 25958341}, {132710407, 26956355}, {137625648, 27955512},
+    {142540843, 28954089}, {147456075, 29953145}, {152371200, 30951391}, {157286442, 31949852},
+    {162201607, 32947459}, {167116822, 33945699}, {172032033, 34942996}, {176947229, 35941282},
+    {181862442, 36939134}, {186777602, 37937056}, {191692844, 38936382}, {196608019, 39934233},
+    {201523205, 40932799}, {206438492, 41931302}, {211353633, 42928893}, {216268868, 43928375},
+    {221184046, 44926300}, {226099227, 45924162}, {231014512, 46922817}, {235929648, 47919803},
+    {240844852, 48917562}, {245760024, 49915779}, {250675206, 50913937}, {255590452, 51912282},
+    {260505627, 52909622}, {265420831, 53907741}, {270336037, 54906394}, {275251227, 55904232},
+    {280166424, 56901718}, {285081613, 57899409}, {289996806, 58897093}, {294912013, 59896251},
+    {299827223, 60894032}, {304742424, 61892593}, {309657615, 62890765},
+};
+
+/* Write the pool's bytes [begin, end), given that a sentence starts at byte
+ * `begin` after `consumed` draws. The sentence reaching `end` is cut there:
+ * sentences are written through a staging buffer near `end`, so nothing at
+ * or past `end` is touched (ranges are built concurrently). */
+static void build_range(char *pool, uint64_t consumed, uint32_t begin, uint32_t end) {
     vocab voc;
     draws dr;
-    const vocab *v = &voc;
-    draws *d = &dr;
     vocab_init(&voc);
-    draws_init(d, dkb__stream_seed(DKB_S_TEXT));
-    char *cp = pool, *end = pool + DKB_TEXT_POOL_SIZE;
-    /* Sentences never reach back before their own start, so the pool is
-     * complete once a sentence starts at or after its end. */
-    while (cp < end) {
-        if (d->end - d->next < SENTENCE_MAX_DRAWS) draws_refill(d);
-        cp = sentence(v, cp, &d->next);
+    draws_init(&dr, consumed);
+    char *cp = pool + begin, *stop = pool + end;
+    char stage[SENTENCE_MAX_BYTES + 64];
+    while (cp < stop) {
+        if (dr.end - dr.next < SENTENCE_MAX_DRAWS) draws_refill(&dr);
+        if (stop - cp > SENTENCE_MAX_BYTES) {
+            cp = sentence(&voc, cp, &dr.next);
+        } else {
+            size_t n = (size_t)(sentence(&voc, stage, &dr.next) - stage);
+            if (n > (size_t)(stop - cp)) n = (size_t)(stop - cp);
+            memcpy(cp, stage, n);
+            cp += n;
+        }
     }
+}
+
+void dkb__text_pool_build_serial(char *pool) { build_range(pool, 0, 0, DKB_TEXT_POOL_SIZE); }
+
+void dkb__text_pool_build(char *pool, int threads) {
+    if (threads < 1) threads = omp_get_max_threads();
+    int n = (int)(sizeof checkpoints / sizeof checkpoints[0]);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int i = 0; i < n; i++)
+        build_range(pool, checkpoints[i].draws, checkpoints[i].byte,
+                    i + 1 < n ? checkpoints[i + 1].byte : DKB_TEXT_POOL_SIZE);
 }
