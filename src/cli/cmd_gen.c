@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_summary.h"
 #include "driver/gen_driver.h"
+#include "dkb/store.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -31,46 +33,6 @@ static void usage(FILE *f) {
             "  -h, --help          this help\n"
             "\n"
             "example: dkb gen --sf 1 --format tbl --out /tmp/sf1-tbl -j 2\n");
-}
-
-static void print_summary(const dkb_gen_opts *o, const dkb_gen_summary *s, cli_format fmt) {
-    const char *kind = o->format == DKB_OUT_TBL ? "tbl" : "store";
-    int64_t rows = 0;
-    uint64_t bytes = 0;
-    if (fmt == CLI_FMT_JSON) {
-        printf("{\"out\": ");
-        cli_json_string(stdout, o->out);
-        printf(", \"format\": \"%s\", \"scale_factor\": %g, \"threads\": %d, \"part\": %d, "
-               "\"parts\": %d, \"pool_seconds\": %.3f, \"total_seconds\": %.3f, \"tables\": [",
-               kind, s->sf, o->threads, o->part, o->parts, s->pool_seconds, s->total_seconds);
-        const char *sep = "";
-        for (int t = 0; t < DKB_TABLE_COUNT; t++) {
-            if (!(o->tables & (1u << t))) continue;
-            printf("%s{\"name\": \"%s\", \"rows\": %lld, \"bytes\": %llu, \"seconds\": %.3f}", sep,
-                   dkb_table_def_get((dkb_table_id)t)->name, (long long)s->rows[t],
-                   (unsigned long long)s->bytes[t], s->seconds[t]);
-            sep = ", ";
-        }
-        printf("]}\n");
-        return;
-    }
-    if (fmt == CLI_FMT_CSV) printf("table,rows,bytes,seconds\n");
-    else printf("%s: %s, scale factor %g, %d threads\n%-10s %12s %14s %9s\n", o->out, kind, s->sf,
-                o->threads, "table", "rows", "bytes", "seconds");
-    for (int t = 0; t < DKB_TABLE_COUNT; t++) {
-        if (!(o->tables & (1u << t))) continue;
-        const char *name = dkb_table_def_get((dkb_table_id)t)->name;
-        rows += s->rows[t];
-        bytes += s->bytes[t];
-        if (fmt == CLI_FMT_CSV)
-            printf("%s,%lld,%llu,%.3f\n", name, (long long)s->rows[t], (unsigned long long)s->bytes[t], s->seconds[t]);
-        else
-            printf("%-10s %12lld %14llu %9.2f\n", name, (long long)s->rows[t],
-                   (unsigned long long)s->bytes[t], s->seconds[t]);
-    }
-    if (fmt == CLI_FMT_TABLE)
-        printf("%-10s %12lld %14llu %9.2f  (text pool %.2f s)\n", "total", (long long)rows,
-               (unsigned long long)bytes, s->total_seconds, s->pool_seconds);
 }
 
 int cmd_gen(int argc, char **argv) {
@@ -147,6 +109,26 @@ int cmd_gen(int argc, char **argv) {
     int rc = dkb__gen_run(&o, &sum, &err);
     cli_bar_done(&bar);
     if (rc) return cli_fail("gen", rc, &err);
-    if (!quiet) print_summary(&o, &sum, summary);
+    if (quiet) return DKB_EXIT_OK;
+    cli_summary cs = {.command = "gen", .out = o.out, .format = o.format == DKB_OUT_TBL ? "tbl" : "store",
+                      .bytes_label = o.format == DKB_OUT_TBL ? "tbl bytes" : "store bytes", .sf = sum.sf,
+                      .threads = o.threads, .tables = o.tables, .total_seconds = sum.total_seconds};
+    for (int t = 0; t < DKB_TABLE_COUNT; t++) {
+        cs.rows[t] = sum.rows[t];
+        cs.bytes[t] = sum.bytes[t];
+        cs.seconds[t] = sum.seconds[t];
+    }
+    if (o.format == DKB_OUT_STORE) {
+        /* Report the store's own sizes, and prove it reopens. */
+        dkb_store *st = NULL;
+        rc = dkb_store_open(o.out, 0, &st, &err);
+        if (rc) return cli_fail("gen", rc, &err);
+        for (int t = 0; t < DKB_TABLE_COUNT; t++) {
+            const dkb_store_table *tab = dkb_store_table_get(st, (dkb_table_id)t);
+            cs.bytes[t] = tab ? dkb_store_table_disk_bytes(tab) : 0;
+        }
+        dkb_store_close(st);
+    }
+    cli_print_summary(&cs, summary);
     return DKB_EXIT_OK;
 }

@@ -3,6 +3,8 @@
 #ifndef DKB_OUTDIR_H
 #define DKB_OUTDIR_H
 
+#include <stddef.h>
+
 #include "dkb/error.h"
 
 typedef struct dkb_outdir {

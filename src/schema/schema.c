@@ -12,36 +12,36 @@
 
 /* Key maxima: partkey 200000*SF, suppkey 10000*SF, custkey 150000*SF,
  * orderkey is sparse: at most 4 * (1500000*SF) plus a block of 32. */
-#define PARTKEY_ 200000.0, 0
-#define SUPPKEY_ 10000.0, 0
-#define CUSTKEY_ 150000.0, 0
-#define ORDERKEY_ 6000000.0, 32
+#define PARTKEY_(n) INT_(n, 200000.0, 0)
+#define SUPPKEY_(n) INT_(n, 10000.0, 0)
+#define CUSTKEY_(n) INT_(n, 150000.0, 0)
+#define ORDERKEY_(n) INT_(n, 6000000.0, 32)
 
 static const dkb_column_def part_cols[] = {
-    INT_("p_partkey", PARTKEY_), TEXT_("p_name"), DICT_("p_mfgr"), DICT_("p_brand"),
+    PARTKEY_("p_partkey"), TEXT_("p_name"), DICT_("p_mfgr"), DICT_("p_brand"),
     DICT_("p_type"), INT_("p_size", 0, 50), DICT_("p_container"), DEC_("p_retailprice"),
     TEXT_("p_comment"),
 };
 static const dkb_column_def partsupp_cols[] = {
-    INT_("ps_partkey", PARTKEY_), INT_("ps_suppkey", SUPPKEY_),
+    PARTKEY_("ps_partkey"), SUPPKEY_("ps_suppkey"),
     INT_("ps_availqty", 0, 9999), DEC_("ps_supplycost"), TEXT_("ps_comment"),
 };
 static const dkb_column_def supplier_cols[] = {
-    INT_("s_suppkey", SUPPKEY_), TEXT_("s_name"), TEXT_("s_address"),
+    SUPPKEY_("s_suppkey"), TEXT_("s_name"), TEXT_("s_address"),
     INT_("s_nationkey", 0, 24), TEXT_("s_phone"), DEC_("s_acctbal"), TEXT_("s_comment"),
 };
 static const dkb_column_def customer_cols[] = {
-    INT_("c_custkey", CUSTKEY_), TEXT_("c_name"), TEXT_("c_address"),
+    CUSTKEY_("c_custkey"), TEXT_("c_name"), TEXT_("c_address"),
     INT_("c_nationkey", 0, 24), TEXT_("c_phone"), DEC_("c_acctbal"),
     DICT_("c_mktsegment"), TEXT_("c_comment"),
 };
 static const dkb_column_def orders_cols[] = {
-    INT_("o_orderkey", ORDERKEY_), INT_("o_custkey", CUSTKEY_), DICT_("o_orderstatus"),
+    ORDERKEY_("o_orderkey"), CUSTKEY_("o_custkey"), DICT_("o_orderstatus"),
     DEC_("o_totalprice"), DATE_("o_orderdate"), DICT_("o_orderpriority"),
     TEXT_("o_clerk"), INT_("o_shippriority", 0, 0), TEXT_("o_comment"),
 };
 static const dkb_column_def lineitem_cols[] = {
-    INT_("l_orderkey", ORDERKEY_), INT_("l_partkey", PARTKEY_), INT_("l_suppkey", SUPPKEY_),
+    ORDERKEY_("l_orderkey"), PARTKEY_("l_partkey"), SUPPKEY_("l_suppkey"),
     INT_("l_linenumber", 0, 7),
     {"l_quantity", DKB_TYPE_DECIMAL, DKB_COL_WHOLE, 0, 0},
     DEC_("l_extendedprice"), DEC_("l_discount"), DEC_("l_tax"),
