@@ -26,11 +26,11 @@ pass "help"
 
 # A full disk (simulated by a file-size limit: writes fail with EFBIG):
 # one error line naming the file, exit 1, nothing left behind.
-(ulimit -f 2048; expect_fail 1 "lineitem.tbl.*(write failed|too large|space)" -- \
+(ulimit -f 512; expect_fail 1 "lineitem.tbl.*(write failed|too large|space)" -- \
     "$DKB" gen --sf 0.01 --format tbl --table lineitem --out "$WORK/disk")
 [ ! -e "$WORK/disk" ] || fail "a failed gen left $WORK/disk"
 ls "$WORK" | grep -q tmp && fail "temporary directories left after a full disk: $(ls "$WORK")"
-(ulimit -f 2048; expect_fail 1 "l_comment|lineitem|too large|space" -- \
+(ulimit -f 512; expect_fail 1 "l_comment|lineitem|too large|space" -- \
     "$DKB" gen --sf 0.01 --table lineitem --out "$WORK/disk-store")
 [ ! -e "$WORK/disk-store" ] || fail "a failed store gen left $WORK/disk-store"
 ls "$WORK" | grep -q tmp && fail "temporary directories left after a full store disk: $(ls "$WORK")"
