@@ -21,30 +21,38 @@ static pthread_once_t date_once = PTHREAD_ONCE_INIT;
 
 /* The most bytes one numeric field takes ("-92233720368547758.08"). */
 #define NUM_MAX 24
-/* A field never takes less than this from the worst-case estimate, so
- * 16-byte string copies may overshoot by up to 15 bytes. */
-#define SLACK 16
+/* Strings are copied as one STR_BLOCK-byte block, then 16-byte blocks, so
+ * a copy may write up to SLACK bytes past the string (which is why the
+ * output buffer gets SLACK bytes more than the text needs). */
+#define STR_BLOCK 48
+#define SLACK 64
 
 enum { K_INT, K_DEC, K_WHOLE, K_DATE, K_STR };
 
-static char *put_u64(char *p, uint64_t v) {
-    if (v < 10) {
-        *p = (char)('0' + v);
-        return p + 1;
-    }
-    int n = 1;
-    for (uint64_t t = v; t >= 10; t /= 10) n++;
-    char *end = p + n, *q = end;
+static const uint64_t pow10[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* Number of decimal digits of v: from its bit length, then one compare. */
+static inline int digits(uint64_t v) {
+    int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* 1233 / 4096 ~ log10(2) */
+    return t + (v >= pow10[t]) + (v == 0);
+}
+
+static inline char *put_u64(char *p, uint64_t v) {
+    char *end = p + digits(v), *q = end;
     while (v >= 100) {
         q -= 2;
         memcpy(q, pairs + (v % 100) * 2, 2);
         v /= 100;
     }
-    if (v >= 10) {
+    if (v >= 10)
         memcpy(q - 2, pairs + v * 2, 2);
-    } else {
+    else
         q[-1] = (char)('0' + v);
-    }
     return end;
 }
 
@@ -138,8 +146,9 @@ int dkb__tbl_format(const dkb_batch *b, dkb_buf *out) {
             default: {
                 size_t o = k->off[r], len = k->off[r + 1] - o;
                 const char *s = k->bytes + o;
-                if (o + len + 16 <= k->bytes_cap) {
-                    for (size_t i = 0; i < len; i += 16) memcpy(p + i, s + i, 16);
+                if (o + len + STR_BLOCK <= k->bytes_cap) {
+                    memcpy(p, s, STR_BLOCK);
+                    for (size_t i = STR_BLOCK; i < len; i += 16) memcpy(p + i, s + i, 16);
                 } else {
                     memcpy(p, s, len);
                 }
