@@ -1,7 +1,8 @@
 /* test_store_util.h: shared by the store tests: check macros, temporary
  * directories, a deterministic synthetic lineitem (every logical type,
  * dictionary values first seen out of sorted order, empty and long text)
- * and a helper writing it as a store with parallel encodes. */
+ * and a helper writing it as a store with parallel encodes; small .tbl
+ * files of all 8 tables (orders sorted by sparse keys, lineitem matching). */
 #ifndef DKB_TEST_STORE_UTIL_H
 #define DKB_TEST_STORE_UTIL_H
 
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/date.h"
 #include "dkb/store.h"
 #include "store/store_writer.h"
 #include "table/batch.h"
@@ -216,6 +218,85 @@ static inline int write_li_store(const char *dir, double sf, const size_t *sizes
         return rc;
     }
     return dkb__store_writer_commit(w, err);
+}
+
+/* ---- synthetic .tbl files of all 8 tables ---- */
+
+enum { CUSTOMERS = 150, ORDERS = 300 };
+
+static inline int64_t orderkey(int64_t r) { return (r / 8) * 32 + r % 8 + 1; } /* sparse, like dbgen */
+
+/* Append the text of field c of row r of table t (key: the row's key). */
+static inline void field(FILE *f, const dkb_column_def *c, int ci, int64_t r, int64_t key) {
+    static const char *dict[] = {"ZETA", "ALPHA", "MIDDLE", "BETA GAMMA", "A"};
+    switch (c->type) {
+    case DKB_TYPE_INT:
+        fprintf(f, "%lld", (long long)(ci == 0 ? key : (r * 31 + ci) % 1000));
+        break;
+    case DKB_TYPE_DECIMAL: {
+        int64_t v = (r * 7919 + ci * 13) % 2000000 - (r % 3 == 0 ? 1000000 : 0);
+        if (c->flags & DKB_COL_WHOLE)
+            fprintf(f, "%lld", (long long)(1 + r % 50));
+        else
+            fprintf(f, "%s%lld.%02lld", v < 0 ? "-" : "", (long long)(llabs(v) / 100), (long long)(llabs(v) % 100));
+        break;
+    }
+    case DKB_TYPE_DATE: {
+        int y, m, d;
+        dkb__civil_from_days((int32_t)(8035 + (r * 37 + ci) % 2557), &y, &m, &d);
+        fprintf(f, "%04d-%02d-%02d", y, m, d);
+        break;
+    }
+    case DKB_TYPE_DICT:
+        fputs(dict[(r * 3 + ci) % 5], f);
+        break;
+    default:
+        for (int64_t i = 0; i < (r + ci) % 4; i++) fprintf(f, "text %lld, more.", (long long)(r + i));
+    }
+    fputc('|', f);
+}
+
+static inline void write_table(const char *dir, dkb_table_id id, int64_t rows, bool sorted) {
+    const dkb_table_def *t = dkb_table_def_get(id);
+    char name[64];
+    snprintf(name, sizeof name, "%s.tbl", t->name);
+    char *path = join(dir, name);
+    FILE *f = fopen(path, "w");
+    if (id == DKB_TABLE_LINEITEM) {
+        int64_t r = 0;
+        for (int64_t o = 0; o < ORDERS; o++) {
+            int64_t oo = sorted ? o : (o == 100 ? 200 : o == 200 ? 100 : o);
+            for (int64_t l = 0; l < 1 + orderkey(oo) % 7; l++, r++) {
+                for (int c = 0; c < t->ncols; c++) field(f, &t->cols[c], c, r, orderkey(oo));
+                fputc('\n', f);
+            }
+        }
+    } else {
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t key = id == DKB_TABLE_ORDERS ? orderkey(r) : r + (id == DKB_TABLE_NATION || id == DKB_TABLE_REGION ? 0 : 1);
+            for (int c = 0; c < t->ncols; c++) field(f, &t->cols[c], c, r, key);
+            fputc('\n', f);
+        }
+    }
+    fclose(f);
+    free(path);
+}
+
+static inline void write_all_tables(const char *dir) {
+    mkdir(dir, 0777);
+    int64_t rows[] = {20, 80, 10, CUSTOMERS, ORDERS, 0, 25, 5};
+    for (int t = 0; t < DKB_TABLE_COUNT; t++) write_table(dir, (dkb_table_id)t, rows[t], true);
+}
+
+static inline char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = malloc(*len + 1);
+    *len = fread(p, 1, *len, f);
+    fclose(f);
+    return p;
 }
 
 #endif
