@@ -214,6 +214,7 @@ static int parse_line(const parse_ctx *x, const char *p, const char *eol, dkb_ba
 int dkb__tbl_parse(const char *text, size_t len, dkb_batch *b, const char *file,
                    int64_t first_line, dkb_error *err) {
     if (!b || !b->table || (!text && len)) return dkb_fail(err, DKB_EINVAL, "tbl parse: no batch or text");
+    if (len == 0) return 0;
     parse_ctx x = {file ? file : "<input>", (long long)first_line, b->table, err};
     const char *p = text, *end = text + len;
     while (p < end) {
