@@ -32,8 +32,8 @@ bad() { # NAME AWK-PROGRAM TABLE PATTERN: the program edits '|'-split fields
 bad "column count" 'NR == 17 {NF = NF - 2; $0 = $0 "|"} 1' lineitem 'lineitem.tbl:17: .*field'
 bad "bad date" 'NR == 5 {$5 = "1996-13-45"} 1' orders 'orders.tbl:5: field 5 \(o_orderdate\)'
 bad "non-numeric" 'NR == 3 {$1 = "x" $1} 1' customer 'customer.tbl:3: field 1 \(c_custkey\)'
-rm -rf "$WORK/bad"; cp -r "$WORK/tbl" "$WORK/bad"; rm "$WORK/bad/region.tbl"
 bad "decimal" 'NR == 9 {$6 = "12.345"} 1' lineitem 'lineitem.tbl:9: field 6 \(l_extendedprice\)'
+rm -rf "$WORK/bad"; cp -r "$WORK/tbl" "$WORK/bad"; rm "$WORK/bad/region.tbl"
 expect_fail 1 "region.tbl" -- "$DKB" import "$WORK/bad" --out "$WORK/bad-store"
 ls "$WORK" | grep -q "\.tmp\." && fail "temporary directories left: $(ls "$WORK")"
 expect_fail 2 "missing --out" -- "$DKB" import "$WORK/tbl"
