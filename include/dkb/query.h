@@ -1,0 +1,124 @@
+/* query.h: the 22 TPC-H queries as TensorPlan programs, their parameters,
+ * and the registry that lists them.
+ *
+ * Every query is split as in the paper:
+ *   prepare  picks the store columns the query needs and turns parameters
+ *            into typed constants (dates as days, decimals as scaled
+ *            integers, dictionary strings as codes or code masks);
+ *   core     the pure tensor computation: prepared inputs -> core outputs
+ *            (what a 'core' mode candidate replaces);
+ *   finish   builds the result table from the core outputs on the host.
+ * Inputs and outputs travel as named sets of tensors and host scalars, so
+ * one calling convention serves every query, the baseline and candidates. */
+#ifndef DKB_QUERY_H
+#define DKB_QUERY_H
+
+#include <stdint.h>
+
+#include "dkb/error.h"
+#include "dkb/result.h"
+#include "dkb/store.h"
+#include "dkb/tensor.h"
+
+/* ---- parameters ---- */
+
+typedef enum {
+    DKB_PARAM_INT = 0,   /* integer (sizes, quantities, days) */
+    DKB_PARAM_DATE,      /* days since 1970-01-01; text YYYY-MM-DD */
+    DKB_PARAM_DECIMAL,   /* scaled integer, `scale` digits; text 0.06 */
+    DKB_PARAM_STRING,    /* text as it appears in the data */
+} dkb_param_kind;
+
+#define DKB_MAX_PARAMS 12
+#define DKB_PARAM_STRLEN 48
+
+typedef struct dkb_param_value {
+    const char *name;            /* "date", "discount" (static storage) */
+    dkb_param_kind kind;
+    int scale;                   /* DECIMAL: digits after the point */
+    int64_t i;                   /* INT, DATE, DECIMAL */
+    char s[DKB_PARAM_STRLEN];    /* STRING */
+} dkb_param_value;
+
+typedef struct dkb_params {
+    int n;
+    dkb_param_value v[DKB_MAX_PARAMS];
+} dkb_params;
+
+/* The value of parameter `name` (NULL if the query has none by that name). */
+const dkb_param_value *dkb_params_get(const dkb_params *p, const char *name);
+/* Format a value as its command-line text ("1994-01-01", "0.06", "BRASS"). */
+void dkb_param_text(const dkb_param_value *v, char *buf, size_t n);
+
+/* ---- named sets of tensors and scalars (prepare/core/finish interface) ---- */
+
+#define DKB_SET_MAX 32
+
+typedef struct dkb_tensor_set {
+    int n;
+    const char *name[DKB_SET_MAX];      /* static strings: "l_shipdate" */
+    dkb_tensor *t[DKB_SET_MAX];
+    int nscalar;
+    const char *sname[DKB_SET_MAX];     /* "date_lo" */
+    int64_t ival[DKB_SET_MAX];          /* integer scalars (scaled as documented) */
+    double fval[DKB_SET_MAX];           /* float scalars */
+    const char *sval[DKB_SET_MAX];      /* string scalars (e.g. LIKE patterns), arena */
+} dkb_tensor_set;
+
+/* Add to / read from a set; errors are recorded in tp (sticky), the getters
+ * then return NULL / 0. */
+void dkb_set_put(dkb_tp *tp, dkb_tensor_set *s, const char *name, dkb_tensor *t);
+void dkb_set_put_i64(dkb_tp *tp, dkb_tensor_set *s, const char *name, int64_t v);
+void dkb_set_put_f64(dkb_tp *tp, dkb_tensor_set *s, const char *name, double v);
+void dkb_set_put_str(dkb_tp *tp, dkb_tensor_set *s, const char *name, const char *v);
+dkb_tensor *dkb_set_get(dkb_tp *tp, const dkb_tensor_set *s, const char *name);
+int64_t dkb_set_get_i64(dkb_tp *tp, const dkb_tensor_set *s, const char *name);
+double dkb_set_get_f64(dkb_tp *tp, const dkb_tensor_set *s, const char *name);
+const char *dkb_set_get_str(dkb_tp *tp, const dkb_tensor_set *s, const char *name);
+
+/* ---- queries ---- */
+
+typedef struct dkb_param_def {
+    const char *name;            /* as on the command line: "date" */
+    dkb_param_kind kind;
+    int scale;                   /* DECIMAL */
+    const char *help;            /* "first day of the 1-year window (Jan 1 of 1993..1997)" */
+} dkb_param_def;
+
+typedef struct dkb_query {
+    int number;                  /* 1..22 */
+    const char *name;            /* "q01" */
+    const char *title;           /* "Pricing Summary Report" */
+    const char *sql;             /* the SQL with :name placeholders for parameters */
+    int nparams;
+    const dkb_param_def *params;
+    /* Draw parameters as qgen does from `seed` (0: the qualification values)
+     * at scale factor sf (Q11's fraction depends on it). */
+    void (*draw)(uint64_t seed, double sf, dkb_params *out);
+    /* Reject values the query does not accept (one line in err). */
+    int (*check)(const dkb_params *p, dkb_error *err);
+    int (*prepare)(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in);
+    int (*core)(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out);
+    int (*finish)(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res);
+} dkb_query;
+
+/* The registry: query number 1..22 (NULL otherwise), or by name ("q06",
+ * "Q6", "6"). */
+const dkb_query *dkb_query_get(int number);
+const dkb_query *dkb_query_find(const char *name);
+
+/* Parameters: draw from seed, then apply overrides "name=value" (each
+ * checked: unknown name, unparsable or out-of-range value -> DKB_EINVAL
+ * with one line naming the parameter). */
+int dkb_query_params(const dkb_query *q, uint64_t seed, double sf, const char *const *overrides,
+                     int noverrides, dkb_params *out, dkb_error *err);
+/* The SQL with this parameter set substituted (DuckDB dialect), malloc'ed. */
+char *dkb_query_sql(const dkb_query *q, const dkb_params *p);
+
+/* Run the whole baseline plan: prepare, core, finish, on tp's backend.
+ * Resets nothing: call dkb_tp_reset between runs. 0 or an error code with
+ * err filled (tp's sticky error included). */
+int dkb_query_run(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p,
+                  dkb_result *res, dkb_error *err);
+
+#endif

@@ -1,0 +1,106 @@
+/* result.h: typed query result tables: build, print (table, CSV, JSON),
+ * read back from CSV, and compare against an expected result.
+ *
+ * A result has named, typed columns and rows, stored column-major on the
+ * host. Column types:
+ *   INT      int64
+ *   DECIMAL  exact scaled integer (__int128) with a per-column scale:
+ *            value 12345 at scale 2 prints as 123.45
+ *   FLOAT    double (averages and other float paths), printed with `digits`
+ *            decimals
+ *   DATE     int32 days since 1970-01-01, printed YYYY-MM-DD
+ *   STRING   bytes (copied into the result)
+ *
+ * Comparison (dkb_result_compare): row counts always; column count and
+ * names; INT, DATE, STRING exactly; DECIMAL exactly when both sides are
+ * exact (an expected value read from text is exact at its written scale);
+ * FLOAT within abs_tol + rel_tol * |expected|. Row order: the result
+ * declares how many leading columns form its ORDER BY (order_keys, with
+ * their directions); rows must be in that order, and rows that tie on the
+ * order keys are compared as a set. A result with no ORDER BY is compared
+ * entirely as a set. The first difference is reported as
+ * "row R, column NAME: got X, expected Y". */
+#ifndef DKB_RESULT_H
+#define DKB_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dkb/error.h"
+
+typedef enum {
+    DKB_RES_INT = 0,
+    DKB_RES_DECIMAL,
+    DKB_RES_FLOAT,
+    DKB_RES_DATE,
+    DKB_RES_STRING,
+} dkb_res_type;
+
+typedef struct dkb_res_column {
+    char *name;
+    dkb_res_type type;
+    int scale;        /* DECIMAL: digits after the point; FLOAT: digits printed */
+    /* values, nrows of them, according to type: */
+    int64_t *i64;     /* INT */
+    __int128 *dec;    /* DECIMAL */
+    double *f64;      /* FLOAT */
+    int32_t *date;    /* DATE */
+    char **str;       /* STRING: NUL-terminated copies */
+} dkb_res_column;
+
+typedef struct dkb_sort_spec {
+    int column;       /* index of a result column */
+    bool desc;
+} dkb_sort_spec;
+
+typedef struct dkb_result {
+    int ncols;
+    dkb_res_column *cols;
+    int64_t nrows, cap;
+    int norder;                 /* ORDER BY keys, 0 = unordered */
+    dkb_sort_spec order[8];
+} dkb_result;
+
+/* Define the columns: names and types (and scales). 0 or DKB_ENOMEM. */
+int dkb_result_init(dkb_result *r, int ncols, const char *const *names, const dkb_res_type *types,
+                    const int *scales);
+void dkb_result_free(dkb_result *r);   /* accepts a zeroed result */
+/* Declare the ORDER BY: column indices with directions (at most 8). */
+void dkb_result_set_order(dkb_result *r, int n, const dkb_sort_spec *keys);
+/* Append one empty row (values zero / empty string); returns its index or
+ * -1 on allocation failure. Then set cells: */
+int64_t dkb_result_add_row(dkb_result *r);
+void dkb_result_set_int(dkb_result *r, int64_t row, int col, int64_t v);
+void dkb_result_set_dec(dkb_result *r, int64_t row, int col, __int128 v);
+void dkb_result_set_float(dkb_result *r, int64_t row, int col, double v);
+void dkb_result_set_date(dkb_result *r, int64_t row, int col, int32_t days);
+int dkb_result_set_str(dkb_result *r, int64_t row, int col, const char *s, size_t len); /* 0/ENOMEM */
+
+typedef enum { DKB_RES_FMT_TABLE = 0, DKB_RES_FMT_CSV, DKB_RES_FMT_JSON } dkb_res_format;
+/* Print: TABLE aligned for people; CSV a header line then one line per row,
+ * numbers in plain decimal, strings quoted when they contain , " or
+ * newline; JSON {"columns": [{"name","type"}...], "rows": [[...], ...]}
+ * with numbers as JSON numbers (DECIMAL exact in plain notation). */
+int dkb_result_print(const dkb_result *r, dkb_res_format fmt, FILE *f);
+/* Format one cell as text (the CSV form) into buf. */
+void dkb_result_cell_text(const dkb_result *r, int64_t row, int col, char *buf, size_t n);
+
+/* Read a CSV written by dkb_result_print (or DuckDB's CSV with a header) as
+ * a result with the column types of `like` (names must match). DECIMAL
+ * cells keep their written digits exactly. Errors name file, line and
+ * column. */
+int dkb_result_read_csv(const char *path, const dkb_result *like, dkb_result *out, dkb_error *err);
+
+typedef struct dkb_compare_opts {
+    double abs_tol, rel_tol;   /* FLOAT columns; e.g. 1e-9 and 1e-9 */
+    double dec_rel_tol;        /* DECIMAL columns when the expected side is
+                                * rounded (official answers); 0 = exact */
+} dkb_compare_opts;
+
+/* 0 when got matches expected under opts, else DKB_EINVAL with the first
+ * difference in err->msg. */
+int dkb_result_compare(const dkb_result *got, const dkb_result *expected, const dkb_compare_opts *opts,
+                       dkb_error *err);
+
+#endif
