@@ -71,6 +71,7 @@ int dkb__gen_create_threads(double sf, int threads, dkb_gen **out, dkb_error *er
     g->start_day = dkb__days_from_civil(1992, 1, 1);
     g->current_day = dkb__days_from_civil(1995, 6, 17);
 
+    for (int i = 0; i < DKB_NCOLORS; i++) sstr_set(&g->colors[i], dkb__colors[i], NULL, NULL);
     for (int i = 0; i < DKB_NTYPES; i++)
         sstr_set(&g->types[i], dkb__type_syl1[i / 25], dkb__type_syl2[i / 5 % 5],
                  dkb__type_syl3[i % 5]);

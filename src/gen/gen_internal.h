@@ -13,17 +13,17 @@
 /* dbgen's text pool: 300 MiB of generated sentences; comments are slices. */
 #define DKB_TEXT_POOL_SIZE (300u * 1024u * 1024u)
 /* Bytes readable past the pool's end and writable past a string's end (the
- * helpers below copy in whole 16-byte blocks). */
+ * helpers below copy in whole blocks of up to 48 bytes). */
 #define DKB_GEN_SLACK 64
 
 /* Comment and address length limits: dbgen's average length * 0.4 and * 1.6. */
 #define DKB_TEXT_MIN(avg) ((int)((avg) * 0.4))
 #define DKB_TEXT_MAX(avg) ((int)((avg) * 1.6))
 
-/* A short constant string with its length. */
+/* A short constant string with its length, copied as a whole 32 bytes. */
 typedef struct dkb_sstr {
-    uint8_t len;
     char s[31];
+    uint8_t len;
 } dkb_sstr;
 
 struct dkb_gen {
@@ -37,6 +37,7 @@ struct dkb_gen {
     int32_t current_day;         /* 1995-06-17: shipped and returned up to this day */
     char *pool_mem;              /* the allocation holding the pool */
     const char *pool;            /* DKB_TEXT_POOL_SIZE bytes + DKB_GEN_SLACK */
+    dkb_sstr colors[92];         /* p_name words */
     dkb_sstr types[150];         /* p_type values */
     dkb_sstr containers[40];     /* p_container values */
     dkb_sstr priorities[5], instructions[4], ship_modes[7], segments[5];
@@ -62,11 +63,6 @@ int dkb__gen_region(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
 
 /* ---- copying ---- */
 
-/* Copy n bytes in 16-byte blocks: may read and write up to 15 bytes more. */
-static inline void dkb__copy16(char *dst, const char *src, size_t n) {
-    for (size_t i = 0; i < n; i += 16) memcpy(dst + i, src + i, 16);
-}
-
 /* A comment: dbgen's dbg_text picks a slice of the pool, offset then length
  * (2 draws). Generators compute the slices of upcoming rows first and
  * prefetch them: the pool is far larger than any cache, so each slice is a
@@ -91,9 +87,12 @@ static inline void dkb__slice_prefetch(const dkb_gen *g, dkb_slice s) {
         __builtin_prefetch((const void *)a);
 }
 
-/* Copy a slice to dst (which has DKB_GEN_SLACK bytes of room); its length. */
+/* Copy a slice to dst (which has DKB_GEN_SLACK bytes of room); its length.
+ * One 48-byte block covers most comments without a data-dependent loop. */
 static inline size_t dkb__slice_copy(const dkb_gen *g, dkb_slice s, char *dst) {
-    dkb__copy16(dst, g->pool + s.off, s.len);
+    const char *src = g->pool + s.off;
+    memcpy(dst, src, 48);
+    for (size_t i = 48; i < s.len; i += 16) memcpy(dst + i, src + i, 16);
     return s.len;
 }
 
@@ -200,20 +199,47 @@ static inline int64_t dkb__part_supp(int64_t p, int64_t s, int64_t nsupps) {
 /* Make room for `bytes` more bytes (plus slack) in string column c. */
 int dkb__gen_reserve(dkb_batch *b, int c, size_t bytes);
 
-/* The next free byte of string column c. */
-static inline char *dkb__col_end(dkb_batch *b, int c) { return b->col[c].bytes + b->col[c].bytes_len; }
+/* Appends to a string column, kept in locals during a fill (no reloads of
+ * the batch after every byte written): take it after reserving room, put
+ * rows in order, then hand it back with dkb__strw_done. */
+typedef struct dkb_strw {
+    char *bytes;
+    uint32_t *off;
+    size_t len;
+} dkb_strw;
 
-/* Finish row `row` of string column c after writing len bytes at its end. */
-static inline void dkb__col_commit(dkb_batch *b, int c, size_t row, size_t len) {
-    dkb_batch_col *k = &b->col[c];
-    k->bytes_len += len;
-    k->off[row + 1] = (uint32_t)k->bytes_len;
+static inline dkb_strw dkb__strw(dkb_batch *b, int c) {
+    dkb_strw w = {b->col[c].bytes, b->col[c].off, b->col[c].bytes_len};
+    return w;
 }
 
-/* Append a short string (len <= 32 readable at s) as row `row` of column c. */
-static inline void dkb__col_put(dkb_batch *b, int c, size_t row, const char *s, size_t len) {
-    memcpy(dkb__col_end(b, c), s, len);
-    dkb__col_commit(b, c, row, len);
+static inline void dkb__strw_done(dkb_batch *b, int c, const dkb_strw *w) {
+    b->col[c].bytes_len = w->len;
+}
+
+/* Where the next row's bytes go. */
+static inline char *dkb__strw_tail(const dkb_strw *w) { return w->bytes + w->len; }
+
+/* Finish row `row` after writing n bytes at the tail. */
+static inline void dkb__strw_commit(dkb_strw *w, size_t row, size_t n) {
+    w->len += n;
+    w->off[row + 1] = (uint32_t)w->len;
+}
+
+static inline void dkb__strw_put(dkb_strw *w, size_t row, const char *s, size_t n) {
+    memcpy(dkb__strw_tail(w), s, n);
+    dkb__strw_commit(w, row, n);
+}
+
+/* A dkb_sstr, as one 32-byte copy (room for 32 bytes must be reserved). */
+static inline void dkb__strw_put_sstr(dkb_strw *w, size_t row, const dkb_sstr *s) {
+    memcpy(dkb__strw_tail(w), s, sizeof *s);
+    dkb__strw_commit(w, row, s->len);
+}
+
+static inline void dkb__strw_put_char(dkb_strw *w, size_t row, char ch) {
+    w->bytes[w->len] = ch;
+    dkb__strw_commit(w, row, 1);
 }
 
 #endif

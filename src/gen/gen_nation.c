@@ -19,11 +19,14 @@ int dkb__gen_nation(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
     for (int64_t i = first; i < first + count; i++, row++) {
         b->col[N_KEY].v[row] = i;
         const char *name = dkb__nation_names[i];
-        dkb__col_put(b, N_NAME, row, name, strlen(name));
+        dkb_strw w = dkb__strw(b, N_NAME);
+        dkb__strw_put(&w, row, name, strlen(name));
+        dkb__strw_done(b, N_NAME, &w);
         b->col[N_REGION].v[row] = dkb__nation_region[i];
         uint32_t x = cmnt.row;
-        size_t n = dkb__gen_text(g, &x, CMNT_MIN, CMNT_MAX, dkb__col_end(b, N_COMMENT));
-        dkb__col_commit(b, N_COMMENT, row, n);
+        w = dkb__strw(b, N_COMMENT);
+        dkb__strw_commit(&w, row, dkb__gen_text(g, &x, CMNT_MIN, CMNT_MAX, dkb__strw_tail(&w)));
+        dkb__strw_done(b, N_COMMENT, &w);
         dkb__stream_next_row(&cmnt);
     }
     b->nrows = row;
@@ -41,10 +44,13 @@ int dkb__gen_region(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
     for (int64_t i = first; i < first + count; i++, row++) {
         b->col[R_KEY].v[row] = i;
         const char *name = dkb__region_names[i];
-        dkb__col_put(b, R_NAME, row, name, strlen(name));
+        dkb_strw w = dkb__strw(b, R_NAME);
+        dkb__strw_put(&w, row, name, strlen(name));
+        dkb__strw_done(b, R_NAME, &w);
         uint32_t x = cmnt.row;
-        size_t n = dkb__gen_text(g, &x, CMNT_MIN, CMNT_MAX, dkb__col_end(b, R_COMMENT));
-        dkb__col_commit(b, R_COMMENT, row, n);
+        w = dkb__strw(b, R_COMMENT);
+        dkb__strw_commit(&w, row, dkb__gen_text(g, &x, CMNT_MIN, CMNT_MAX, dkb__strw_tail(&w)));
+        dkb__strw_done(b, R_COMMENT, &w);
         dkb__stream_next_row(&cmnt);
     }
     b->nrows = row;

@@ -27,15 +27,24 @@ typedef struct partkey_stream {
     int wide;
 } partkey_stream;
 
+/* dbgen itself (serial) cannot skip this stream at scale >= 30000: after
+ * each order it advances the 64-bit state with the 31-bit skip function,
+ * which makes every order depend on all before it. Here the 64-bit stream
+ * advances 7 draws per order instead, so l_partkey (and what derives from
+ * it) differs from dbgen's there; all scale factors below 30000 are exact. */
 static void partkey_at(partkey_stream *s, const dkb_gen *g, int64_t order) {
     s->wide = g->wide_rng;
     dkb__stream_at(&s->pm, DKB_S_L_PKEY, order);
-    s->wide_row = dkb__lcg64_skip(dkb__stream_seed(DKB_S_L_PKEY), (uint64_t)order * MAX_LINES);
+    s->wide_row = s->wide ? dkb__lcg64_skip(dkb__stream_seed(DKB_S_L_PKEY),
+                                            (uint64_t)order * MAX_LINES)
+                          : 0;
 }
 
 static void partkey_next_row(partkey_stream *s) {
-    dkb__stream_next_row(&s->pm);
-    s->wide_row = dkb__lcg64_skip(s->wide_row, MAX_LINES);
+    if (s->wide)
+        s->wide_row = dkb__lcg64_skip(s->wide_row, MAX_LINES);
+    else
+        dkb__stream_next_row(&s->pm);
 }
 
 /* Draws from one order's partkey stream. */
@@ -56,7 +65,7 @@ static inline int64_t partkey_draw(partkey_draws *d, int64_t nparts) {
 int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) {
     int rc;
     size_t n = (size_t)count;
-    if ((rc = dkb__gen_reserve(b, O_STATUS, n)) || (rc = dkb__gen_reserve(b, O_PRIO, n * 16)) ||
+    if ((rc = dkb__gen_reserve(b, O_STATUS, n)) || (rc = dkb__gen_reserve(b, O_PRIO, n * 32)) ||
         (rc = dkb__gen_reserve(b, O_CLERK, n * 32)) ||
         (rc = dkb__gen_reserve(b, O_COMMENT, n * O_CMNT_MAX)))
         return rc;
@@ -72,17 +81,23 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
     dkb__stream_at(&tax, DKB_S_L_TAX, first);
     dkb__stream_at(&ship, DKB_S_L_SDTE, first);
     partkey_at(&pkey, g, first);
-    uint64_t wide_cust = dkb__lcg64_skip(dkb__stream_seed(DKB_S_O_CKEY), (uint64_t)first);
+    /* o_custkey's 64-bit stream (scale >= 30000) is one draw per order. */
+    uint64_t wide_cust = g->wide_rng ? dkb__lcg64_skip(dkb__stream_seed(DKB_S_O_CKEY), (uint64_t)first) : 0;
     const int64_t shipped_max = g->current_day - g->start_day; /* last "shipped" day index */
     dkb_plan plan;
     dkb__plan_init(&plan, g, DKB_S_O_CMNT, first, count, 1, O_CMNT_MIN, O_CMNT_MAX);
 
+    int64_t *const okey = b->col[O_KEY].v, *const ocust = b->col[O_CUST].v;
+    int64_t *const ototal = b->col[O_TOTAL].v, *const odate = b->col[O_DATE].v;
+    int64_t *const oship = b->col[O_SHIPPRIO].v;
+    dkb_strw status_w = dkb__strw(b, O_STATUS), prio_w = dkb__strw(b, O_PRIO);
+    dkb_strw clerk_w = dkb__strw(b, O_CLERK), cmnt_w = dkb__strw(b, O_COMMENT);
     size_t row = b->nrows;
     for (int64_t i = first + 1; i <= first + count; i++, row++) {
         uint32_t x;
         int ns;
         const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
-        b->col[O_KEY].v[row] = order_key(i);
+        okey[row] = order_key(i);
 
         int64_t ck;
         if (g->wide_rng) {
@@ -95,25 +110,23 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
             ck += delta;
             if (ck > g->ncusts) ck = g->ncusts;
         }
-        b->col[O_CUST].v[row] = ck;
+        ocust[row] = ck;
 
         x = date.row;
         int64_t day = dkb__pm_draw(&x, 0, ORDER_DAYS - 1);
-        b->col[O_DATE].v[row] = g->start_day + day;
+        odate[row] = g->start_day + day;
 
         x = prio.row;
-        const dkb_sstr *pr = &g->priorities[dkb__pm_draw(&x, 1, 5) - 1];
-        dkb__col_put(b, O_PRIO, row, pr->s, pr->len);
+        dkb__strw_put_sstr(&prio_w, row, &g->priorities[dkb__pm_draw(&x, 1, 5) - 1]);
 
         x = clerk.row;
-        char *p = dkb__col_end(b, O_CLERK);
+        char *p = dkb__strw_tail(&clerk_w);
         memcpy(p, "Clerk#", 6);
         int64_t ck_num = dkb__pm_draw(&x, 1, g->nclerks);
-        dkb__col_commit(b, O_CLERK, row, (size_t)(dkb__put_zpad(p + 6, (uint64_t)ck_num, 9) - p));
+        dkb__strw_commit(&clerk_w, row, (size_t)(dkb__put_zpad(p + 6, (uint64_t)ck_num, 9) - p));
 
-        b->col[O_SHIPPRIO].v[row] = 0;
-
-        dkb__col_commit(b, O_COMMENT, row, dkb__slice_copy(g, cmnt[0], dkb__col_end(b, O_COMMENT)));
+        oship[row] = 0;
+        dkb__strw_commit(&cmnt_w, row, dkb__slice_copy(g, cmnt[0], dkb__strw_tail(&cmnt_w)));
 
         x = lines.row;
         int64_t nl = dkb__pm_draw(&x, 1, MAX_LINES);
@@ -128,9 +141,8 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
             total += price * (100 - d) / 100 * (100 + t) / 100;
             shipped += day + dkb__pm_draw(&xs, 1, 121) <= shipped_max;
         }
-        b->col[O_TOTAL].v[row] = total;
-        char status = shipped == nl ? 'F' : shipped > 0 ? 'P' : 'O';
-        dkb__col_put(b, O_STATUS, row, &status, 1);
+        ototal[row] = total;
+        dkb__strw_put_char(&status_w, row, shipped == nl ? 'F' : shipped > 0 ? 'P' : 'O');
 
         dkb__stream_next_row(&date);
         dkb__stream_next_row(&lines);
@@ -143,6 +155,10 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
         dkb__stream_next_row(&ship);
         partkey_next_row(&pkey);
     }
+    dkb__strw_done(b, O_STATUS, &status_w);
+    dkb__strw_done(b, O_PRIO, &prio_w);
+    dkb__strw_done(b, O_CLERK, &clerk_w);
+    dkb__strw_done(b, O_COMMENT, &cmnt_w);
     b->nrows = row;
     return 0;
 }
@@ -167,15 +183,25 @@ int dkb__gen_lineitem(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
     partkey_stream pkey;
     partkey_at(&pkey, g, first);
     const int32_t start = g->start_day, current = g->current_day;
+    const int64_t nparts = g->nparts, nsupps = g->nsupps;
     /* The line count of each order comes with its comment slices. */
     dkb_plan plan;
     dkb__plan_init(&plan, g, DKB_S_L_CMNT, first, count, 0, L_CMNT_MIN, L_CMNT_MAX);
 
+    int64_t *const okey = b->col[L_ORDER].v, *const opart = b->col[L_PART].v;
+    int64_t *const osupp = b->col[L_SUPP].v, *const oline = b->col[L_LINENO].v;
+    int64_t *const oqty = b->col[L_QTY].v, *const oprice = b->col[L_EPRICE].v;
+    int64_t *const odisc = b->col[L_DISC].v, *const otax = b->col[L_TAX].v;
+    int64_t *const oship = b->col[L_SHIPDATE].v, *const ocommit = b->col[L_COMMITDATE].v;
+    int64_t *const oreceipt = b->col[L_RECEIPTDATE].v;
+    dkb_strw flag_w = dkb__strw(b, L_RFLAG), status_w = dkb__strw(b, L_STATUS);
+    dkb_strw instr_w = dkb__strw(b, L_INSTRUCT), mode_w = dkb__strw(b, L_MODE);
+    dkb_strw cmnt_w = dkb__strw(b, L_COMMENT);
     size_t row = b->nrows;
     for (int64_t i = first + 1; i <= first + count; i++) {
-        int64_t okey = order_key(i);
+        const int64_t key = order_key(i);
         uint32_t x = st[ST_DATE].row;
-        int64_t oday = start + dkb__pm_draw(&x, 0, ORDER_DAYS - 1);
+        const int64_t oday = start + dkb__pm_draw(&x, 0, ORDER_DAYS - 1);
         int nl;
         const dkb_slice *cmnt = dkb__plan_next(&plan, &nl);
         uint32_t xq = st[ST_QTY].row, xd = st[ST_DISC].row, xt = st[ST_TAX].row;
@@ -184,36 +210,36 @@ int dkb__gen_lineitem(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
         uint32_t xf = st[ST_RFLAG].row;
         partkey_draws pk = partkey_start(&pkey);
         for (int l = 1; l <= nl; l++, row++) {
-            b->col[L_ORDER].v[row] = okey;
-            b->col[L_LINENO].v[row] = l;
-            int64_t q = dkb__pm_draw(&xq, 1, 50);
-            b->col[L_QTY].v[row] = q * 100;
-            b->col[L_DISC].v[row] = dkb__pm_draw(&xd, 0, 10);
-            b->col[L_TAX].v[row] = dkb__pm_draw(&xt, 0, 8);
-            const dkb_sstr *in = &g->instructions[dkb__pm_draw(&xi, 1, 4) - 1];
-            dkb__col_put(b, L_INSTRUCT, row, in->s, in->len);
-            const dkb_sstr *mo = &g->ship_modes[dkb__pm_draw(&xm, 1, 7) - 1];
-            dkb__col_put(b, L_MODE, row, mo->s, mo->len);
-            dkb__col_commit(b, L_COMMENT, row,
-                            dkb__slice_copy(g, cmnt[l - 1], dkb__col_end(b, L_COMMENT)));
-            int64_t part = partkey_draw(&pk, g->nparts);
-            b->col[L_PART].v[row] = part;
-            b->col[L_SUPP].v[row] = dkb__part_supp(part, dkb__pm_draw(&xs, 0, 3), g->nsupps);
-            b->col[L_EPRICE].v[row] = dkb__retail_price(part) * q;
-            int64_t ship = oday + dkb__pm_draw(&xsh, 1, 121);
-            int64_t commit = oday + dkb__pm_draw(&xc, 30, 90);
-            int64_t receipt = ship + dkb__pm_draw(&xr, 1, 30);
-            b->col[L_SHIPDATE].v[row] = ship;
-            b->col[L_COMMITDATE].v[row] = commit;
-            b->col[L_RECEIPTDATE].v[row] = receipt;
-            char flag = receipt <= current ? "RA"[dkb__pm_draw(&xf, 1, 2) - 1] : 'N';
-            dkb__col_put(b, L_RFLAG, row, &flag, 1);
-            char status = ship <= current ? 'F' : 'O';
-            dkb__col_put(b, L_STATUS, row, &status, 1);
+            okey[row] = key;
+            oline[row] = l;
+            const int64_t q = dkb__pm_draw(&xq, 1, 50);
+            oqty[row] = q * 100;
+            odisc[row] = dkb__pm_draw(&xd, 0, 10);
+            otax[row] = dkb__pm_draw(&xt, 0, 8);
+            dkb__strw_put_sstr(&instr_w, row, &g->instructions[dkb__pm_draw(&xi, 1, 4) - 1]);
+            dkb__strw_put_sstr(&mode_w, row, &g->ship_modes[dkb__pm_draw(&xm, 1, 7) - 1]);
+            dkb__strw_commit(&cmnt_w, row, dkb__slice_copy(g, cmnt[l - 1], dkb__strw_tail(&cmnt_w)));
+            const int64_t part = partkey_draw(&pk, nparts);
+            opart[row] = part;
+            osupp[row] = dkb__part_supp(part, dkb__pm_draw(&xs, 0, 3), nsupps);
+            oprice[row] = dkb__retail_price(part) * q;
+            const int64_t ship = oday + dkb__pm_draw(&xsh, 1, 121);
+            const int64_t receipt = ship + dkb__pm_draw(&xr, 1, 30);
+            oship[row] = ship;
+            ocommit[row] = oday + dkb__pm_draw(&xc, 30, 90);
+            oreceipt[row] = receipt;
+            dkb__strw_put_char(&flag_w, row,
+                               receipt <= current ? "RA"[dkb__pm_draw(&xf, 1, 2) - 1] : 'N');
+            dkb__strw_put_char(&status_w, row, ship <= current ? 'F' : 'O');
         }
         for (int s = 0; s < ST_COUNT; s++) dkb__stream_next_row(&st[s]);
         partkey_next_row(&pkey);
     }
+    dkb__strw_done(b, L_RFLAG, &flag_w);
+    dkb__strw_done(b, L_STATUS, &status_w);
+    dkb__strw_done(b, L_INSTRUCT, &instr_w);
+    dkb__strw_done(b, L_MODE, &mode_w);
+    dkb__strw_done(b, L_COMMENT, &cmnt_w);
     b->nrows = row;
     return 0;
 }

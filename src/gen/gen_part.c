@@ -7,7 +7,7 @@ enum { P_KEY, P_NAME, P_MFGR, P_BRAND, P_TYPE, P_SIZE, P_CONTAINER, P_PRICE, P_C
 enum { PS_PART, PS_SUPP, PS_QTY, PS_COST, PS_COMMENT };
 
 #define NAME_WORDS 5
-#define NAME_MAX (NAME_WORDS * 11)
+#define NAME_MAX (NAME_WORDS * 11 + 16)
 #define P_CMNT_MIN DKB_TEXT_MIN(14)
 #define P_CMNT_MAX DKB_TEXT_MAX(14)
 #define PS_CMNT_MIN DKB_TEXT_MIN(124)
@@ -21,7 +21,7 @@ static const int stream_ids[ST_COUNT] = {
 
 /* The part name: dbgen shuffles all 92 colors (92 draws, one per position,
  * position i swapped with a draw from [i, 91]) and joins the first five. */
-static size_t part_name(uint32_t x, char *dst) {
+static size_t part_name(const dkb_gen *g, uint32_t x, char *dst) {
     uint8_t perm[DKB_NCOLORS];
     for (int i = 0; i < DKB_NCOLORS; i++) perm[i] = (uint8_t)i;
     char *p = dst;
@@ -30,11 +30,10 @@ static size_t part_name(uint32_t x, char *dst) {
         uint8_t t = perm[j];
         perm[j] = perm[i];
         perm[i] = t;
-        const char *w = dkb__colors[t];
-        size_t n = strlen(w);
-        memcpy(p, w, n);
-        p += n;
-        *p++ = ' ';
+        const dkb_sstr *w = &g->colors[t];
+        memcpy(p, w->s, 16); /* colors have at most 10 letters */
+        p[w->len] = ' ';
+        p += w->len + 1;
     }
     return (size_t)(p - dst) - 1;
 }
@@ -52,46 +51,51 @@ int dkb__gen_part(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) 
     for (int s = 0; s < ST_COUNT; s++) dkb__stream_at(&st[s], stream_ids[s], first);
     dkb_plan plan;
     dkb__plan_init(&plan, g, DKB_S_P_CMNT, first, count, 1, P_CMNT_MIN, P_CMNT_MAX);
+    int64_t *const okey = b->col[P_KEY].v, *const osize = b->col[P_SIZE].v;
+    int64_t *const oprice = b->col[P_PRICE].v;
+    dkb_strw name_w = dkb__strw(b, P_NAME), mfgr_w = dkb__strw(b, P_MFGR);
+    dkb_strw brand_w = dkb__strw(b, P_BRAND), type_w = dkb__strw(b, P_TYPE);
+    dkb_strw cont_w = dkb__strw(b, P_CONTAINER), cmnt_w = dkb__strw(b, P_COMMENT);
     size_t row = b->nrows;
     for (int64_t key = first + 1; key <= first + count; key++, row++) {
         uint32_t x;
         int ns;
         const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
-        b->col[P_KEY].v[row] = key;
-        dkb__col_commit(b, P_NAME, row, part_name(st[ST_NAME].row, dkb__col_end(b, P_NAME)));
+        okey[row] = key;
+        dkb__strw_commit(&name_w, row, part_name(g, st[ST_NAME].row, dkb__strw_tail(&name_w)));
 
         x = st[ST_MFG].row;
         int64_t mfg = dkb__pm_draw(&x, 1, 5);
-        char *p = dkb__col_end(b, P_MFGR);
+        char *p = dkb__strw_tail(&mfgr_w);
         memcpy(p, "Manufacturer#", 13);
         p[13] = (char)('0' + mfg);
-        dkb__col_commit(b, P_MFGR, row, 14);
+        dkb__strw_commit(&mfgr_w, row, 14);
 
         x = st[ST_BRAND].row;
         int64_t brand = mfg * 10 + dkb__pm_draw(&x, 1, 5);
-        p = dkb__col_end(b, P_BRAND);
+        p = dkb__strw_tail(&brand_w);
         memcpy(p, "Brand#", 6);
         p[6] = (char)('0' + brand / 10);
         p[7] = (char)('0' + brand % 10);
-        dkb__col_commit(b, P_BRAND, row, 8);
+        dkb__strw_commit(&brand_w, row, 8);
 
         x = st[ST_TYPE].row;
-        const dkb_sstr *type = &g->types[dkb__pm_draw(&x, 1, DKB_NTYPES) - 1];
-        dkb__col_put(b, P_TYPE, row, type->s, type->len);
-
+        dkb__strw_put_sstr(&type_w, row, &g->types[dkb__pm_draw(&x, 1, DKB_NTYPES) - 1]);
         x = st[ST_SIZE].row;
-        b->col[P_SIZE].v[row] = dkb__pm_draw(&x, 1, 50);
-
+        osize[row] = dkb__pm_draw(&x, 1, 50);
         x = st[ST_CNTR].row;
-        const dkb_sstr *cont = &g->containers[dkb__pm_draw(&x, 1, DKB_NCONTAINERS) - 1];
-        dkb__col_put(b, P_CONTAINER, row, cont->s, cont->len);
-
-        b->col[P_PRICE].v[row] = dkb__retail_price(key);
-
-        dkb__col_commit(b, P_COMMENT, row, dkb__slice_copy(g, cmnt[0], dkb__col_end(b, P_COMMENT)));
+        dkb__strw_put_sstr(&cont_w, row, &g->containers[dkb__pm_draw(&x, 1, DKB_NCONTAINERS) - 1]);
+        oprice[row] = dkb__retail_price(key);
+        dkb__strw_commit(&cmnt_w, row, dkb__slice_copy(g, cmnt[0], dkb__strw_tail(&cmnt_w)));
 
         for (int s = 0; s < ST_COUNT; s++) dkb__stream_next_row(&st[s]);
     }
+    dkb__strw_done(b, P_NAME, &name_w);
+    dkb__strw_done(b, P_MFGR, &mfgr_w);
+    dkb__strw_done(b, P_BRAND, &brand_w);
+    dkb__strw_done(b, P_TYPE, &type_w);
+    dkb__strw_done(b, P_CONTAINER, &cont_w);
+    dkb__strw_done(b, P_COMMENT, &cmnt_w);
     b->nrows = row;
     return 0;
 }
@@ -104,22 +108,26 @@ int dkb__gen_partsupp(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
     dkb__stream_at(&cost, DKB_S_PS_SCST, first);
     dkb_plan plan;
     dkb__plan_init(&plan, g, DKB_S_PS_CMNT, first, count, SUPP_PER_PART, PS_CMNT_MIN, PS_CMNT_MAX);
+    int64_t *const opart = b->col[PS_PART].v, *const osupp = b->col[PS_SUPP].v;
+    int64_t *const oqty = b->col[PS_QTY].v, *const ocost = b->col[PS_COST].v;
+    dkb_strw cmnt_w = dkb__strw(b, PS_COMMENT);
+    const int64_t nsupps = g->nsupps;
     size_t row = b->nrows;
     for (int64_t part = first + 1; part <= first + count; part++) {
         uint32_t xq = qty.row, xc = cost.row;
         int ns;
         const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
         for (int s = 0; s < SUPP_PER_PART; s++, row++) {
-            b->col[PS_PART].v[row] = part;
-            b->col[PS_SUPP].v[row] = dkb__part_supp(part, s, g->nsupps);
-            b->col[PS_QTY].v[row] = dkb__pm_draw(&xq, 1, 9999);
-            b->col[PS_COST].v[row] = dkb__pm_draw(&xc, 100, 100000);
-            dkb__col_commit(b, PS_COMMENT, row,
-                            dkb__slice_copy(g, cmnt[s], dkb__col_end(b, PS_COMMENT)));
+            opart[row] = part;
+            osupp[row] = dkb__part_supp(part, s, nsupps);
+            oqty[row] = dkb__pm_draw(&xq, 1, 9999);
+            ocost[row] = dkb__pm_draw(&xc, 100, 100000);
+            dkb__strw_commit(&cmnt_w, row, dkb__slice_copy(g, cmnt[s], dkb__strw_tail(&cmnt_w)));
         }
         dkb__stream_next_row(&qty);
         dkb__stream_next_row(&cost);
     }
+    dkb__strw_done(b, PS_COMMENT, &cmnt_w);
     b->nrows = row;
     return 0;
 }

@@ -31,33 +31,38 @@ int dkb__gen_supplier(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
     for (int s = 0; s < ST_COUNT; s++) dkb__stream_at(&st[s], stream_ids[s], first);
     dkb_plan plan;
     dkb__plan_init(&plan, g, DKB_S_S_CMNT, first, count, 1, CMNT_MIN, CMNT_MAX);
+    int64_t *const okey = b->col[S_KEY].v, *const onation = b->col[S_NATION].v;
+    int64_t *const obal = b->col[S_ACCTBAL].v;
+    dkb_strw name_w = dkb__strw(b, S_NAME), addr_w = dkb__strw(b, S_ADDRESS);
+    dkb_strw phone_w = dkb__strw(b, S_PHONE), cmnt_w = dkb__strw(b, S_COMMENT);
     size_t row = b->nrows;
     for (int64_t key = first + 1; key <= first + count; key++, row++) {
         uint32_t x;
         int ns;
         const dkb_slice *cmnt = dkb__plan_next(&plan, &ns);
-        b->col[S_KEY].v[row] = key;
+        okey[row] = key;
 
-        char *p = dkb__col_end(b, S_NAME);
+        char *p = dkb__strw_tail(&name_w);
         memcpy(p, "Supplier#", 9);
-        dkb__col_commit(b, S_NAME, row, (size_t)(dkb__put_zpad(p + 9, (uint64_t)key, 9) - p));
+        dkb__strw_commit(&name_w, row, (size_t)(dkb__put_zpad(p + 9, (uint64_t)key, 9) - p));
 
         x = st[ST_ADDR].row;
-        dkb__col_commit(b, S_ADDRESS, row,
-                        dkb__gen_vstr(&x, ADDR_MIN, ADDR_MAX, dkb__col_end(b, S_ADDRESS)));
+        dkb__strw_commit(&addr_w, row, dkb__gen_vstr(&x, ADDR_MIN, ADDR_MAX, dkb__strw_tail(&addr_w)));
 
         x = st[ST_NATION].row;
         int64_t nation = dkb__pm_draw(&x, 0, 24);
-        b->col[S_NATION].v[row] = nation;
+        onation[row] = nation;
 
         x = st[ST_PHONE].row;
-        dkb__gen_phone(&x, nation, dkb__col_end(b, S_PHONE));
-        dkb__col_commit(b, S_PHONE, row, DKB_PHONE_LEN);
+        dkb__gen_phone(&x, nation, dkb__strw_tail(&phone_w));
+        dkb__strw_commit(&phone_w, row, DKB_PHONE_LEN);
 
         x = st[ST_ACCTBAL].row;
-        b->col[S_ACCTBAL].v[row] = dkb__pm_draw(&x, -99999, 999999);
+        obal[row] = dkb__pm_draw(&x, -99999, 999999);
 
-        char *c = dkb__col_end(b, S_COMMENT);
+        /* A few comments get "Customer ... Complaints" or "... Recommends"
+         * written over them at a random place (its own 4 streams). */
+        char *c = dkb__strw_tail(&cmnt_w);
         int64_t len = (int64_t)dkb__slice_copy(g, cmnt[0], c);
         x = st[ST_BBB].row;
         int64_t bad = dkb__pm_draw(&x, 1, 10000);
@@ -71,10 +76,14 @@ int dkb__gen_supplier(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
             memcpy(c + off, "Customer ", 9);
             memcpy(c + off + 9 + noise, type < BBB_COMPLAINT_PCT ? "Complaints" : "Recommends", 10);
         }
-        dkb__col_commit(b, S_COMMENT, row, (size_t)len);
+        dkb__strw_commit(&cmnt_w, row, (size_t)len);
 
         for (int s = 0; s < ST_COUNT; s++) dkb__stream_next_row(&st[s]);
     }
+    dkb__strw_done(b, S_NAME, &name_w);
+    dkb__strw_done(b, S_ADDRESS, &addr_w);
+    dkb__strw_done(b, S_PHONE, &phone_w);
+    dkb__strw_done(b, S_COMMENT, &cmnt_w);
     b->nrows = row;
     return 0;
 }
