@@ -112,22 +112,37 @@ static inline char *put_date(char *p, int64_t days) {
     return put_ymd(p, y, m, d);
 }
 
+/* What the row loop needs of a column, packed. */
+typedef struct field {
+    int kind;
+    const int64_t *v;
+    const uint32_t *off;
+    const char *bytes;
+    size_t fast_end; /* strings ending before this may be copied in blocks */
+} field;
+
 int dkb__tbl_format(const dkb_batch *b, dkb_buf *out) {
     const dkb_table_def *t = b->table;
     const size_t n = b->nrows;
     if (!t || n == 0) return 0;
-    unsigned char kind[DKB_MAX_COLUMNS];
+    field f[DKB_MAX_COLUMNS];
+    const int nc = t->ncols;
     size_t need = n + SLACK; /* newlines */
-    for (int c = 0; c < t->ncols; c++) {
+    for (int c = 0; c < nc; c++) {
         const dkb_column_def *cd = &t->cols[c];
+        const dkb_batch_col *k = &b->col[c];
         switch (cd->type) {
-        case DKB_TYPE_INT: kind[c] = K_INT; break;
-        case DKB_TYPE_DECIMAL: kind[c] = (cd->flags & DKB_COL_WHOLE) ? K_WHOLE : K_DEC; break;
-        case DKB_TYPE_DATE: kind[c] = K_DATE; break;
-        default: kind[c] = K_STR; break;
+        case DKB_TYPE_INT: f[c].kind = K_INT; break;
+        case DKB_TYPE_DECIMAL: f[c].kind = (cd->flags & DKB_COL_WHOLE) ? K_WHOLE : K_DEC; break;
+        case DKB_TYPE_DATE: f[c].kind = K_DATE; break;
+        default: f[c].kind = K_STR; break;
         }
-        if (kind[c] == K_STR)
-            need += n + (b->col[c].off[n] - b->col[c].off[0]);
+        f[c].v = k->v;
+        f[c].off = k->off;
+        f[c].bytes = k->bytes;
+        f[c].fast_end = k->bytes_cap > STR_BLOCK ? k->bytes_cap - STR_BLOCK : 0;
+        if (f[c].kind == K_STR)
+            need += n + (k->off[n] - k->off[0]);
         else
             need += n * (NUM_MAX + 1);
     }
@@ -136,23 +151,22 @@ int dkb__tbl_format(const dkb_batch *b, dkb_buf *out) {
 
     char *p = out->data + out->len;
     for (size_t r = 0; r < n; r++) {
-        for (int c = 0; c < t->ncols; c++) {
-            const dkb_batch_col *k = &b->col[c];
-            switch (kind[c]) {
+        for (const field *k = f; k < f + nc; k++) {
+            switch (k->kind) {
             case K_INT: p = put_i64(p, k->v[r]); break;
             case K_DEC: p = put_dec(p, k->v[r]); break;
             case K_WHOLE: p = put_i64(p, k->v[r] / 100); break;
             case K_DATE: p = put_date(p, k->v[r]); break;
             default: {
-                size_t o = k->off[r], len = k->off[r + 1] - o;
+                size_t o = k->off[r], e = k->off[r + 1];
                 const char *s = k->bytes + o;
-                if (o + len + STR_BLOCK <= k->bytes_cap) {
+                if (e <= k->fast_end) {
                     memcpy(p, s, STR_BLOCK);
-                    for (size_t i = STR_BLOCK; i < len; i += 16) memcpy(p + i, s + i, 16);
+                    for (size_t i = STR_BLOCK; i < e - o; i += 16) memcpy(p + i, s + i, 16);
                 } else {
-                    memcpy(p, s, len);
+                    memcpy(p, s, e - o);
                 }
-                p += len;
+                p += e - o;
                 break;
             }
             }
