@@ -32,7 +32,8 @@ int dkb__gen_create(double sf, dkb_gen **out, dkb_error *err);
 int dkb__gen_create_threads(double sf, int threads, dkb_gen **out, dkb_error *err);
 void dkb__gen_destroy(dkb_gen *g);   /* accepts NULL */
 
-/* The scale factor in effect (1.5 -> 1, 0.0015 -> 0.001). */
+/* The scale factor in effect (1.5 -> 1, 0.0015 -> 0.001; 0 below 0.001,
+ * where the scaled tables get one row each, as in dbgen). */
 double dkb__gen_scale(const dkb_gen *g);
 /* Number of units of table t. */
 int64_t dkb__gen_units(const dkb_gen *g, dkb_table_id t);

@@ -36,7 +36,7 @@ struct dkb_gen {
     int32_t start_day;           /* 1992-01-01, dbgen's first date, in days since 1970 */
     int32_t current_day;         /* 1995-06-17: shipped and returned up to this day */
     char *pool_mem;              /* the allocation holding the pool */
-    const char *pool;            /* DKB_TEXT_POOL_SIZE bytes + DKB_GEN_SLACK */
+    const char *pool;            /* DKB_TEXT_POOL_SIZE bytes, readable beyond */
     dkb_sstr colors[92];         /* p_name words */
     dkb_sstr types[150];         /* p_type values */
     dkb_sstr containers[40];     /* p_container values */
@@ -61,7 +61,7 @@ int dkb__gen_lineitem(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
 int dkb__gen_nation(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
 int dkb__gen_region(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b);
 
-/* ---- copying ---- */
+/* ---- comments and other strings ---- */
 
 /* A comment: dbgen's dbg_text picks a slice of the pool, offset then length
  * (2 draws). Generators compute the slices of upcoming rows first and

@@ -8,7 +8,9 @@
  * Speed: draws come from a buffer filled 8 lanes at a time (breaking the
  * generator's serial dependency), choices map a draw to an entry by table
  * lookup, and words are stored with their trailing punctuation and space in
- * 32-byte slots that are copied whole. */
+ * 32-byte slots that are copied whole. The pool is built in 64 independent
+ * ranges, in parallel, each starting at a known sentence start (byte offset
+ * and position in the text stream, see `checkpoints`). */
 #include <omp.h>
 #include <string.h>
 
@@ -22,9 +24,10 @@ typedef struct word {
 } word;
 
 /* A weighted list ready for O(1) picks: entry index for draw j - 1. */
+#define MAX_TOTAL_WEIGHT 456 /* prepositions */
 typedef struct pick_table {
     uint32_t total;
-    uint8_t index[460];
+    uint8_t index[MAX_TOTAL_WEIGHT];
 } pick_table;
 
 /* Words lists of the same distribution can differ in what follows the word
