@@ -160,7 +160,7 @@ int dkb__tbl_format(const dkb_batch *b, dkb_buf *out) {
             default: {
                 size_t o = k->off[r], e = k->off[r + 1];
                 const char *s = k->bytes + o;
-                if (e <= k->fast_end) {
+                if (e < k->fast_end) { /* strict: fast_end is 0 when the buffer is small */
                     memcpy(p, s, STR_BLOCK);
                     for (size_t i = STR_BLOCK; i < e - o; i += 16) memcpy(p + i, s + i, 16);
                 } else {
