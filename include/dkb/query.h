@@ -47,8 +47,11 @@ typedef struct dkb_params {
 
 /* The value of parameter `name` (NULL if the query has none by that name). */
 const dkb_param_value *dkb_params_get(const dkb_params *p, const char *name);
-/* Format a value as its command-line text ("1994-01-01", "0.06", "BRASS"). */
+/* Format a value as its command-line text ("1994-01-01", "0.06", "BRASS"),
+ * truncated to n - 1 bytes. DECIMAL prints exactly `scale` digits. */
 void dkb_param_text(const dkb_param_value *v, char *buf, size_t n);
+/* "INT", "DATE", "DECIMAL", "STRING" ("?" otherwise). */
+const char *dkb_param_kind_name(dkb_param_kind k);
 
 /* ---- named sets of tensors and scalars (prepare/core/finish interface) ---- */
 
@@ -71,10 +74,20 @@ void dkb_set_put(dkb_tp *tp, dkb_tensor_set *s, const char *name, dkb_tensor *t)
 void dkb_set_put_i64(dkb_tp *tp, dkb_tensor_set *s, const char *name, int64_t v);
 void dkb_set_put_f64(dkb_tp *tp, dkb_tensor_set *s, const char *name, double v);
 void dkb_set_put_str(dkb_tp *tp, dkb_tensor_set *s, const char *name, const char *v);
+/* Putting a name already in the set replaces it. Getting a missing name,
+ * a string scalar never put as one, or putting into a full set, fails tp
+ * with a message naming the entry; a tensor put as NULL (an earlier
+ * operation failed) gets NULL without a new error. */
 dkb_tensor *dkb_set_get(dkb_tp *tp, const dkb_tensor_set *s, const char *name);
 int64_t dkb_set_get_i64(dkb_tp *tp, const dkb_tensor_set *s, const char *name);
 double dkb_set_get_f64(dkb_tp *tp, const dkb_tensor_set *s, const char *name);
 const char *dkb_set_get_str(dkb_tp *tp, const dkb_tensor_set *s, const char *name);
+/* For prepare: the store column table.column as a tensor (dkb_tp_column),
+ * also put into s under the column's name. A store without that table or
+ * column fails tp with "store DIR has no table T" / "... no column
+ * T.C" (DKB_ENOENT) and returns NULL. */
+dkb_tensor *dkb_set_put_column(dkb_tp *tp, dkb_tensor_set *s, const dkb_store *db, const char *table,
+                               const char *column);
 
 /* ---- queries ---- */
 
@@ -103,21 +116,39 @@ typedef struct dkb_query {
 } dkb_query;
 
 /* The registry: query number 1..22 (NULL otherwise), or by name ("q06",
- * "Q6", "6"). */
+ * "Q6", "6"). NULL also for a query whose plan is not linked into this
+ * build (its src/queries/qNN.c is missing). */
 const dkb_query *dkb_query_get(int number);
 const dkb_query *dkb_query_find(const char *name);
+/* The number 1..22 a name means ("q06", "Q6", "6", "06"), linked or not;
+ * 0 when it names no TPC-H query. */
+int dkb_query_number(const char *name);
 
 /* Parameters: draw from seed, then apply overrides "name=value" (each
  * checked: unknown name, unparsable or out-of-range value -> DKB_EINVAL
- * with one line naming the parameter). */
+ * with one line naming the parameter), then q->check.
+ * The draw must put exactly q's parameters in q->params order with their
+ * kinds and scales (else DKB_EINTERNAL naming the first mismatch). Values
+ * parse as: INT a decimal integer; DATE YYYY-MM-DD (a real date, years
+ * 1000..9999); DECIMAL plain notation with at most `scale` digits after the
+ * point ("0.06", ".06", "1"); STRING up to DKB_PARAM_STRLEN - 1 bytes, no
+ * control characters. A name given twice is an error. sf must be > 0. */
 int dkb_query_params(const dkb_query *q, uint64_t seed, double sf, const char *const *overrides,
                      int noverrides, dkb_params *out, dkb_error *err);
-/* The SQL with this parameter set substituted (DuckDB dialect), malloc'ed. */
+/* The SQL with this parameter set substituted (DuckDB dialect), malloc'ed
+ * (NULL when out of memory or q has no SQL). Every `:name` of a parameter
+ * in p is replaced (the longest name that matches and is not followed by
+ * a letter, digit or '_'; `::` casts are left alone): DATE as YYYY-MM-DD,
+ * DECIMAL as 0.06, INT in decimal, STRING raw with ' doubled (the
+ * templates quote their string and date slots). */
 char *dkb_query_sql(const dkb_query *q, const dkb_params *p);
 
-/* Run the whole baseline plan: prepare, core, finish, on tp's backend.
- * Resets nothing: call dkb_tp_reset between runs. 0 or an error code with
- * err filled (tp's sticky error included). */
+/* Run the whole baseline plan: check, prepare, core, finish, on tp's
+ * backend. Resets nothing: call dkb_tp_reset between runs. res must be
+ * zeroed (or freed) on entry; finish fills it; on failure it is freed.
+ * 0 or an error code with err filled as "q06 core: <message>" (tp's sticky
+ * error, or a phase's own code; a finish that left bad setter calls in res
+ * fails with DKB_EINTERNAL). */
 int dkb_query_run(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p,
                   dkb_result *res, dkb_error *err);
 
