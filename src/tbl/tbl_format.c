@@ -118,7 +118,7 @@ typedef struct field {
     const int64_t *v;
     const uint32_t *off;
     const char *bytes;
-    size_t fast_end; /* strings ending before this may be copied in blocks */
+    size_t cap;      /* bytes allocated: block copies must stay below */
 } field;
 
 int dkb__tbl_format(const dkb_batch *b, dkb_buf *out) {
@@ -140,7 +140,7 @@ int dkb__tbl_format(const dkb_batch *b, dkb_buf *out) {
         f[c].v = k->v;
         f[c].off = k->off;
         f[c].bytes = k->bytes;
-        f[c].fast_end = k->bytes_cap > STR_BLOCK ? k->bytes_cap - STR_BLOCK : 0;
+        f[c].cap = k->bytes_cap;
         if (f[c].kind == K_STR)
             need += n + (k->off[n] - k->off[0]);
         else
@@ -160,7 +160,7 @@ int dkb__tbl_format(const dkb_batch *b, dkb_buf *out) {
             default: {
                 size_t o = k->off[r], e = k->off[r + 1];
                 const char *s = k->bytes + o;
-                if (e < k->fast_end) { /* strict: fast_end is 0 when the buffer is small */
+                if (e + STR_BLOCK <= k->cap) {
                     memcpy(p, s, STR_BLOCK);
                     for (size_t i = STR_BLOCK; i < e - o; i += 16) memcpy(p + i, s + i, 16);
                 } else {

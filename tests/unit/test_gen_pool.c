@@ -1,6 +1,5 @@
 /* test_gen_pool.c: the text pool built in parallel from its precomputed
- * starting points equals the pool built serially from the first draw, and
- * starts with dbgen's text. */
+ * starting points equals the pool built serially from the first draw. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

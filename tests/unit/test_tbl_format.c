@@ -197,6 +197,23 @@ static void test_tight_strings(void) {
     }
 }
 
+/* One-row batches: string buffers smaller than the formatter's copy blocks,
+ * empty and short strings. */
+static void test_small_batches(void) {
+    const dkb_table_def *t = dkb_table_def_find("region");
+    const char *names[] = {"", "A", "AMERICA", "0123456789abcdef"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        dkb_batch b;
+        CHECK(dkb__batch_init(&b, t, 1) == 0, "batch_init");
+        b.col[0].v[0] = (int64_t)i;
+        CHECK(dkb__batch_put_str(&b, 1, 0, names[i], strlen(names[i])) == 0, "put_str");
+        CHECK(dkb__batch_put_str(&b, 2, 0, "", 0) == 0, "put_str");
+        b.nrows = 1;
+        check_batch(&b, "one-row batch");
+        dkb__batch_free(&b);
+    }
+}
+
 static void test_buf(void) {
     dkb_buf buf = {0};
     CHECK(dkb__buf_reserve(&buf, 0) == 0, "reserve 0");
@@ -213,6 +230,7 @@ int main(void) {
     test_edges();
     test_random();
     test_tight_strings();
+    test_small_batches();
     test_buf();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
