@@ -155,4 +155,6 @@ const char *const dkb__type_syl2[5] = {"ANODIZED", "BURNISHED", "PLATED", "POLIS
 const char *const dkb__type_syl3[5] = {"TIN", "NICKEL", "BRASS", "STEEL", "COPPER"};
 
 const char *const dkb__container_size[5] = {"SM", "LG", "MED", "JUMBO", "WRAP"};
-const char *const dkb__container_kind[8] = {"CASE", "BOX", "BAG", "JAR", "PACK", "PKG", "CAN", "DRUM"};
+const char *const dkb__container_kind[8] = {
+    "CASE", "BOX", "BAG", "JAR", "PACK", "PKG", "CAN", "DRUM",
+};

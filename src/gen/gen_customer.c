@@ -43,7 +43,8 @@ int dkb__gen_customer(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
         dkb__strw_commit(&name_w, row, (size_t)(dkb__put_zpad(p + 9, (uint64_t)key, 9) - p));
 
         x = st[ST_ADDR].row;
-        dkb__strw_commit(&addr_w, row, dkb__gen_vstr(&x, ADDR_MIN, ADDR_MAX, dkb__strw_tail(&addr_w)));
+        size_t alen = dkb__gen_vstr(&x, ADDR_MIN, ADDR_MAX, dkb__strw_tail(&addr_w));
+        dkb__strw_commit(&addr_w, row, alen);
 
         x = st[ST_NATION].row;
         int64_t nation = dkb__pm_draw(&x, 0, 24);

@@ -82,7 +82,8 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
     dkb__stream_at(&ship, DKB_S_L_SDTE, first);
     partkey_at(&pkey, g, first);
     /* o_custkey's 64-bit stream (scale >= 30000) is one draw per order. */
-    uint64_t wide_cust = g->wide_rng ? dkb__lcg64_skip(dkb__stream_seed(DKB_S_O_CKEY), (uint64_t)first) : 0;
+    uint64_t wide_cust =
+        g->wide_rng ? dkb__lcg64_skip(dkb__stream_seed(DKB_S_O_CKEY), (uint64_t)first) : 0;
     const int64_t shipped_max = g->current_day - g->start_day; /* last "shipped" day index */
     dkb_plan plan;
     dkb__plan_init(&plan, g, DKB_S_O_CMNT, first, count, 1, O_CMNT_MIN, O_CMNT_MAX);
@@ -218,7 +219,8 @@ int dkb__gen_lineitem(const dkb_gen *g, int64_t first, int64_t count, dkb_batch 
             otax[row] = dkb__pm_draw(&xt, 0, 8);
             dkb__strw_put_sstr(&instr_w, row, &g->instructions[dkb__pm_draw(&xi, 1, 4) - 1]);
             dkb__strw_put_sstr(&mode_w, row, &g->ship_modes[dkb__pm_draw(&xm, 1, 7) - 1]);
-            dkb__strw_commit(&cmnt_w, row, dkb__slice_copy(g, cmnt[l - 1], dkb__strw_tail(&cmnt_w)));
+            size_t clen = dkb__slice_copy(g, cmnt[l - 1], dkb__strw_tail(&cmnt_w));
+            dkb__strw_commit(&cmnt_w, row, clen);
             const int64_t part = partkey_draw(&pk, nparts);
             opart[row] = part;
             osupp[row] = dkb__part_supp(part, dkb__pm_draw(&xs, 0, 3), nsupps);

@@ -88,7 +88,9 @@ typedef struct dkb_stream {
 
 /* Position stream s at the start of row `row` (0-based). */
 void dkb__stream_at(dkb_stream *st, int s, int64_t row);
-static inline void dkb__stream_next_row(dkb_stream *st) { st->row = dkb__pm_mul(st->row, st->jump); }
+static inline void dkb__stream_next_row(dkb_stream *st) {
+    st->row = dkb__pm_mul(st->row, st->jump);
+}
 
 /* ---- the 64-bit generator, x' = a * x + 1 mod 2^64 ---- */
 #define DKB_LCG64_A 6364136223846793005ull

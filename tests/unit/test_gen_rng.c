@@ -61,7 +61,8 @@ static void test_unif(void) {
             if (e & 1) acc = acc * base % DKB_PM_M;
         const uint64_t inv = acc; /* 1 / range mod M */
         for (uint64_t r = 1; r <= 5000; r++) {
-            uint32_t xs[2] = {(uint32_t)(r * inv % DKB_PM_M), (uint32_t)((DKB_PM_M - r) * inv % DKB_PM_M)};
+            uint32_t xs[2] = {(uint32_t)(r * inv % DKB_PM_M),
+                              (uint32_t)((DKB_PM_M - r) * inv % DKB_PM_M)};
             for (int j = 0; j < 2; j++)
                 near_bad += dkb__pm_unif(xs[j], 1, big[i]) != dbgen_unif(xs[j], 1, big[i]);
         }

@@ -71,9 +71,9 @@ static void check_batch(const dkb_batch *b, const char *what) {
     CHECK(rc == 0, "%s: format returned %d", what, rc);
     size_t i = 0;
     while (i < want_len && i < out.len && want[i] == out.data[i]) i++;
+    size_t from = i > 20 ? i - 20 : 0;
     CHECK(out.len == want_len && i == want_len, "%s: differs at byte %zu:\n got: %.80s\nwant: %.80s",
-          what, i, out.data ? out.data + (i > 20 ? i - 20 : 0) : "",
-          want + (i > 20 ? i - 20 : 0));
+          what, i, out.data ? out.data + from : "", want + from);
     dkb__buf_free(&out);
     free(want);
 }
@@ -183,7 +183,8 @@ static void test_tight_strings(void) {
         b.col[c].off[0] = 0;
         for (size_t r = 0; r < n; r++) {
             size_t len = strlen(names[r]) * (size_t)c * 7;
-            for (size_t i = 0; i < len; i++) b.col[c].bytes[b.col[c].bytes_len + i] = names[r][i % strlen(names[r])];
+            for (size_t i = 0; i < len; i++)
+                b.col[c].bytes[b.col[c].bytes_len + i] = names[r][i % strlen(names[r])];
             b.col[c].bytes_len += len;
             b.col[c].off[r + 1] = (uint32_t)b.col[c].bytes_len;
         }
