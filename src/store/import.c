@@ -1,6 +1,7 @@
 /* import.c: dbgen .tbl files -> columnar store (see import.h). Per table:
  * map the file, plan spans (import_plan.c), then parse + encode spans on
- * all threads and write them in order (OpenMP ordered). */
+ * all threads, reserve their place in the files in order (OpenMP ordered)
+ * and copy them there in parallel. */
 #include "store/import.h"
 
 #include <fcntl.h>
@@ -20,7 +21,8 @@
 #include "store/store_writer.h"
 #include "tbl/tbl.h"
 
-enum { DEFAULT_CHUNK = 4 << 20, CUSTOMER_PER_SF = 150000 };
+/* Default chunk size: about 8 chunks per thread, from 256 KiB to 4 MiB. */
+enum { CHUNK_MIN = 256 << 10, CHUNK_MAX = 4 << 20, CHUNKS_PER_THREAD = 8, CUSTOMER_PER_SF = 150000 };
 
 /* An opened .tbl file. */
 typedef struct tbl_file {
@@ -105,13 +107,21 @@ static int work_span(dkb_store_writer *w, worker *k, const dkb_table_def *t, con
     return rc;
 }
 
+/* Keep the first failure (by span order for parse errors). */
+static void record(atomic_int *failed, dkb_error *first, int rc, const dkb_error *e) {
+#pragma omp critical(dkb_import_error)
+    if (!atomic_load(failed)) {
+        *first = *e;
+        atomic_store(failed, rc);
+    }
+}
+
 /* Parse, encode and write every span of one table. */
 static int run_spans(dkb_store_writer *w, const dkb_table_def *t, const tbl_file *f,
                      const dkb_import_plan *plan, const int64_t *keys, int threads,
                      const dkb_progress *progress, dkb_error *err) {
     atomic_int failed = 0;
     dkb_error first = {0};
-    if (threads < 1) threads = omp_get_max_threads();
 #pragma omp parallel num_threads(threads)
     {
         worker k;
@@ -122,19 +132,20 @@ static int run_spans(dkb_store_writer *w, const dkb_table_def *t, const tbl_file
             const dkb_import_span *s = &plan->spans[i];
             int rc = setup ? dkb_fail(&k.err, setup, "%s: out of memory", f->path) : 0;
             if (!rc && !atomic_load(&failed)) rc = work_span(w, &k, t, f, s, keys);
+            bool reserved = false;
 #pragma omp ordered
             {
-                if (rc && !atomic_load(&failed)) {
-                    first = k.err;
-                    atomic_store(&failed, rc);
-                }
-                if (!atomic_load(&failed)) {
-                    rc = dkb__store_writer_write(w, k.chunk, &first);
-                    if (!rc && s->ends_partition) rc = dkb__store_writer_end_partition(w, &first);
-                    if (rc) atomic_store(&failed, rc);
+                if (!rc && !atomic_load(&failed)) {
+                    rc = dkb__store_writer_reserve(w, k.chunk, &k.err);
+                    reserved = rc == 0;
+                    if (!rc && s->ends_partition) rc = dkb__store_writer_end_partition(w, &k.err);
                     dkb__progress(progress, t->name, s->end, f->len);
                 }
+                if (rc) record(&failed, &first, rc, &k.err);
             }
+            /* The copy into the files runs outside the ordered region. */
+            if (reserved && (rc = dkb__store_writer_flush(w, k.chunk, &k.err)) != 0)
+                record(&failed, &first, rc, &k.err);
         }
         dkb__store_chunk_destroy(k.chunk);
         dkb__batch_free(&k.batch);
@@ -153,14 +164,18 @@ static int import_table(dkb_store_writer *w, const dkb_table_def *t, tbl_file *f
     bool by_keys = t->id == DKB_TABLE_LINEITEM && parts > 1;
     int64_t *kp = (t->id == DKB_TABLE_ORDERS || t->id == DKB_TABLE_LINEITEM) && parts > 1 ? keys : NULL;
     dkb_import_plan plan;
+    int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+    size_t chunk = o->chunk_bytes;
+    if (!chunk) {
+        chunk = f->len / ((size_t)threads * CHUNKS_PER_THREAD);
+        chunk = chunk < CHUNK_MIN ? CHUNK_MIN : chunk > CHUNK_MAX ? CHUNK_MAX : chunk;
+    }
     int rc = file_map(f, err);
-    if (!rc)
-        rc = dkb__import_plan(f->text ? f->text : "", f->len, o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK,
-                              parts, kp, by_keys, f->path, &plan, err);
+    if (!rc) rc = dkb__import_plan(f->text ? f->text : "", f->len, chunk, parts, kp, by_keys, f->path, &plan, err);
     if (rc) return rc;
     dkb__progress(progress, t->name, 0, f->len);
     rc = dkb__store_writer_begin_table(w, t, err);
-    if (!rc) rc = run_spans(w, t, f, &plan, kp, o->threads, progress, err);
+    if (!rc) rc = run_spans(w, t, f, &plan, kp, threads, progress, err);
     if (!rc) rc = dkb__store_writer_end_table(w, err);
     *rows = plan.lines;
     dkb__import_plan_free(&plan);

@@ -22,7 +22,7 @@ typedef struct dkb_import_opts {
     int partitions;        /* per table; 0 or 1: one */
     int threads;           /* 0: OpenMP's default */
     int force;             /* replace a non-empty out_dir */
-    size_t chunk_bytes;    /* 0: 4 MiB; rows are parsed in chunks of about this much text */
+    size_t chunk_bytes;    /* text per parsed chunk; 0: ~8 chunks per thread, 256 KiB to 4 MiB */
     const char *source;    /* recorded in the manifest; NULL: "import <tbl_dir>" */
 } dkb_import_opts;
 

@@ -11,7 +11,8 @@
  *       converts the batch to store encodings (int32 narrowing, dictionary
  *       codes, text offsets) in the chunk's own buffers;
  *   dkb__store_writer_write(w, chunk)          one at a time, in row order:
- *       appends the chunk to the column files (and checksums).
+ *       appends the chunk to the column files (and checksums);
+ *       or reserve (in order) + flush (parallel), below.
  * Partition boundaries: dkb__store_writer_end_partition after the last
  * chunk of each partition except the last (end_table closes the last). */
 #ifndef DKB_STORE_WRITER_H
@@ -61,6 +62,17 @@ int dkb__store_writer_encode_lines(dkb_store_writer *w, const dkb_batch *b, dkb_
 /* Rows in an encoded chunk. */
 size_t dkb__store_chunk_rows(const dkb_store_chunk *c);
 int dkb__store_writer_write(dkb_store_writer *w, dkb_store_chunk *c, dkb_error *err);
+/* write split in two so that the copying can run on many threads too:
+ *   reserve  in row order, one at a time, cheap: gives the chunk its byte
+ *            range in every column file (and does the checksum work);
+ *   flush    thread-safe, any order, once per reserved chunk: copies the
+ *            chunk's buffers into those ranges (pwrite).
+ * write == reserve + flush. Every reserved chunk must be flushed before
+ * end_table (else DKB_EINVAL), and a chunk can be encoded again only after
+ * its flush. end_partition may follow the reserve of a partition's last
+ * chunk. A failed flush fails the writer (end_table and commit refuse). */
+int dkb__store_writer_reserve(dkb_store_writer *w, dkb_store_chunk *c, dkb_error *err);
+int dkb__store_writer_flush(dkb_store_writer *w, dkb_store_chunk *c, dkb_error *err);
 int dkb__store_writer_end_partition(dkb_store_writer *w, dkb_error *err);
 int dkb__store_writer_end_table(dkb_store_writer *w, dkb_error *err);
 /* Write the manifest, fsync, rename into place, free w. On failure the

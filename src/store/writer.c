@@ -222,6 +222,9 @@ int dkb__store_writer_end_table(dkb_store_writer *w, dkb_error *err) {
     if (!w || w->failed || !w->in_table)
         return w ? wfail(w, err, DKB_EINVAL, "%s: end_table out of order", w->dir)
                  : dkb_fail(err, DKB_EINVAL, "store writer: none");
+    if (atomic_load(&w->pending) != 0 || atomic_load(&w->io_failed))
+        return wfail(w, err, DKB_EINVAL, "%s: end_table with chunks not flushed or after a failed flush",
+                     w->cur.def->name);
     int rc = push_partition(w, err);
     if (rc) return rc;
     int ncols = w->cur.def->ncols, first_bad = ncols;
@@ -302,7 +305,7 @@ static char *parent_of(const char *path) {
 int dkb__store_writer_commit(dkb_store_writer *w, dkb_error *err) {
     if (!w) return dkb_fail(err, DKB_EINVAL, "store writer: none");
     int rc = 0;
-    if (w->failed || w->in_table)
+    if (w->failed || atomic_load(&w->io_failed) || w->in_table)
         rc = dkb_fail(err, DKB_EINVAL, "%s: commit after an error or inside a table", w->dir);
     if (!rc) rc = dkb__manifest_write(w, err);
     for (int i = 0; i < w->ntables && !rc; i++) {

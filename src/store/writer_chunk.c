@@ -3,8 +3,10 @@
  *
  * encode does the per-row work: int32 narrowing with range checks,
  * dictionary codes, text offsets, and the crc32 of every buffer whose bytes
- * are final. write only appends buffers, adds the running base to text
- * offsets and folds chunk crcs into file crcs with crc32_combine. */
+ * are final. reserve (in row order) gives the chunk its byte range in every
+ * file, adds the running base to text offsets and folds chunk crcs into
+ * file crcs with crc32_combine; flush (any thread, any order) copies the
+ * buffers there with pwrite. write is reserve + flush. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,9 @@ struct dkb_store_chunk {
     uint64_t gen;                    /* table generation of the caches and data */
     size_t nrows;
     bool encoded;                    /* holds rows not yet written */
+    bool reserved;                   /* placed in the files, not yet flushed */
+    uint64_t at_a[DKB_MAX_COLUMNS];  /* file offsets of a[] and b[] once reserved */
+    uint64_t at_b[DKB_MAX_COLUMNS];
     cbuf a[DKB_MAX_COLUMNS];         /* values / codes / text offsets */
     cbuf b[DKB_MAX_COLUMNS];         /* text bytes */
     dslot *cache[DKB_MAX_COLUMNS];
@@ -193,6 +198,7 @@ static int encode(dkb_store_writer *w, const dkb_batch *b, dkb_store_chunk *k, c
     if (!w->in_table || b->table != w->cur.def)
         return dkb_fail(err, DKB_EINVAL, "%s: encode of a batch of another table",
                         b->table ? b->table->name : "?");
+    if (k->reserved) return dkb_fail(err, DKB_EINVAL, "%s: encode of a chunk not yet flushed", b->table->name);
     k->encoded = false;
     if (k->gen != w->gen) {
         for (int c = 0; c < DKB_MAX_COLUMNS; c++)
@@ -232,50 +238,46 @@ int dkb__store_writer_encode_lines(dkb_store_writer *w, const dkb_batch *b, dkb_
     return encode(w, b, c, &o, err);
 }
 
-/* Append buffer buf to file f; crc_known: buf->crc is its crc32. */
-static int append(wfile *f, cbuf *buf, bool crc_known, bool track_crc, dkb_error *err) {
-    if (buf->len == 0) return 0;
-    int rc = dkb__write_all(f->fd, buf->p, buf->len, f->path, err);
-    if (rc) return rc;
-    if (track_crc) {
+/* Give buffer buf its place at the end of file f; crc_known: buf->crc is
+ * its crc32 (else computed here); track_crc: fold it into f's crc. */
+static uint64_t place(wfile *f, const cbuf *buf, bool crc_known, bool track_crc) {
+    uint64_t at = f->bytes;
+    if (track_crc && buf->len) {
         uint32_t crc = crc_known ? buf->crc : dkb__crc32(0, buf->p, buf->len);
         f->crc = dkb__crc32_combine(f->crc, crc, buf->len);
     }
     f->bytes += buf->len;
-    return 0;
+    return at;
 }
 
-int dkb__store_writer_write(dkb_store_writer *w, dkb_store_chunk *k, dkb_error *err) {
+int dkb__store_writer_reserve(dkb_store_writer *w, dkb_store_chunk *k, dkb_error *err) {
     if (!w || !k || k->w != w) return dkb_fail(err, DKB_EINVAL, "store writer: write without writer or chunk");
-    if (w->failed || !w->in_table || k->gen != w->gen || !k->encoded) {
+    if (w->failed || atomic_load(&w->io_failed) || !w->in_table || k->gen != w->gen || !k->encoded ||
+        k->reserved) {
         w->failed = true;
         return dkb_fail(err, DKB_EINVAL, "%s: write of a chunk that is not encoded for this table",
                         w->cur.def ? w->cur.def->name : w->dir);
     }
     const dkb_table_def *t = w->cur.def;
-    int rc = 0;
-    for (int c = 0; c < t->ncols && !rc; c++) {
+    for (int c = 0; c < t->ncols; c++) {
         wcol *col = &w->cur.cols[c];
         switch (t->cols[c].type) {
-        case DKB_TYPE_DICT:
-            rc = append(&col->f[0], &k->a[c], false, false, err);
+        case DKB_TYPE_DICT: /* crc at end_table, after the codes are remapped */
+            k->at_a[c] = place(&col->f[0], &k->a[c], false, false);
             break;
         case DKB_TYPE_TEXT: {
             int64_t base = (int64_t)(col->f[1].bytes), *o = k->a[c].p;
             for (size_t i = 0; i < k->nrows; i++) o[i] += base;
-            rc = append(&col->f[0], &k->a[c], false, true, err);
-            if (!rc) rc = append(&col->f[1], &k->b[c], true, true, err);
+            k->at_a[c] = place(&col->f[0], &k->a[c], false, true);
+            k->at_b[c] = place(&col->f[1], &k->b[c], true, true);
             break;
         }
         default:
-            rc = append(&col->f[0], &k->a[c], true, true, err);
+            k->at_a[c] = place(&col->f[0], &k->a[c], true, true);
         }
     }
-    k->encoded = false;
-    if (rc) {
-        w->failed = true;
-        return rc;
-    }
+    k->reserved = true;
+    atomic_fetch_add(&w->pending, 1);
     w->cur.rows += (int64_t)k->nrows;
     if (k->has_key) {
         wpart *p = &w->part_cur;
@@ -284,4 +286,27 @@ int dkb__store_writer_write(dkb_store_writer *w, dkb_store_chunk *k, dkb_error *
         p->has_key = true;
     }
     return 0;
+}
+
+int dkb__store_writer_flush(dkb_store_writer *w, dkb_store_chunk *k, dkb_error *err) {
+    if (!w || !k || k->w != w || !k->reserved)
+        return dkb_fail(err, DKB_EINVAL, "store writer: flush of a chunk that is not reserved");
+    const dkb_table_def *t = w->cur.def;
+    int rc = 0;
+    for (int c = 0; c < t->ncols && !rc; c++) {
+        wcol *col = &w->cur.cols[c];
+        if (k->a[c].len)
+            rc = dkb__pwrite_all(col->f[0].fd, k->a[c].p, k->a[c].len, (off_t)k->at_a[c], col->f[0].path, err);
+        if (!rc && t->cols[c].type == DKB_TYPE_TEXT && k->b[c].len)
+            rc = dkb__pwrite_all(col->f[1].fd, k->b[c].p, k->b[c].len, (off_t)k->at_b[c], col->f[1].path, err);
+    }
+    k->reserved = k->encoded = false;
+    atomic_fetch_sub(&w->pending, 1);
+    if (rc) atomic_store(&w->io_failed, true);
+    return rc;
+}
+
+int dkb__store_writer_write(dkb_store_writer *w, dkb_store_chunk *k, dkb_error *err) {
+    int rc = dkb__store_writer_reserve(w, k, err);
+    return rc ? rc : dkb__store_writer_flush(w, k, err);
 }

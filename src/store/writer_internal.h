@@ -5,6 +5,7 @@
 #define DKB_STORE_WRITER_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -63,6 +64,8 @@ struct dkb_store_writer {
     double sf;
     int part, parts, force;
     bool failed;
+    atomic_bool io_failed;  /* a flush failed (flushes run concurrently) */
+    atomic_int pending;     /* chunks reserved and not yet flushed */
     bool in_table;
     uint64_t gen;           /* bumped per table; chunks compare it */
     wtable cur;             /* the open table */

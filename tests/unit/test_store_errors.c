@@ -303,6 +303,23 @@ static void test_output_dir(const char *root) {
     CHECK(dkb__store_writer_begin_table(w, li, &err) == 0);
     CHECK_ERR(dkb__store_writer_commit(w, &err), DKB_EINVAL, err, "inside a table");
     CHECK(!exists(tmp) && !exists(fresh));
+    /* Reserved but not flushed at end_table; encode of a reserved chunk. */
+    CHECK(dkb__store_writer_open(fresh, &o, &w, &err) == 0);
+    CHECK(dkb__store_writer_begin_table(w, li, &err) == 0);
+    dkb_batch b;
+    dkb_store_chunk *k;
+    CHECK(dkb__batch_init(&b, li, 4) == 0 && dkb__store_chunk_create(w, &k) == 0);
+    li_fill(&b, 0, 4);
+    CHECK(dkb__store_writer_encode(w, &b, k, "t", &err) == 0);
+    CHECK(dkb__store_writer_reserve(w, k, &err) == 0);
+    CHECK_ERR(dkb__store_writer_encode(w, &b, k, "t", &err), DKB_EINVAL, err, "not yet flushed");
+    CHECK_ERR(dkb__store_writer_end_table(w, &err), DKB_EINVAL, err, "chunks not flushed");
+    CHECK(dkb__store_writer_flush(w, k, &err) == 0);
+    CHECK(dkb__store_writer_flush(w, k, &err) == DKB_EINVAL);
+    dkb__store_writer_abort(w);
+    dkb__store_chunk_destroy(k);
+    dkb__batch_free(&b);
+    CHECK(!exists(tmp) && !exists(fresh));
     CHECK(dkb__store_writer_open(fresh, &o, &w, &err) == 0);
     CHECK(dkb__store_writer_begin_table(w, li, &err) == 0 && dkb__store_writer_end_table(w, &err) == 0);
     CHECK_ERR(dkb__store_writer_begin_table(w, li, &err), DKB_EINVAL, err, "table written twice");

@@ -183,6 +183,7 @@ static inline int write_chunks(dkb_store_writer *w, const size_t *sizes, const i
             li_fill(&b, first[i], sizes[i]);
             r = dkb__store_writer_encode(w, &b, k, "test lineitem", &e);
         }
+        bool split = i % 2 == 1, reserved = false; /* odd chunks: reserve + flush */
 #pragma omp ordered
         {
             if (!failed && r) {
@@ -190,9 +191,14 @@ static inline int write_chunks(dkb_store_writer *w, const size_t *sizes, const i
                 e2 = e;
             }
             if (!failed) {
-                failed = dkb__store_writer_write(w, k, &e2);
+                failed = split ? dkb__store_writer_reserve(w, k, &e2) : dkb__store_writer_write(w, k, &e2);
+                reserved = split && !failed;
                 if (!failed && ends && ends[i]) failed = dkb__store_writer_end_partition(w, &e2);
             }
+        }
+        if (reserved && dkb__store_writer_flush(w, k, &e) != 0) {
+#pragma omp critical(test_flush)
+            failed = failed ? failed : DKB_EIO;
         }
         dkb__store_chunk_destroy(k);
         dkb__batch_free(&b);
