@@ -1,0 +1,189 @@
+/* q01.c: TPC-H Q1, Pricing Summary Report, as a TensorPlan baseline.
+ *
+ * For the line items shipped at least DELTA days before 1998-12-01, the
+ * quantity, prices, charges and discount totalled and averaged per return
+ * flag and line status:
+ *
+ *   select l_returnflag, l_linestatus,
+ *          sum(l_quantity) as sum_qty, sum(l_extendedprice) as sum_base_price,
+ *          sum(l_extendedprice * (1 - l_discount)) as sum_disc_price,
+ *          sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge,
+ *          avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price,
+ *          avg(l_discount) as avg_disc, count(*) as count_order
+ *   from lineitem
+ *   where l_shipdate <= date '1998-12-01' - interval '90' day
+ *   group by l_returnflag, l_linestatus
+ *   order by l_returnflag, l_linestatus;
+ *
+ * Plan: filter, compress the six columns, one packed group key of the two
+ * dictionary codes, exact sums (I128; the charge is a scale-6 product) and
+ * a count; the averages are sum / count (what avg computes). Dictionary
+ * codes sort as their strings, so the ORDER BY sorts codes. */
+#include "dkb/query.h"
+
+#include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, parameter setters)
+
+static const dkb_param_def params[] = {
+    {"delta", DKB_PARAM_INT, 0, "days before 1998-12-01 that the last ship date lies (60..120)"},
+};
+
+/* ---- parameters ---- */
+
+static void draw(uint64_t seed, double sf, dkb_params *out) {
+    (void)sf;
+    if (seed == 0) {
+        dkb__qgen_put_int(out, "delta", 90);
+        return;
+    }
+    dkb__qgen q;
+    dkb__qgen_init(&q, seed, 1);
+    dkb__qgen_put_int(out, "delta", dkb__qgen_int(&q, 60, 120));
+}
+
+/* Any delta from 0 to 36500 days (100 years) is meaningful SQL. */
+static int check(const dkb_params *p, dkb_error *err) {
+    int64_t delta = dkb_params_get(p, "delta")->i;
+    if (delta < 0 || delta > 36500)
+        return dkb_fail(err, DKB_EINVAL, "q01: delta %lld out of range 0..36500 days", (long long)delta);
+    return 0;
+}
+
+/* ---- plan ---- */
+
+static const char *const LINEITEM[] = {"l_shipdate", "l_returnflag", "l_linestatus", "l_quantity",
+                                       "l_extendedprice", "l_discount", "l_tax"};
+/* Core outputs, named as the result columns. */
+enum { NOUT = 10 };
+static const char *const OUT[NOUT] = {"l_returnflag", "l_linestatus", "sum_qty", "sum_base_price",
+                                      "sum_disc_price", "sum_charge", "avg_qty", "avg_price",
+                                      "avg_disc", "count_order"};
+
+/* Store columns table.names[0..n) into the set under their own names. */
+static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
+                        const char *const *names, int n) {
+    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
+}
+
+static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
+    put_columns(tp, db, in, "lineitem", LINEITEM, 7);
+    int32_t end = dkb__qgen_date(1998, 12, 1);
+    dkb_set_put_i64(tp, in, "ship_hi", end - dkb_params_get(p, "delta")->i);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    /* where l_shipdate <= :hi */
+    dkb_tensor *keep = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "l_shipdate"), DKB_CMP_LE,
+                                      dkb_set_get_i64(tp, in, "ship_hi"));
+    dkb_tensor *flag = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_returnflag"), keep);
+    dkb_tensor *status = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_linestatus"), keep);
+    dkb_tensor *qty = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_quantity"), keep);
+    dkb_tensor *price = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_extendedprice"), keep);
+    dkb_tensor *disc = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_discount"), keep);
+    dkb_tensor *tax = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_tax"), keep);
+
+    /* l_extendedprice * (1 - l_discount) (scale 4), times (1 + l_tax) (scale 6) */
+    dkb_tensor *disc_price = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
+    dkb_tensor *charge =
+        dkb_tp_arith(tp, disc_price, DKB_OP_MUL, dkb_tp_arith_i64(tp, tax, DKB_OP_ADD, 100, 2));
+
+    /* group by l_returnflag, l_linestatus (codes packed into one key) */
+    dkb_tensor *key = dkb_tp_pack2(tp, flag, status, 255);
+    const dkb_tensor *keys[] = {key};
+    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_tensor *count = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, qty);
+    dkb_tensor *sum_qty = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, qty);
+    dkb_tensor *sum_price = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, price);
+    dkb_tensor *sum_disc = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, disc);
+    dkb_tensor *cols[NOUT] = {
+        dkb_tp_gather(tp, flag, g.first_row, 0),
+        dkb_tp_gather(tp, status, g.first_row, 0),
+        sum_qty,
+        sum_price,
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, disc_price),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, charge),
+        dkb_tp_arith(tp, sum_qty, DKB_OP_DIV, count),
+        dkb_tp_arith(tp, sum_price, DKB_OP_DIV, count),
+        dkb_tp_arith(tp, sum_disc, DKB_OP_DIV, count),
+        count,
+    };
+
+    /* order by l_returnflag, l_linestatus */
+    dkb_sort_key by[] = {{cols[0], false}, {cols[1], false}};
+    dkb_tensor *perm = dkb_tp_sort(tp, by, 2);
+    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    return dkb_tp_status(tp, NULL);
+}
+
+/* ---- result ---- */
+
+/* Cell (row, col) of res from element i of a dictionary-coded tensor. */
+static int set_code(dkb_tp *tp, dkb_result *res, int64_t row, int col, const dkb_tensor *codes, int64_t i) {
+    int64_t c = dkb_tp_get_i64(tp, codes, i);
+    const dkb_tp_dict *d = codes->dict;
+    if (!d || c < 0 || c >= d->size) {
+        dkb_tp_fail(tp, DKB_EINTERNAL, "q01: code %lld outside its dictionary", (long long)c);
+        return DKB_EINTERNAL;
+    }
+    return dkb_result_set_str(res, row, col, d->str[c], d->len[c]);
+}
+
+static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
+    (void)p;
+    dkb_tensor *t[NOUT];
+    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
+    int rc = dkb_tp_status(tp, NULL);
+    if (rc) return rc;
+    static const dkb_res_type types[] = {DKB_RES_STRING,  DKB_RES_STRING,  DKB_RES_DECIMAL, DKB_RES_DECIMAL,
+                                         DKB_RES_DECIMAL, DKB_RES_DECIMAL, DKB_RES_FLOAT,   DKB_RES_FLOAT,
+                                         DKB_RES_FLOAT,   DKB_RES_INT};
+    const int scales[] = {0, 0, t[2]->scale, t[3]->scale, t[4]->scale, t[5]->scale, 6, 6, 6, 0};
+    rc = dkb_result_init(res, NOUT, OUT, types, scales);
+    if (rc) return rc;
+    const dkb_sort_spec order[] = {{0, false}, {1, false}};
+    dkb_result_set_order(res, 2, order);
+    for (int64_t i = 0; i < t[0]->n && !rc; i++) {
+        int64_t r = dkb_result_add_row(res);
+        if (r < 0) return DKB_ENOMEM;
+        rc = set_code(tp, res, r, 0, t[0], i);
+        if (!rc) rc = set_code(tp, res, r, 1, t[1], i);
+        for (int c = 2; c < 6; c++) dkb_result_set_dec(res, r, c, dkb_tp_get_i128(tp, t[c], i));
+        for (int c = 6; c < 9; c++) dkb_result_set_float(res, r, c, dkb_tp_get_f64(tp, t[c], i));
+        dkb_result_set_int(res, r, 9, dkb_tp_get_i64(tp, t[9], i));
+    }
+    return rc ? rc : dkb_tp_status(tp, NULL);
+}
+
+const dkb_query dkb__q01 = {
+    .number = 1,
+    .name = "q01",
+    .title = "Pricing Summary Report",
+    .sql = "select\n"
+           "\tl_returnflag,\n"
+           "\tl_linestatus,\n"
+           "\tsum(l_quantity) as sum_qty,\n"
+           "\tsum(l_extendedprice) as sum_base_price,\n"
+           "\tsum(l_extendedprice * (1 - l_discount)) as sum_disc_price,\n"
+           "\tsum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge,\n"
+           "\tavg(l_quantity) as avg_qty,\n"
+           "\tavg(l_extendedprice) as avg_price,\n"
+           "\tavg(l_discount) as avg_disc,\n"
+           "\tcount(*) as count_order\n"
+           "from\n"
+           "\tlineitem\n"
+           "where\n"
+           "\tl_shipdate <= date '1998-12-01' - interval ':delta' day\n"
+           "group by\n"
+           "\tl_returnflag,\n"
+           "\tl_linestatus\n"
+           "order by\n"
+           "\tl_returnflag,\n"
+           "\tl_linestatus;\n",
+    .nparams = 1,
+    .params = params,
+    .draw = draw,
+    .check = check,
+    .prepare = prepare,
+    .core = core,
+    .finish = finish,
+};

@@ -1,0 +1,222 @@
+/* q10.c: TPC-H Q10, Returned Item Reporting, as a TensorPlan baseline.
+ *
+ * The 20 customers who lost the most revenue to returned items of one
+ * quarter's orders, with their details:
+ *
+ *   select c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) as revenue,
+ *          c_acctbal, n_name, c_address, c_phone, c_comment
+ *   from customer, orders, lineitem, nation
+ *   where c_custkey = o_custkey and l_orderkey = o_orderkey
+ *     and o_orderdate >= date '1993-10-01'
+ *     and o_orderdate < date '1993-10-01' + interval '3' month
+ *     and l_returnflag = 'R' and c_nationkey = n_nationkey
+ *   group by c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
+ *   order by revenue desc
+ *   limit 20;
+ *
+ * Plan: the quarter's orders; their returned items (the orders are the
+ * build side); revenue per customer key (every other group column depends
+ * on it); the top 20; only then those 20 customers' rows (joined with the
+ * 20 keys as the build side, put back in rank order) and nation names. */
+#include "dkb/query.h"
+
+#include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, month windows, parameter setters)
+
+static const dkb_param_def params[] = {
+    {"date", DKB_PARAM_DATE, 0, "first day of the 3-month window (a month of 1993-02..1995-01)"},
+};
+
+/* ---- parameters ---- */
+
+static void draw(uint64_t seed, double sf, dkb_params *out) {
+    (void)sf;
+    if (seed == 0) {
+        dkb__qgen_put_date(out, "date", 1993, 10, 1);
+        return;
+    }
+    dkb__qgen q;
+    dkb__qgen_init(&q, seed, 10);
+    dkb__qgen_put_days(out, "date", dkb__qgen_month(&q, 1993, 2, 1995, 1));
+}
+
+/* Any date starts a valid window. */
+static int check(const dkb_params *p, dkb_error *err) {
+    (void)p, (void)err;
+    return 0;
+}
+
+/* ---- plan ---- */
+
+static const char *const CUSTOMER[] = {"c_custkey", "c_name",    "c_address", "c_nationkey",
+                                       "c_phone",   "c_acctbal", "c_comment"};
+static const char *const ORDERS[] = {"o_orderkey", "o_custkey", "o_orderdate"};
+static const char *const LINEITEM[] = {"l_orderkey", "l_returnflag", "l_extendedprice", "l_discount"};
+static const char *const NATION[] = {"n_nationkey", "n_name"};
+/* Core outputs, named as the result columns. */
+enum { NOUT = 8 };
+static const char *const OUT[NOUT] = {"c_custkey", "c_name",  "revenue", "c_acctbal",
+                                      "n_name",    "c_address", "c_phone", "c_comment"};
+
+/* Store columns table.names[0..n) into the set under their own names. */
+static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
+                        const char *const *names, int n) {
+    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
+}
+
+static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
+    put_columns(tp, db, in, "customer", CUSTOMER, 7);
+    put_columns(tp, db, in, "orders", ORDERS, 3);
+    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    put_columns(tp, db, in, "nation", NATION, 2);
+    int32_t date = (int32_t)dkb_params_get(p, "date")->i;
+    dkb_set_put_i64(tp, in, "date_lo", date);
+    dkb_set_put_i64(tp, in, "date_hi", dkb__qgen_add_months(date, 3) - 1);   /* inclusive */
+    /* l_returnflag = 'R': a store without returned items gives an empty answer */
+    dkb_tensor *flag = dkb_set_get(tp, in, "l_returnflag");
+    dkb_set_put_i64(tp, in, "flag", flag && flag->dict ? dkb_tp_dict_code(flag->dict, "R") : -1);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    /* the quarter's orders */
+    dkb_tensor *o_keep = dkb_tp_between(tp, dkb_set_get(tp, in, "o_orderdate"), dkb_set_get_i64(tp, in, "date_lo"),
+                                        dkb_set_get_i64(tp, in, "date_hi"));
+    dkb_tensor *o_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "o_orderkey"), o_keep);
+    dkb_tensor *o_cust = dkb_tp_compress(tp, dkb_set_get(tp, in, "o_custkey"), o_keep);
+    /* their returned items */
+    dkb_join_result lo = dkb_tp_join(tp, o_key, dkb_set_get(tp, in, "l_orderkey"), DKB_JOIN_INNER);
+    dkb_tensor *returned = dkb_tp_cmp_i64(tp, dkb_tp_gather(tp, dkb_set_get(tp, in, "l_returnflag"), lo.probe_idx, 0),
+                                          DKB_CMP_EQ, dkb_set_get_i64(tp, in, "flag"));
+    dkb_tensor *l_row = dkb_tp_compress(tp, lo.probe_idx, returned);
+    dkb_tensor *cust = dkb_tp_gather(tp, o_cust, dkb_tp_compress(tp, lo.build_idx, returned), 0);
+    dkb_tensor *price = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_extendedprice"), l_row, 0);
+    dkb_tensor *disc = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_discount"), l_row, 0);
+    dkb_tensor *volume = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
+    /* group by c_custkey (the other group columns follow from it) */
+    const dkb_tensor *keys[] = {cust};
+    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_tensor *custkey = dkb_tp_gather(tp, cust, g.first_row, 0);
+    dkb_tensor *revenue = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume);
+    /* order by revenue desc limit 20 */
+    dkb_sort_key by[] = {{revenue, true}};
+    dkb_tensor *top = dkb_tp_topk(tp, by, 1, 20);
+    custkey = dkb_tp_gather(tp, custkey, top, 0);
+    revenue = dkb_tp_gather(tp, revenue, top, 0);
+    /* those customers' rows, back in rank order */
+    dkb_join_result cj = dkb_tp_join(tp, custkey, dkb_set_get(tp, in, "c_custkey"), DKB_JOIN_INNER);
+    dkb_sort_key rank[] = {{cj.build_idx, false}};
+    dkb_tensor *perm = dkb_tp_sort(tp, rank, 1);
+    dkb_tensor *c_row = dkb_tp_gather(tp, cj.probe_idx, perm, 0);
+    dkb_tensor *c_rank = dkb_tp_gather(tp, cj.build_idx, perm, 0);
+    dkb_join_result cn = dkb_tp_join(tp, dkb_set_get(tp, in, "n_nationkey"),
+                                     dkb_tp_gather(tp, dkb_set_get(tp, in, "c_nationkey"), c_row, 0), DKB_JOIN_LEFT);
+    dkb_tensor *cols[NOUT] = {
+        dkb_tp_gather(tp, custkey, c_rank, 0),
+        dkb_tp_gather(tp, dkb_set_get(tp, in, "c_name"), c_row, 0),
+        dkb_tp_gather(tp, revenue, c_rank, 0),
+        dkb_tp_gather(tp, dkb_set_get(tp, in, "c_acctbal"), c_row, 0),
+        dkb_tp_gather(tp, dkb_set_get(tp, in, "n_name"), cn.build_idx, 0),
+        dkb_tp_gather(tp, dkb_set_get(tp, in, "c_address"), c_row, 0),
+        dkb_tp_gather(tp, dkb_set_get(tp, in, "c_phone"), c_row, 0),
+        dkb_tp_gather(tp, dkb_set_get(tp, in, "c_comment"), c_row, 0),
+    };
+    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], cols[i]);
+    return dkb_tp_status(tp, NULL);
+}
+
+/* ---- result ---- */
+
+/* Cell (row, col) of res from element i of a dictionary-coded tensor. */
+static int set_code(dkb_tp *tp, dkb_result *res, int64_t row, int col, const dkb_tensor *codes, int64_t i) {
+    int64_t c = dkb_tp_get_i64(tp, codes, i);
+    const dkb_tp_dict *d = codes->dict;
+    if (!d || c < 0 || c >= d->size) {
+        dkb_tp_fail(tp, DKB_EINTERNAL, "q10: code %lld outside its dictionary", (long long)c);
+        return DKB_EINTERNAL;
+    }
+    return dkb_result_set_str(res, row, col, d->str[c], d->len[c]);
+}
+
+/* Column col of res, rows 0..s->n, from a STR tensor (one host copy: n + 1
+ * offsets, then the bytes). */
+static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s) {
+    const int64_t *off = dkb_tp_host_copy(tp, s);
+    if (!off) return dkb_tp_status(tp, NULL);
+    const char *bytes = (const char *)(off + s->n + 1);
+    for (int64_t i = 0; i < s->n; i++) {
+        int rc = dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]));
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
+    (void)p;
+    dkb_tensor *t[NOUT];
+    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
+    int rc = dkb_tp_status(tp, NULL);
+    if (rc) return rc;
+    static const dkb_res_type types[] = {DKB_RES_INT,    DKB_RES_STRING, DKB_RES_DECIMAL, DKB_RES_DECIMAL,
+                                         DKB_RES_STRING, DKB_RES_STRING, DKB_RES_STRING,  DKB_RES_STRING};
+    const int scales[] = {0, 0, t[2]->scale, t[3]->scale, 0, 0, 0, 0};
+    rc = dkb_result_init(res, NOUT, OUT, types, scales);
+    if (rc) return rc;
+    const dkb_sort_spec order[] = {{2, true}};
+    dkb_result_set_order(res, 1, order);
+    for (int64_t i = 0; i < t[0]->n && !rc; i++) {
+        int64_t r = dkb_result_add_row(res);
+        if (r < 0) return DKB_ENOMEM;
+        dkb_result_set_int(res, r, 0, dkb_tp_get_i64(tp, t[0], i));
+        dkb_result_set_dec(res, r, 2, dkb_tp_get_i128(tp, t[2], i));
+        dkb_result_set_dec(res, r, 3, dkb_tp_get_i128(tp, t[3], i));
+        rc = set_code(tp, res, r, 4, t[4], i);
+    }
+    const int text[] = {1, 5, 6, 7};
+    for (int k = 0; k < 4 && !rc; k++) rc = set_texts(tp, res, text[k], t[text[k]]);
+    return rc ? rc : dkb_tp_status(tp, NULL);
+}
+
+const dkb_query dkb__q10 = {
+    .number = 10,
+    .name = "q10",
+    .title = "Returned Item Reporting",
+    .sql = "select\n"
+           "\tc_custkey,\n"
+           "\tc_name,\n"
+           "\tsum(l_extendedprice * (1 - l_discount)) as revenue,\n"
+           "\tc_acctbal,\n"
+           "\tn_name,\n"
+           "\tc_address,\n"
+           "\tc_phone,\n"
+           "\tc_comment\n"
+           "from\n"
+           "\tcustomer,\n"
+           "\torders,\n"
+           "\tlineitem,\n"
+           "\tnation\n"
+           "where\n"
+           "\tc_custkey = o_custkey\n"
+           "\tand l_orderkey = o_orderkey\n"
+           "\tand o_orderdate >= date ':date'\n"
+           "\tand o_orderdate < date ':date' + interval '3' month\n"
+           "\tand l_returnflag = 'R'\n"
+           "\tand c_nationkey = n_nationkey\n"
+           "group by\n"
+           "\tc_custkey,\n"
+           "\tc_name,\n"
+           "\tc_acctbal,\n"
+           "\tc_phone,\n"
+           "\tn_name,\n"
+           "\tc_address,\n"
+           "\tc_comment\n"
+           "order by\n"
+           "\trevenue desc\n"
+           "limit 20;\n",
+    .nparams = 1,
+    .params = params,
+    .draw = draw,
+    .check = check,
+    .prepare = prepare,
+    .core = core,
+    .finish = finish,
+};

@@ -1,0 +1,201 @@
+/* q11.c: TPC-H Q11, Important Stock Identification, as a TensorPlan baseline.
+ *
+ * The parts whose stock value at one nation's suppliers is more than a
+ * fraction of that nation's total stock value:
+ *
+ *   select ps_partkey, sum(ps_supplycost * ps_availqty) as value
+ *   from partsupp, supplier, nation
+ *   where ps_suppkey = s_suppkey and s_nationkey = n_nationkey
+ *     and n_name = 'GERMANY'
+ *   group by ps_partkey
+ *   having sum(ps_supplycost * ps_availqty) > (
+ *       select sum(ps_supplycost * ps_availqty) * 0.0001000000
+ *       from partsupp, supplier, nation
+ *       where ps_suppkey = s_suppkey and s_nationkey = n_nationkey
+ *         and n_name = 'GERMANY')
+ *   order by value desc;
+ *
+ * FRACTION is 0.0001 / SF (qgen prints it with 10 decimals).
+ *
+ * Plan: the nation's suppliers, their partsupp rows, value at scale 2; the
+ * uncorrelated subquery is the sum of the same values (I128), computed once
+ * and scaled by the fraction exactly on the host: value > total * fraction
+ * exactly when value (hundredths) > floor(total * fraction), as values are
+ * whole hundredths; sums per part, the HAVING as a mask, sorted. */
+#include "dkb/query.h"
+
+#include <math.h>
+
+#include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
+
+enum { FRACTION_SCALE = 10 };
+
+static const dkb_param_def params[] = {
+    {"nation", DKB_PARAM_STRING, 0, "nation of the suppliers (any of the 25)"},
+    {"fraction", DKB_PARAM_DECIMAL, FRACTION_SCALE, "share of the total stock value (0.0001 / SF)"},
+};
+
+/* ---- parameters ---- */
+
+static void draw(uint64_t seed, double sf, dkb_params *out) {
+    /* FRACTION: 0.0001 / SF with 10 decimals, as qgen prints it */
+    int64_t fraction = sf > 0 ? llround(1e6 / sf) : 0;
+    if (seed == 0) {
+        dkb__qgen_put_str(out, "nation", "GERMANY");
+        dkb__qgen_put_dec(out, "fraction", FRACTION_SCALE, fraction);
+        return;
+    }
+    dkb__qgen q;
+    dkb__qgen_init(&q, seed, 11);
+    dkb__qgen_put_str(out, "nation", dkb__qgen_pick(&q, dkb__qgen_nation, DKB__QGEN_NNATION));
+    dkb__qgen_put_dec(out, "fraction", FRACTION_SCALE, fraction);
+}
+
+/* A nation name, and a fraction from 0 to 1. */
+static int check(const dkb_params *p, dkb_error *err) {
+    const char *nation = dkb_params_get(p, "nation")->s;
+    int64_t fraction = dkb_params_get(p, "fraction")->i;
+    if (dkb__qgen_find(dkb__qgen_nation, DKB__QGEN_NNATION, nation) < 0)
+        return dkb_fail(err, DKB_EINVAL, "q11: nation '%s' is not a nation name", nation);
+    if (fraction < 0 || fraction > 10000000000LL)
+        return dkb_fail(err, DKB_EINVAL, "q11: fraction must lie in 0..1");
+    return 0;
+}
+
+/* ---- plan ---- */
+
+static const char *const PARTSUPP[] = {"ps_partkey", "ps_suppkey", "ps_availqty", "ps_supplycost"};
+static const char *const SUPPLIER[] = {"s_suppkey", "s_nationkey"};
+static const char *const NATION[] = {"n_nationkey", "n_name"};
+/* Core outputs, named as the result columns. */
+enum { NOUT = 2 };
+static const char *const OUT[NOUT] = {"ps_partkey", "value"};
+
+/* Store columns table.names[0..n) into the set under their own names. */
+static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
+                        const char *const *names, int n) {
+    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
+}
+
+/* The code of s in the dictionary of column `name` of the set (fails tp
+ * when s does not occur). */
+static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
+    dkb_tensor *t = dkb_set_get(tp, in, name);
+    if (!t) return -1;
+    int c = t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
+    if (c < 0) dkb_tp_fail(tp, DKB_EINVAL, "q11: '%s' does not occur in %s", s, name);
+    return c;
+}
+
+static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
+    put_columns(tp, db, in, "partsupp", PARTSUPP, 4);
+    put_columns(tp, db, in, "supplier", SUPPLIER, 2);
+    put_columns(tp, db, in, "nation", NATION, 2);
+    dkb_set_put_i64(tp, in, "nation", code_of(tp, in, "n_name", dkb_params_get(p, "nation")->s));
+    dkb_set_put_i64(tp, in, "fraction", dkb_params_get(p, "fraction")->i);   /* scale 10 */
+    return dkb_tp_status(tp, NULL);
+}
+
+/* floor(total * fraction / 10^FRACTION_SCALE) for total >= 0: the HAVING
+ * bound in the units of total. */
+static int64_t threshold(__int128 total, int64_t fraction) {
+    __int128 t = total * fraction;
+    __int128 unit = 1;
+    for (int i = 0; i < FRACTION_SCALE; i++) unit *= 10;
+    t /= unit;
+    return t > INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    /* the nation's suppliers, their partsupp rows */
+    dkb_tensor *n_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "n_nationkey"),
+                                        dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "n_name"), DKB_CMP_EQ,
+                                                       dkb_set_get_i64(tp, in, "nation")));
+    dkb_tensor *s_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "s_suppkey"),
+                                        dkb_tp_semi_join(tp, n_key, dkb_set_get(tp, in, "s_nationkey")));
+    dkb_tensor *ps_keep = dkb_tp_semi_join(tp, s_key, dkb_set_get(tp, in, "ps_suppkey"));
+    dkb_tensor *part = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_partkey"), ps_keep);
+    dkb_tensor *cost = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_supplycost"), ps_keep);
+    dkb_tensor *qty = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_availqty"), ps_keep);
+    dkb_tensor *value = dkb_tp_arith(tp, cost, DKB_OP_MUL, qty);   /* scale 2 */
+    /* the subquery: sum(value) * :fraction */
+    dkb_tensor *total = dkb_tp_reduce(tp, DKB_AGG_SUM, value);
+    int64_t bound = total ? threshold(dkb_tp_get_i128(tp, total, 0), dkb_set_get_i64(tp, in, "fraction")) : 0;
+    /* group by ps_partkey having sum(value) > bound */
+    const dkb_tensor *keys[] = {part};
+    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_tensor *sum = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, value);
+    dkb_tensor *keep = dkb_tp_cmp_i64(tp, sum, DKB_CMP_GT, bound);
+    dkb_tensor *cols[NOUT] = {
+        dkb_tp_compress(tp, dkb_tp_gather(tp, part, g.first_row, 0), keep),
+        dkb_tp_compress(tp, sum, keep),
+    };
+    /* order by value desc */
+    dkb_sort_key by[] = {{cols[1], true}};
+    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
+    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    return dkb_tp_status(tp, NULL);
+}
+
+/* ---- result ---- */
+
+static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
+    (void)p;
+    dkb_tensor *t[NOUT];
+    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
+    int rc = dkb_tp_status(tp, NULL);
+    if (rc) return rc;
+    static const dkb_res_type types[] = {DKB_RES_INT, DKB_RES_DECIMAL};
+    const int scales[] = {0, t[1]->scale};
+    rc = dkb_result_init(res, NOUT, OUT, types, scales);
+    if (rc) return rc;
+    const dkb_sort_spec order[] = {{1, true}};
+    dkb_result_set_order(res, 1, order);
+    for (int64_t i = 0; i < t[0]->n; i++) {
+        int64_t r = dkb_result_add_row(res);
+        if (r < 0) return DKB_ENOMEM;
+        dkb_result_set_int(res, r, 0, dkb_tp_get_i64(tp, t[0], i));
+        dkb_result_set_dec(res, r, 1, dkb_tp_get_i128(tp, t[1], i));
+    }
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb_query dkb__q11 = {
+    .number = 11,
+    .name = "q11",
+    .title = "Important Stock Identification",
+    .sql = "select\n"
+           "\tps_partkey,\n"
+           "\tsum(ps_supplycost * ps_availqty) as value\n"
+           "from\n"
+           "\tpartsupp,\n"
+           "\tsupplier,\n"
+           "\tnation\n"
+           "where\n"
+           "\tps_suppkey = s_suppkey\n"
+           "\tand s_nationkey = n_nationkey\n"
+           "\tand n_name = ':nation'\n"
+           "group by\n"
+           "\tps_partkey having\n"
+           "\t\tsum(ps_supplycost * ps_availqty) > (\n"
+           "\t\t\tselect\n"
+           "\t\t\t\tsum(ps_supplycost * ps_availqty) * :fraction\n"
+           "\t\t\tfrom\n"
+           "\t\t\t\tpartsupp,\n"
+           "\t\t\t\tsupplier,\n"
+           "\t\t\t\tnation\n"
+           "\t\t\twhere\n"
+           "\t\t\t\tps_suppkey = s_suppkey\n"
+           "\t\t\t\tand s_nationkey = n_nationkey\n"
+           "\t\t\t\tand n_name = ':nation'\n"
+           "\t\t)\n"
+           "order by\n"
+           "\tvalue desc;\n",
+    .nparams = 2,
+    .params = params,
+    .draw = draw,
+    .check = check,
+    .prepare = prepare,
+    .core = core,
+    .finish = finish,
+};
