@@ -1,0 +1,148 @@
+/* q14.c: TPC-H Q14, Promotion Effect, as a TensorPlan baseline.
+ *
+ * The percentage of one month's revenue that came from promotional parts
+ * (types PROMO ...):
+ *
+ *   select 100.00 * sum(case when p_type like 'PROMO%'
+ *                            then l_extendedprice * (1 - l_discount)
+ *                            else 0 end)
+ *          / sum(l_extendedprice * (1 - l_discount)) as promo_revenue
+ *   from lineitem, part
+ *   where l_partkey = p_partkey
+ *     and l_shipdate >= date '1995-09-01'
+ *     and l_shipdate < date '1995-09-01' + interval '1' month;
+ *
+ * Plan: filter lineitem by the month, join the month's lines (build, the
+ * small side) with part (probe), LIKE on the type dictionary, two exact
+ * sums of the scale-4 revenue, and the one float division SQL makes. */
+#include "dkb/query.h"
+
+#include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
+
+static const dkb_param_def params[] = {
+    {"date", DKB_PARAM_DATE, 0, "first day of the 1-month ship window (a month of 1993..1997)"},
+};
+
+/* ---- parameters ---- */
+
+static void draw(uint64_t seed, double sf, dkb_params *out) {
+    (void)sf;
+    if (seed == 0) {
+        dkb__qgen_put_date(out, "date", 1995, 9, 1);
+        return;
+    }
+    dkb__qgen q;
+    dkb__qgen_init(&q, seed, 14);
+    dkb__qgen_put_days(out, "date", dkb__qgen_month(&q, 1993, 1, 1997, 12));
+}
+
+/* Any date starts a valid window. */
+static int check(const dkb_params *p, dkb_error *err) {
+    (void)p, (void)err;
+    return 0;
+}
+
+/* ---- plan ---- */
+
+static const char *const LINEITEM[] = {"l_partkey", "l_extendedprice", "l_discount", "l_shipdate"};
+static const char *const PART[] = {"p_partkey", "p_type"};
+
+/* Store columns table.names[0..n) into the set under their own names. */
+static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
+                        const char *const *names, int n) {
+    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
+}
+
+/* pattern LIKE'd against every entry of the dictionary of column `name`,
+ * put into the set as a BOOL tensor over the codes, as `lut`. */
+static void put_like_lut(dkb_tp *tp, dkb_tensor_set *in, const char *name, const char *pattern, const char *lut) {
+    dkb_tensor *t = dkb_set_get(tp, in, name);
+    if (!t) return;
+    if (!t->dict) {
+        dkb_tp_fail(tp, DKB_EINVAL, "q14: %s is not dictionary-coded", name);
+        return;
+    }
+    bool *mask = dkb_tp_like_dict(tp, t->dict, pattern);
+    if (mask) dkb_set_put(tp, in, lut, dkb_tp_from_host(tp, DKB_TP_BOOL, t->dict->size, mask));
+}
+
+static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
+    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    put_columns(tp, db, in, "part", PART, 2);
+    int32_t date = (int32_t)dkb_params_get(p, "date")->i;
+    dkb_set_put_i64(tp, in, "ship_lo", date);
+    dkb_set_put_i64(tp, in, "ship_hi", dkb__qgen_add_months(date, 1) - 1);  /* inclusive */
+    put_like_lut(tp, in, "p_type", "PROMO%", "promo_lut");
+    return dkb_tp_status(tp, NULL);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    /* where l_shipdate in the month */
+    dkb_tensor *keep = dkb_tp_between(tp, dkb_set_get(tp, in, "l_shipdate"), dkb_set_get_i64(tp, in, "ship_lo"),
+                                      dkb_set_get_i64(tp, in, "ship_hi"));
+    dkb_tensor *lkey = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_partkey"), keep);
+    dkb_tensor *price = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_extendedprice"), keep);
+    dkb_tensor *disc = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_discount"), keep);
+
+    /* l_partkey = p_partkey: the month's lines build, part probes */
+    dkb_join_result j = dkb_tp_join(tp, lkey, dkb_set_get(tp, in, "p_partkey"), DKB_JOIN_INNER);
+    dkb_tensor *type = dkb_tp_gather(tp, dkb_set_get(tp, in, "p_type"), j.probe_idx, 0);
+    bool *lut = dkb_tp_host_copy(tp, dkb_set_get(tp, in, "promo_lut"));  /* p_type like 'PROMO%' */
+    dkb_tensor *promo = lut ? dkb_tp_lookup_mask(tp, type, lut) : NULL;
+
+    /* l_extendedprice * (1 - l_discount), scale 4 */
+    price = dkb_tp_gather(tp, price, j.build_idx, 0);
+    disc = dkb_tp_gather(tp, disc, j.build_idx, 0);
+    dkb_tensor *revenue = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
+
+    /* 100.00 * sum(case when promo then revenue else 0 end) / sum(revenue) */
+    dkb_tensor *promo_sum = dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_compress(tp, revenue, promo));
+    dkb_tensor *total = dkb_tp_reduce(tp, DKB_AGG_SUM, revenue);
+    dkb_tensor *hundred_promo = dkb_tp_arith_i64(tp, promo_sum, DKB_OP_MUL, 10000, 2);
+    dkb_set_put(tp, out, "promo_revenue", dkb_tp_arith(tp, hundred_promo, DKB_OP_DIV, total));
+    return dkb_tp_status(tp, NULL);
+}
+
+/* ---- result ---- */
+
+static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
+    (void)p;
+    dkb_tensor *promo_revenue = dkb_set_get(tp, out, "promo_revenue");
+    int rc = dkb_tp_status(tp, NULL);
+    if (rc) return rc;
+    static const char *const names[] = {"promo_revenue"};
+    static const dkb_res_type types[] = {DKB_RES_FLOAT};
+    static const int scales[] = {6};
+    rc = dkb_result_init(res, 1, names, types, scales);
+    if (rc) return rc;
+    int64_t r = dkb_result_add_row(res);
+    if (r < 0) return DKB_ENOMEM;
+    dkb_result_set_float(res, r, 0, dkb_tp_get_f64(tp, promo_revenue, 0));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb_query dkb__q14 = {
+    .number = 14,
+    .name = "q14",
+    .title = "Promotion Effect",
+    .sql = "select\n"
+           "\t100.00 * sum(case\n"
+           "\t\twhen p_type like 'PROMO%'\n"
+           "\t\t\tthen l_extendedprice * (1 - l_discount)\n"
+           "\t\telse 0\n"
+           "\tend) / sum(l_extendedprice * (1 - l_discount)) as promo_revenue\n"
+           "from\n"
+           "\tlineitem,\n"
+           "\tpart\n"
+           "where\n"
+           "\tl_partkey = p_partkey\n"
+           "\tand l_shipdate >= date ':date'\n"
+           "\tand l_shipdate < date ':date' + interval '1' month;\n",
+    .nparams = 1,
+    .params = params,
+    .draw = draw,
+    .check = check,
+    .prepare = prepare,
+    .core = core,
+    .finish = finish,
+};

@@ -1,0 +1,156 @@
+/* q17.c: TPC-H Q17, Small-Quantity-Order Revenue, as a TensorPlan baseline.
+ *
+ * The average yearly revenue lost if small orders (below 20% of a part's
+ * average quantity) of the parts of one brand and container were dropped:
+ *
+ *   select sum(l_extendedprice) / 7.0 as avg_yearly
+ *   from lineitem, part
+ *   where p_partkey = l_partkey
+ *     and p_brand = 'Brand#23'
+ *     and p_container = 'MED BOX'
+ *     and l_quantity < (select 0.2 * avg(l_quantity) from lineitem
+ *                       where l_partkey = p_partkey);
+ *
+ * Plan: filter part by two dictionary codes, join the few parts (build)
+ * with lineitem (probe); the correlated average is a group-by over those
+ * lines by part key, gathered back to each line (decorrelation). avg is a
+ * float in SQL (DuckDB: DOUBLE), and so is the result. */
+#include "dkb/query.h"
+
+#include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
+
+static const dkb_param_def params[] = {
+    {"brand", DKB_PARAM_STRING, 0, "part brand (Brand#MN, M and N in 1..5)"},
+    {"container", DKB_PARAM_STRING, 0, "part container (one of the 40: SM CASE .. WRAP DRUM)"},
+};
+
+/* ---- parameters ---- */
+
+static void draw(uint64_t seed, double sf, dkb_params *out) {
+    (void)sf;
+    if (seed == 0) {
+        dkb__qgen_put_str(out, "brand", "Brand#23");
+        dkb__qgen_put_str(out, "container", "MED BOX");
+        return;
+    }
+    dkb__qgen q;
+    dkb__qgen_init(&q, seed, 17);
+    char buf[DKB_PARAM_STRLEN];
+    dkb__qgen_brand(&q, buf, sizeof buf);
+    dkb__qgen_put_str(out, "brand", buf);
+    dkb__qgen_container(&q, buf, sizeof buf);
+    dkb__qgen_put_str(out, "container", buf);
+}
+
+static int check(const dkb_params *p, dkb_error *err) {
+    const char *brand = dkb_params_get(p, "brand")->s, *container = dkb_params_get(p, "container")->s;
+    if (!dkb__qgen_is_brand(brand))
+        return dkb_fail(err, DKB_EINVAL, "q17: brand '%s' is not Brand#MN with M and N in 1..5", brand);
+    if (!dkb__qgen_is_container(container))
+        return dkb_fail(err, DKB_EINVAL, "q17: container '%s' is not a part container (SM CASE .. WRAP DRUM)",
+                        container);
+    return 0;
+}
+
+/* ---- plan ---- */
+
+static const char *const LINEITEM[] = {"l_partkey", "l_quantity", "l_extendedprice"};
+static const char *const PART[] = {"p_partkey", "p_brand", "p_container"};
+
+/* Store columns table.names[0..n) into the set under their own names. */
+static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
+                        const char *const *names, int n) {
+    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
+}
+
+/* The code of s in the dictionary of column `name` of the set; -1 when s
+ * does not occur (an equality with it then matches no row, as in SQL). */
+static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
+    dkb_tensor *t = dkb_set_get(tp, in, name);
+    if (!t) return -1;
+    if (!t->dict) dkb_tp_fail(tp, DKB_EINVAL, "q17: %s is not dictionary-coded", name);
+    return t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
+}
+
+static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
+    put_columns(tp, db, in, "lineitem", LINEITEM, 3);
+    put_columns(tp, db, in, "part", PART, 3);
+    dkb_set_put_i64(tp, in, "brand", code_of(tp, in, "p_brand", dkb_params_get(p, "brand")->s));
+    dkb_set_put_i64(tp, in, "container", code_of(tp, in, "p_container", dkb_params_get(p, "container")->s));
+    return dkb_tp_status(tp, NULL);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    /* part: p_brand = :1 and p_container = :2 */
+    dkb_tensor *keep = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "p_brand"), DKB_CMP_EQ, dkb_set_get_i64(tp, in, "brand"));
+    keep = dkb_tp_and(tp, keep,
+                      dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "p_container"), DKB_CMP_EQ,
+                                     dkb_set_get_i64(tp, in, "container")));
+    dkb_tensor *pkey = dkb_tp_compress(tp, dkb_set_get(tp, in, "p_partkey"), keep);
+
+    /* p_partkey = l_partkey: the parts build, lineitem probes */
+    dkb_join_result j = dkb_tp_join(tp, pkey, dkb_set_get(tp, in, "l_partkey"), DKB_JOIN_INNER);
+    dkb_tensor *part = dkb_tp_gather(tp, pkey, j.build_idx, 0);
+    dkb_tensor *qty = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_quantity"), j.probe_idx, 0);
+    dkb_tensor *price = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_extendedprice"), j.probe_idx, 0);
+
+    /* (select 0.2 * avg(l_quantity) ... where l_partkey = p_partkey): per
+     * part over the same lines, then back to each line */
+    const dkb_tensor *keys[] = {part};
+    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_tensor *limit = dkb_tp_arith_i64(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, qty), DKB_OP_DIV, 5, 0);
+    dkb_tensor *small = dkb_tp_cmp(tp, qty, DKB_CMP_LT, dkb_tp_gather(tp, limit, g.group_id, 0));
+
+    /* sum(l_extendedprice) / 7.0 */
+    dkb_tensor *sum = dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_compress(tp, price, small));
+    dkb_set_put(tp, out, "avg_yearly", dkb_tp_arith_i64(tp, sum, DKB_OP_DIV, 70, 1));
+    return dkb_tp_status(tp, NULL);
+}
+
+/* ---- result ---- */
+
+static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
+    (void)p;
+    dkb_tensor *avg_yearly = dkb_set_get(tp, out, "avg_yearly");
+    int rc = dkb_tp_status(tp, NULL);
+    if (rc) return rc;
+    static const char *const names[] = {"avg_yearly"};
+    static const dkb_res_type types[] = {DKB_RES_FLOAT};
+    static const int scales[] = {6};
+    rc = dkb_result_init(res, 1, names, types, scales);
+    if (rc) return rc;
+    int64_t r = dkb_result_add_row(res);
+    if (r < 0) return DKB_ENOMEM;
+    dkb_result_set_float(res, r, 0, dkb_tp_get_f64(tp, avg_yearly, 0));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb_query dkb__q17 = {
+    .number = 17,
+    .name = "q17",
+    .title = "Small-Quantity-Order Revenue",
+    .sql = "select\n"
+           "\tsum(l_extendedprice) / 7.0 as avg_yearly\n"
+           "from\n"
+           "\tlineitem,\n"
+           "\tpart\n"
+           "where\n"
+           "\tp_partkey = l_partkey\n"
+           "\tand p_brand = ':brand'\n"
+           "\tand p_container = ':container'\n"
+           "\tand l_quantity < (\n"
+           "\t\tselect\n"
+           "\t\t\t0.2 * avg(l_quantity)\n"
+           "\t\tfrom\n"
+           "\t\t\tlineitem\n"
+           "\t\twhere\n"
+           "\t\t\tl_partkey = p_partkey\n"
+           "\t);\n",
+    .nparams = 2,
+    .params = params,
+    .draw = draw,
+    .check = check,
+    .prepare = prepare,
+    .core = core,
+    .finish = finish,
+};

@@ -1,0 +1,224 @@
+/* q22.c: TPC-H Q22, Global Sales Opportunity, as a TensorPlan baseline.
+ *
+ * Per country code (the phone prefix), the number and total balance of
+ * the customers of seven codes who never ordered and whose balance is
+ * above the average positive balance of those codes:
+ *
+ *   select cntrycode, count(*) as numcust, sum(c_acctbal) as totacctbal
+ *   from (select substring(c_phone from 1 for 2) as cntrycode, c_acctbal
+ *         from customer
+ *         where substring(c_phone from 1 for 2) in
+ *                   ('13', '31', '23', '29', '30', '18', '17')
+ *           and c_acctbal > (select avg(c_acctbal) from customer
+ *                            where c_acctbal > 0.00
+ *                              and substring(c_phone from 1 for 2) in
+ *                                  ('13', '31', '23', '29', '30', '18', '17'))
+ *           and not exists (select * from orders where o_custkey = c_custkey)
+ *        ) as custsale
+ *   group by cntrycode
+ *   order by cntrycode;
+ *
+ * Plan: the two-character prefix of the phone (free text), parsed as an
+ * integer for the IN list and the group key (codes are exactly two digits,
+ * so integer and string equality and order agree); the average is a float
+ * in SQL (DuckDB: DOUBLE), broadcast and compared; NOT EXISTS is an
+ * anti-join against the order keys. */
+#include <stdlib.h>
+
+#include "dkb/query.h"
+
+#include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
+
+enum { NCODE = 7 };
+static const char *const CODE[NCODE] = {"code1", "code2", "code3", "code4", "code5", "code6", "code7"};
+
+static const dkb_param_def params[] = {
+    {"code1", DKB_PARAM_STRING, 0, "country code: two digits (drawn from 20..44; data prefixes are 10..34)"},
+    {"code2", DKB_PARAM_STRING, 0, "country code (two digits)"},
+    {"code3", DKB_PARAM_STRING, 0, "country code (two digits)"},
+    {"code4", DKB_PARAM_STRING, 0, "country code (two digits)"},
+    {"code5", DKB_PARAM_STRING, 0, "country code (two digits)"},
+    {"code6", DKB_PARAM_STRING, 0, "country code (two digits)"},
+    {"code7", DKB_PARAM_STRING, 0, "country code (two digits)"},
+};
+
+/* ---- parameters ---- */
+
+/* qgen 2.14 draws a permutation of 10..34 and prints each value plus 10,
+ * so random codes lie in 20..44 (params.md); seed 0 is the qualification
+ * list. */
+static void draw(uint64_t seed, double sf, dkb_params *out) {
+    (void)sf;
+    static const int qualification[NCODE] = {13, 31, 23, 29, 30, 18, 17};
+    int codes[NCODE];
+    if (seed == 0) {
+        for (int i = 0; i < NCODE; i++) codes[i] = qualification[i];
+    } else {
+        dkb__qgen q;
+        dkb__qgen_init(&q, seed, 22);
+        dkb__qgen_sample(&q, 10, 34, NCODE, codes);
+        for (int i = 0; i < NCODE; i++) codes[i] += 10;
+    }
+    for (int i = 0; i < NCODE; i++) {
+        char buf[4] = {(char)('0' + codes[i] / 10), (char)('0' + codes[i] % 10), '\0', '\0'};
+        dkb__qgen_put_str(out, CODE[i], buf);
+    }
+}
+
+static int check(const dkb_params *p, dkb_error *err) {
+    for (int i = 0; i < NCODE; i++) {
+        const char *s = dkb_params_get(p, CODE[i])->s;
+        if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] == '\0'))
+            return dkb_fail(err, DKB_EINVAL, "q22: %s '%s' is not a two-digit country code", CODE[i], s);
+    }
+    return 0;
+}
+
+/* ---- plan ---- */
+
+static const char *const CUSTOMER[] = {"c_custkey", "c_phone", "c_acctbal"};
+static const char *const ORDERS[] = {"o_custkey"};
+/* Core outputs, named as the result columns. */
+static const char *const OUT[] = {"cntrycode", "numcust", "totacctbal"};
+
+/* Store columns table.names[0..n) into the set under their own names. */
+static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
+                        const char *const *names, int n) {
+    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
+}
+
+static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
+    put_columns(tp, db, in, "customer", CUSTOMER, 3);
+    put_columns(tp, db, in, "orders", ORDERS, 1);
+    for (int i = 0; i < NCODE; i++) dkb_set_put_i64(tp, in, CODE[i], atoi(dkb_params_get(p, CODE[i])->s));
+    return dkb_tp_status(tp, NULL);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    int64_t codes[NCODE];
+    for (int i = 0; i < NCODE; i++) codes[i] = dkb_set_get_i64(tp, in, CODE[i]);
+
+    /* substring(c_phone from 1 for 2) in (...) */
+    dkb_tensor *prefix = dkb_tp_substr(tp, dkb_set_get(tp, in, "c_phone"), 0, 2);
+    dkb_tensor *code = dkb_tp_str_to_i64(tp, prefix);
+    dkb_tensor *keep = dkb_tp_in_i64(tp, code, codes, NCODE);
+    dkb_tensor *cntry = dkb_tp_compress(tp, prefix, keep);
+    code = dkb_tp_compress(tp, code, keep);
+    dkb_tensor *bal = dkb_tp_compress(tp, dkb_set_get(tp, in, "c_acctbal"), keep);
+    dkb_tensor *cust = dkb_tp_compress(tp, dkb_set_get(tp, in, "c_custkey"), keep);
+
+    /* c_acctbal > (select avg(c_acctbal) ... where c_acctbal > 0.00 and
+     * the same codes), the average gathered to every row */
+    dkb_tensor *avg = dkb_tp_reduce(tp, DKB_AGG_AVG, dkb_tp_compress(tp, bal, dkb_tp_cmp_i64(tp, bal, DKB_CMP_GT, 0)));
+    int64_t n = bal ? bal->n : 0;
+    if (avg && avg->n == 0)  /* avg of no rows is NULL: no row compares true */
+        keep = dkb_tp_full_i64(tp, DKB_TP_BOOL, n, 0);
+    else
+        keep = dkb_tp_cmp(tp, bal, DKB_CMP_GT, dkb_tp_gather(tp, avg, dkb_tp_full_i64(tp, DKB_TP_I64, n, 0), 0));
+
+    /* and not exists (select * from orders where o_custkey = c_custkey) */
+    keep = dkb_tp_and(tp, keep, dkb_tp_not(tp, dkb_tp_semi_join(tp, dkb_set_get(tp, in, "o_custkey"), cust)));
+    code = dkb_tp_compress(tp, code, keep);
+    cntry = dkb_tp_compress(tp, cntry, keep);
+    bal = dkb_tp_compress(tp, bal, keep);
+
+    /* group by cntrycode: count(*), sum(c_acctbal) */
+    const dkb_tensor *keys[] = {code};
+    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_tensor *gcode = dkb_tp_gather(tp, code, g.first_row, 0);
+    dkb_tensor *cols[3] = {
+        dkb_tp_gather(tp, cntry, g.first_row, 0),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, bal),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, bal),
+    };
+
+    /* order by cntrycode */
+    dkb_sort_key by[] = {{gcode, false}};
+    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
+    for (int i = 0; i < 3; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    return dkb_tp_status(tp, NULL);
+}
+
+/* ---- result ---- */
+
+/* Column col of res, rows 0 .. t->n - 1 (already added), from the strings
+ * of STR tensor t. */
+static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *t) {
+    const int64_t *off = dkb_tp_host_copy(tp, t);
+    if (!off) return dkb_tp_status(tp, NULL);
+    const char *bytes = (const char *)(off + t->n + 1);
+    for (int64_t i = 0; i < t->n; i++)
+        if (dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]))) return DKB_ENOMEM;
+    return 0;
+}
+
+static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
+    (void)p;
+    dkb_tensor *t[3];
+    for (int i = 0; i < 3; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
+    int rc = dkb_tp_status(tp, NULL);
+    if (rc) return rc;
+    static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT, DKB_RES_DECIMAL};
+    const int scales[] = {0, 0, t[2]->scale};
+    rc = dkb_result_init(res, 3, OUT, types, scales);
+    if (rc) return rc;
+    static const dkb_sort_spec order[] = {{0, false}};
+    dkb_result_set_order(res, 1, order);
+    for (int64_t i = 0; i < t[0]->n; i++) {
+        if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
+        dkb_result_set_int(res, i, 1, dkb_tp_get_i64(tp, t[1], i));
+        dkb_result_set_dec(res, i, 2, dkb_tp_get_i128(tp, t[2], i));
+    }
+    rc = set_texts(tp, res, 0, t[0]);
+    return rc ? rc : dkb_tp_status(tp, NULL);
+}
+
+const dkb_query dkb__q22 = {
+    .number = 22,
+    .name = "q22",
+    .title = "Global Sales Opportunity",
+    .sql = "select\n"
+           "\tcntrycode,\n"
+           "\tcount(*) as numcust,\n"
+           "\tsum(c_acctbal) as totacctbal\n"
+           "from\n"
+           "\t(\n"
+           "\t\tselect\n"
+           "\t\t\tsubstring(c_phone from 1 for 2) as cntrycode,\n"
+           "\t\t\tc_acctbal\n"
+           "\t\tfrom\n"
+           "\t\t\tcustomer\n"
+           "\t\twhere\n"
+           "\t\t\tsubstring(c_phone from 1 for 2) in\n"
+           "\t\t\t\t(':code1', ':code2', ':code3', ':code4', ':code5', ':code6', ':code7')\n"
+           "\t\t\tand c_acctbal > (\n"
+           "\t\t\t\tselect\n"
+           "\t\t\t\t\tavg(c_acctbal)\n"
+           "\t\t\t\tfrom\n"
+           "\t\t\t\t\tcustomer\n"
+           "\t\t\t\twhere\n"
+           "\t\t\t\t\tc_acctbal > 0.00\n"
+           "\t\t\t\t\tand substring(c_phone from 1 for 2) in\n"
+           "\t\t\t\t\t\t(':code1', ':code2', ':code3', ':code4', ':code5', ':code6', ':code7')\n"
+           "\t\t\t)\n"
+           "\t\t\tand not exists (\n"
+           "\t\t\t\tselect\n"
+           "\t\t\t\t\t*\n"
+           "\t\t\t\tfrom\n"
+           "\t\t\t\t\torders\n"
+           "\t\t\t\twhere\n"
+           "\t\t\t\t\to_custkey = c_custkey\n"
+           "\t\t\t)\n"
+           "\t) as custsale\n"
+           "group by\n"
+           "\tcntrycode\n"
+           "order by\n"
+           "\tcntrycode;\n",
+    .nparams = 7,
+    .params = params,
+    .draw = draw,
+    .check = check,
+    .prepare = prepare,
+    .core = core,
+    .finish = finish,
+};
