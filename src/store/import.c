@@ -101,7 +101,8 @@ static int work_span(dkb_store_writer *w, worker *k, const dkb_table_def *t, con
             return dkb_fail(&k->err, DKB_ENOMEM, "%s: out of memory", f->path);
     }
     dkb__batch_clear(&k->batch);
-    int rc = dkb__tbl_parse(f->text + s->begin, s->end - s->begin, &k->batch, f->path, s->first_line, &k->err);
+    const char *text = f->text ? f->text + s->begin : "";
+    int rc = dkb__tbl_parse(text, s->end - s->begin, &k->batch, f->path, s->first_line, &k->err);
     if (!rc && keys) rc = check_keys(&k->batch, s, keys, f->path, &k->err);
     if (!rc) rc = dkb__store_writer_encode_lines(w, &k->batch, k->chunk, f->path, s->first_line, &k->err);
     return rc;

@@ -307,7 +307,7 @@ static void test_output_dir(const char *root) {
     CHECK(dkb__store_writer_open(fresh, &o, &w, &err) == 0);
     CHECK(dkb__store_writer_begin_table(w, li, &err) == 0);
     dkb_batch b;
-    dkb_store_chunk *k;
+    dkb_store_chunk *k = NULL;
     CHECK(dkb__batch_init(&b, li, 4) == 0 && dkb__store_chunk_create(w, &k) == 0);
     li_fill(&b, 0, 4);
     CHECK(dkb__store_writer_encode(w, &b, k, "t", &err) == 0);

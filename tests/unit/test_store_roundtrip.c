@@ -146,7 +146,7 @@ static void test_multi_table(const char *root) {
     CHECK(dkb__store_writer_end_table(w, &err) == 0);
     CHECK(dkb__store_writer_begin_table(w, nt, &err) == 0);
     dkb_batch b;
-    dkb_store_chunk *k;
+    dkb_store_chunk *k = NULL;
     CHECK(dkb__batch_init(&b, nt, 4) == 0 && dkb__store_chunk_create(w, &k) == 0);
     b.col[0].v[0] = 24;
     dkb__batch_put_str(&b, 1, 0, "UNITED STATES", 13);
@@ -205,7 +205,7 @@ static void test_wide(const char *root) {
     CHECK(dkb__store_writer_open(dir, &o, &w, &err) == 0);
     CHECK(dkb__store_writer_begin_table(w, t, &err) == 0);
     dkb_batch b;
-    dkb_store_chunk *k;
+    dkb_store_chunk *k = NULL;
     CHECK(dkb__batch_init(&b, t, 3) == 0 && dkb__store_chunk_create(w, &k) == 0);
     li_fill(&b, 0, 3);
     b.col[0].v[0] = 1;
@@ -244,7 +244,7 @@ static void test_value_errors(const char *root) {
     CHECK(dkb__store_writer_open(dir, &o, &w, &err) == 0);
     CHECK(dkb__store_writer_begin_table(w, li, &err) == 0);
     dkb_batch b;
-    dkb_store_chunk *k;
+    dkb_store_chunk *k = NULL;
     CHECK(dkb__batch_init(&b, li, 10) == 0 && dkb__store_chunk_create(w, &k) == 0);
     li_fill(&b, 0, 10);
     b.col[0].v[5] = 3000000000LL;
