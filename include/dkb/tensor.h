@@ -90,12 +90,21 @@ size_t dkb_tp_dtype_size(dkb_tp_dtype t);  /* bytes per element (STR: 8, offsets
  * the resident device copy). INT -> I32/I64, DECIMAL -> I64 scale 2,
  * DATE -> I32, DICT -> U8 with dict, TEXT -> STR. */
 dkb_tensor *dkb_tp_column(dkb_tp *tp, const dkb_store_column *col);
-/* A tensor of n elements copied from host memory (STR: offsets + bytes). */
+/* A tensor of n elements copied from host memory (STR: data holds n + 1
+ * int64 offsets starting at 0, immediately followed by the bytes; the
+ * layout dkb_tp_host_copy returns). */
 dkb_tensor *dkb_tp_from_host(dkb_tp *tp, dkb_tp_dtype t, int64_t n, const void *data);
+/* A STR tensor of n strings copied from host memory: string i is
+ * bytes[offsets[i] .. offsets[i + 1]) (offsets need not start at 0). */
+dkb_tensor *dkb_tp_from_host_str(dkb_tp *tp, int64_t n, const int64_t *offsets, const char *bytes);
 /* Copy a tensor's elements to host memory the caller owns (n * size bytes;
- * STR: n + 1 offsets, then dkb_tp_str_to_host for the bytes). 0 or error. */
+ * STR: n + 1 offsets, then dkb_tp_str_to_host for the bytes). 0 or error.
+ * Every STR tensor's offsets start at 0. */
 int dkb_tp_to_host(dkb_tp *tp, const dkb_tensor *a, void *dst);
-/* A host copy allocated from the context's arena (freed by reset). */
+/* Copy a STR tensor's bytes (offsets[n] of them) to host memory. 0 or error. */
+int dkb_tp_str_to_host(dkb_tp *tp, const dkb_tensor *a, char *dst);
+/* A host copy allocated from the context's arena (freed by reset); STR:
+ * n + 1 offsets, then the bytes, then a NUL. */
 void *dkb_tp_host_copy(dkb_tp *tp, const dkb_tensor *a);
 /* Element i of a tensor, on the host (for finish steps and scalars). */
 int64_t dkb_tp_get_i64(dkb_tp *tp, const dkb_tensor *a, int64_t i);   /* any integer dtype */

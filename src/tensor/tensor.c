@@ -1,0 +1,354 @@
+/* tensor.c: the TensorPlan context (backend choice, threads, arena, sticky
+ * error) and moving data between tensors and host memory. The operations
+ * themselves are checked in tp_api.c and run by a backend (backend.h). */
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tensor/tp_internal.h"
+
+/* A store column's dictionary as a dkb_tp_dict, built once per column. */
+struct dkb__dict_cache {
+    dkb__dict_cache *next;
+    const dkb_store_column *col;
+    dkb_tp_dict dict;
+};
+
+const int64_t dkb__pow10_i64[19] = {1LL,
+                                    10LL,
+                                    100LL,
+                                    1000LL,
+                                    10000LL,
+                                    100000LL,
+                                    1000000LL,
+                                    10000000LL,
+                                    100000000LL,
+                                    1000000000LL,
+                                    10000000000LL,
+                                    100000000000LL,
+                                    1000000000000LL,
+                                    10000000000000LL,
+                                    100000000000000LL,
+                                    1000000000000000LL,
+                                    10000000000000000LL,
+                                    100000000000000000LL,
+                                    1000000000000000000LL};
+
+dkb__i128 dkb__pow10_i128(int k) {
+    dkb__i128 r = 1;
+    for (int i = 0; i < k; i++) r *= 10;
+    return r;
+}
+
+size_t dkb_tp_dtype_size(dkb_tp_dtype t) {
+    switch (t) {
+    case DKB_TP_BOOL: case DKB_TP_U8: case DKB_TP_I8: return 1;
+    case DKB_TP_I16: return 2;
+    case DKB_TP_I32: return 4;
+    case DKB_TP_I64: case DKB_TP_F64: case DKB_TP_STR: return 8;
+    case DKB_TP_I128: return 16;
+    default: return 0;
+    }
+}
+
+/* ---- context ---- */
+
+int dkb_tp_create(dkb_tp_backend backend, int threads, dkb_tp **out, dkb_error *err) {
+    if (!out) return dkb_fail(err, DKB_EINVAL, "dkb_tp_create: NULL out");
+    *out = NULL;
+    if (backend != DKB_TP_CPU)
+        return dkb_fail(err, DKB_EINVAL, "dkb_tp_create: backend %d is not available in this build",
+                        (int)backend);
+    if (threads < 0) return dkb_fail(err, DKB_EINVAL, "dkb_tp_create: threads %d < 0", threads);
+    dkb_tp *tp = calloc(1, sizeof *tp);
+    if (!tp) return dkb_fail(err, DKB_ENOMEM, "dkb_tp_create: out of memory");
+    tp->kind = backend;
+    tp->be = &dkb__tp_cpu;
+    tp->threads = threads ? threads : omp_get_max_threads();
+    if (tp->threads < 1) tp->threads = 1;
+    dkb__arena_init(&tp->arena, 0);
+    dkb__arena_init(&tp->scratch, 0);
+    *out = tp;
+    return 0;
+}
+
+void dkb_tp_destroy(dkb_tp *tp) {
+    if (!tp) return;
+    dkb__arena_free(&tp->arena);
+    dkb__arena_free(&tp->scratch);
+    while (tp->dicts) {
+        dkb__dict_cache *next = tp->dicts->next;
+        free((void *)tp->dicts->dict.str);
+        free((void *)tp->dicts->dict.len);
+        free(tp->dicts);
+        tp->dicts = next;
+    }
+    free(tp);
+}
+
+void dkb_tp_reset(dkb_tp *tp) {
+    if (!tp) return;
+    dkb__arena_reset(&tp->arena);
+    tp->err.code = 0;
+    tp->err.msg[0] = '\0';
+}
+
+int dkb_tp_status(const dkb_tp *tp, dkb_error *err) {
+    if (!tp) return dkb_fail(err, DKB_EINVAL, "dkb_tp_status: NULL context");
+    if (tp->err.code && err) *err = tp->err;
+    return tp->err.code;
+}
+
+void *dkb__tp_error(dkb_tp *tp, int code, const char *fmt, ...) {
+    if (tp && tp->err.code == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        dkb_vfail(&tp->err, code ? code : DKB_EINTERNAL, fmt, ap);
+        va_end(ap);
+    }
+    return NULL;
+}
+
+dkb_tensor *dkb_tp_fail(dkb_tp *tp, int code, const char *fmt, ...) {
+    if (tp && tp->err.code == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        dkb_vfail(&tp->err, code ? code : DKB_EINTERNAL, fmt, ap);
+        va_end(ap);
+    }
+    return NULL;
+}
+
+dkb_tp_backend dkb_tp_backend_of(const dkb_tp *tp) { return tp ? tp->kind : DKB_TP_CPU; }
+
+/* ---- allocation helpers for backends ---- */
+
+dkb_tensor *dkb__tp_new(dkb_tp *tp, const char *op, dkb_tp_dtype t, int64_t n) {
+    size_t es = dkb_tp_dtype_size(t);
+    if (n < 0 || (uint64_t)n > (SIZE_MAX / 2) / (es ? es : 1))
+        return dkb__tp_error(tp, DKB_ERANGE, "%s: %lld elements is too many", op, (long long)n);
+    dkb_tensor *r = dkb__arena_alloc(&tp->arena, sizeof *r);
+    size_t bytes = (size_t)(t == DKB_TP_STR ? n + 1 : n) * es;
+    void *d = r ? tp->be->alloc(tp, bytes) : NULL;
+    if (!d) return dkb__tp_error(tp, DKB_ENOMEM, "%s: out of memory (%zu bytes)", op, bytes);
+    memset(r, 0, sizeof *r);
+    r->dtype = t;
+    r->n = n;
+    r->data = d;
+    return r;
+}
+
+dkb_tensor *dkb__tp_new_str(dkb_tp *tp, const char *op, int64_t n, int64_t nbytes) {
+    dkb_tensor *r = dkb__tp_new(tp, op, DKB_TP_STR, n);
+    if (!r) return NULL;
+    if (nbytes < 0) return dkb__tp_error(tp, DKB_ERANGE, "%s: negative string bytes", op);
+    r->bytes = tp->be->alloc(tp, (size_t)nbytes);
+    if (!r->bytes) return dkb__tp_error(tp, DKB_ENOMEM, "%s: out of memory (%lld bytes)", op, (long long)nbytes);
+    r->nbytes = nbytes;
+    return r;
+}
+
+dkb_tensor *dkb__tp_view(dkb_tp *tp, const char *op, const dkb_tensor *a) {
+    dkb_tensor *r = dkb__arena_alloc(&tp->arena, sizeof *r);
+    if (!r) return dkb__tp_error(tp, DKB_ENOMEM, "%s: out of memory", op);
+    *r = *a;
+    return r;
+}
+
+void *dkb__tp_scratch(dkb_tp *tp, const char *op, size_t bytes) {
+    void *p = dkb__arena_alloc(&tp->scratch, bytes);
+    if (!p) dkb__tp_error(tp, DKB_ENOMEM, "%s: out of memory (%zu bytes of scratch)", op, bytes);
+    return p;
+}
+
+/* ---- moving data in and out ---- */
+
+static const dkb_tp_dict *column_dict(dkb_tp *tp, const dkb_store_column *col) {
+    for (dkb__dict_cache *c = tp->dicts; c; c = c->next)
+        if (c->col == col) return &c->dict;
+    int size = dkb_column_dict_size(col);
+    dkb__dict_cache *c = calloc(1, sizeof *c);
+    const char **str = calloc((size_t)size + 1, sizeof *str);
+    size_t *len = calloc((size_t)size + 1, sizeof *len);
+    if (!c || !str || !len) {
+        free(c);
+        free(str);
+        free(len);
+        return NULL;
+    }
+    for (int i = 0; i < size; i++) {
+        str[i] = dkb_column_dict_entry(col, i, &len[i]);
+        if (!str[i]) str[i] = "";
+    }
+    c->col = col;
+    c->dict.size = size;
+    c->dict.str = str;
+    c->dict.len = len;
+    c->next = tp->dicts;
+    tp->dicts = c;
+    return &c->dict;
+}
+
+dkb_tensor *dkb_tp_column(dkb_tp *tp, const dkb_store_column *col) {
+    if (!tp) return NULL;
+    if (!col) return dkb__tp_error(tp, DKB_EINVAL, "column: NULL column");
+    dkb_tensor t = {0};
+    t.n = dkb_column_rows(col);
+    switch (dkb_column_type(col)) {
+    case DKB_TYPE_INT: t.dtype = dkb_column_dtype(col) == DKB_DTYPE_INT32 ? DKB_TP_I32 : DKB_TP_I64; break;
+    case DKB_TYPE_DECIMAL: t.dtype = DKB_TP_I64; t.scale = 2; break;
+    case DKB_TYPE_DATE: t.dtype = DKB_TP_I32; break;
+    case DKB_TYPE_DICT:
+        t.dtype = DKB_TP_U8;
+        t.dict = column_dict(tp, col);
+        if (!t.dict) return dkb__tp_error(tp, DKB_ENOMEM, "column %s: out of memory", dkb_column_name(col));
+        break;
+    case DKB_TYPE_TEXT: t.dtype = DKB_TP_STR; break;
+    default: return dkb__tp_error(tp, DKB_EINVAL, "column %s: unknown type", dkb_column_name(col));
+    }
+    return tp->be->column(tp, col, &t);
+}
+
+dkb_tensor *dkb_tp_from_host(dkb_tp *tp, dkb_tp_dtype t, int64_t n, const void *data) {
+    if (!tp) return NULL;
+    if ((unsigned)t >= DKB_TP_NTYPES) return dkb__tp_error(tp, DKB_EINVAL, "from_host: bad dtype %d", (int)t);
+    if (n < 0 || (n > 0 && !data)) return dkb__tp_error(tp, DKB_EINVAL, "from_host: bad length or NULL data");
+    if (t == DKB_TP_STR) {
+        if (!data) return dkb_tp_from_host_str(tp, 0, NULL, NULL);
+        const int64_t *off = data;
+        if (off[0] != 0 || off[n] < 0) return dkb__tp_error(tp, DKB_EINVAL, "from_host: STR offsets must start at 0");
+        return dkb_tp_from_host_str(tp, n, off, (const char *)(off + n + 1));
+    }
+    dkb_tensor *r = dkb__tp_new(tp, "from_host", t, n);
+    if (!r) return NULL;
+    if (n) tp->be->from_host(tp, r->data, data, (size_t)n * dkb_tp_dtype_size(t));
+    return r;
+}
+
+dkb_tensor *dkb_tp_from_host_str(dkb_tp *tp, int64_t n, const int64_t *offsets, const char *bytes) {
+    if (!tp) return NULL;
+    if (n < 0 || (n > 0 && !offsets)) return dkb__tp_error(tp, DKB_EINVAL, "from_host_str: bad length or NULL offsets");
+    int64_t z = offsets ? offsets[0] : 0, nb = offsets ? offsets[n] - z : 0;
+    if (nb < 0 || (nb > 0 && !bytes)) return dkb__tp_error(tp, DKB_EINVAL, "from_host_str: bad offsets or NULL bytes");
+    for (int64_t i = 0; i < n; i++)
+        if (offsets[i + 1] < offsets[i])
+            return dkb__tp_error(tp, DKB_EINVAL, "from_host_str: offsets decrease at %lld", (long long)i);
+    dkb_tensor *r = dkb__tp_new_str(tp, "from_host_str", n, nb);
+    if (!r) return NULL;
+    SCRATCH_BEGIN(tp);
+    int64_t *o = dkb__tp_scratch(tp, "from_host_str", (size_t)(n + 1) * 8);
+    if (o) {
+        for (int64_t i = 0; i <= n; i++) o[i] = offsets ? offsets[i] - z : 0;
+        tp->be->from_host(tp, r->data, o, (size_t)(n + 1) * 8);
+        if (nb) tp->be->from_host(tp, r->bytes, bytes + z, (size_t)nb);
+    }
+    SCRATCH_END(tp);
+    return o ? r : NULL;
+}
+
+int dkb_tp_to_host(dkb_tp *tp, const dkb_tensor *a, void *dst) {
+    if (!tp) return DKB_EINVAL;
+    if (!a || (!dst && a->n)) {
+        if (!tp->err.code) dkb__tp_error(tp, DKB_EINVAL, "to_host: NULL tensor or destination");
+        return tp->err.code;
+    }
+    size_t bytes = (size_t)(a->dtype == DKB_TP_STR ? a->n + 1 : a->n) * dkb_tp_dtype_size(a->dtype);
+    if (bytes) tp->be->to_host(tp, dst, a->data, bytes);
+    return 0;
+}
+
+int dkb_tp_str_to_host(dkb_tp *tp, const dkb_tensor *a, char *dst) {
+    if (!tp) return DKB_EINVAL;
+    if (!a || a->dtype != DKB_TP_STR) {
+        if (!tp->err.code) dkb__tp_error(tp, DKB_EINVAL, "str_to_host: NULL or non-STR tensor");
+        return tp->err.code;
+    }
+    int64_t ends[2];
+    tp->be->to_host(tp, &ends[0], a->data, 8);
+    tp->be->to_host(tp, &ends[1], (const int64_t *)a->data + a->n, 8);
+    if (ends[1] > ends[0]) {
+        if (!dst) return dkb__tp_error(tp, DKB_EINVAL, "str_to_host: NULL destination"), tp->err.code;
+        tp->be->to_host(tp, dst, a->bytes + ends[0], (size_t)(ends[1] - ends[0]));
+    }
+    return 0;
+}
+
+void *dkb_tp_host_copy(dkb_tp *tp, const dkb_tensor *a) {
+    if (!tp) return NULL;
+    if (!a) return dkb__tp_error(tp, DKB_EINVAL, "host_copy: NULL tensor");
+    size_t bytes = (size_t)(a->dtype == DKB_TP_STR ? a->n + 1 : a->n) * dkb_tp_dtype_size(a->dtype);
+    int64_t nb = 0;
+    if (a->dtype == DKB_TP_STR) {
+        int64_t ends[2];
+        tp->be->to_host(tp, &ends[0], a->data, 8);
+        tp->be->to_host(tp, &ends[1], (const int64_t *)a->data + a->n, 8);
+        nb = ends[1] - ends[0];
+    }
+    char *p = dkb__arena_alloc(&tp->arena, bytes + (size_t)nb + 1);
+    if (!p) return dkb__tp_error(tp, DKB_ENOMEM, "host_copy: out of memory (%zu bytes)", bytes);
+    if (bytes) tp->be->to_host(tp, p, a->data, bytes);
+    if (a->dtype == DKB_TP_STR && a->n >= 0) {
+        int64_t *off = (int64_t *)p, z = off[0];
+        for (int64_t i = 0; i <= a->n; i++) off[i] -= z;
+        if (nb) tp->be->to_host(tp, p + bytes, a->bytes + z, (size_t)nb);
+    }
+    p[bytes + (size_t)nb] = '\0';
+    return p;
+}
+
+static bool get_check(dkb_tp *tp, const char *op, const dkb_tensor *a, int64_t i, bool allow_f64) {
+    if (!tp) return false;
+    if (!a) {
+        dkb__tp_error(tp, DKB_EINVAL, "%s: NULL tensor", op);
+        return false;
+    }
+    if (i < 0 || i >= a->n) {
+        dkb__tp_error(tp, DKB_ERANGE, "%s: index %lld outside [0, %lld)", op, (long long)i, (long long)a->n);
+        return false;
+    }
+    if (a->dtype == DKB_TP_STR || (a->dtype == DKB_TP_F64 && !allow_f64)) {
+        dkb__tp_error(tp, DKB_EINVAL, "%s: not an integer tensor", op);
+        return false;
+    }
+    return true;
+}
+
+/* Element i copied to the host and widened. */
+static dkb__i128 host_elem_i128(dkb_tp *tp, const dkb_tensor *a, int64_t i) {
+    size_t es = dkb_tp_dtype_size(a->dtype);
+    unsigned char buf[16];
+    tp->be->to_host(tp, buf, (const char *)a->data + (size_t)i * es, es);
+    dkb_tensor one = *a;
+    one.n = 1;
+    one.data = buf;
+    return dkb__get_i128(&one, 0);
+}
+
+int64_t dkb_tp_get_i64(dkb_tp *tp, const dkb_tensor *a, int64_t i) {
+    if (!get_check(tp, "get_i64", a, i, false)) return 0;
+    dkb__i128 v = host_elem_i128(tp, a, i);
+    if (v > INT64_MAX || v < INT64_MIN) {
+        dkb__tp_error(tp, DKB_ERANGE, "get_i64: element %lld does not fit in int64", (long long)i);
+        return 0;
+    }
+    return (int64_t)v;
+}
+
+__int128 dkb_tp_get_i128(dkb_tp *tp, const dkb_tensor *a, int64_t i) {
+    if (!get_check(tp, "get_i128", a, i, false)) return 0;
+    return host_elem_i128(tp, a, i);
+}
+
+double dkb_tp_get_f64(dkb_tp *tp, const dkb_tensor *a, int64_t i) {
+    if (!get_check(tp, "get_f64", a, i, true)) return 0;
+    if (a->dtype == DKB_TP_F64) {
+        double d;
+        tp->be->to_host(tp, &d, (const double *)a->data + i, 8);
+        return d;
+    }
+    dkb__i128 v = host_elem_i128(tp, a, i);
+    if (a->scale > 0 && a->scale <= 38) return (double)v / (double)dkb__pow10_i128(a->scale);
+    return (double)v;
+}

@@ -1,0 +1,85 @@
+/* tp_internal.h: the TensorPlan context and helpers shared by the front
+ * end (tensor.c, tp_api.c) and the CPU backend (cpu_*.c).
+ *
+ * Conventions inside the backend:
+ *   - outputs come from dkb__tp_new / dkb__tp_new_str (context arena);
+ *   - temporaries come from dkb__tp_scratch between SCRATCH_BEGIN and
+ *     SCRATCH_END (released when the operation returns);
+ *   - a failure calls dkb__tp_error (first error wins) and returns NULL;
+ *   - parallel loops run on tp->threads OpenMP threads; work split into
+ *     fixed-size chunks (DKB__CHUNK rows), so results never depend on the
+ *     thread count. */
+#ifndef DKB_TENSOR_TP_INTERNAL_H
+#define DKB_TENSOR_TP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dkb/tensor.h"
+#include "tensor/arena.h"
+#include "tensor/backend.h"
+
+typedef struct dkb__dict_cache dkb__dict_cache;
+
+struct dkb_tp {
+    dkb_tp_backend kind;
+    const dkb__tp_backend *be;
+    int threads;           /* OpenMP threads per parallel region (>= 1) */
+    dkb__arena arena;      /* tensors, headers, host copies: freed by reset */
+    dkb__arena scratch;    /* temporaries of one operation */
+    dkb_error err;         /* sticky: err.code == 0 while all is well */
+    dkb__dict_cache *dicts;/* dictionaries of store columns (kept until destroy) */
+};
+
+/* Rows per chunk of chunked parallel loops. */
+#define DKB__CHUNK ((int64_t)65536)
+/* Below this many elements a loop runs on one thread. */
+#define DKB__PAR_MIN ((int64_t)32768)
+
+typedef unsigned __int128 dkb__u128;
+typedef __int128 dkb__i128;
+
+/* Record a failure (when none is recorded yet); always returns NULL. */
+void *dkb__tp_error(dkb_tp *tp, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A new tensor of n elements of dtype t (scale 0, no dict); NULL + ENOMEM. */
+dkb_tensor *dkb__tp_new(dkb_tp *tp, const char *op, dkb_tp_dtype t, int64_t n);
+/* A new STR tensor of n strings and nbytes bytes (offsets uninitialised). */
+dkb_tensor *dkb__tp_new_str(dkb_tp *tp, const char *op, int64_t n, int64_t nbytes);
+/* A tensor header sharing a's data (for no-op conversions). */
+dkb_tensor *dkb__tp_view(dkb_tp *tp, const char *op, const dkb_tensor *a);
+/* Scratch memory for the current operation; NULL + ENOMEM. */
+void *dkb__tp_scratch(dkb_tp *tp, const char *op, size_t bytes);
+#define SCRATCH_BEGIN(tp) dkb__arena_mark scratch_mark_ = dkb__arena_get_mark(&(tp)->scratch)
+#define SCRATCH_END(tp) dkb__arena_release(&(tp)->scratch, scratch_mark_)
+
+/* Threads for a loop over n elements. */
+static inline int dkb__nthreads(const dkb_tp *tp, int64_t n) { return n < DKB__PAR_MIN ? 1 : tp->threads; }
+/* Number of DKB__CHUNK chunks covering n rows (>= 1 when n > 0). */
+static inline int64_t dkb__nchunks(int64_t n) { return (n + DKB__CHUNK - 1) / DKB__CHUNK; }
+
+static inline bool dkb__is_int(dkb_tp_dtype t) { return t <= DKB_TP_I128; }
+static inline bool dkb__is_int64able(dkb_tp_dtype t) { return t <= DKB_TP_I64; }
+
+/* 10^k for k in 0..18 (int64) and 0..38 (int128). */
+extern const int64_t dkb__pow10_i64[19];
+dkb__i128 dkb__pow10_i128(int k);
+
+/* Block converters (cpu_convert.c): elements [off, off + n) of a into dst.
+ * ld_i64: any dtype except I128/F64/STR; ld_i128: any integer dtype;
+ * ld_f64: any numeric dtype, integers divided by 10^scale. */
+void dkb__ld_i64(const dkb_tensor *a, int64_t off, int64_t n, int64_t *dst);
+void dkb__ld_i128(const dkb_tensor *a, int64_t off, int64_t n, dkb__i128 *dst);
+void dkb__ld_f64(const dkb_tensor *a, int64_t off, int64_t n, double *dst);
+/* Element i as int64 / int128 (integer dtypes). */
+int64_t dkb__get_i64(const dkb_tensor *a, int64_t i);
+dkb__i128 dkb__get_i128(const dkb_tensor *a, int64_t i);
+/* Inclusive prefix sum of v[0..n) in place, in parallel; returns the total. */
+int64_t dkb__scan_i64(dkb_tp *tp, int64_t *v, int64_t n);
+/* String i of a STR tensor. */
+static inline const char *dkb__str(const dkb_tensor *s, int64_t i, int64_t *len) {
+    const int64_t *off = (const int64_t *)s->data;
+    *len = off[i + 1] - off[i];
+    return s->bytes + off[i];
+}
+
+#endif
