@@ -1,0 +1,80 @@
+/* test_result_util.h: shared by the result and parameter tests: check
+ * macros, temporary files, and building small results from text rows. */
+#ifndef DKB_TEST_RESULT_UTIL_H
+#define DKB_TEST_RESULT_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dkb/result.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                             \
+        }                                                                           \
+    } while (0)
+
+/* rc must be code and err.msg must contain want. */
+#define CHECK_ERR(rc, code, err, want)                                                          \
+    do {                                                                                        \
+        int rc_ = (rc);                                                                         \
+        if (rc_ != (code) || !strstr((err).msg, (want))) {                                      \
+            fprintf(stderr, "%s:%d: expected %s containing \"%s\"\n    got %s \"%s\"\n", __FILE__, \
+                    __LINE__, dkb_err_name(code), (want), dkb_err_name(rc_), (err).msg);        \
+            failures++;                                                                         \
+        }                                                                                       \
+    } while (0)
+
+/* Strings must be equal. */
+#define CHECK_STR(got, want)                                                                        \
+    do {                                                                                            \
+        const char *g_ = (got), *w_ = (want);                                                       \
+        if (!g_ || strcmp(g_, w_)) {                                                                \
+            fprintf(stderr, "%s:%d: got\n%s\nexpected\n%s\n", __FILE__, __LINE__, g_ ? g_ : "(null)", w_); \
+            failures++;                                                                             \
+        }                                                                                           \
+    } while (0)
+
+/* A temporary file path (the file is created empty); caller frees. */
+static inline char *tmp_path(const char *suffix) {
+    const char *base = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/dkb-result-XXXXXX%s", base && *base ? base : "/tmp", suffix);
+    int fd = mkstemps(tmpl, (int)strlen(suffix));
+    if (fd < 0) {
+        perror("mkstemps");
+        exit(2);
+    }
+    close(fd);
+    return strdup(tmpl);
+}
+
+/* Write text to a new temporary file; caller unlinks and frees. */
+static inline char *write_tmp(const char *text, const char *suffix) {
+    char *p = tmp_path(suffix);
+    FILE *f = fopen(p, "wb");
+    if (!f || fputs(text, f) < 0 || fclose(f)) {
+        perror(p);
+        exit(2);
+    }
+    return p;
+}
+
+/* What dkb_result_print writes in format fmt, malloc'ed. */
+static inline char *print_to_string(const dkb_result *r, dkb_res_format fmt) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) exit(2);
+    if (dkb_result_print(r, fmt, f)) fprintf(stderr, "print failed\n");
+    fclose(f);
+    return buf;
+}
+
+#endif
