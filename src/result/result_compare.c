@@ -122,11 +122,17 @@ static int row_diff(const ctx *x, int64_t gi, int64_t ei) {
     return -1;
 }
 
-/* A cell for a message: strings quoted, FLOATs with all their digits. */
+/* A cell for a message: strings quoted, FLOATs with every digit they need. */
 static void shown(const dkb_result *r, int64_t i, int c, char *buf, size_t n) {
     const dkb_res_column *col = &r->cols[c];
     char tmp[DKB__RES_CELL_BUF];
-    if (col->type == DKB_RES_FLOAT) snprintf(buf, n, "%.17g", col->f64[i]);
+    if (col->type == DKB_RES_FLOAT) {
+        /* the shortest text that reads back as the same double */
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(buf, n, "%.*g", digits, col->f64[i]);
+            if (strtod(buf, NULL) == col->f64[i]) break;
+        }
+    }
     else if (col->type == DKB_RES_STRING)
         snprintf(buf, n, "'%.60s%s'", col->str[i], strlen(col->str[i]) > 60 ? "..." : "");
     else snprintf(buf, n, "%s", dkb__res_cell(r, i, c, tmp));
