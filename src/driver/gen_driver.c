@@ -3,7 +3,8 @@
  *
  * Each table's unit range is cut into chunks (never across a partition
  * boundary). Threads take chunks in turn, generate and format/encode them,
- * and write them strictly in chunk order (OpenMP ordered). */
+ * and write them strictly in chunk order (OpenMP ordered; .tbl chunks only
+ * take their file offset in order and are written in parallel). */
 #include "gen_driver.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 
 #include "gen/gen.h"
 #include "outdir.h"
+#include "store/fsutil.h"
 #include "store/store_writer.h"
 #include "tbl/tbl.h"
 
@@ -54,19 +56,6 @@ void dkb__slice_units(int64_t units, int part, int parts, int64_t *first, int64_
     int64_t share = units / parts;
     *first = share * (part - 1);
     *count = part == parts ? units - *first : share;
-}
-
-static int write_all(int fd, const char *p, size_t n, const char *path, dkb_error *err) {
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            return dkb_fail(err, dkb_errno_code(errno), "%s: write failed: %s", path, strerror(errno));
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
 }
 
 /* Cut [first, first + count) into partitions, then chunks of about
@@ -107,10 +96,12 @@ static int produce(const dkb_gen *g, dkb_table_id t, const chunk_span *s, slot *
     return dkb__store_writer_encode(k->store, &sl->batch, sl->enc, dkb_table_def_get(t)->name, err);
 }
 
-static int consume(const chunk_span *s, slot *sl, sink *k, dkb_error *err) {
-    int rc;
+/* The in-order step of a chunk. For .tbl it only reserves the chunk's place
+ * in the file (*at); the bytes are written after, in parallel (pwrite). */
+static int consume(const chunk_span *s, slot *sl, sink *k, off_t *at, dkb_error *err) {
+    int rc = 0;
     if (k->format == DKB_OUT_TBL) {
-        rc = write_all(k->fd, sl->text.data, sl->text.len, k->path, err);
+        *at = (off_t)k->bytes;
         k->bytes += sl->text.len;
     } else {
         rc = dkb__store_writer_write(k->store, sl->enc, err);
@@ -161,14 +152,23 @@ static int run_table(const dkb_gen *g, dkb_table_id t, int64_t first, int64_t co
 #pragma omp atomic read
             skip = failed;
             if (!skip && !rc) rc = produce(g, t, &spans[i], &sl, k, &my_err);
+            off_t at = -1;
 #pragma omp ordered
             {
                 if (!failed && !rc) {
-                    rc = consume(&spans[i], &sl, k, &my_err);
+                    rc = consume(&spans[i], &sl, k, &at, &my_err);
                     done += spans[i].count;
                     dkb__progress(&opts->progress, td->name, (uint64_t)done, (uint64_t)count);
                 }
                 if (rc && !failed) {
+                    first_err = my_err;
+#pragma omp atomic write
+                    failed = 1;
+                }
+            }
+            if (at >= 0 && !rc && (rc = dkb__pwrite_all(k->fd, sl.text.data, sl.text.len, at, k->path, &my_err))) {
+#pragma omp critical(gen_driver_error)
+                if (!failed) {
                     first_err = my_err;
 #pragma omp atomic write
                     failed = 1;
@@ -220,7 +220,7 @@ int dkb__gen_run(const dkb_gen_opts *opts, dkb_gen_summary *sum, dkb_error *err)
     if (rc) return rc;
     double t0 = now_seconds();
     dkb_gen *g = NULL;
-    rc = dkb__gen_create(opts->sf, &g, err);
+    rc = dkb__gen_create_threads(opts->sf, opts->threads, &g, err);
     if (rc) return rc;
     sum->sf = dkb__gen_scale(g);
     sum->pool_seconds = now_seconds() - t0;
