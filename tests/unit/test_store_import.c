@@ -47,13 +47,14 @@ static void compare_table(const dkb_store *s, const char *tbl_dir, dkb_table_id 
 static void test_import(const char *root) {
     char *in = join(root, "tbl");
     write_all_tables(in);
-    size_t chunks[] = {1, 97, 0};
+    size_t chunks[] = {1, 2000, 0}; /* one line per chunk; ~15 lines; default */
+    int threads[] = {1, 3, 2};
     uint32_t crcs[3][64];
     for (int k = 0; k < 3; k++) {
         char name[32];
         snprintf(name, sizeof name, "store%d", k);
         char *out = join(root, name);
-        dkb_import_opts o = {.partitions = 3, .threads = k == 0 ? 1 : 3, .chunk_bytes = chunks[k]};
+        dkb_import_opts o = {.partitions = 3, .threads = threads[k], .chunk_bytes = chunks[k]};
         dkb_import_summary sum;
         dkb_error err = {0};
         int rc = dkb__store_import(in, out, &o, NULL, &sum, &err);
