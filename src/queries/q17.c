@@ -15,6 +15,8 @@
  * with lineitem (probe); the correlated average is a group-by over those
  * lines by part key, gathered back to each line (decorrelation). avg is a
  * float in SQL (DuckDB: DOUBLE), and so is the result. */
+#include <math.h>
+
 #include "dkb/query.h"
 
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
@@ -101,9 +103,11 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *limit = dkb_tp_arith_i64(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, qty), DKB_OP_DIV, 5, 0);
     dkb_tensor *small = dkb_tp_cmp(tp, qty, DKB_CMP_LT, dkb_tp_gather(tp, limit, g.group_id, 0));
 
-    /* sum(l_extendedprice) / 7.0 */
-    dkb_tensor *sum = dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_compress(tp, price, small));
-    dkb_set_put(tp, out, "avg_yearly", dkb_tp_arith_i64(tp, sum, DKB_OP_DIV, 70, 1));
+    /* sum(l_extendedprice) / 7.0; a sum over no rows is NULL (NaN here) */
+    dkb_tensor *lost = dkb_tp_compress(tp, price, small);
+    dkb_tensor *avg_yearly = dkb_tp_arith_i64(tp, dkb_tp_reduce(tp, DKB_AGG_SUM, lost), DKB_OP_DIV, 70, 1);
+    if (lost && lost->n == 0) avg_yearly = dkb_tp_from_host(tp, DKB_TP_F64, 1, &(double){NAN});
+    dkb_set_put(tp, out, "avg_yearly", avg_yearly);
     return dkb_tp_status(tp, NULL);
 }
 
