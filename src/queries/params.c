@@ -118,6 +118,7 @@ static int parse_value(const dkb_query *q, dkb_param_value *v, const char *text,
             if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
                 return dkb_fail(err, DKB_EINVAL, "%s: parameter %s: control character in the value", q->name,
                                 v->name);
+        memset(v->s, 0, sizeof v->s); /* no bytes of the drawn value linger */
         memcpy(v->s, text, len + 1);
         return 0;
     }
