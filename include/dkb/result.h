@@ -10,6 +10,8 @@
  *            decimals (6 when scale is 0)
  *   DATE     int32 days since 1970-01-01, printed YYYY-MM-DD
  *   STRING   bytes (copied into the result)
+ * Any cell may be NULL (SQL NULL, e.g. a sum over no rows): set with
+ * dkb_result_set_null; setting a value clears it.
  * A result owns all its memory; the caller allocates the dkb_result itself
  * (zeroed, e.g. `dkb_result r = {0};`) and releases it with dkb_result_free.
  *
@@ -50,6 +52,7 @@ typedef struct dkb_res_column {
     double *f64;      /* FLOAT */
     int32_t *date;    /* DATE */
     char **str;       /* STRING: NUL-terminated copies, never NULL */
+    uint8_t *null;    /* NULL when no cell was ever set NULL; else 1 per NULL cell */
 } dkb_res_column;
 
 typedef struct dkb_sort_spec {
@@ -90,11 +93,16 @@ void dkb_result_set_dec(dkb_result *r, int64_t row, int col, __int128 v);
 void dkb_result_set_float(dkb_result *r, int64_t row, int col, double v);
 void dkb_result_set_date(dkb_result *r, int64_t row, int col, int32_t days);
 int dkb_result_set_str(dkb_result *r, int64_t row, int col, const char *s, size_t len); /* 0/ENOMEM */
+/* Make a cell SQL NULL (any type). 0, DKB_ENOMEM or DKB_EINVAL (bad cell). */
+int dkb_result_set_null(dkb_result *r, int64_t row, int col);
+/* The cell is NULL (false for a bad row or column). */
+bool dkb_result_is_null(const dkb_result *r, int64_t row, int col);
 
 typedef enum { DKB_RES_FMT_TABLE = 0, DKB_RES_FMT_CSV, DKB_RES_FMT_JSON } dkb_res_format;
 /* Print: TABLE aligned for people; CSV a header line then one line per row,
  * numbers in plain decimal, strings quoted when they contain , " or
- * newline; JSON {"columns": [{"name","type"}...], "rows": [[...], ...]}
+ * newline (and the empty string as "", since NULL is an empty field);
+ * NULL is "NULL" in TABLE, an empty field in CSV, null in JSON; JSON {"columns": [{"name","type"}...], "rows": [[...], ...]}
  * with numbers as JSON numbers (DECIMAL exact in plain notation; a FLOAT
  * that is not finite as null), dates as strings; columns carry "scale".
  * TABLE ends with "(N rows)". 0, or DKB_EIO when writing to f failed. */
@@ -103,7 +111,7 @@ int dkb_result_print(const dkb_result *r, dkb_res_format fmt, FILE *f);
  * "rows": [...]`, for callers that add members of their own. */
 int dkb_result_print_json_fields(const dkb_result *r, FILE *f);
 /* Format one cell as text into buf (truncated to n - 1 bytes): numbers and
- * dates as in CSV, strings raw (not quoted). */
+ * dates as in CSV, strings raw (not quoted), NULL as "". */
 void dkb_result_cell_text(const dkb_result *r, int64_t row, int col, char *buf, size_t n);
 
 /* Read a CSV written by dkb_result_print (or DuckDB's CSV with a header) as
@@ -112,7 +120,7 @@ void dkb_result_cell_text(const dkb_result *r, int64_t row, int col, char *buf, 
  * the most digits written after the point in it (plain or exponent
  * notation). FLOAT columns take like's scale, and `out` like's ORDER BY.
  * Fields are RFC 4180 (quotes, "" inside quotes, newlines in quotes, CRLF
- * or LF). Errors (DKB_ENOENT, DKB_EIO, DKB_EPARSE, DKB_ENOMEM) name file,
+ * or LF); an empty unquoted field is NULL (DuckDB's convention). Errors (DKB_ENOENT, DKB_EIO, DKB_EPARSE, DKB_ENOMEM) name file,
  * line and column; *out is zeroed on failure and must be zeroed on entry. */
 int dkb_result_read_csv(const char *path, const dkb_result *like, dkb_result *out, dkb_error *err);
 /* Read an official TPC-H answer file (answers/qN.out of dbgen: a header
@@ -137,7 +145,7 @@ typedef struct dkb_compare_opts {
  * rel, DECIMAL exact), else DKB_EINVAL with the first difference in
  * err->msg. Columns must agree in number, name and type, except that INT,
  * DECIMAL and FLOAT compare with each other as numbers (exactly unless a
- * FLOAT is involved). The ORDER BY is got's (expected's if got has none). */
+ * FLOAT is involved). NULL equals only NULL; a FLOAT NaN counts as NULL. The ORDER BY is got's (expected's if got has none). */
 int dkb_result_compare(const dkb_result *got, const dkb_result *expected, const dkb_compare_opts *opts,
                        dkb_error *err);
 

@@ -78,6 +78,7 @@ void dkb_result_free(dkb_result *r) {
             for (int64_t i = 0; i < r->nrows; i++)
                 if (col->str[i] != empty_string) free(col->str[i]);
         free(col->name);
+        free(col->null);
         free(*column_array(col));
     }
     free(r->cols);
@@ -119,6 +120,11 @@ int64_t dkb_result_add_row(dkb_result *r) {
             void *p = realloc(*a, (size_t)cap * dkb__res_elem_size(r->cols[c].type));
             if (!p) return -1; /* columns grown so far keep their larger arrays: harmless */
             *a = p;
+            if (r->cols[c].null) {
+                uint8_t *n = realloc(r->cols[c].null, (size_t)cap);
+                if (!n) return -1;
+                r->cols[c].null = n;
+            }
         }
         r->cap = cap;
     }
@@ -132,6 +138,7 @@ int64_t dkb_result_add_row(dkb_result *r) {
         case DKB_RES_DATE: col->date[row] = 0; break;
         case DKB_RES_STRING: col->str[row] = empty_string; break;
         }
+        if (col->null) col->null[row] = 0;
     }
     return row;
 }
@@ -153,6 +160,7 @@ static dkb_res_column *cell(dkb_result *r, int64_t row, int col, dkb_res_type ty
         bad_call(r, "%s on %s column %s", setter, dkb_res_type_name(r->cols[col].type), r->cols[col].name);
         return NULL;
     }
+    if (r->cols[col].null) r->cols[col].null[row] = 0;
     return &r->cols[col];
 }
 
@@ -190,4 +198,21 @@ int dkb_result_set_str(dkb_result *r, int64_t row, int col, const char *s, size_
     if (c->str[row] != empty_string) free(c->str[row]);
     c->str[row] = copy;
     return 0;
+}
+
+int dkb_result_set_null(dkb_result *r, int64_t row, int col) {
+    if (!r) return DKB_EINVAL;
+    if (col < 0 || col >= r->ncols || row < 0 || row >= r->nrows) {
+        bad_call(r, "set_null: no cell (%lld, %d)", (long long)row, col);
+        return DKB_EINVAL;
+    }
+    dkb_res_column *c = &r->cols[col];
+    if (!c->null && !(c->null = calloc((size_t)r->cap, 1))) return DKB_ENOMEM;
+    c->null[row] = 1;
+    return 0;
+}
+
+bool dkb_result_is_null(const dkb_result *r, int64_t row, int col) {
+    return r && col >= 0 && col < r->ncols && row >= 0 && row < r->nrows && r->cols[col].null &&
+           r->cols[col].null[row];
 }

@@ -54,14 +54,20 @@ static int str_cmp(const char *a, const char *b, int rtrim) {
     return c ? c : (na > nb) - (na < nb);
 }
 
+/* The cell is NULL, or a FLOAT NaN (how float paths write NULL). */
+static int nullish(const dkb_res_column *c, int64_t i) {
+    return (c->null && c->null[i]) || (c->type == DKB_RES_FLOAT && isnan(c->f64[i]));
+}
+
 /* Cell gi of got's column c equals cell ei of expected's under the options. */
 static int cell_eq(const ctx *x, int64_t gi, int64_t ei, int c) {
     const dkb_res_column *gc = &x->g->cols[c], *ec = &x->e->cols[c];
+    int gn = nullish(gc, gi), en = nullish(ec, ei);
+    if (gn || en) return gn && en;
     if (gc->type == DKB_RES_STRING) return !str_cmp(gc->str[gi], ec->str[ei], x->o.str_rtrim);
     if (gc->type == DKB_RES_DATE) return gc->date[gi] == ec->date[ei];
     if (gc->type == DKB_RES_FLOAT || ec->type == DKB_RES_FLOAT) {
         long double gv = as_ld(gc, gi), ev = as_ld(ec, ei);
-        if (isnan(gv) || isnan(ev)) return isnan(gv) && isnan(ev);
         if (isinf(gv) || isinf(ev)) return gv == ev;
         return fabsl(gv - ev) <= x->o.abs_tol + x->o.rel_tol * fabsl(ev);
     }
@@ -85,17 +91,17 @@ static int cell_eq(const ctx *x, int64_t gi, int64_t ei, int c) {
 static int row_cmp(const ctx *x, const dkb_result *r, int64_t a, int64_t b) {
     for (int k = 0; k < x->nkeys; k++) {
         const dkb_res_column *c = &r->cols[x->keyorder[k]];
-        int d = 0;
+        int an = nullish(c, a), bn = nullish(c, b), d = 0;
+        if (an || bn) { /* NULLs first */
+            if (an != bn) return an ? -1 : 1;
+            continue;
+        }
         switch (c->type) {
         case DKB_RES_INT: d = (c->i64[a] > c->i64[b]) - (c->i64[a] < c->i64[b]); break;
         case DKB_RES_DECIMAL: d = (c->dec[a] > c->dec[b]) - (c->dec[a] < c->dec[b]); break;
         case DKB_RES_DATE: d = (c->date[a] > c->date[b]) - (c->date[a] < c->date[b]); break;
         case DKB_RES_STRING: d = str_cmp(c->str[a], c->str[b], x->o.str_rtrim); break;
-        case DKB_RES_FLOAT: {
-            double u = c->f64[a], v = c->f64[b];
-            d = isnan(u) || isnan(v) ? isnan(u) - isnan(v) : (u > v) - (u < v);
-            break;
-        }
+        case DKB_RES_FLOAT: d = (c->f64[a] > c->f64[b]) - (c->f64[a] < c->f64[b]); break;
         }
         if (d) return d;
     }
@@ -126,7 +132,8 @@ static int row_diff(const ctx *x, int64_t gi, int64_t ei) {
 static void shown(const dkb_result *r, int64_t i, int c, char *buf, size_t n) {
     const dkb_res_column *col = &r->cols[c];
     char tmp[DKB__RES_CELL_BUF];
-    if (col->type == DKB_RES_FLOAT) {
+    if (dkb_result_is_null(r, i, c)) snprintf(buf, n, "NULL");
+    else if (col->type == DKB_RES_FLOAT) {
         /* the shortest text that reads back as the same double */
         for (int digits = 15; digits <= 17; digits++) {
             snprintf(buf, n, "%.*g", digits, col->f64[i]);

@@ -10,9 +10,10 @@ typedef struct record {
     int n, cap;
     const char **field;
     size_t *len;
+    unsigned char *quoted;
 } record;
 
-static int record_push(record *rec, const char *s, size_t len) {
+static int record_push(record *rec, const char *s, size_t len, int quoted) {
     if (rec->n == rec->cap) {
         int cap = rec->cap ? rec->cap * 2 : 16;
         const char **f = realloc(rec->field, (size_t)cap * sizeof *f);
@@ -21,8 +22,12 @@ static int record_push(record *rec, const char *s, size_t len) {
         size_t *l = realloc(rec->len, (size_t)cap * sizeof *l);
         if (!l) return -1;
         rec->len = l;
+        unsigned char *q = realloc(rec->quoted, (size_t)cap);
+        if (!q) return -1;
+        rec->quoted = q;
         rec->cap = cap;
     }
+    rec->quoted[rec->n] = (unsigned char)quoted;
     rec->field[rec->n] = s;
     rec->len[rec->n++] = len;
     return 0;
@@ -38,7 +43,8 @@ static int parse_record(char *buf, size_t size, size_t *pos, int64_t *line, reco
     for (;;) {
         char *start = buf + p;
         size_t len;
-        if (p < size && buf[p] == '"') {
+        int quoted = p < size && buf[p] == '"';
+        if (quoted) {
             size_t w = p;
             p++;
             for (;;) {
@@ -67,7 +73,7 @@ static int parse_record(char *buf, size_t size, size_t *pos, int64_t *line, reco
             len = (size_t)(buf + p - start);
             if (len && start[len - 1] == '\r' && (p >= size || buf[p] == '\n')) len--;
         }
-        if (record_push(rec, start, len)) return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", path);
+        if (record_push(rec, start, len, quoted)) return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", path);
         if (p < size && buf[p] == ',') {
             p++;
             continue;
@@ -92,6 +98,7 @@ int dkb_result_read_csv(const char *path, const dkb_result *like, dkb_result *ou
         free(buf);
         return rc;
     }
+    b.nulls = 1;
     size_t pos = 0;
     if (size >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) pos = 3; /* UTF-8 byte order mark */
     while (size > pos && (buf[size - 1] == '\n' || buf[size - 1] == '\r')) size--; /* trailing blank lines */
@@ -120,12 +127,13 @@ int dkb_result_read_csv(const char *path, const dkb_result *like, dkb_result *ou
                           rec.n == 1 ? "" : "s", like->ncols);
             goto done;
         }
-        if ((rc = dkb__res_builder_row(&b, rec.field, rec.len, rec_line, err))) goto done;
+        if ((rc = dkb__res_builder_row(&b, rec.field, rec.len, rec.quoted, rec_line, err))) goto done;
     }
 done:
     if (rc) dkb_result_free(out);
     free(rec.field);
     free(rec.len);
+    free(rec.quoted);
     free(buf);
     return rc;
 }

@@ -46,14 +46,16 @@ typedef struct dkb__res_builder {
     const char *path;
     int str_rtrim; /* strings lose trailing spaces (official answers) */
     int trim;      /* numbers and dates lose surrounding spaces */
+    int nulls;     /* an empty field that was not quoted is NULL */
 } dkb__res_builder;
 /* Start out (zeroed by the caller) as like's columns: names, types, FLOAT
  * scales, ORDER BY; DECIMAL scales start at 0. */
 int dkb__res_builder_init(dkb__res_builder *b, dkb_result *out, const dkb_result *like, const char *path,
                           dkb_error *err);
-/* Append one row from fields[0..ncols) (lengths len[]); line for errors. */
-int dkb__res_builder_row(dkb__res_builder *b, const char *const *fields, const size_t *len, int64_t line,
-                         dkb_error *err);
+/* Append one row from fields[0..ncols) (lengths len[], quoted[] 1 for a
+ * field that was quoted, or NULL); line for errors. */
+int dkb__res_builder_row(dkb__res_builder *b, const char *const *fields, const size_t *len,
+                         const unsigned char *quoted, int64_t line, dkb_error *err);
 /* The whole of file path, NUL-terminated, malloc'ed; *size its length. */
 int dkb__res_read_file(const char *path, char **data, size_t *size, dkb_error *err);
 

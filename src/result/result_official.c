@@ -58,7 +58,7 @@ int dkb_result_read_official(const char *path, const dkb_result *like, dkb_resul
         } else if (!have_header) {
             have_header = 1;
         } else {
-            rc = dkb__res_builder_row(&b, field, flen, line, err);
+            rc = dkb__res_builder_row(&b, field, flen, NULL, line, err);
         }
     }
     if (!rc && !have_header) rc = dkb_fail(err, DKB_EPARSE, "%s: empty file (expected a header line)", path);

@@ -10,6 +10,10 @@
 
 const char *dkb__res_cell(const dkb_result *r, int64_t row, int col, char *buf) {
     const dkb_res_column *c = &r->cols[col];
+    if (c->null && c->null[row]) {
+        buf[0] = 0;
+        return buf;
+    }
     switch (c->type) {
     case DKB_RES_INT: snprintf(buf, DKB__RES_CELL_BUF, "%lld", (long long)c->i64[row]); break;
     case DKB_RES_DECIMAL: dkb__res_dec_text(c->dec[row], c->scale, buf, DKB__RES_CELL_BUF); break;
@@ -61,7 +65,8 @@ static void print_csv(const dkb_result *r, FILE *f) {
     for (int64_t i = 0; i < r->nrows; i++) {
         for (int c = 0; c < r->ncols; c++) {
             if (c) fputc(',', f);
-            csv_field(f, dkb__res_cell(r, i, c, buf), r->cols[c].type == DKB_RES_STRING);
+            if (!dkb_result_is_null(r, i, c)) /* NULL: an empty field */
+                csv_field(f, dkb__res_cell(r, i, c, buf), r->cols[c].type == DKB_RES_STRING);
         }
         fputc('\n', f);
     }
@@ -106,7 +111,8 @@ int dkb_result_print_json_fields(const dkb_result *r, FILE *f) {
             if (c) fputs(", ", f);
             const char *text = dkb__res_cell(r, i, c, buf);
             dkb_res_type t = r->cols[c].type;
-            if (t == DKB_RES_STRING || t == DKB_RES_DATE) json_string(f, text);
+            if (dkb_result_is_null(r, i, c)) fputs("null", f);
+            else if (t == DKB_RES_STRING || t == DKB_RES_DATE) json_string(f, text);
             else if (t == DKB_RES_FLOAT && !isfinite(r->cols[c].f64[i])) fputs("null", f);
             else fputs(text, f);
         }
@@ -127,7 +133,7 @@ static int print_table(const dkb_result *r, FILE *f) {
     for (int c = 0; c < r->ncols; c++) {
         w[c] = strlen(r->cols[c].name);
         for (int64_t i = 0; i < r->nrows; i++) {
-            size_t len = strlen(dkb__res_cell(r, i, c, buf));
+            size_t len = dkb_result_is_null(r, i, c) ? 4 : strlen(dkb__res_cell(r, i, c, buf));
             if (len > w[c]) w[c] = len;
         }
     }
@@ -143,7 +149,7 @@ static int print_table(const dkb_result *r, FILE *f) {
     fputc('\n', f);
     for (int64_t i = 0; i < r->nrows; i++) {
         for (int c = 0; c < r->ncols; c++) {
-            const char *text = dkb__res_cell(r, i, c, buf);
+            const char *text = dkb_result_is_null(r, i, c) ? "NULL" : dkb__res_cell(r, i, c, buf);
             int last = c == r->ncols - 1;
             if (right_aligned(r->cols[c].type)) fprintf(f, "%s%*s", c ? " | " : "", (int)w[c], text);
             else fprintf(f, "%s%-*s", c ? " | " : "", last ? 0 : (int)w[c], text);

@@ -58,7 +58,7 @@ int dkb__res_builder_init(dkb__res_builder *b, dkb_result *out, const dkb_result
     dkb_result_set_order(out, like->norder, like->order);
     b->out = out;
     b->path = path;
-    b->str_rtrim = b->trim = 0;
+    b->str_rtrim = b->trim = b->nulls = 0;
     return 0;
 }
 
@@ -83,8 +83,8 @@ static int put_dec(dkb_result *r, int64_t row, int c, __int128 v, int sc) {
     return 0;
 }
 
-int dkb__res_builder_row(dkb__res_builder *b, const char *const *fields, const size_t *lens, int64_t line,
-                         dkb_error *err) {
+int dkb__res_builder_row(dkb__res_builder *b, const char *const *fields, const size_t *lens,
+                         const unsigned char *quoted, int64_t line, dkb_error *err) {
     dkb_result *r = b->out;
     int64_t row = dkb_result_add_row(r);
     if (row < 0) return dkb_fail(err, DKB_ENOMEM, "%s:%lld: out of memory", b->path, (long long)line);
@@ -93,6 +93,11 @@ int dkb__res_builder_row(dkb__res_builder *b, const char *const *fields, const s
         const char *s = fields[c];
         size_t len = lens[c];
         dkb_res_column *col = &r->cols[c];
+        if (b->nulls && !len && !(quoted && quoted[c])) {
+            if (dkb_result_set_null(r, row, c))
+                return dkb_fail(err, DKB_ENOMEM, "%s:%lld: out of memory", b->path, (long long)line);
+            continue;
+        }
         if (col->type == DKB_RES_STRING) {
             if (b->str_rtrim)
                 while (len && s[len - 1] == ' ') len--;

@@ -289,7 +289,7 @@ static void test_csv_read(void) {
          DKB_EPARSE},
         {"k,amount,ratio,day,name\n1,1.2.3,3,1995-01-01,a\n", "column amount: '1.2.3' is not an exact decimal",
          DKB_EPARSE},
-        {"k,amount,ratio,day,name\n1,,3,1995-01-01,a\n", "column amount: '' is not an exact decimal", DKB_EPARSE},
+        {"k,amount,ratio,day,name\n1,\"\",3,1995-01-01,a\n", "column amount: '' is not an exact decimal", DKB_EPARSE},
         {"k,amount,ratio,day,name\n1,2,abc,1995-01-01,a\n", "column ratio: 'abc' is not a number", DKB_EPARSE},
         {"k,amount,ratio,day,name\n1,2,3,1995-02-29,a\n", "column day: '1995-02-29' is not a date (YYYY-MM-DD)",
          DKB_EPARSE},
@@ -314,6 +314,60 @@ static void test_csv_read(void) {
     dkb_result_free(&like);
 }
 
+/* NULL cells: setting, clearing, growth, printing, reading back, comparing. */
+static void test_nulls(void) {
+    dkb_result r = {0}, back = {0};
+    static const char *const names[] = {"s", "i", "d", "f", "dt"};
+    static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT, DKB_RES_DECIMAL, DKB_RES_FLOAT, DKB_RES_DATE};
+    static const int scales[] = {0, 0, 2, 2, 0};
+    CHECK(dkb_result_init(&r, 5, names, types, scales) == 0);
+    for (int i = 0; i < 3; i++) {
+        int64_t row = dkb_result_add_row(&r);
+        dkb_result_set_str(&r, row, 0, "", 0); /* empty string, not NULL */
+        dkb_result_set_int(&r, row, 1, i);
+        dkb_result_set_dec(&r, row, 2, i * 100);
+        dkb_result_set_float(&r, row, 3, i / 4.0);
+        dkb_result_set_date(&r, row, 4, i);
+    }
+    for (int c = 0; c < 5; c++) CHECK(dkb_result_set_null(&r, 1, c) == 0 && dkb_result_is_null(&r, 1, c));
+    CHECK(dkb_result_set_null(&r, 3, 0) == DKB_EINVAL && r.nbad == 1);
+    r.nbad = 0;
+    CHECK(!dkb_result_is_null(&r, 0, 0) && !dkb_result_is_null(&r, 9, 0) && !dkb_result_is_null(NULL, 0, 0));
+    for (int i = 0; i < 40; i++) dkb_result_add_row(&r); /* the NULL flags grow, new rows not NULL */
+    CHECK(!dkb_result_is_null(&r, 42, 3) && dkb_result_is_null(&r, 1, 3));
+    dkb_result_set_null(&r, 2, 1);
+    dkb_result_set_int(&r, 2, 1, 7); /* a value clears NULL */
+    CHECK(!dkb_result_is_null(&r, 2, 1));
+    r.nrows = 3;
+    char *csv = print_to_string(&r, DKB_RES_FMT_CSV);
+    CHECK_STR(csv, "s,i,d,f,dt\n\"\",0,0.00,0.00,1970-01-01\n,,,,\n\"\",7,2.00,0.50,1970-01-03\n");
+    char *json = print_to_string(&r, DKB_RES_FMT_JSON);
+    CHECK(strstr(json, "[null, null, null, null, null]") != NULL);
+    char *table = print_to_string(&r, DKB_RES_FMT_TABLE);
+    CHECK(strstr(table, "\nNULL | NULL | NULL | NULL | NULL\n") != NULL);
+    char *p = write_tmp(csv, ".csv");
+    dkb_error err = {0};
+    CHECK(dkb_result_read_csv(p, &r, &back, &err) == 0);
+    for (int c = 0; c < 5; c++) CHECK(dkb_result_is_null(&back, 1, c) && !dkb_result_is_null(&back, 0, c));
+    CHECK(!strcmp(back.cols[0].str[0], ""));
+    CHECK(dkb_result_compare(&back, &r, NULL, &err) == 0);
+    /* NULL against a value; a FLOAT NaN counts as NULL */
+    dkb_result_set_int(&back, 1, 1, 0);
+    CHECK_ERR(dkb_result_compare(&back, &r, NULL, &err), DKB_EINVAL, err, "row 2, column i: got 0, expected NULL");
+    dkb_result_set_null(&back, 1, 1);
+    dkb_result_set_float(&back, 1, 3, NAN);
+    CHECK(dkb_result_compare(&back, &r, NULL, &err) == 0);
+    dkb_result_set_float(&back, 0, 3, NAN);
+    CHECK_ERR(dkb_result_compare(&back, &r, NULL, &err), DKB_EINVAL, err, "row 1, column f: got nan, expected 0");
+    unlink(p);
+    free(p);
+    free(csv);
+    free(json);
+    free(table);
+    dkb_result_free(&back);
+    dkb_result_free(&r);
+}
+
 int main(void) {
     test_build();
     test_cell_text();
@@ -321,6 +375,7 @@ int main(void) {
     test_csv_roundtrip();
     test_json_roundtrip();
     test_csv_read();
+    test_nulls();
     if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
     else printf("test_result: ok\n");
     return failures != 0;
