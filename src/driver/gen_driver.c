@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "outdir.h"
-#include "store/fsutil.h"
+#include "common/outdir.h"
+#include "common/fsutil.h"
 #include "store/store_writer.h"
 #include "tbl/tbl.h"
 
@@ -192,11 +192,11 @@ static int run_tbl_table(const dkb_gen *g, dkb_table_id t, int64_t first, int64_
     int whole = t == DKB_TABLE_NATION || t == DKB_TABLE_REGION || opts->parts == 1;
     if (whole) snprintf(name, sizeof name, "%s.tbl", td->name);
     else snprintf(name, sizeof name, "%s.tbl.%d", td->name, opts->part);
-    int rc = dkb__outdir_path(od, name, k->path, sizeof k->path, err);
-    if (rc) return rc;
+    int n = snprintf(k->path, sizeof k->path, "%s/%s", od->tmp, name);
+    if (n < 0 || (size_t)n >= sizeof k->path) return dkb_fail(err, DKB_EINVAL, "%s/%s: path too long", od->tmp, name);
     k->fd = open(k->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (k->fd < 0) return dkb_fail(err, dkb_errno_code(errno), "%s: cannot create: %s", k->path, strerror(errno));
-    rc = run_table(g, t, first, count, opts, k, err);
+    int rc = run_table(g, t, first, count, opts, k, err);
     if (!rc && fsync(k->fd) != 0 && errno != EINVAL)
         rc = dkb_fail(err, dkb_errno_code(errno), "%s: fsync failed: %s", k->path, strerror(errno));
     if (close(k->fd) != 0 && !rc)

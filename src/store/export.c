@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "tbl/tbl.h"
 
 enum { DEFAULT_CHUNK_ROWS = 65536 };

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/import_plan.h"
 #include "store/store_writer.h"
 #include "tbl/tbl.h"

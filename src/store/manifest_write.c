@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/writer_internal.h"
 
 /* Builder state: every add goes through here so one check covers all. */
@@ -121,13 +121,13 @@ static cJSON *build(const dkb_store_writer *w) {
 }
 
 int dkb__manifest_write(const dkb_store_writer *w, dkb_error *err) {
-    char *path = dkb__path_join(w->tmp, "manifest.json");
+    char *path = dkb__path_join(w->out.tmp, "manifest.json");
     cJSON *root = path ? build(w) : NULL;
     char *text = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!text) {
         free(path);
-        return dkb_fail(err, DKB_ENOMEM, "%s/manifest.json: out of memory", w->dir);
+        return dkb_fail(err, DKB_ENOMEM, "%s/manifest.json: out of memory", w->out.dir);
     }
     size_t n = strlen(text);
     text[n] = '\n'; /* replace the terminator: the file ends in a newline */

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/reader_internal.h"
 
 /* What 0-byte files map to: aligned for any dtype, never dereferenced. */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "store/crc.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/writer_internal.h"
 
 static int wfail(dkb_store_writer *w, dkb_error *err, int code, const char *fmt, const char *arg) {
@@ -50,8 +50,7 @@ static void wtable_free(wtable *t) {
 static void writer_free(dkb_store_writer *w) {
     wtable_free(&w->cur);
     for (int i = 0; i < w->ntables; i++) wtable_free(&w->tables[i]);
-    free(w->dir);
-    free(w->tmp);
+    dkb__outdir_abort(&w->out);
     free(w->source);
     free(w);
 }
@@ -64,31 +63,18 @@ int dkb__store_writer_open(const char *dir, const dkb_store_writer_opts *opts,
         return dkb_fail(err, DKB_EINVAL, "%s: scale factor must be positive", dir);
     if (opts->parts < 1 || opts->part < 1 || opts->part > opts->parts)
         return dkb_fail(err, DKB_EINVAL, "%s: bad slice %d of %d", dir, opts->part, opts->parts);
-    int kind = dkb__path_kind(dir);
-    if (kind == DKB__PATH_OTHER)
-        return dkb_fail(err, DKB_EEXIST, "%s: exists and is not a directory", dir);
-    if (kind == DKB__PATH_DIR && !opts->force)
-        return dkb_fail(err, DKB_EEXIST,
-                        "%s: directory exists and is not empty (use --force to replace it)", dir);
     dkb_store_writer *w = calloc(1, sizeof *w);
     if (!w) return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", dir);
     wtable_init(&w->cur);
-    w->dir = dup_str(dir);
-    size_t n = w->dir ? strlen(w->dir) : 0;
-    while (n > 1 && w->dir[n - 1] == '/') w->dir[--n] = '\0';
-    w->tmp = malloc(n + 32);
     w->source = dup_str(opts->source ? opts->source : "");
-    if (!w->dir || !w->tmp || !w->source) {
+    if (!w->source) {
         writer_free(w);
         return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", dir);
     }
-    snprintf(w->tmp, n + 32, "%s.tmp.%ld", w->dir, (long)getpid());
     w->sf = opts->scale_factor;
     w->part = opts->part;
     w->parts = opts->parts;
-    w->force = opts->force;
-    dkb__rm_rf(w->tmp);
-    int rc = dkb__mkdir_p(w->tmp, err);
+    int rc = dkb__outdir_begin(&w->out, dir, opts->force, err);
     if (rc) {
         writer_free(w);
         return rc;
@@ -106,10 +92,10 @@ static int wfile_create(dkb_store_writer *w, wfile *f, const char *tname, const 
                         const char *ext, const char *role, dkb_error *err) {
     size_t n = strlen(tname) + strlen(col) + strlen(ext) + 3;
     f->rel = malloc(n);
-    if (!f->rel) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->dir);
+    if (!f->rel) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->out.dir);
     snprintf(f->rel, n, "%s/%s.%s", tname, col, ext);
-    f->path = dkb__path_join(w->tmp, f->rel);
-    if (!f->path) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->dir);
+    f->path = dkb__path_join(w->out.tmp, f->rel);
+    if (!f->path) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->out.dir);
     f->role = role;
     f->fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (f->fd < 0) {
@@ -137,7 +123,7 @@ static int open_column(dkb_store_writer *w, wcol *k, const dkb_column_def *def, 
     case DKB_TYPE_DICT:
         k->nfiles = 2;
         k->dict = dkb__dict_create();
-        if (!k->dict) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->dir);
+        if (!k->dict) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->out.dir);
         rc = wfile_create(w, &k->f[0], tname, def->name, "u8", "codes", err);
         if (!rc) rc = wfile_create(w, &k->f[1], tname, def->name, "dict", "dictionary", err);
         return rc;
@@ -162,12 +148,12 @@ static int open_column(dkb_store_writer *w, wcol *k, const dkb_column_def *def, 
 int dkb__store_writer_begin_table(dkb_store_writer *w, const dkb_table_def *t, dkb_error *err) {
     if (!w || !t) return dkb_fail(err, DKB_EINVAL, "store writer: no writer or table");
     if (w->failed || w->in_table)
-        return wfail(w, err, DKB_EINVAL, "%s: begin_table out of order", w->dir);
+        return wfail(w, err, DKB_EINVAL, "%s: begin_table out of order", w->out.dir);
     for (int i = 0; i < w->ntables; i++)
         if (w->tables[i].def == t)
             return wfail(w, err, DKB_EINVAL, "%s: table written twice", t->name);
-    char *tdir = dkb__path_join(w->tmp, t->name);
-    if (!tdir) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->dir);
+    char *tdir = dkb__path_join(w->out.tmp, t->name);
+    if (!tdir) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->out.dir);
     int rc = mkdir(tdir, 0777) != 0 && errno != EEXIST ? dkb__io_fail(err, tdir, "mkdir failed") : 0;
     free(tdir);
     if (rc) {
@@ -201,7 +187,7 @@ static int push_partition(dkb_store_writer *w, dkb_error *err) {
 
 int dkb__store_writer_end_partition(dkb_store_writer *w, dkb_error *err) {
     if (!w || w->failed || !w->in_table)
-        return w ? wfail(w, err, DKB_EINVAL, "%s: end_partition out of order", w->dir)
+        return w ? wfail(w, err, DKB_EINVAL, "%s: end_partition out of order", w->out.dir)
                  : dkb_fail(err, DKB_EINVAL, "store writer: none");
     return push_partition(w, err);
 }
@@ -220,7 +206,7 @@ int dkb__wcol_close(wcol *col, bool sync, dkb_error *err) {
 
 int dkb__store_writer_end_table(dkb_store_writer *w, dkb_error *err) {
     if (!w || w->failed || !w->in_table)
-        return w ? wfail(w, err, DKB_EINVAL, "%s: end_table out of order", w->dir)
+        return w ? wfail(w, err, DKB_EINVAL, "%s: end_table out of order", w->out.dir)
                  : dkb_fail(err, DKB_EINVAL, "store writer: none");
     if (atomic_load(&w->pending) != 0 || atomic_load(&w->io_failed))
         return wfail(w, err, DKB_EINVAL, "%s: end_table with chunks not flushed or after a failed flush",
@@ -254,81 +240,28 @@ int dkb__store_writer_end_table(dkb_store_writer *w, dkb_error *err) {
     return 0;
 }
 
-/* Put tmp in place of dir. */
-static int swap_into_place(dkb_store_writer *w, dkb_error *err) {
-    int kind = dkb__path_kind(w->dir);
-    if (kind == DKB__PATH_OTHER)
-        return dkb_fail(err, DKB_EEXIST, "%s: exists and is not a directory", w->dir);
-    if (kind == DKB__PATH_DIR && !w->force)
-        return dkb_fail(err, DKB_EEXIST,
-                        "%s: directory exists and is not empty (use --force to replace it)", w->dir);
-    if (kind != DKB__PATH_DIR) {
-        if (rename(w->tmp, w->dir) != 0) return dkb__io_fail(err, w->dir, "cannot rename into place");
-        return 0;
-    }
-    /* Atomic swap; the old store ends up at tmp and is removed. */
-    if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->dir, RENAME_EXCHANGE) == 0) {
-        dkb__rm_rf(w->tmp);
-        return 0;
-    }
-    size_t n = strlen(w->dir) + 32;
-    char *old = malloc(n);
-    if (!old) return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", w->dir);
-    snprintf(old, n, "%s.old.%ld", w->dir, (long)getpid());
-    int rc = 0;
-    if (rename(w->dir, old) != 0) {
-        rc = dkb__io_fail(err, w->dir, "cannot move the old store aside");
-    } else if (rename(w->tmp, w->dir) != 0) {
-        rc = dkb__io_fail(err, w->dir, "cannot rename into place");
-        rename(old, w->dir);
-    } else {
-        dkb__rm_rf(old);
-    }
-    free(old);
-    return rc;
-}
-
-/* The directory containing path ("." when none), malloc'd. */
-static char *parent_of(const char *path) {
-    const char *slash = strrchr(path, '/');
-    if (!slash) return dup_str(".");
-    if (slash == path) return dup_str("/");
-    size_t n = (size_t)(slash - path);
-    char *p = malloc(n + 1);
-    if (p) {
-        memcpy(p, path, n);
-        p[n] = '\0';
-    }
-    return p;
-}
-
 int dkb__store_writer_commit(dkb_store_writer *w, dkb_error *err) {
     if (!w) return dkb_fail(err, DKB_EINVAL, "store writer: none");
     int rc = 0;
     if (w->failed || atomic_load(&w->io_failed) || w->in_table)
-        rc = dkb_fail(err, DKB_EINVAL, "%s: commit after an error or inside a table", w->dir);
+        rc = dkb_fail(err, DKB_EINVAL, "%s: commit after an error or inside a table", w->out.dir);
     if (!rc) rc = dkb__manifest_write(w, err);
     for (int i = 0; i < w->ntables && !rc; i++) {
-        char *tdir = dkb__path_join(w->tmp, w->tables[i].def->name);
-        rc = tdir ? dkb__fsync_dir(tdir, err) : dkb_fail(err, DKB_ENOMEM, "%s: out of memory", w->dir);
+        char *tdir = dkb__path_join(w->out.tmp, w->tables[i].def->name);
+        rc = tdir ? dkb__fsync_dir(tdir, err) : dkb_fail(err, DKB_ENOMEM, "%s: out of memory", w->out.dir);
         free(tdir);
     }
-    if (!rc) rc = dkb__fsync_dir(w->tmp, err);
-    if (!rc) rc = swap_into_place(w, err);
     if (rc) {
         dkb__store_writer_abort(w);
         return rc;
     }
-    char *parent = parent_of(w->dir);
-    if (parent) dkb__fsync_dir(parent, NULL);
-    free(parent);
+    rc = dkb__outdir_commit(&w->out, err);
     writer_free(w);
-    return 0;
+    return rc;
 }
 
 void dkb__store_writer_abort(dkb_store_writer *w) {
     if (!w) return;
     wtable_free(&w->cur);
-    dkb__rm_rf(w->tmp);
     writer_free(w);
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "store/crc.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/writer_internal.h"
 
 enum { CACHE_SLOTS = 1024 }; /* power of two, > 2 * DKB__DICT_MAX */
@@ -256,7 +256,7 @@ int dkb__store_writer_reserve(dkb_store_writer *w, dkb_store_chunk *k, dkb_error
         k->reserved) {
         w->failed = true;
         return dkb_fail(err, DKB_EINVAL, "%s: write of a chunk that is not encoded for this table",
-                        w->cur.def ? w->cur.def->name : w->dir);
+                        w->cur.def ? w->cur.def->name : w->out.dir);
     }
     const dkb_table_def *t = w->cur.def;
     for (int c = 0; c < t->ncols; c++) {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "store/crc.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/writer_internal.h"
 
 uint64_t dkb__dict_hash(const char *s, size_t len) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dkb/store.h"
+#include "common/outdir.h"
 #include "store/store_writer.h"
 
 #define DKB__DICT_MAX 256
@@ -60,9 +61,10 @@ typedef struct wtable {
 } wtable;
 
 struct dkb_store_writer {
-    char *dir, *tmp, *source;
+    dkb_outdir out;         /* the target directory and where it is built */
+    char *source;
     double sf;
-    int part, parts, force;
+    int part, parts;
     bool failed;
     atomic_bool io_failed;  /* a flush failed (flushes run concurrently) */
     atomic_int pending;     /* chunks reserved and not yet flushed */

@@ -1,4 +1,4 @@
-/* fsutil.h: small file-system helpers for the store (internal): whole
+/* fsutil.h: small file-system helpers (internal): whole
  * writes and reads with errors that name the file, directory creation,
  * recursive removal, directory fsync. */
 #ifndef DKB_STORE_FSUTIL_H

@@ -1,5 +1,5 @@
 /* fsutil.c: file-system helpers for the store writer and reader. */
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
