@@ -9,12 +9,16 @@ int cmd_gen(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"gen", cmd_gen, "generate TPC-H data (dbgen-identical) as a store or .tbl files"},
     {"import", cmd_import, "load dbgen .tbl files into a store"},
     {"export", cmd_export, "write a store back as .tbl files"},
     {"info", cmd_info, "show a store's schema, row counts and sizes; verify checksums"},
+    {"run", cmd_run, "run TPC-H queries (q01..q22) on a store; time them; check answers"},
+    {"sql", cmd_sql, "print a query's SQL (DuckDB) with parameters from a seed"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,403 @@
+/* cmd_run.c: `dkb run`: run TPC-H baseline plans on a store: parameters
+ * from a seed and overrides, the result as a table, CSV or JSON, timing
+ * (load apart from query; warm-ups, runs, median/min/max), and checks
+ * against golden CSVs or the official answers. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cli_query.h"
+
+#define MAX_OVERRIDES 64
+
+/* Tolerances: goldens hold DuckDB's unrounded values (FLOAT to the last
+ * bits, DECIMAL exact); official answers are rounded to 2 decimals (0.01
+ * absolute allowance, 1e-6 relative for Q17's slightly-off official value). */
+static const dkb_compare_opts GOLDEN_OPTS = {1e-9, 1e-9, 0, false};
+static const dkb_compare_opts OFFICIAL_OPTS = {0.01, 1e-6, 1e-6, true};
+
+typedef enum { EXPECT_NONE = 0, EXPECT_FILE, EXPECT_DIR, EXPECT_OFFICIAL, EXPECT_OFFICIAL_DIR } expect_kind;
+
+typedef struct run_opts {
+    const char *data;
+    dkb_tp_backend backend;
+    const char *backend_name;
+    uint64_t seed;
+    char *ov[MAX_OVERRIDES];
+    int nov;
+    cli_format fmt;
+    int fmt_given, time, runs, warmup, threads;
+    expect_kind expect;
+    const char *expect_path;
+} run_opts;
+
+typedef struct run_env {
+    dkb_store *db;
+    dkb_tp *tp;
+    double sf, load_ms;
+    int nprinted; /* results printed so far (separators in `all`) */
+} run_env;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dkb run QUERY --data STORE [options]\n"
+            "\n"
+            "Run the TensorPlan baseline of TPC-H query QUERY (q01..q22, 1..22, or all:\n"
+            "the 22 in order) on a store (dkb gen / dkb import) and print its result\n"
+            "with the parameters used. Parameters are drawn from --seed as qgen draws\n"
+            "them (seed 0: the qualification values), then --param overrides apply.\n"
+            "\n"
+            "options:\n"
+            "  --data STORE          the store directory (required)\n"
+            "  --backend B           cpu (default) or cuda (where built)\n"
+            "  --seed S              parameter seed (default 0)\n"
+            "  --param NAME=VALUE    set one parameter (repeatable; not with all); see\n"
+            "                        `dkb sql QUERY --params-json` for the names\n"
+            "  --format FMT          table (default), csv (header and rows only; one\n"
+            "                        query) or json\n"
+            "  --time                time it: W warm-ups, then N runs; print the load time\n"
+            "                        (store open + backend context) and the query time\n"
+            "                        (median, min, max in ms); csv: on stderr\n"
+            "  --runs N              timed runs (default 5; implies --time)\n"
+            "  --warmup W            warm-up runs (default 1; implies --time)\n"
+            "  --threads N           worker threads (default 0: all cores)\n"
+            "  --expect FILE         compare with a golden CSV (exact decimals; floats\n"
+            "                        within 1e-9 abs + 1e-9 rel); exit 1 on a difference\n"
+            "  --expect-dir DIR      the same with DIR/qNN-sS.csv (S the seed), e.g.\n"
+            "                        tests/answers/sf0.01; works with all\n"
+            "  --expect-official FILE  compare with an official answer (answers/qN.out;\n"
+            "                        SF 1, seed 0, no --param): numbers within 0.01 abs\n"
+            "                        + 1e-6 rel, trailing spaces of strings ignored\n"
+            "  --expect-official-dir DIR  the same with DIR/qN.out; works with all\n"
+            "  -h, --help            this help\n"
+            "\n"
+            "With an --expect option the result is printed only if --format is given;\n"
+            "each query prints 'ok' or one error line with the first difference.\n"
+            "\n"
+            "examples:\n"
+            "  dkb run q06 --data data/sf1\n"
+            "  dkb run 6 --data data/sf1 --seed 7 --param discount=0.05 --time\n"
+            "  dkb run all --data data/sf0.01 --expect-dir tests/answers/sf0.01\n");
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct timing {
+    int n;
+    double *ms; /* n run times, in run order */
+    double median, min, max;
+} timing;
+
+static void timing_summary(timing *t) {
+    double *s = malloc((size_t)t->n * sizeof *s);
+    if (!s) return;
+    memcpy(s, t->ms, (size_t)t->n * sizeof *s);
+    qsort(s, (size_t)t->n, sizeof *s, cmp_double);
+    t->min = s[0];
+    t->max = s[t->n - 1];
+    t->median = t->n % 2 ? s[t->n / 2] : (s[t->n / 2 - 1] + s[t->n / 2]) / 2;
+    free(s);
+}
+
+/* Run q W + N times (1 when not timing), keeping the last result. */
+static int run_timed(const run_opts *o, run_env *env, const dkb_query *q, const dkb_params *p, dkb_result *res,
+                     timing *t, dkb_error *err) {
+    int warmup = o->time ? o->warmup : 0, runs = o->time ? o->runs : 1, rc = 0;
+    t->n = runs;
+    t->ms = calloc((size_t)runs, sizeof *t->ms);
+    if (!t->ms) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    for (int k = 0; k < warmup + runs && !rc; k++) {
+        dkb_tp_reset(env->tp);
+        dkb_result_free(res);
+        double t0 = now_ms();
+        rc = dkb_query_run(q, env->tp, env->db, p, res, err);
+        double t1 = now_ms();
+        if (k >= warmup) t->ms[k - warmup] = t1 - t0;
+    }
+    dkb_tp_reset(env->tp);
+    if (!rc) timing_summary(t);
+    return rc;
+}
+
+static void print_time_line(FILE *f, const run_opts *o, const run_env *env, const dkb_query *q, const timing *t) {
+    int threads = o->threads ? o->threads : cli_default_threads();
+    fprintf(f, "%s time: load %.1f ms; query median %.3f ms, min %.3f, max %.3f (%d run%s after %d warm-up%s; %s, %d thread%s)\n",
+            q->name, env->load_ms, t->median, t->min, t->max, t->n, t->n == 1 ? "" : "s", o->warmup,
+            o->warmup == 1 ? "" : "s", o->backend_name, threads, threads == 1 ? "" : "s");
+}
+
+static void print_timing_json(FILE *f, const run_opts *o, const run_env *env, const timing *t) {
+    fprintf(f, ", \"timing\": {\"load_ms\": %.3f, \"warmup\": %d, \"runs\": %d, \"median_ms\": %.3f, \"min_ms\": %.3f, "
+               "\"max_ms\": %.3f, \"ms\": [",
+            env->load_ms, o->warmup, t->n, t->median, t->min, t->max);
+    for (int i = 0; i < t->n; i++) fprintf(f, "%s%.3f", i ? ", " : "", t->ms[i]);
+    fprintf(f, "], \"backend\": \"%s\", \"threads\": %d}", o->backend_name, o->threads ? o->threads : cli_default_threads());
+}
+
+/* The expectation file for q, or NULL when none (path in buf). */
+static const char *expect_file(const run_opts *o, const dkb_query *q, char *buf, size_t n) {
+    switch (o->expect) {
+    case EXPECT_FILE:
+    case EXPECT_OFFICIAL: return o->expect_path;
+    case EXPECT_DIR:
+        snprintf(buf, n, "%s/%s-s%llu.csv", o->expect_path, q->name, (unsigned long long)o->seed);
+        return buf;
+    case EXPECT_OFFICIAL_DIR: snprintf(buf, n, "%s/q%d.out", o->expect_path, q->number); return buf;
+    default: return NULL;
+    }
+}
+
+/* Compare res with the expected file: 0, or an error in err. */
+static int check_result(const run_opts *o, const char *file, const dkb_result *res, dkb_error *err) {
+    dkb_result want = {0};
+    int official = o->expect == EXPECT_OFFICIAL || o->expect == EXPECT_OFFICIAL_DIR;
+    int rc = official ? dkb_result_read_official(file, res, &want, err) : dkb_result_read_csv(file, res, &want, err);
+    if (!rc) {
+        dkb_error cmp = {0};
+        rc = dkb_result_compare(res, &want, official ? &OFFICIAL_OPTS : &GOLDEN_OPTS, &cmp);
+        if (rc) dkb_fail(err, rc, "%s: %s", file, cmp.msg);
+    }
+    dkb_result_free(&want);
+    return rc;
+}
+
+/* One query: parameters, runs, check, output. 0 ok, else the exit code
+ * (its error line printed). */
+static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int all) {
+    dkb_params p;
+    int rc = cli_query_params("run", q, o->seed, env->sf, o->ov, o->nov, &p);
+    if (rc) return rc;
+    dkb_result res = {0};
+    timing t = {0};
+    dkb_error err = {0};
+    char fbuf[4096];
+    const char *file = expect_file(o, q, fbuf, sizeof fbuf);
+    rc = run_timed(o, env, q, &p, &res, &t, &err);
+    int checked = 0;
+    if (!rc && file) {
+        rc = check_result(o, file, &res, &err);
+        checked = 1;
+    }
+    int show = !file || o->fmt_given;
+    FILE *status = o->fmt == CLI_FMT_TABLE ? stdout : stderr;
+    if (o->fmt == CLI_FMT_JSON) {
+        printf("%s{\"query\": \"%s\", \"title\": ", env->nprinted++ ? ",\n" : (all ? "[\n" : ""), q->name);
+        cli_json_string(stdout, q->title ? q->title : "");
+        printf(", \"seed\": %llu, \"sf\": %.15g, \"params\": ", (unsigned long long)o->seed, env->sf);
+        cli_params_json(stdout, &p);
+        if (res.cols && show) {
+            printf(", ");
+            dkb_result_print_json_fields(&res, stdout);
+        }
+        if (res.cols && o->time) print_timing_json(stdout, o, env, &t);
+        if (file) {
+            printf(", \"check\": {\"file\": ");
+            cli_json_string(stdout, file);
+            printf(", \"ok\": %s", rc ? "false" : "true");
+            if (rc) {
+                printf(", \"message\": ");
+                cli_json_string(stdout, err.msg);
+            }
+            printf("}");
+        } else if (rc) {
+            printf(", \"error\": ");
+            cli_json_string(stdout, err.msg);
+        }
+        printf("}");
+        if (!all) printf("\n");
+    } else {
+        if (o->fmt == CLI_FMT_TABLE && show && res.cols) {
+            if (env->nprinted++) printf("\n");
+            cli_params_line(stdout, q, o->seed, &p);
+            printf("\n");
+            dkb_result_print(&res, DKB_RES_FMT_TABLE, stdout);
+        } else if (o->fmt == CLI_FMT_CSV && show && res.cols) {
+            dkb_result_print(&res, DKB_RES_FMT_CSV, stdout);
+        }
+        if (res.cols && o->time) print_time_line(status, o, env, q, &t);
+        if (checked && !rc) {
+            cli_params_line(status, q, o->seed, &p);
+            fprintf(status, ": ok, %lld row%s match%s %s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s",
+                    res.nrows == 1 ? "es" : "", file);
+        }
+    }
+    fflush(stdout);
+    if (rc) {
+        /* one line: the query, its seed, what failed */
+        const char *msg = err.msg[0] ? err.msg : dkb_strerror(rc);
+        if (!strncmp(msg, q->name, 3)) fprintf(stderr, "dkb run: error: %s (seed %llu)\n", msg, (unsigned long long)o->seed);
+        else fprintf(stderr, "dkb run: error: %s seed %llu: %s\n", q->name, (unsigned long long)o->seed, msg);
+    }
+    dkb_result_free(&res);
+    free(t.ms);
+    return rc ? DKB_EXIT_FAIL : 0;
+}
+
+static int set_expect(run_opts *o, expect_kind kind, const char *path) {
+    if (o->expect) return cli_usage_error("run: choose one of --expect, --expect-dir, --expect-official, --expect-official-dir");
+    o->expect = kind;
+    o->expect_path = path;
+    return 0;
+}
+
+/* Parse the options into o; the query argument into *query. */
+static int parse(int argc, char **argv, run_opts *o, const char **query) {
+    enum { O_DATA = 256, O_BACKEND, O_SEED, O_PARAM, O_FORMAT, O_TIME, O_RUNS, O_WARMUP, O_THREADS,
+           O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR };
+    static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
+                                              {"backend", required_argument, 0, O_BACKEND},
+                                              {"seed", required_argument, 0, O_SEED},
+                                              {"param", required_argument, 0, O_PARAM},
+                                              {"format", required_argument, 0, O_FORMAT},
+                                              {"time", no_argument, 0, O_TIME},
+                                              {"runs", required_argument, 0, O_RUNS},
+                                              {"warmup", required_argument, 0, O_WARMUP},
+                                              {"threads", required_argument, 0, O_THREADS},
+                                              {"expect", required_argument, 0, O_EXPECT},
+                                              {"expect-dir", required_argument, 0, O_EXPECT_DIR},
+                                              {"expect-official", required_argument, 0, O_OFFICIAL},
+                                              {"expect-official-dir", required_argument, 0, O_OFFICIAL_DIR},
+                                              {"help", no_argument, 0, 'h'},
+                                              {0, 0, 0, 0}};
+    long v;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_DATA: o->data = optarg; break;
+        case O_BACKEND:
+            if (!strcmp(optarg, "cpu")) o->backend = DKB_TP_CPU;
+            else if (!strcmp(optarg, "cuda")) o->backend = DKB_TP_CUDA;
+            else return cli_usage_error("--backend %s: expected cpu or cuda", optarg);
+            o->backend_name = optarg;
+            break;
+        case O_SEED:
+            if (cli_parse_seed("--seed", optarg, &o->seed)) return DKB_EXIT_USAGE;
+            break;
+        case O_PARAM:
+            if (o->nov == MAX_OVERRIDES) return cli_usage_error("run: more than %d --param options", MAX_OVERRIDES);
+            o->ov[o->nov++] = optarg;
+            break;
+        case O_FORMAT:
+            if (cli_parse_format("--format", optarg, &o->fmt)) return DKB_EXIT_USAGE;
+            o->fmt_given = 1;
+            break;
+        case O_TIME: o->time = 1; break;
+        case O_RUNS:
+            if (cli_parse_int("--runs", optarg, 1, 1000000, &v)) return DKB_EXIT_USAGE;
+            o->runs = (int)v, o->time = 1;
+            break;
+        case O_WARMUP:
+            if (cli_parse_int("--warmup", optarg, 0, 1000000, &v)) return DKB_EXIT_USAGE;
+            o->warmup = (int)v, o->time = 1;
+            break;
+        case O_THREADS:
+            if (cli_parse_int("--threads", optarg, 0, 4096, &v)) return DKB_EXIT_USAGE;
+            o->threads = (int)v;
+            break;
+        case O_EXPECT:
+            if (set_expect(o, EXPECT_FILE, optarg)) return DKB_EXIT_USAGE;
+            break;
+        case O_EXPECT_DIR:
+            if (set_expect(o, EXPECT_DIR, optarg)) return DKB_EXIT_USAGE;
+            break;
+        case O_OFFICIAL:
+            if (set_expect(o, EXPECT_OFFICIAL, optarg)) return DKB_EXIT_USAGE;
+            break;
+        case O_OFFICIAL_DIR:
+            if (set_expect(o, EXPECT_OFFICIAL_DIR, optarg)) return DKB_EXIT_USAGE;
+            break;
+        case 'h': usage(stdout); return -1;
+        default: return cli_usage_error("run: bad option");
+        }
+    }
+    if (optind >= argc) return cli_usage_error("run: missing QUERY");
+    if (optind + 1 < argc) return cli_usage_error("run: unexpected argument '%s'", argv[optind + 1]);
+    *query = argv[optind];
+    int all = !strcmp(*query, "all");
+    if (!o->data) return cli_usage_error("run: missing --data STORE");
+    if (all && o->nov) return cli_usage_error("run: --param needs a single query (parameter names differ per query)");
+    if (all && o->fmt == CLI_FMT_CSV) return cli_usage_error("run: --format csv prints one query; use table or json with all");
+    if (all && o->expect == EXPECT_FILE) return cli_usage_error("run: --expect FILE needs a single query; use --expect-dir with all");
+    if (all && o->expect == EXPECT_OFFICIAL)
+        return cli_usage_error("run: --expect-official FILE needs a single query; use --expect-official-dir with all");
+    if ((o->expect == EXPECT_OFFICIAL || o->expect == EXPECT_OFFICIAL_DIR) && (o->seed || o->nov))
+        return cli_usage_error("run: the official answers are for the qualification parameters (seed 0, no --param)");
+    return 0;
+}
+
+int cmd_run(int argc, char **argv) {
+    run_opts o = {.backend = DKB_TP_CPU, .backend_name = "cpu", .runs = 5, .warmup = 1};
+    const char *qarg = NULL;
+    int rc = parse(argc, argv, &o, &qarg);
+    if (rc) return rc < 0 ? DKB_EXIT_OK : rc;
+    int all = !strcmp(qarg, "all");
+    const dkb_query *single = NULL;
+    if (!all) {
+        if ((rc = cli_query_arg("run", qarg, &single))) return rc;
+        dkb_params p; /* bad parameters are usage errors: report them before loading */
+        if ((rc = cli_query_params("run", single, o.seed, 1, o.ov, o.nov, &p))) return rc;
+    }
+
+    run_env env = {0};
+    dkb_error err = {0};
+    double t0 = now_ms();
+    if ((rc = dkb_store_open(o.data, 0, &env.db, &err))) return cli_fail("run", rc, &err);
+    int part, parts;
+    dkb_store_slice(env.db, &part, &parts);
+    env.sf = dkb_store_scale_factor(env.db);
+    if (parts > 1) {
+        fprintf(stderr, "dkb run: error: store %s holds slice %d of %d; queries need a whole data set\n", o.data, part,
+                parts);
+        dkb_store_close(env.db);
+        return DKB_EXIT_FAIL;
+    }
+    if ((o.expect == EXPECT_OFFICIAL || o.expect == EXPECT_OFFICIAL_DIR) && (env.sf < 0.999999 || env.sf > 1.000001)) {
+        dkb_store_close(env.db);
+        return cli_usage_error("run: the official answers are for SF 1; store %s is SF %g", o.data, env.sf);
+    }
+    if ((rc = dkb_tp_create(o.backend, o.threads, &env.tp, &err))) {
+        dkb_store_close(env.db);
+        fprintf(stderr, "dkb run: error: --backend %s: %s\n", o.backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
+        return DKB_EXIT_FAIL;
+    }
+    env.load_ms = now_ms() - t0;
+
+    int failed = 0, exit_code = DKB_EXIT_OK;
+    for (int n = all ? 1 : single->number; n <= (all ? 22 : single->number); n++) {
+        const dkb_query *q = all ? dkb_query_get(n) : single;
+        if (!q) {
+            fprintf(stderr, "dkb run: error: q%02d: plan not available in this build\n", n);
+            failed++;
+            continue;
+        }
+        rc = run_query(&o, &env, q, all);
+        if (rc) {
+            failed++;
+            if (!all || rc == DKB_EXIT_USAGE) exit_code = rc;
+        }
+    }
+    if (all && o.fmt == CLI_FMT_JSON) printf("%s]\n", env.nprinted ? "\n" : "[");
+    if (all && o.fmt == CLI_FMT_TABLE && (o.expect || failed))
+        printf("%s%d of 22 queries ok\n", env.nprinted ? "\n" : "", 22 - failed);
+    if (failed && exit_code == DKB_EXIT_OK) exit_code = DKB_EXIT_FAIL;
+    dkb_tp_destroy(env.tp);
+    dkb_store_close(env.db);
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "dkb run: error: writing the output failed\n");
+        return DKB_EXIT_FAIL;
+    }
+    return exit_code;
+}
