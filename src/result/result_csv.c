@@ -34,9 +34,11 @@ static int record_push(record *rec, const char *s, size_t len, int quoted) {
 }
 
 /* Parse the record at buf[*pos] (end at buf[size]) into rec, advancing *pos
- * past its newline and *line by the lines it spans. 0 or an error. */
-static int parse_record(char *buf, size_t size, size_t *pos, int64_t *line, record *rec, const char *path,
-                        dkb_error *err) {
+ * past its newline and *line by the lines it spans; *more is set when it
+ * ended with a newline (another record follows, maybe an empty one). 0 or
+ * an error. */
+static int parse_record(char *buf, size_t size, size_t *pos, int64_t *line, record *rec, int *more,
+                        const char *path, dkb_error *err) {
     size_t p = *pos;
     int64_t start_line = *line;
     rec->n = 0;
@@ -78,6 +80,7 @@ static int parse_record(char *buf, size_t size, size_t *pos, int64_t *line, reco
             p++;
             continue;
         }
+        *more = p < size;
         if (p < size) p++; /* the newline */
         ++*line;
         break;
@@ -101,16 +104,20 @@ int dkb_result_read_csv(const char *path, const dkb_result *like, dkb_result *ou
     b.nulls = 1;
     size_t pos = 0;
     if (size >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) pos = 3; /* UTF-8 byte order mark */
-    while (size > pos && (buf[size - 1] == '\n' || buf[size - 1] == '\r')) size--; /* trailing blank lines */
+    /* The last line's terminator ends the file; an empty line before it is
+     * a record (a one-column row holding NULL: DuckDB writes "x\n\n"). */
+    if (size > pos && buf[size - 1] == '\n') size -= 1 + (size - 1 > pos && buf[size - 2] == '\r');
     record rec = {0};
     int64_t line = 1;
+    int more = 0;
     if (pos >= size) {
         rc = dkb_fail(err, DKB_EPARSE, "%s: empty file (expected a header line)", path);
         goto done;
     }
-    if ((rc = parse_record(buf, size, &pos, &line, &rec, path, err))) goto done;
+    if ((rc = parse_record(buf, size, &pos, &line, &rec, &more, path, err))) goto done;
     if (rec.n != like->ncols) {
-        rc = dkb_fail(err, DKB_EPARSE, "%s:1: header has %d columns, expected %d", path, rec.n, like->ncols);
+        rc = dkb_fail(err, DKB_EPARSE, "%s:1: header has %d column%s, expected %d", path, rec.n,
+                          rec.n == 1 ? "" : "s", like->ncols);
         goto done;
     }
     for (int c = 0; c < rec.n; c++)
@@ -119,9 +126,9 @@ int dkb_result_read_csv(const char *path, const dkb_result *like, dkb_result *ou
                           (int)(rec.len[c] > 60 ? 60 : rec.len[c]), rec.field[c], like->cols[c].name);
             goto done;
         }
-    while (pos < size) {
+    while (more) {
         int64_t rec_line = line;
-        if ((rc = parse_record(buf, size, &pos, &line, &rec, path, err))) goto done;
+        if ((rc = parse_record(buf, size, &pos, &line, &rec, &more, path, err))) goto done;
         if (rec.n != like->ncols) {
             rc = dkb_fail(err, DKB_EPARSE, "%s:%lld: %d field%s, expected %d", path, (long long)rec_line, rec.n,
                           rec.n == 1 ? "" : "s", like->ncols);

@@ -278,7 +278,8 @@ static void test_csv_read(void) {
         int code;
     } bad[] = {
         {"", "empty file", DKB_EPARSE},
-        {"\n\n", "empty file", DKB_EPARSE},
+        {"\n\n", ":1: header has 1 column, expected 5", DKB_EPARSE},
+        {"\n", "empty file", DKB_EPARSE},
         {"k,amount,ratio,day\n", "header has 4 columns, expected 5", DKB_EPARSE},
         {"k,amount,ratio,day,nam\n", ":1: column 5 is named 'nam', expected 'name'", DKB_EPARSE},
         {"k,amount,ratio,day,name\n1,2,3,1995-01-01\n", ":2: 4 fields, expected 5", DKB_EPARSE},
@@ -365,6 +366,36 @@ static void test_nulls(void) {
     free(json);
     free(table);
     dkb_result_free(&back);
+    dkb_result_free(&r);
+
+    /* one column: the empty line before the final newline is a NULL row */
+    static const char *const one[] = {"revenue"};
+    static const dkb_res_type dec[] = {DKB_RES_DECIMAL};
+    CHECK(dkb_result_init(&r, 1, one, dec, NULL) == 0);
+    struct {
+        const char *text;
+        int64_t rows, nulls;
+    } cases[] = {{"revenue", 0, 0},          {"revenue\n", 0, 0},       {"revenue\n\n", 1, 1},
+                 {"revenue\r\n\r\n", 1, 1}, {"revenue\n\n\n", 2, 2}, {"revenue\n1.5\n\n2\n", 3, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        p = write_tmp(cases[i].text, ".csv");
+        CHECK(dkb_result_read_csv(p, &r, &back, &err) == 0);
+        int64_t nulls = 0;
+        for (int64_t k = 0; k < back.nrows; k++) nulls += dkb_result_is_null(&back, k, 0);
+        if (back.nrows != cases[i].rows || nulls != cases[i].nulls) {
+            fprintf(stderr, "case %zu: %lld rows, %lld NULL\n", i, (long long)back.nrows, (long long)nulls);
+            failures++;
+        }
+        dkb_result_free(&back);
+        unlink(p);
+        free(p);
+    }
+    /* what dkb writes for a NULL row reads back as one */
+    dkb_result_add_row(&r);
+    dkb_result_set_null(&r, 0, 0);
+    csv = print_to_string(&r, DKB_RES_FMT_CSV);
+    CHECK_STR(csv, "revenue\n\n");
+    free(csv);
     dkb_result_free(&r);
 }
 
