@@ -38,7 +38,9 @@ typedef struct run_env {
     dkb_store *db;
     dkb_tp *tp;
     double sf, load_ms;
-    int nprinted; /* results printed so far (separators in `all`) */
+    int nprinted;     /* results printed so far (separators in `all`) */
+    int ntimed;       /* queries timed, and the sum of their medians */
+    double median_sum;
 } run_env;
 
 static void usage(FILE *f) {
@@ -185,6 +187,7 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
     char fbuf[4096];
     const char *file = expect_file(o, q, fbuf, sizeof fbuf);
     rc = run_timed(o, env, q, &p, &res, &t, &err);
+    if (!rc && o->time) env->ntimed++, env->median_sum += t.median;
     int checked = 0;
     if (!rc && file) {
         rc = check_result(o, file, &res, &err);
@@ -392,6 +395,8 @@ int cmd_run(int argc, char **argv) {
     if (all && o.fmt == CLI_FMT_JSON) printf("%s]\n", env.nprinted ? "\n" : "[");
     if (all && o.fmt == CLI_FMT_TABLE && (o.expect || failed))
         printf("%s%d of 22 queries ok\n", env.nprinted ? "\n" : "", 22 - failed);
+    if (all && o.fmt == CLI_FMT_TABLE && o.time)
+        printf("all time: load %.1f ms; the %d query medians sum to %.3f ms\n", env.load_ms, env.ntimed, env.median_sum);
     if (failed && exit_code == DKB_EXIT_OK) exit_code = DKB_EXIT_FAIL;
     dkb_tp_destroy(env.tp);
     dkb_store_close(env.db);
