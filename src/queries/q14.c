@@ -99,7 +99,10 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *promo_sum = dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_compress(tp, revenue, promo));
     dkb_tensor *total = dkb_tp_reduce(tp, DKB_AGG_SUM, revenue);
     dkb_tensor *hundred_promo = dkb_tp_arith_i64(tp, promo_sum, DKB_OP_MUL, 10000, 2);
-    dkb_set_put(tp, out, "promo_revenue", dkb_tp_arith(tp, hundred_promo, DKB_OP_DIV, total));
+    dkb_tensor *ratio = dkb_tp_arith(tp, hundred_promo, DKB_OP_DIV, total);
+    /* sums over no rows are NULL, and so is the ratio: then the output is empty */
+    dkb_tensor *nonempty = dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, revenue && revenue->n > 0);
+    dkb_set_put(tp, out, "promo_revenue", dkb_tp_compress(tp, ratio, nonempty));
     return dkb_tp_status(tp, NULL);
 }
 
@@ -117,7 +120,11 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     if (rc) return rc;
     int64_t r = dkb_result_add_row(res);
     if (r < 0) return DKB_ENOMEM;
-    dkb_result_set_float(res, r, 0, dkb_tp_get_f64(tp, promo_revenue, 0));
+    if (promo_revenue->n == 0)
+        rc = dkb_result_set_null(res, r, 0);
+    else
+        dkb_result_set_float(res, r, 0, dkb_tp_get_f64(tp, promo_revenue, 0));
+    if (rc) return rc;
     return dkb_tp_status(tp, NULL);
 }
 

@@ -15,8 +15,6 @@
  * with lineitem (probe); the correlated average is a group-by over those
  * lines by part key, gathered back to each line (decorrelation). avg is a
  * float in SQL (DuckDB: DOUBLE), and so is the result. */
-#include <math.h>
-
 #include "dkb/query.h"
 
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
@@ -103,11 +101,12 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *limit = dkb_tp_arith_i64(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, qty), DKB_OP_DIV, 5, 0);
     dkb_tensor *small = dkb_tp_cmp(tp, qty, DKB_CMP_LT, dkb_tp_gather(tp, limit, g.group_id, 0));
 
-    /* sum(l_extendedprice) / 7.0; a sum over no rows is NULL (NaN here) */
+    /* sum(l_extendedprice) / 7.0; a sum over no rows is NULL: then the
+     * output is empty */
     dkb_tensor *lost = dkb_tp_compress(tp, price, small);
     dkb_tensor *avg_yearly = dkb_tp_arith_i64(tp, dkb_tp_reduce(tp, DKB_AGG_SUM, lost), DKB_OP_DIV, 70, 1);
-    if (lost && lost->n == 0) avg_yearly = dkb_tp_from_host(tp, DKB_TP_F64, 1, &(double){NAN});
-    dkb_set_put(tp, out, "avg_yearly", avg_yearly);
+    dkb_tensor *nonempty = dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, lost && lost->n > 0);
+    dkb_set_put(tp, out, "avg_yearly", dkb_tp_compress(tp, avg_yearly, nonempty));
     return dkb_tp_status(tp, NULL);
 }
 
@@ -125,7 +124,11 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     if (rc) return rc;
     int64_t r = dkb_result_add_row(res);
     if (r < 0) return DKB_ENOMEM;
-    dkb_result_set_float(res, r, 0, dkb_tp_get_f64(tp, avg_yearly, 0));
+    if (avg_yearly->n == 0)
+        rc = dkb_result_set_null(res, r, 0);
+    else
+        dkb_result_set_float(res, r, 0, dkb_tp_get_f64(tp, avg_yearly, 0));
+    if (rc) return rc;
     return dkb_tp_status(tp, NULL);
 }
 

@@ -177,9 +177,11 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     price = dkb_tp_gather(tp, price, row, 0);
     disc = dkb_tp_gather(tp, disc, row, 0);
 
-    /* sum(l_extendedprice * (1 - l_discount)), exact at scale 4 */
+    /* sum(l_extendedprice * (1 - l_discount)), exact at scale 4; a sum over
+     * no rows is NULL: then the output is empty */
     dkb_tensor *revenue = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
-    dkb_set_put(tp, out, "revenue", dkb_tp_reduce(tp, DKB_AGG_SUM, revenue));
+    dkb_tensor *nonempty = dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, row && row->n > 0);
+    dkb_set_put(tp, out, "revenue", dkb_tp_compress(tp, dkb_tp_reduce(tp, DKB_AGG_SUM, revenue), nonempty));
     return dkb_tp_status(tp, NULL);
 }
 
@@ -197,7 +199,11 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     if (rc) return rc;
     int64_t r = dkb_result_add_row(res);
     if (r < 0) return DKB_ENOMEM;
-    dkb_result_set_dec(res, r, 0, dkb_tp_get_i128(tp, revenue, 0));
+    if (revenue->n == 0)
+        rc = dkb_result_set_null(res, r, 0);
+    else
+        dkb_result_set_dec(res, r, 0, dkb_tp_get_i128(tp, revenue, 0));
+    if (rc) return rc;
     return dkb_tp_status(tp, NULL);
 }
 
