@@ -132,7 +132,7 @@ for sf in $SFS; do
     esac
     rm -rf "$OUT/sf$sf"
     mv "$OUT/sf$sf.new" "$OUT/sf$sf"
-    echo "== SF $sf: ${#files[@]} answers in $OUT/sf$sf ($(du -sh "$OUT/sf$sf" | cut -f1), $(($(date +%s) - t0)) s)"
+    echo "== SF $sf: ${#files[@]} answers in $OUT/sf$sf ($(cat "$OUT/sf$sf"/*.csv | wc -c) bytes, $(($(date +%s) - t0)) s)"
 done
 
 if [ "$DEFAULT_SET" = 1 ]; then
@@ -159,7 +159,7 @@ empty=0
 for f in $(find "$OUT" -name 'q*-s*.csv'); do
     [ "$(wc -l <"$f")" -gt 1 ] || empty=$((empty + 1))
 done
-echo "== $n answer files, $(du -sh --exclude=MANIFEST "$OUT" | cut -f1) in $OUT; $empty with no rows; $(($(date +%s) - T_START)) s"
+echo "== $n answer files, $(find "$OUT" -name 'q*-s*.csv' -exec cat {} + | wc -c) bytes in $OUT; $empty with no rows; $(($(date +%s) - T_START)) s"
 if [ -s "$WORK/warnings" ]; then
     echo "== warnings:"
     sed 's/^/   /' "$WORK/warnings"
