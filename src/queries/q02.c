@@ -131,7 +131,8 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *s_name = dkb_tp_gather(tp, n_name, sn.build_idx, 0);
     /* parts of the size and type */
     bool *lut = dkb_tp_host_copy(tp, dkb_set_get(tp, in, "type_lut"));
-    dkb_tensor *p_keep = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "p_size"), DKB_CMP_EQ, dkb_set_get_i64(tp, in, "size"));
+    dkb_tensor *p_keep =
+        dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "p_size"), DKB_CMP_EQ, dkb_set_get_i64(tp, in, "size"));
     p_keep = dkb_tp_and(tp, p_keep, lut ? dkb_tp_lookup_mask(tp, dkb_set_get(tp, in, "p_type"), lut) : NULL);
     dkb_tensor *p_row = dkb_tp_nonzero(tp, p_keep);
     dkb_tensor *p_key = dkb_tp_gather(tp, dkb_set_get(tp, in, "p_partkey"), p_row, 0);

@@ -14,9 +14,9 @@
  *   limit 10;
  *
  * Plan: segment customers; orders before DATE of those customers
- * (semi-join); their line items (a join with the orders as the smaller,
- * build side, which selects more than the ship date does), then those
- * shipped after DATE; revenue summed per order key.
+ * (semi-join); line items shipped after DATE joined to those orders (the
+ * orders are the smaller, build side; the date test first, as it is far
+ * cheaper per row than a probe); revenue summed per order key.
  * o_orderdate and o_shippriority depend on the order key, so the group key
  * is the order key alone and they are read at each group's first row. */
 #include "dkb/query.h"
@@ -98,12 +98,13 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *o_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "o_orderkey"), o_keep);
     dkb_tensor *o_date = dkb_tp_compress(tp, dkb_set_get(tp, in, "o_orderdate"), o_keep);
     dkb_tensor *o_prio = dkb_tp_compress(tp, dkb_set_get(tp, in, "o_shippriority"), o_keep);
-    /* their line items (the orders are the build side), shipped after the date */
-    dkb_join_result j = dkb_tp_join(tp, o_key, dkb_set_get(tp, in, "l_orderkey"), DKB_JOIN_INNER);
-    dkb_tensor *late =
-        dkb_tp_cmp_i64(tp, dkb_tp_gather(tp, dkb_set_get(tp, in, "l_shipdate"), j.probe_idx, 0), DKB_CMP_GT, date);
-    dkb_tensor *l_row = dkb_tp_compress(tp, j.probe_idx, late);
-    dkb_tensor *o_row = dkb_tp_compress(tp, j.build_idx, late);
+    /* line items shipped after the date, of those orders */
+    dkb_tensor *late = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "l_shipdate"), DKB_CMP_GT, date);
+    dkb_tensor *l_row = dkb_tp_nonzero(tp, late);
+    dkb_join_result j =
+        dkb_tp_join(tp, o_key, dkb_tp_gather(tp, dkb_set_get(tp, in, "l_orderkey"), l_row, 0), DKB_JOIN_INNER);
+    l_row = dkb_tp_gather(tp, l_row, j.probe_idx, 0);
+    dkb_tensor *o_row = j.build_idx;
     dkb_tensor *price = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_extendedprice"), l_row, 0);
     dkb_tensor *disc = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_discount"), l_row, 0);
     dkb_tensor *volume = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));

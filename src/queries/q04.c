@@ -12,10 +12,10 @@
  *   group by o_orderpriority
  *   order by o_orderpriority;
  *
- * Plan: the quarter's orders; the late line items of those orders (a
- * semi-join with the quarter's orders as the small build side); then the
- * EXISTS as a semi-join of the orders against those items' order keys;
- * count per priority code (codes sort as their strings). */
+ * Plan: the quarter's orders; their line items (a join with the orders as
+ * the small build side); the late ones; the EXISTS as a semi-join of the
+ * orders' positions against the positions those items matched; count per
+ * priority code (codes sort as their strings). */
 #include "dkb/query.h"
 
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, month windows, parameter setters)
@@ -72,14 +72,15 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
                                         dkb_set_get_i64(tp, in, "date_hi"));
     dkb_tensor *o_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "o_orderkey"), o_keep);
     dkb_tensor *o_prio = dkb_tp_compress(tp, dkb_set_get(tp, in, "o_orderpriority"), o_keep);
-    /* line items of those orders with l_commitdate < l_receiptdate */
-    dkb_tensor *l_key = dkb_set_get(tp, in, "l_orderkey");
-    dkb_tensor *late = dkb_tp_cmp(tp, dkb_set_get(tp, in, "l_commitdate"), DKB_CMP_LT,
-                                  dkb_set_get(tp, in, "l_receiptdate"));
-    late = dkb_tp_and(tp, late, dkb_tp_semi_join(tp, o_key, l_key));
-    dkb_tensor *late_key = dkb_tp_compress(tp, l_key, late);
-    /* exists: orders with such an item */
-    dkb_tensor *prio = dkb_tp_compress(tp, o_prio, dkb_tp_semi_join(tp, late_key, o_key));
+    /* their line items (the orders are the build side) with l_commitdate <
+     * l_receiptdate */
+    dkb_join_result j = dkb_tp_join(tp, o_key, dkb_set_get(tp, in, "l_orderkey"), DKB_JOIN_INNER);
+    dkb_tensor *commit = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_commitdate"), j.probe_idx, 0);
+    dkb_tensor *receipt = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_receiptdate"), j.probe_idx, 0);
+    dkb_tensor *late_order = dkb_tp_compress(tp, j.build_idx, dkb_tp_cmp(tp, commit, DKB_CMP_LT, receipt));
+    /* exists: the orders (by position) that have such an item */
+    dkb_tensor *o_pos = dkb_tp_arange(tp, o_key ? o_key->n : 0);
+    dkb_tensor *prio = dkb_tp_compress(tp, o_prio, dkb_tp_semi_join(tp, late_order, o_pos));
     /* group by o_orderpriority, order by it */
     const dkb_tensor *keys[] = {prio};
     dkb_groups g = dkb_tp_group(tp, keys, 1);
