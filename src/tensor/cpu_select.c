@@ -8,6 +8,19 @@
 
 /* Selected rows per DKB__CHUNK chunk of mask: cnt[c], and their exclusive
  * prefix sums in off[c] (off[nc] = total). Scratch; NULL on failure. */
+/* Nonzero bytes of m[lo, hi), 8 at a time. */
+static int64_t count_nonzero(const uint8_t *m, int64_t lo, int64_t hi) {
+    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7Full, hi1 = 0x8080808080808080ull;
+    int64_t s = 0, i = lo;
+    for (; i + 8 <= hi; i += 8) {
+        uint64_t w;
+        memcpy(&w, m + i, 8);
+        s += __builtin_popcountll((((w & lo7) + lo7) | w) & hi1);
+    }
+    for (; i < hi; i++) s += m[i] != 0;
+    return s;
+}
+
 static int64_t *chunk_counts(dkb_tp *tp, const char *op, const dkb_tensor *mask, int64_t **cnt_out) {
     int64_t n = mask->n, nc = dkb__nchunks(n);
     int64_t *cnt = dkb__tp_scratch(tp, op, sizeof *cnt * (size_t)(2 * nc + 2));
@@ -17,9 +30,8 @@ static int64_t *chunk_counts(dkb_tp *tp, const char *op, const dkb_tensor *mask,
     int nt = dkb__nthreads(tp, n);
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t c = 0; c < nc; c++) {
-        int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < n ? lo + DKB__CHUNK : n, s = 0;
-        for (int64_t i = lo; i < hi; i++) s += m[i] != 0;
-        cnt[c] = s;
+        int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < n ? lo + DKB__CHUNK : n;
+        cnt[c] = count_nonzero(m, lo, hi);
     }
     int64_t s = 0;
     for (int64_t c = 0; c < nc; c++) {
@@ -31,24 +43,35 @@ static int64_t *chunk_counts(dkb_tp *tp, const char *op, const dkb_tensor *mask,
     return off;
 }
 
-/* Copy selected elements of chunk [lo, hi) to o[k...]. Dense chunks go
- * branch-free up to the last selected row (never writing past the chunk's
- * share of the output), sparse ones branch. */
-#define COMPRESS_CHUNK(T, x, o, VAL)                                           \
+/* Copy the selected elements VAL(i) of chunk [lo, hi) to o[off[c]...].
+ * Chunks with more than 1/64 selected go branch-free up to the last
+ * selected row (never writing past the chunk's share of the output);
+ * sparser ones skip 8 unselected rows at a time. */
+#define COMPRESS_CHUNK(T, o, VAL)                                              \
     do {                                                                       \
         int64_t k_ = off[c];                                                   \
-        if (cnt[c] * 4 > hi - lo) {                                            \
+        if (cnt[c] * 64 > hi - lo) {                                           \
             int64_t last_ = hi - 1;                                            \
             while (last_ >= lo && !m[last_]) last_--;                          \
-            for (int64_t i = lo; i <= last_; i++) {                            \
-                (o)[k_] = (T)(VAL);                                            \
-                k_ += m[i] != 0;                                               \
+            for (int64_t i_ = lo; i_ <= last_; i_++) {                         \
+                (o)[k_] = (T)VAL(i_);                                          \
+                k_ += m[i_] != 0;                                              \
             }                                                                  \
         } else {                                                               \
-            for (int64_t i = lo; i < hi; i++)                                  \
-                if (m[i]) (o)[k_++] = (T)(VAL);                                \
+            int64_t i_ = lo;                                                   \
+            for (; i_ + 8 <= hi; i_ += 8) {                                    \
+                uint64_t w_;                                                   \
+                memcpy(&w_, m + i_, 8);                                        \
+                if (!w_) continue;                                             \
+                for (int64_t e_ = i_; e_ < i_ + 8; e_++)                       \
+                    if (m[e_]) (o)[k_++] = (T)VAL(e_);                         \
+            }                                                                  \
+            for (; i_ < hi; i_++)                                              \
+                if (m[i_]) (o)[k_++] = (T)VAL(i_);                             \
         }                                                                      \
     } while (0)
+#define VAL_X(j) x[j]
+#define VAL_I(j) (j)
 
 #define COMPRESS(T)                                                            \
     do {                                                                       \
@@ -56,7 +79,7 @@ static int64_t *chunk_counts(dkb_tp *tp, const char *op, const dkb_tensor *mask,
         T *o = (T *)r->data;                                                   \
         _Pragma("omp parallel for schedule(dynamic, 1) num_threads(nt)") for (int64_t c = 0; c < nc; c++) { \
             int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < n ? lo + DKB__CHUNK : n; \
-            COMPRESS_CHUNK(T, x, o, x[i]);                                     \
+            COMPRESS_CHUNK(T, o, VAL_X);                                       \
         }                                                                      \
     } while (0)
 
@@ -142,7 +165,7 @@ dkb_tensor *dkb__cpu_nonzero(dkb_tp *tp, const dkb_tensor *mask) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
         for (int64_t c = 0; c < nc; c++) {
             int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < n ? lo + DKB__CHUNK : n;
-            COMPRESS_CHUNK(int64_t, x, o, i);
+            COMPRESS_CHUNK(int64_t, o, VAL_I);
         }
     }
     SCRATCH_END(tp);
@@ -151,10 +174,10 @@ dkb_tensor *dkb__cpu_nonzero(dkb_tp *tp, const dkb_tensor *mask) {
 
 int64_t dkb__cpu_count(dkb_tp *tp, const dkb_tensor *mask) {
     const uint8_t *m = mask->data;
-    int64_t n = mask->n, s = 0;
+    int64_t n = mask->n, nc = dkb__nchunks(n), s = 0;
     int nt = dkb__nthreads(tp, n);
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : s)
-    for (int64_t i = 0; i < n; i++) s += m[i] != 0;
+    for (int64_t c = 0; c < nc; c++) s += count_nonzero(m, c * DKB__CHUNK, c * DKB__CHUNK + DKB__CHUNK < n ? c * DKB__CHUNK + DKB__CHUNK : n);
     return s;
 }
 
