@@ -23,6 +23,7 @@ Runs each SQL file (or stdin when none is given or the name is '-') in DuckDB.
                      depend on the engine)
   --bench W,R        instead of CSV, run each query W times unmeasured then R
                      times measured; print 'name<TAB>median_ms<TAB>all ms' lines
+                     (with --out-dir, also the CSV of the last run)
   -h, --help         this text`;
 
 function die(msg, code = 1) {
@@ -114,11 +115,13 @@ async function main() {
     if (o.bench) {
       for (let i = 0; i < o.bench.warmup; i++) await conn.runAndReadAll(sql);
       const ms = [];
+      let last;
       for (let i = 0; i < o.bench.runs; i++) {
         const t0 = process.hrtime.bigint();
-        await conn.runAndReadAll(sql);
+        last = await conn.runAndReadAll(sql);
         ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
       }
+      if (o.outDir) fs.writeFileSync(path.join(o.outDir, `${name}.csv`), resultCsv(last));
       const s = [...ms].sort((x, y) => x - y);
       const med = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
       process.stdout.write(`${name}\t${med.toFixed(3)}\t${ms.map((x) => x.toFixed(3)).join(',')}\n`);
