@@ -11,7 +11,7 @@
  *     and l_quantity < 24;
  *
  * Plan: three masks and-ed, compress price and discount, multiply (scale
- * 4), exact sum. */
+ * 4), exact sum (NULL over no rows, as in SQL). */
 #include "dkb/query.h"
 
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, parameter setters)
@@ -84,7 +84,11 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
                                      dkb_set_get_i64(tp, in, "qty_lt")));
     dkb_tensor *price = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_extendedprice"), keep);
     dkb_tensor *disc = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_discount"), keep);
-    dkb_set_put(tp, out, "revenue", dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_arith(tp, price, DKB_OP_MUL, disc)));
+    /* sum(l_extendedprice * l_discount), exact at scale 4; a sum over no
+     * rows is NULL: then the output is empty */
+    dkb_tensor *revenue = dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_arith(tp, price, DKB_OP_MUL, disc));
+    dkb_tensor *nonempty = dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, price && price->n > 0);
+    dkb_set_put(tp, out, "revenue", dkb_tp_compress(tp, revenue, nonempty));
     return dkb_tp_status(tp, NULL);
 }
 
@@ -102,8 +106,11 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     if (rc) return rc;
     int64_t r = dkb_result_add_row(res);
     if (r < 0) return DKB_ENOMEM;
-    dkb_result_set_dec(res, r, 0, dkb_tp_get_i128(tp, revenue, 0));
-    return dkb_tp_status(tp, NULL);
+    if (revenue->n == 0)
+        rc = dkb_result_set_null(res, r, 0);
+    else
+        dkb_result_set_dec(res, r, 0, dkb_tp_get_i128(tp, revenue, 0));
+    return rc ? rc : dkb_tp_status(tp, NULL);
 }
 
 const dkb_query dkb__q06 = {
