@@ -64,6 +64,7 @@ for n in $(seq 1 22); do
     "$DKB" sql "$q" --seed "$SEED" --sf "$SF" >"$DIR/sql/$q-s$SEED.sql"
 done
 
+LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 # DuckDB: medians, and the CSV of each query's last run.
 node "$ORACLE/run.mjs" --tbl "$TBL" --threads "$THREADS" --bench "$WARMUP,$RUNS" \
     --out-dir "$DIR/duckdb" "$DIR"/sql/q*.sql >"$DIR/duckdb.tsv" || die "DuckDB run failed"
@@ -79,10 +80,12 @@ for (const q of a) console.log(`${q.query}-s${q.seed}\t${q.timing.median_ms}`);'
 "$DKB" run all --data "$STORE" --seed "$SEED" --threads "$THREADS" --expect-dir "$DIR/duckdb" \
     >"$DIR/check.txt" 2>&1 || true
 
+LOAD_AFTER=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 DUCKDB_VERSION=$(node -p "require('$ORACLE/node_modules/@duckdb/node-api/package.json').version")
 echo "# CPU plans vs DuckDB: $(uname -n), $(nproc) cores, $(date -u +%Y-%m-%d), dkb $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), @duckdb/node-api $DUCKDB_VERSION"
 echo
-echo "SF $SF, seed $SEED, $THREADS threads on both sides; median of $RUNS runs after $WARMUP warm-up(s); data in memory before timing."
+echo "SF $SF, seed $SEED, $THREADS threads on both sides; median of $RUNS runs after $WARMUP warm-up(s); data in memory before timing.
+1-minute load average $LOAD_BEFORE before, $LOAD_AFTER after (other work on the machine inflates both sides' times)."
 echo
 echo "| query | dkb ms | DuckDB ms | dkb/DuckDB | answer |"
 echo "|---|---:|---:|---:|---|"
