@@ -60,7 +60,7 @@ if [ -z "$DKB_BIN" ]; then
         [ -x "$b" ] && { DKB_BIN=$b; break; }
     done
 fi
-[ -n "$DKB_BIN" ] && [ -x "$DKB_BIN" ] || die "no dkb binary (build it, or pass --dkb BIN)"
+{ [ -n "$DKB_BIN" ] && [ -x "$DKB_BIN" ]; } || die "no dkb binary (build it, or pass --dkb BIN)"
 "$DKB_BIN" sql --help >/dev/null 2>&1 || die "$DKB_BIN has no 'sql' command yet"
 command -v node >/dev/null || die "node (Node.js 20) is not installed"
 if [ ! -d "$ORACLE/node_modules/@duckdb/node-api" ]; then
@@ -155,10 +155,7 @@ if [ "$DEFAULT_SET" = 1 ]; then
 fi
 
 n=$(find "$OUT" -name 'q*-s*.csv' | wc -l)
-empty=0
-for f in $(find "$OUT" -name 'q*-s*.csv'); do
-    [ "$(wc -l <"$f")" -gt 1 ] || empty=$((empty + 1))
-done
+empty=$(find "$OUT" -name 'q*-s*.csv' -exec awk 'END { if (NR <= 1) print FILENAME }' {} \; | wc -l)
 echo "== $n answer files, $(find "$OUT" -name 'q*-s*.csv' -exec cat {} + | wc -c) bytes in $OUT; $empty with no rows; $(($(date +%s) - T_START)) s"
 if [ -s "$WORK/warnings" ]; then
     echo "== warnings:"
