@@ -170,10 +170,11 @@ static bool build(dkb_tp *tp, const char *op, const int64_t *bk, int64_t nb, boo
         }
         for (int64_t i = lo; i < hi; i++) rows[h[part_of(t, bk[i])]++] = i;
     }
-    /* a hash partition with more rows than half its slots could overflow
-     * (many distinct keys in one partition): build sequentially instead */
+    /* a hash partition holding more rows than 3/4 of its slots (many
+     * distinct keys in one partition; on average it holds at most 1/2) is
+     * too full: build the whole table sequentially instead */
     bool skewed = false;
-    for (int q = 0; !t->direct && q < P; q++) skewed |= (uint64_t)(pstart[q + 1] - pstart[q]) * 2 > t->pmask + 1;
+    for (int q = 0; !t->direct && q < P; q++) skewed |= (uint64_t)(pstart[q + 1] - pstart[q]) * 4 > (t->pmask + 1) * 3;
     if (skewed) {
         t->pbits = 0;
         t->pmask = ((uint64_t)1 << t->bits) - 1;
@@ -205,11 +206,17 @@ static const int64_t *keys_i64(dkb_tp *tp, const char *op, const dkb_tensor *a) 
     return k;
 }
 
-/* hd[i] = first build row of probe row i (or -1), for rows [lo, hi). */
-static void probe_heads(const table *t, const int64_t *pk, int64_t lo, int64_t hi, int64_t *hd) {
-    for (int64_t i = lo; i < hi; i++) {
-        if (i + PREFETCH < hi) prefetch_key(t, pk[i + PREFETCH]);
-        hd[i] = lookup(t, pk[i]);
+/* hd[i] = first build row of probe row i (or -1), for rows [lo, hi) of
+ * probe keys p (read in blocks, any integer dtype). */
+static void probe_heads(const table *t, const dkb_tensor *p, int64_t lo, int64_t hi, int64_t *hd) {
+    int64_t kb[DKB__BLK];
+    for (int64_t off = lo; off < hi; off += DKB__BLK) {
+        int64_t m = hi - off < DKB__BLK ? hi - off : DKB__BLK;
+        dkb__ld_i64(p, off, m, kb);
+        for (int64_t j = 0; j < m; j++) {
+            if (j + PREFETCH < m) prefetch_key(t, kb[j + PREFETCH]);
+            hd[off + j] = lookup(t, kb[j]);
+        }
     }
 }
 
@@ -223,8 +230,6 @@ dkb_join_result dkb__cpu_join(dkb_tp *tp, const dkb_tensor *build_keys, const dk
     table t;
     const int64_t *bk = keys_i64(tp, "join", build_keys);
     if (!bk || !build(tp, "join", bk, build_keys->n, true, &t)) goto out;
-    const int64_t *pk = keys_i64(tp, "join", probe_keys);
-    if (!pk) goto out;
     if (left && t.unique) { /* one output row per probe row */
         res.probe_idx = dkb__cpu_arange(tp, np);
         res.build_idx = dkb__tp_new(tp, "join", DKB_TP_I64, np);
@@ -236,7 +241,7 @@ dkb_join_result dkb__cpu_join(dkb_tp *tp, const dkb_tensor *build_keys, const dk
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
         for (int64_t c = 0; c < nc; c++) {
             int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < np ? lo + DKB__CHUNK : np;
-            probe_heads(&t, pk, lo, hi, bo);
+            probe_heads(&t, probe_keys, lo, hi, bo);
         }
         goto out;
     }
@@ -248,7 +253,7 @@ dkb_join_result dkb__cpu_join(dkb_tp *tp, const dkb_tensor *build_keys, const dk
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t c = 0; c < nc; c++) {
         int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < np ? lo + DKB__CHUNK : np, s = 0;
-        probe_heads(&t, pk, lo, hi, hd);
+        probe_heads(&t, probe_keys, lo, hi, hd);
         if (unique) {
             for (int64_t i = lo; i < hi; i++) s += hd[i] >= 0;
         } else {
@@ -302,17 +307,20 @@ dkb_tensor *dkb__cpu_semi_join(dkb_tp *tp, const dkb_tensor *build_keys, const d
     SCRATCH_BEGIN(tp);
     table t;
     const int64_t *bk = keys_i64(tp, "semi_join", build_keys);
-    const int64_t *pk = bk ? keys_i64(tp, "semi_join", probe_keys) : NULL;
-    if (!pk || !build(tp, "semi_join", bk, build_keys->n, false, &t)) {
+    if (!bk || !build(tp, "semi_join", bk, build_keys->n, false, &t)) {
         r = NULL;
     } else {
         uint8_t *o = r->data;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
         for (int64_t c = 0; c < nc; c++) {
-            int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < np ? lo + DKB__CHUNK : np;
-            for (int64_t i = lo; i < hi; i++) {
-                if (i + PREFETCH < hi) prefetch_key(&t, pk[i + PREFETCH]);
-                o[i] = lookup(&t, pk[i]) >= 0;
+            int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < np ? lo + DKB__CHUNK : np, kb[DKB__BLK];
+            for (int64_t off = lo; off < hi; off += DKB__BLK) {
+                int64_t m = hi - off < DKB__BLK ? hi - off : DKB__BLK;
+                dkb__ld_i64(probe_keys, off, m, kb);
+                for (int64_t j = 0; j < m; j++) {
+                    if (j + PREFETCH < m) prefetch_key(&t, kb[j + PREFETCH]);
+                    o[off + j] = lookup(&t, kb[j]) >= 0;
+                }
             }
         }
     }

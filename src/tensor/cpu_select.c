@@ -15,7 +15,8 @@ static int64_t count_nonzero(const uint8_t *m, int64_t lo, int64_t hi) {
     for (; i + 8 <= hi; i += 8) {
         uint64_t w;
         memcpy(&w, m + i, 8);
-        s += __builtin_popcountll((((w & lo7) + lo7) | w) & hi1);
+        uint64_t b = ((((w & lo7) + lo7) | w) & hi1) >> 7; /* 1 per nonzero byte */
+        s += (int64_t)((b * 0x0101010101010101ull) >> 56);
     }
     for (; i < hi; i++) s += m[i] != 0;
     return s;

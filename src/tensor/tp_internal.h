@@ -33,8 +33,9 @@ struct dkb_tp {
 
 /* Rows per chunk of chunked parallel loops. */
 #define DKB__CHUNK ((int64_t)65536)
-/* Below this many elements a loop runs on one thread. */
-#define DKB__PAR_MIN ((int64_t)32768)
+/* Below this many elements a loop runs on one thread: a parallel region
+ * costs microseconds, and on a busy machine up to a scheduler time slice. */
+#define DKB__PAR_MIN ((int64_t)262144)
 
 typedef unsigned __int128 dkb__u128;
 typedef __int128 dkb__i128;
