@@ -2,18 +2,22 @@
 # qualification parameters) give the official TPC-H answers
 # (answers/qN.out, numbers rounded to 2 decimals), checked with
 # `dkb run --expect-official`.
-# Environment: DKB_SF1_STORE, an SF 1 store (dkb gen --sf 1 --out DIR);
-# DKB_TPCH_ANSWERS, the folder of q1.out..q22.out (default
-# /work/shared/tpch/answers). When either is absent the test prints why and
-# exits 77, CTest's skip code for this test (SKIP_RETURN_CODE 77).
+# Environment: DKB_SF1_STORE, an SF 1 store (default: the test generates one,
+# about 1 GB, in its work folder); DKB_TPCH_ANSWERS, the folder of
+# q1.out..q22.out (default: the copy in tests/data/official-sf1, taken from
+# the dbgen 2.14 repository's answers/). When either is given but absent the
+# test prints why and exits 77, CTest's skip code for this test.
 source "$(dirname "$0")/lib/common.bash"
 
 SKIP=77
 STORE=${DKB_SF1_STORE:-}
-OFFICIAL=${DKB_TPCH_ANSWERS:-/work/shared/tpch/answers}
+OFFICIAL=${DKB_TPCH_ANSWERS:-$DKB_TESTDATA/official-sf1}
 skip() { echo "SKIPPED: $*"; exit "$SKIP"; }
 
-[ -n "$STORE" ] || skip "DKB_SF1_STORE is not set (make one with: dkb gen --sf 1 --out DIR; then DKB_SF1_STORE=DIR)"
+if [ -z "$STORE" ]; then
+    STORE="$WORK/sf1"
+    "$DKB" gen --sf 1 --out "$STORE" -q
+fi
 [ -d "$STORE" ] || skip "DKB_SF1_STORE=$STORE is not a directory"
 [ -d "$OFFICIAL" ] || skip "official answers folder $OFFICIAL is absent (set DKB_TPCH_ANSWERS)"
 # A store of another scale factor is a setup error, not a reason to skip.
