@@ -1,5 +1,5 @@
 # Makefile: the two entry points of the README, wrapping CMake and CTest.
-#   make run    build dkb and run the main job
+#   make run    build dkb and run the main job (SF=1 by default)
 #   make test   build everything and run every test
 # Other targets: build, test-asan (tests under ASan+UBSan), fuzz, bench-gen, clean.
 BUILD ?= build
@@ -16,8 +16,12 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The main job: generate TPC-H at SF (a store), then run the 22 baseline
+# plans with timings (at SF 1 also checked against the official answers).
 run: build
 	$(BUILD)/dkb gen --sf $(SF) --out data/sf$(SF) --force
+	$(BUILD)/dkb run all --data data/sf$(SF) --time \
+	  $(if $(filter 1,$(SF)),--expect-official-dir tests/data/official-sf1)
 
 test: build
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
