@@ -120,7 +120,7 @@ static bool build(dkb_tp *tp, const char *op, const int64_t *bk, int64_t nb, boo
         entry = sizeof *t->slots;
     }
     /* partitions of about 2^14 slots, when there are enough rows to share */
-    t->pbits = nb < DKB__PAR_MIN ? 0 : t->bits > 14 ? t->bits - 14 : 0;
+    t->pbits = nb < tp->par_min || nb < 4096 ? 0 : t->bits > 14 ? t->bits - 14 : 0;
     if (t->pbits > 10) t->pbits = 10;
     t->pmask = ((uint64_t)1 << (t->bits - t->pbits)) - 1;
     size_t nslots = t->direct ? (size_t)range + 1 : (size_t)1 << t->bits;

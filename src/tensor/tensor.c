@@ -68,6 +68,7 @@ int dkb_tp_create(dkb_tp_backend backend, int threads, dkb_tp **out, dkb_error *
     tp->be = &dkb__tp_cpu;
     tp->threads = threads ? threads : omp_get_max_threads();
     if (tp->threads < 1) tp->threads = 1;
+    tp->par_min = DKB__PAR_MIN;
     dkb__arena_init(&tp->arena, 0);
     dkb__arena_init(&tp->scratch, 0);
     *out = tp;

@@ -25,6 +25,9 @@ struct dkb_tp {
     dkb_tp_backend kind;
     const dkb__tp_backend *be;
     int threads;           /* OpenMP threads per parallel region (>= 1) */
+    int64_t par_min;       /* loops over fewer elements run on one thread
+                            * (DKB__PAR_MIN; tests lower it to force the
+                            * parallel paths on small inputs) */
     dkb__arena arena;      /* tensors, headers, host copies: freed by reset */
     dkb__arena scratch;    /* temporaries of one operation */
     dkb_error err;         /* sticky: err.code == 0 while all is well */
@@ -54,7 +57,7 @@ void *dkb__tp_scratch(dkb_tp *tp, const char *op, size_t bytes);
 #define SCRATCH_END(tp) dkb__arena_release(&(tp)->scratch, scratch_mark_)
 
 /* Threads for a loop over n elements. */
-static inline int dkb__nthreads(const dkb_tp *tp, int64_t n) { return n < DKB__PAR_MIN ? 1 : tp->threads; }
+static inline int dkb__nthreads(const dkb_tp *tp, int64_t n) { return n < tp->par_min ? 1 : tp->threads; }
 /* Number of DKB__CHUNK chunks covering n rows (>= 1 when n > 0). */
 static inline int64_t dkb__nchunks(int64_t n) { return (n + DKB__CHUNK - 1) / DKB__CHUNK; }
 

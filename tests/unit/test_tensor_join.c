@@ -1,8 +1,9 @@
 /* test_tensor_join.c: TensorPlan hash joins against a sort-based reference:
  * INNER and LEFT joins with duplicate keys on both sides, probe rows with
  * no match, empty sides, dense keys (direct-address table) and sparse or
- * negative keys (hash table), mixed key widths; pair order (by probe row,
- * then build row); semi-join masks; several sizes and thread counts. */
+ * negative keys (hash table), mixed key widths, keys crowding one hash
+ * partition; pair order (by probe row, then build row); semi-join masks;
+ * several sizes and thread counts. */
 #include "test_tensor_util.h"
 
 typedef struct kr {
@@ -124,9 +125,32 @@ static void test_empty(int threads) {
     dkb_tp_destroy(tp);
 }
 
+/* Keys whose hashes (key * golden ratio) all fall into the first hash
+ * partitions: the partitioned build must notice and build sequentially. */
+static void test_skew(int threads) {
+    dkb_tp *tp = new_tp(threads);
+    uint64_t phi = 0x9E3779B97F4A7C15ull, inv = phi;
+    for (int i = 0; i < 6; i++) inv *= 2 - phi * inv; /* inverse of phi mod 2^64 */
+    int64_t nb = 20000, np = 30000;
+    int64_t *bk = xmalloc_i64(nb), *pk = xmalloc_i64(np);
+    for (int64_t j = 0; j < nb; j++) bk[j] = (int64_t)(((uint64_t)j << 48) * inv);
+    for (int64_t i = 0; i < np; i++) pk[i] = (int64_t)(((uint64_t)(i % 2 ? i / 2 : nb + i) << 48) * inv);
+    dkb_tensor *tb = host_i64(tp, bk, nb, 0), *tq = host_i64(tp, pk, np, 0);
+    dkb_tensor *semi = dkb_tp_semi_join(tp, tb, tq);
+    dkb_join_result j = dkb_tp_join(tp, tb, tq, DKB_JOIN_INNER);
+    expect_ok(tp, "skewed join");
+    for (int64_t i = 0; semi && i < np; i++) CHECK(DATA(uint8_t, semi)[i] == (i % 2 == 1), "skew semi row %lld", (long long)i);
+    CHECK(j.probe_idx && j.probe_idx->n == np / 2, "skew join pairs");
+    for (int64_t q = 0; j.probe_idx && q < j.probe_idx->n; q++)
+        CHECK(DATA(int64_t, j.probe_idx)[q] == 2 * q + 1 && DATA(int64_t, j.build_idx)[q] == q, "skew pair %lld", (long long)q);
+    dkb_tp_destroy(tp);
+    free(bk), free(pk);
+}
+
 int main(void) {
     for (int t = 0; t < NTHREADS; t++) {
         test_empty(THREADS[t]);
+        test_skew(THREADS[t]);
         for (int s = 0; s < NSIZES; s++)
             for (int mode = 0; mode < 4; mode++) {
                 test_join(THREADS[t], SIZES[s], SIZES[s], mode);
