@@ -7,19 +7,27 @@
  * context is created; plans never see which one, so the same plan runs on
  * both. Tensors live in the backend's memory; the few values a plan needs on
  * the host (scalars, small results for the finish step) are fetched with
- * dkb_tp_to_host / dkb_tp_scalar_*.
+ * dkb_tp_to_host / dkb_tp_get_*.
  *
  * Memory: every tensor comes from the context's arena and lives until
  * dkb_tp_reset (end of one query run) or dkb_tp_destroy. Plans never free.
+ * Tensors are immutable: an operation may return a view sharing its input's
+ * data (e.g. a cast to the same dtype); never write through ->data.
  *
  * Errors are sticky, so a plan reads like its SQL: when an operation fails
- * (out of memory, bad argument) it records a message in the context and
- * returns NULL; every operation given a NULL tensor returns NULL at once.
- * A plan checks dkb_tp_status once at the end.
+ * (out of memory, bad argument, an integer result that does not fit) it
+ * records "op: reason" in the context (the first failure wins) and returns
+ * NULL; every operation given a NULL tensor returns NULL at once (and
+ * records DKB_EINVAL if nothing failed before). A plan checks
+ * dkb_tp_status once at the end.
+ *
+ * Determinism: results never depend on the thread count (float sums
+ * included: they add fixed chunks in a fixed order).
  *
  * Shapes: "n" is a tensor's length; every elementwise operation needs equal
  * lengths. Index tensors are I64 row numbers into another tensor (-1 means
- * "no row" where an operation says so). */
+ * "no row" where an operation says so). Masks are BOOL (or U8: nonzero is
+ * true). */
 #ifndef DKB_TENSOR_H
 #define DKB_TENSOR_H
 
@@ -69,8 +77,9 @@ typedef struct dkb_tp dkb_tp;
 typedef enum { DKB_TP_CPU = 0, DKB_TP_CUDA } dkb_tp_backend;
 
 /* Create a context on backend (DKB_TP_CPU; DKB_TP_CUDA where built) with
- * `threads` worker threads (0: all cores). DKB_EINVAL for an unavailable
- * backend. */
+ * `threads` worker threads (0: all cores, as omp_get_max_threads). DKB_EINVAL
+ * for an unavailable backend or threads < 0. Small inputs (under about 256K
+ * rows) run on one thread. A context is used by one thread at a time. */
 int dkb_tp_create(dkb_tp_backend backend, int threads, dkb_tp **out, dkb_error *err);
 void dkb_tp_destroy(dkb_tp *tp);          /* accepts NULL */
 /* Free every tensor of the context and clear its error (between runs). */
@@ -106,11 +115,16 @@ int dkb_tp_str_to_host(dkb_tp *tp, const dkb_tensor *a, char *dst);
 /* A host copy allocated from the context's arena (freed by reset); STR:
  * n + 1 offsets, then the bytes, then a NUL. */
 void *dkb_tp_host_copy(dkb_tp *tp, const dkb_tensor *a);
-/* Element i of a tensor, on the host (for finish steps and scalars). */
-int64_t dkb_tp_get_i64(dkb_tp *tp, const dkb_tensor *a, int64_t i);   /* any integer dtype */
-double dkb_tp_get_f64(dkb_tp *tp, const dkb_tensor *a, int64_t i);    /* any numeric dtype */
-__int128 dkb_tp_get_i128(dkb_tp *tp, const dkb_tensor *a, int64_t i); /* any integer dtype */
-/* New constant tensors. */
+/* Element i of a tensor, on the host (for finish steps and scalars); an
+ * index outside [0, n) records DKB_ERANGE and gives 0. */
+int64_t dkb_tp_get_i64(dkb_tp *tp, const dkb_tensor *a, int64_t i);   /* any integer dtype, raw
+                                                                        * (scaled) value; ERANGE
+                                                                        * beyond int64 */
+double dkb_tp_get_f64(dkb_tp *tp, const dkb_tensor *a, int64_t i);    /* any numeric dtype,
+                                                                        * divided by 10^scale */
+__int128 dkb_tp_get_i128(dkb_tp *tp, const dkb_tensor *a, int64_t i); /* any integer dtype, raw */
+/* New constant tensors (scale 0; set ->scale after, or use a scale-0 value
+ * such as 0 that any scale aligns to). */
 dkb_tensor *dkb_tp_full_i64(dkb_tp *tp, dkb_tp_dtype t, int64_t n, int64_t value);
 dkb_tensor *dkb_tp_arange(dkb_tp *tp, int64_t n);   /* I64 0, 1, ..., n - 1 */
 
@@ -119,47 +133,62 @@ dkb_tensor *dkb_tp_arange(dkb_tp *tp, int64_t n);   /* I64 0, 1, ..., n - 1 */
 typedef enum { DKB_CMP_EQ = 0, DKB_CMP_NE, DKB_CMP_LT, DKB_CMP_LE, DKB_CMP_GT, DKB_CMP_GE } dkb_cmp;
 typedef enum {
     DKB_OP_ADD = 0, DKB_OP_SUB, DKB_OP_MUL, /* integers: exact, result I64 (I128 if either is);
-                                             * scales add for MUL */
+                                             * scales add for MUL; ADD/SUB (and MIN/MAX) scale
+                                             * the lower-scale side up; a result beyond int64
+                                             * fails with DKB_ERANGE (cast to I128 first) */
     DKB_OP_DIV,                             /* always F64 (values divided by 10^scale first) */
     DKB_OP_MIN, DKB_OP_MAX
 } dkb_arith;
 
 /* BOOL: a OP b (same length, any numeric dtypes; compared as values with
- * their scales applied, exactly for integers). */
+ * their scales applied, exactly for integers; F64 against an integer
+ * compares doubles). */
 dkb_tensor *dkb_tp_cmp(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, const dkb_tensor *b);
 /* BOOL: a OP value, value an integer in a's units (for a DATE: days; for a
  * DECIMAL of scale 2: hundredths; for U8 codes: a code). */
 dkb_tensor *dkb_tp_cmp_i64(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, int64_t value);
+/* BOOL: a / 10^scale OP value, in doubles (the division is correctly
+ * rounded, so 7 hundredths equals the literal 0.07). */
 dkb_tensor *dkb_tp_cmp_f64(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, double value);
 /* BOOL: lo <= a <= hi (integers in a's units). */
 dkb_tensor *dkb_tp_between(dkb_tp *tp, const dkb_tensor *a, int64_t lo, int64_t hi);
 /* BOOL: a is one of values[0..n) (integers in a's units). */
 dkb_tensor *dkb_tp_in_i64(dkb_tp *tp, const dkb_tensor *a, const int64_t *values, int n);
-/* BOOL: lut[a[i]] for U8 codes (lut has a->dict->size entries, host memory). */
+/* BOOL: lut[a[i]] for U8 codes (lut has a->dict->size entries, host memory;
+ * codes must carry their dictionary: store columns and gathers/compresses of
+ * them do; codes beyond the dictionary give false). */
 dkb_tensor *dkb_tp_lookup_mask(dkb_tp *tp, const dkb_tensor *codes, const bool *lut);
 dkb_tensor *dkb_tp_and(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b);
 dkb_tensor *dkb_tp_or(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b);
 dkb_tensor *dkb_tp_not(dkb_tp *tp, const dkb_tensor *a);
-/* a OP b elementwise. */
+/* a OP b elementwise. With an F64 operand every op gives F64 (integers
+ * divided by 10^scale first). */
 dkb_tensor *dkb_tp_arith(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, const dkb_tensor *b);
 /* a OP value, value an integer at scale `scale` (e.g. 100 at scale 2 = 1.00);
  * the common case 1 - discount is dkb_tp_rsub_i64(tp, 100, 2, disc). */
 dkb_tensor *dkb_tp_arith_i64(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, int64_t value, int scale);
 /* value - a (value at scale `scale`). */
 dkb_tensor *dkb_tp_rsub_i64(dkb_tp *tp, int64_t value, int scale, const dkb_tensor *a);
-/* Convert: integers to F64 (divided by 10^scale), integer widths, BOOL to I64. */
+/* Convert: integers to F64 (divided by 10^scale), integer widths (scale
+ * kept; a value that does not fit fails with DKB_ERANGE), BOOL to I64, any
+ * numeric to BOOL (nonzero), F64 to integers (truncated toward zero,
+ * scale 0). The same dtype gives a view. */
 dkb_tensor *dkb_tp_cast(dkb_tp *tp, const dkb_tensor *a, dkb_tp_dtype to);
-/* cond ? a : b (BOOL cond; a and b the same dtype). */
+/* cond ? a : b (BOOL cond; a and b the same dtype and scale give that dtype;
+ * otherwise values are aligned as arith does: I64 / I128 at the larger
+ * scale, or F64). */
 dkb_tensor *dkb_tp_where(dkb_tp *tp, const dkb_tensor *cond, const dkb_tensor *a, const dkb_tensor *b);
 /* I32 year of DATE days. */
 dkb_tensor *dkb_tp_year(dkb_tp *tp, const dkb_tensor *days);
 /* I64 key combining integer columns: a * (b_max + 1) + b, for multi-column
- * join and group keys (b_max: an upper bound of b, b >= 0). */
+ * join and group keys (b_max: an upper bound of b, b >= 0; a b outside
+ * [0, b_max] or an int64 overflow fails with DKB_ERANGE). */
 dkb_tensor *dkb_tp_pack2(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b, int64_t b_max);
 
 /* ---- strings ---- */
 
-/* SQL LIKE with % and _ (no escapes), byte-wise. */
+/* SQL LIKE with % and _ (no escapes), byte-wise: _ is one byte, '' matches
+ * only the empty string. */
 /* On a dictionary: a host LUT of dict->size entries (evaluated once per
  * entry), for dkb_tp_lookup_mask. Allocated from the arena. */
 bool *dkb_tp_like_dict(dkb_tp *tp, const dkb_tp_dict *dict, const char *pattern);
@@ -167,9 +196,13 @@ bool *dkb_tp_like_dict(dkb_tp *tp, const dkb_tp_dict *dict, const char *pattern)
 dkb_tensor *dkb_tp_like(dkb_tp *tp, const dkb_tensor *str, const char *pattern);
 /* Code of an exact dictionary entry, or -1 (host). */
 int dkb_tp_dict_code(const dkb_tp_dict *dict, const char *s);
-/* STR of the substrings [start, start + len) (0-based, clipped). */
+/* STR of the substrings [start, start + len) (0-based byte positions,
+ * clipped to [0, length): a negative start keeps the part from 0; len <= 0
+ * gives empty strings). */
 dkb_tensor *dkb_tp_substr(dkb_tp *tp, const dkb_tensor *str, int start, int len);
-/* I64 of each string parsed as a decimal integer (Q22's phone country code). */
+/* I64 of each string parsed as a decimal integer (Q22's phone country code):
+ * leading blanks, an optional sign, then digits up to the first non-digit
+ * (none: 0); a value beyond int64 fails with DKB_ERANGE. */
 dkb_tensor *dkb_tp_str_to_i64(dkb_tp *tp, const dkb_tensor *str);
 
 /* ---- selection ---- */
@@ -179,9 +212,10 @@ dkb_tensor *dkb_tp_compress(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *m
 /* I64 positions where mask is true, in order. */
 dkb_tensor *dkb_tp_nonzero(dkb_tp *tp, const dkb_tensor *mask);
 /* a[idx[i]] for each i; idx I64 (or I32) in [0, a->n), or -1 giving `fill`
- * (numeric) / the empty string (STR). Works for STR. */
+ * (numeric, in a's units) / the empty string (STR); any other index fails
+ * with DKB_ERANGE. Works for STR; keeps scale and dictionary. */
 dkb_tensor *dkb_tp_gather(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *idx, int64_t fill);
-/* Number of true values of a mask. */
+/* Number of true values of a mask (0 and a recorded error for a bad one). */
 int64_t dkb_tp_count(dkb_tp *tp, const dkb_tensor *mask);
 
 /* ---- joins (hash joins on integer keys of any width) ---- */
@@ -196,9 +230,11 @@ typedef struct dkb_join_result {
     dkb_tensor *build_idx;  /* I64 rows of the build side (-1: no match, LEFT) */
 } dkb_join_result;
 
-/* Join probe keys against build keys (same integer dtype family; duplicates
- * allowed on both sides). Pairs come out grouped by probe row, in probe
- * order. On failure both members are NULL. */
+/* Join probe keys against build keys (integer dtypes BOOL..I64, compared as
+ * int64 values, widths may differ, scales ignored; duplicates allowed on
+ * both sides). Pairs come out grouped by probe row, in probe order, and
+ * for one probe row in ascending build row order. On failure both members
+ * are NULL. */
 dkb_join_result dkb_tp_join(dkb_tp *tp, const dkb_tensor *build_keys, const dkb_tensor *probe_keys,
                             dkb_join_kind kind);
 /* BOOL per probe row: its key occurs among build keys (SEMI); negate for ANTI. */
@@ -212,16 +248,17 @@ typedef struct dkb_groups {
     int64_t ngroups;        /* groups numbered in order of first appearance */
 } dkb_groups;
 
-/* Group rows by equal values of keys[0..nkeys) (integer dtypes, equal
- * lengths; nkeys >= 1). Gather a key through first_row to get group keys. */
+/* Group rows by equal values of keys[0..nkeys) (integer dtypes BOOL..I64,
+ * equal lengths; nkeys >= 1). Gather a key through first_row to get group
+ * keys. */
 dkb_groups dkb_tp_group(dkb_tp *tp, const dkb_tensor *const *keys, int nkeys);
 
 typedef enum {
     DKB_AGG_SUM = 0,  /* integers: I128 exact (scale kept); F64: F64 */
     DKB_AGG_COUNT,    /* I64: rows per group (values may be NULL) */
-    DKB_AGG_MIN, DKB_AGG_MAX,  /* dtype kept */
-    DKB_AGG_AVG,      /* F64 (values / 10^scale) */
-    DKB_AGG_COUNT_DISTINCT     /* I64: distinct values per group (integers) */
+    DKB_AGG_MIN, DKB_AGG_MAX,  /* dtype, scale and dictionary kept */
+    DKB_AGG_AVG,      /* F64 (values / 10^scale; integers: the exact sum divided) */
+    DKB_AGG_COUNT_DISTINCT     /* I64: distinct values per group (integers BOOL..I64) */
 } dkb_agg;
 
 /* One aggregate per group. values has the input rows' length. */
@@ -233,14 +270,16 @@ dkb_tensor *dkb_tp_reduce(dkb_tp *tp, dkb_agg agg, const dkb_tensor *values);
 /* ---- ordering ---- */
 
 typedef struct dkb_sort_key {
-    const dkb_tensor *key;  /* any dtype but STR? STR too: byte-wise order */
+    const dkb_tensor *key;  /* any dtype: integers (I128 too) and F64 by value
+                             * (scales ignored), STR byte-wise (a prefix first) */
     bool desc;
 } dkb_sort_key;
 
 /* I64 permutation that orders the rows by keys[0], then keys[1], ...;
  * stable (ties keep input order). */
 dkb_tensor *dkb_tp_sort(dkb_tp *tp, const dkb_sort_key *keys, int nkeys);
-/* The first k rows of that order (fewer if n < k), as I64 row numbers. */
+/* The first k rows of that order (fewer if n < k), as I64 row numbers:
+ * exactly the first k of dkb_tp_sort, ties included. */
 dkb_tensor *dkb_tp_topk(dkb_tp *tp, const dkb_sort_key *keys, int nkeys, int64_t k);
 
 #endif
