@@ -1,10 +1,56 @@
-/* cpu_string.c: CPU string operations on STR tensors: LIKE per row (a
- * pattern compiled once into literal segments, like.h), substr, and parsing
- * integers (str_to_i64). */
+/* cpu_string.c: CPU string operations on STR tensors: LIKE (a pattern
+ * compiled once into literal segments, like.h), substr, and parsing
+ * integers (str_to_i64).
+ *
+ * LIKE on patterns that start with % and hold a literal segment of two or
+ * more bytes (the TPC-H '%green%', '%special%requests%') scans the whole
+ * byte buffer of a chunk of rows for that segment, with memchr on its
+ * rarest byte (byte counts sampled from the data), and runs the full
+ * matcher only on rows where it occurs; other patterns match row by row. */
 #include <string.h>
 
 #include "tensor/cpu.h"
 #include "tensor/like.h"
+
+/* A literal to search for: the needle and its rarest byte at position d. */
+typedef struct scan {
+    const char *s;
+    int64_t len, d;
+} scan;
+
+/* First occurrence of sc in [p, end), or NULL. */
+static const char *scan_find(const scan *sc, const char *p, const char *end) {
+    char rare = sc->s[sc->d];
+    while (end - p >= sc->len) {
+        const char *q = memchr(p + sc->d, rare, (size_t)(end - p - sc->len + 1));
+        if (!q) return NULL;
+        const char *cand = q - sc->d;
+        if (memcmp(cand, sc->s, (size_t)sc->len) == 0) return cand;
+        p = cand + 1;
+    }
+    return NULL;
+}
+
+/* Choose the segment to scan for (NULL: match row by row). */
+static bool choose_scan(const dkb__like *lk, const dkb_tensor *str, scan *sc) {
+    if (!lk->has_pct || lk->seg[0].len != 0) return false;
+    const dkb__like_seg *best = NULL;
+    for (int i = 1; i < lk->nseg; i++)
+        if (!lk->seg[i].wild && lk->seg[i].len >= 2 && (!best || lk->seg[i].len > best->len)) best = &lk->seg[i];
+    if (!best) return false;
+    /* byte counts of a sample of the text pick the rarest needle byte */
+    const int64_t *off = str->data;
+    int64_t nb = off[str->n] - off[0], take = nb < 262144 ? nb : 262144;
+    uint32_t cnt[256] = {0};
+    const unsigned char *b = (const unsigned char *)str->bytes + off[0];
+    for (int64_t i = 0; i < take; i++) cnt[b[i]]++;
+    sc->s = best->s;
+    sc->len = best->len;
+    sc->d = 0;
+    for (int64_t i = 1; i < best->len; i++)
+        if (cnt[(unsigned char)best->s[i]] < cnt[(unsigned char)best->s[sc->d]]) sc->d = i;
+    return true;
+}
 
 dkb_tensor *dkb__cpu_like(dkb_tp *tp, const dkb_tensor *str, const char *pattern) {
     dkb_tensor *r = dkb__tp_new(tp, "like", DKB_TP_BOOL, str->n);
@@ -18,10 +64,28 @@ dkb_tensor *dkb__cpu_like(dkb_tp *tp, const dkb_tensor *str, const char *pattern
     const int64_t *off = str->data;
     const char *bytes = str->bytes;
     uint8_t *out = r->data;
-    int64_t n = str->n;
-    int nt = dkb__nthreads(tp, n / 8);
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(nt)
-    for (int64_t i = 0; i < n; i++) out[i] = dkb__like_match(lk, bytes + off[i], off[i + 1] - off[i]);
+    int64_t n = str->n, nc = (n + 4095) / 4096;
+    int nt = dkb__nthreads(tp, n * 8); /* about 8 elementwise steps per row */
+    scan sc;
+    bool scanning = n > 0 && choose_scan(lk, str, &sc);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int64_t c = 0; c < nc; c++) {
+        int64_t lo = c * 4096, hi = lo + 4096 < n ? lo + 4096 : n;
+        if (!scanning) {
+            for (int64_t i = lo; i < hi; i++) out[i] = dkb__like_match(lk, bytes + off[i], off[i + 1] - off[i]);
+            continue;
+        }
+        memset(out + lo, 0, (size_t)(hi - lo));
+        const char *end = bytes + off[hi];
+        int64_t i = lo;
+        for (const char *hit = scan_find(&sc, bytes + off[lo], end); hit; ) {
+            int64_t at = hit - bytes;
+            while (off[i + 1] <= at) i++;  /* the row holding the hit */
+            out[i] = dkb__like_match(lk, bytes + off[i], off[i + 1] - off[i]);
+            if (++i == hi) break;
+            hit = scan_find(&sc, bytes + off[i], end);
+        }
+    }
     SCRATCH_END(tp);
     return r;
 }
