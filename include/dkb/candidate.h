@@ -1,0 +1,220 @@
+/* candidate.h: the ABI between the DataKernelBench harness and a candidate
+ * implementation of one TPC-H query. This is the only header a candidate
+ * includes; a candidate links against nothing of DataKernelBench (the
+ * harness rejects a candidate that imports any symbol outside an allow-list
+ * of libc, libm and OpenMP), so it cannot pass by calling the baseline.
+ *
+ * A candidate is one C file (CUDA C later) defining exactly one of:
+ *
+ *   core mode (file qNN.core.c): replaces the query's core function. It gets
+ *   the vectors and scalars the baseline plan's prepare step makes, and
+ *   fills the output vectors the baseline's finish step consumes (same
+ *   names, types and scales as the baseline's core outputs):
+ *
+ *     int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out,
+ *                            const dkb_cand_env *env);
+ *
+ *   full mode (file qNN.full.c): replaces the whole query. It gets a
+ *   read-only view of the database and the parameters, and fills the result
+ *   table, whose columns the harness declares (names, types and scales of
+ *   the baseline's result):
+ *
+ *     int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p,
+ *                            dkb_cand_result *res, const dkb_cand_env *env);
+ *
+ * Both return 0 on success; any other value reports a failure.
+ *
+ * Rules the harness enforces: inputs are read-only (a write is a fault);
+ * output buffers hold garbage on entry (write every element you report);
+ * at most `cap` elements per output (`bytes_cap` bytes for strings); no state
+ * may survive between calls (the candidate's static memory is restored
+ * before every call); the result must be right for every parameter set, not
+ * only the qualification values; no threads may outlive the call (OpenMP
+ * regions are fine). The harness, not the candidate, times the calls.
+ *
+ * Data encodings (docs/store.md): dates are int32 days since 1970-01-01;
+ * DECIMAL(15,2) values are int64 hundredths (scale 2); a product of two
+ * such values has scale 4, and so on; low-cardinality strings are uint8
+ * codes into a sorted dictionary (code order is string order); free text is
+ * int64 offsets (n + 1) into bytes. */
+#ifndef DKB_CANDIDATE_H
+#define DKB_CANDIDATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define DKB_CANDIDATE_ABI_VERSION 1
+
+/* Element types (same numbering as TensorPlan's dkb_tp_dtype). */
+typedef enum {
+    DKB_CAND_BOOL = 0, /* uint8 0/1 */
+    DKB_CAND_U8,       /* uint8 dictionary codes (see dict) */
+    DKB_CAND_I8,
+    DKB_CAND_I16,
+    DKB_CAND_I32,
+    DKB_CAND_I64,
+    DKB_CAND_I128,     /* __int128: exact sums of scaled decimals */
+    DKB_CAND_F64,
+    DKB_CAND_STR,      /* n + 1 int64 offsets in data, characters in bytes */
+} dkb_cand_type;
+
+/* A sorted dictionary of strings (not NUL-terminated). */
+typedef struct dkb_cand_dict {
+    int size;
+    const char *const *str;
+    const size_t *len;
+} dkb_cand_dict;
+
+/* A vector: a column, a prepared input, or an output to fill. */
+typedef struct dkb_cand_vec {
+    const char *name;          /* "l_shipdate" */
+    dkb_cand_type type;
+    int scale;                 /* decimal digits of integer values (2: hundredths) */
+    int64_t n;                 /* elements; outputs: set it (n <= cap) */
+    void *data;                /* n elements (STR: n + 1 int64 offsets) */
+    char *bytes;               /* STR: characters */
+    int64_t nbytes;            /* STR: characters used; outputs: set it */
+    const dkb_cand_dict *dict; /* U8: the dictionary its codes index, else NULL */
+    int64_t cap;               /* outputs: elements data can hold */
+    int64_t bytes_cap;         /* outputs, STR: characters bytes can hold */
+} dkb_cand_vec;
+
+/* A named scalar: an integer (in the units the baseline's prepare uses, e.g.
+ * days or hundredths), a float, or a string (e.g. a LIKE pattern). */
+typedef struct dkb_cand_scalar {
+    const char *name;
+    int64_t i;
+    double f;
+    const char *s;             /* NULL unless a string */
+} dkb_cand_scalar;
+
+/* Core mode's inputs and outputs. */
+typedef struct dkb_cand_set {
+    int nvec;
+    dkb_cand_vec *vec;         /* inputs: read-only */
+    int nscalar;
+    const dkb_cand_scalar *scalar;
+} dkb_cand_set;
+
+/* Full mode's database: every table of the store, every column. */
+typedef struct dkb_cand_table {
+    const char *name;          /* "lineitem" */
+    int64_t rows;
+    int ncols;
+    const dkb_cand_vec *cols;  /* read-only */
+} dkb_cand_table;
+
+typedef struct dkb_cand_db {
+    double scale_factor;
+    int ntables;
+    const dkb_cand_table *tables;
+} dkb_cand_db;
+
+/* Full mode's parameters (names as `dkb sql QUERY --params-json` lists). */
+typedef enum {
+    DKB_CAND_PARAM_INT = 0,    /* i */
+    DKB_CAND_PARAM_DATE,       /* i: days since 1970-01-01 */
+    DKB_CAND_PARAM_DECIMAL,    /* i at `scale` digits: 0.06 is 6 at scale 2 */
+    DKB_CAND_PARAM_STRING,     /* s */
+} dkb_cand_param_kind;
+
+typedef struct dkb_cand_param {
+    const char *name;
+    dkb_cand_param_kind kind;
+    int scale;
+    int64_t i;
+    const char *s;
+} dkb_cand_param;
+
+typedef struct dkb_cand_params {
+    int n;
+    const dkb_cand_param *p;
+} dkb_cand_params;
+
+/* Full mode's result: columns declared by the harness; fill rows
+ * [0, nrows) of every column and set nrows (<= cap). */
+typedef enum {
+    DKB_CAND_RES_INT = 0,      /* i64 */
+    DKB_CAND_RES_DECIMAL,      /* dec, exact at `scale` digits */
+    DKB_CAND_RES_FLOAT,        /* f64 */
+    DKB_CAND_RES_DATE,         /* date: days since 1970-01-01 */
+    DKB_CAND_RES_STRING,       /* str_off (cap + 1 offsets) into str_bytes */
+} dkb_cand_res_type;
+
+typedef struct dkb_cand_res_col {
+    const char *name;
+    dkb_cand_res_type type;
+    int scale;
+    int64_t *i64;
+    __int128 *dec;
+    double *f64;
+    int32_t *date;
+    int64_t *str_off;          /* str_off[0] = 0; row r is [str_off[r], str_off[r+1]) */
+    char *str_bytes;
+    int64_t bytes_cap;
+    uint8_t *is_null;          /* set 1 for SQL NULL (e.g. a sum over no rows) */
+} dkb_cand_res_col;
+
+typedef struct dkb_cand_result {
+    int ncols;
+    dkb_cand_res_col *cols;
+    int64_t cap;               /* rows each column can hold */
+    int64_t nrows;             /* set it */
+} dkb_cand_result;
+
+/* What the candidate may use. */
+typedef struct dkb_cand_env {
+    int abi_version;           /* DKB_CANDIDATE_ABI_VERSION */
+    int threads;               /* OpenMP threads to use */
+    void *stream;              /* CUDA targets: the stream to launch on (later) */
+} dkb_cand_env;
+
+/* Entry points (define exactly one). */
+int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env);
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand_result *res,
+                       const dkb_cand_env *env);
+
+/* ---- lookups (inline; candidates link nothing) ---- */
+
+static inline dkb_cand_vec *dkb_cand_vec_find(const dkb_cand_set *s, const char *name) {
+    for (int i = 0; i < s->nvec; i++)
+        if (strcmp(s->vec[i].name, name) == 0) return &s->vec[i];
+    return NULL;
+}
+
+static inline const dkb_cand_scalar *dkb_cand_scalar_find(const dkb_cand_set *s, const char *name) {
+    for (int i = 0; i < s->nscalar; i++)
+        if (strcmp(s->scalar[i].name, name) == 0) return &s->scalar[i];
+    return NULL;
+}
+
+static inline const dkb_cand_table *dkb_cand_table_find(const dkb_cand_db *db, const char *name) {
+    for (int i = 0; i < db->ntables; i++)
+        if (strcmp(db->tables[i].name, name) == 0) return &db->tables[i];
+    return NULL;
+}
+
+static inline const dkb_cand_vec *dkb_cand_column(const dkb_cand_db *db, const char *table,
+                                                  const char *column) {
+    const dkb_cand_table *t = dkb_cand_table_find(db, table);
+    for (int i = 0; t && i < t->ncols; i++)
+        if (strcmp(t->cols[i].name, column) == 0) return &t->cols[i];
+    return NULL;
+}
+
+static inline const dkb_cand_param *dkb_cand_param_find(const dkb_cand_params *p, const char *name) {
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->p[i].name, name) == 0) return &p->p[i];
+    return NULL;
+}
+
+/* The code of dictionary entry s, or -1. */
+static inline int dkb_cand_dict_code(const dkb_cand_dict *d, const char *s) {
+    size_t n = strlen(s);
+    for (int i = 0; d && i < d->size; i++)
+        if (d->len[i] == n && memcmp(d->str[i], s, n) == 0) return i;
+    return -1;
+}
+
+#endif
