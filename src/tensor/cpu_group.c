@@ -104,7 +104,8 @@ static int64_t number_single(dkb_tp *tp, const dkb_tensor *key, int64_t *gid, in
     min_max(tp, key, &mn, &mx);
     uint64_t range = (uint64_t)mx - (uint64_t)mn + 1;
     int T = dkb__nthreads(tp, n);
-    bool direct = range != 0 && range <= (uint64_t)n * 4 + 65536 && range * 4 * (uint64_t)(T + 1) <= ((uint64_t)1 << 31);
+    bool direct = range != 0 && range <= (uint64_t)n * 4 + 65536 && range * 4 * (uint64_t)(T + 1) <= ((uint64_t)1 << 31) &&
+                  n < INT32_MAX; /* int32 local ids */
     local *loc = dkb__tp_scratch(tp, "group", sizeof *loc * (size_t)T);
     int64_t *rowbuf = dkb__tp_scratch(tp, "group", sizeof *rowbuf * (size_t)(2 * n + 2 * T));
     void **maps = dkb__tp_scratch(tp, "group", sizeof *maps * (size_t)T);

@@ -84,8 +84,8 @@ static int64_t *chunk_counts(dkb_tp *tp, const char *op, const dkb_tensor *mask,
         }                                                                      \
     } while (0)
 
-static dkb_tensor *compress_str(dkb_tp *tp, const dkb_tensor *a, const uint8_t *m, const int64_t *cnt,
-                                const int64_t *off, int64_t total) {
+static dkb_tensor *compress_str(dkb_tp *tp, const dkb_tensor *a, const uint8_t *m, const int64_t *off,
+                                int64_t total) {
     int64_t n = a->n, nc = dkb__nchunks(n);
     int nt = dkb__nthreads(tp, n);
     const int64_t *ao = a->data;
@@ -108,7 +108,6 @@ static dkb_tensor *compress_str(dkb_tp *tp, const dkb_tensor *a, const uint8_t *
     if (!r) return NULL;
     int64_t *ro = r->data;
     ro[total] = s;
-    (void)cnt;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t c = 0; c < nc; c++) {
         int64_t lo = c * DKB__CHUNK, hi = lo + DKB__CHUNK < n ? lo + DKB__CHUNK : n;
@@ -134,7 +133,7 @@ dkb_tensor *dkb__cpu_compress(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor 
     if (!off) goto out;
     int64_t total = off[nc];
     if (a->dtype == DKB_TP_STR) {
-        r = compress_str(tp, a, m, cnt, off, total);
+        r = compress_str(tp, a, m, off, total);
         goto out;
     }
     r = dkb__tp_new(tp, "compress", a->dtype, total);
