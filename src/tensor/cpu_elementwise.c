@@ -285,7 +285,8 @@ dkb_tensor *dkb__cpu_pack2(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b,
         dkb__ld_i64(b, off, m, yb);
         for (int64_t j = 0; j < m; j++) {
             int64_t p;
-            bad |= __builtin_mul_overflow(xb[j], mul, &p) | __builtin_add_overflow(p, yb[j], &out[off + j]);
+            bad |= __builtin_mul_overflow(xb[j], mul, &p);
+            bad |= __builtin_add_overflow(p, yb[j], &out[off + j]);
             bad |= (yb[j] < 0) | (yb[j] > b_max);
         }
     }

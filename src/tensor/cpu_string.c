@@ -131,8 +131,10 @@ dkb_tensor *dkb__cpu_str_to_i64(dkb_tp *tp, const dkb_tensor *str) {
         bool neg = false;
         if (s < e && (*s == '-' || *s == '+')) neg = *s++ == '-';
         int64_t v = 0;
-        for (; s < e && *s >= '0' && *s <= '9'; s++)
-            bad |= __builtin_mul_overflow(v, 10, &v) | __builtin_sub_overflow(v, *s - '0', &v);
+        for (; s < e && *s >= '0' && *s <= '9'; s++) {
+            bad |= __builtin_mul_overflow(v, 10, &v);
+            bad |= __builtin_sub_overflow(v, *s - '0', &v);
+        }
         if (!neg) bad |= __builtin_mul_overflow(v, -1, &v);
         o[i] = v;
     }
