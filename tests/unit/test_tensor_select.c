@@ -1,6 +1,7 @@
 /* test_tensor_select.c: TensorPlan selection against reference loops over
- * awkward sizes, mask densities (none, sparse, half, dense, all) and thread
- * counts: compress of every element width and of STR, nonzero, count,
+ * awkward sizes, mask densities (none, 1% (the sparse path), 3%, half,
+ * dense, all) and thread counts: compress of every element width and of
+ * STR, nonzero, count,
  * gather with I64 and I32 indices and -1 fill (numeric and STR), and the
  * out-of-range index error. */
 #include "test_tensor_util.h"
@@ -106,10 +107,10 @@ out:
 }
 
 int main(void) {
-    static const int dens[] = {0, 3, 50, 90, 100};
+    static const int dens[] = {0, 1, 3, 50, 90, 100};
     for (int t = 0; t < NTHREADS; t++)
         for (int s = 0; s < NSIZES; s++) {
-            for (int d = 0; d < 5; d++) test_compress(THREADS[t], SIZES[s], dens[d]);
+            for (int d = 0; d < 6; d++) test_compress(THREADS[t], SIZES[s], dens[d]);
             test_gather(THREADS[t], SIZES[s]);
         }
     /* large enough for many chunks, dense and sparse runs mixed */
