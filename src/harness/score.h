@@ -21,8 +21,8 @@
  *   geomean    exp(mean(log speedup)) over every row (rows without a known
  *              baseline contribute 1.0)
  * With no candidates the rates are 0; with no rows both speedups are 1.0. */
-#ifndef DKB_SCORE_H
-#define DKB_SCORE_H
+#ifndef DKB_HARNESS_SCORE_H
+#define DKB_HARNESS_SCORE_H
 
 #include "dkb/error.h"
 #include "harness/harness.h"

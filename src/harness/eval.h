@@ -1,0 +1,119 @@
+/* eval.h: `dkb eval` as a library function: find the candidates in a
+ * directory, build and run each in a sandboxed worker against the baseline,
+ * score the outcomes (score.h). Reports are written by report.h.
+ *
+ * Rows: for each selected mode (full, core), one row per query of that mode:
+ * the queries named by opts.queries, or (by default) those with a candidate
+ * file DIR/qNN.<mode>.c. A listed query without a file is a "missing" row:
+ * the baseline is timed and stands (speedup 1.0). */
+#ifndef DKB_HARNESS_EVAL_H
+#define DKB_HARNESS_EVAL_H
+
+#include <stdint.h>
+
+#include "common/progress.h"
+#include "dkb/error.h"
+#include "harness/harness.h"
+#include "harness/score.h"
+
+struct cJSON;
+
+/* opts.modes bits */
+#define DKB_EVAL_FULL (1u << DKB_MODE_FULL)
+#define DKB_EVAL_CORE (1u << DKB_MODE_CORE)
+
+#define DKB_EVAL_MAX_SEEDS 1000
+
+typedef struct dkb_eval_opts {
+    const char *dir;           /* IN: candidate directory */
+    const char *store;         /* IN: store directory */
+    const char *out;           /* IN: results directory (created; work/ inside) */
+    const char *exe;           /* IN: the dkb binary (workers run `exe __worker JOB`) */
+    const char *backend;       /* IN: "cpu" (the only one for now) */
+    unsigned modes;            /* IN: DKB_EVAL_FULL | DKB_EVAL_CORE (0: both) */
+    const char *queries;       /* IN: "q01,q06", "all", or NULL: queries with a file */
+    int nseeds;                /* IN: random parameter seeds besides seed 0 */
+    double threshold;          /* IN: a candidate counts at raw speedup >= this */
+    int threads;               /* IN: threads for baseline and candidate (0: all cores) */
+    double timeout_s;          /* IN: wall clock per worker run */
+    uint64_t mem_bytes;        /* IN: worker memory (0: 2 x store size + 2 GiB) */
+    uint64_t output_bytes;     /* IN: worker stdout+stderr kept (0: 1 MiB) */
+    int warmup, min_runs;      /* IN: timing: warm-up calls, at least this many timed */
+    double min_seconds;        /* IN: ... and at least this long */
+    const char *command_line;  /* IN: recorded in results.json (may be NULL) */
+} dkb_eval_opts;
+
+/* A median with its spread; NaN / 0 runs when not measured. */
+typedef struct dkb_eval_timing {
+    double median, min, max;
+    int runs;
+} dkb_eval_timing;
+
+/* One row: a candidate (or a missing one) and what became of it. */
+typedef struct dkb_eval_item {
+    int qnum;                  /* 1..22 */
+    char query[8];             /* "q06" */
+    dkb_mode mode;
+    int missing;               /* no candidate file */
+    char *file;                /* candidate path (NULL when missing) */
+    char sha256[65];           /* of the file ("" when missing) */
+    dkb_verdict verdict;       /* how it ended (OK when missing) */
+    char *detail;              /* one line, "" when nothing to say */
+    char *compile_log;         /* trimmed compiler diagnostics (may be NULL) */
+    char *output_tail;         /* the worker's last stdout/stderr bytes (may be NULL) */
+    char *baseline_error;      /* the baseline job failed: why (else NULL) */
+    struct cJSON *checks;      /* the worker's per-seed checks (array) or NULL */
+    dkb_eval_timing baseline, candidate;
+    double floor_ms;           /* bandwidth floor (NaN unknown) */
+    double bytes_read;         /* bytes the query must read (NaN unknown) */
+    double bandwidth_gbs;      /* measured memory bandwidth (NaN unknown) */
+    double compile_s, run_s;   /* wall seconds: build; worker runs (all jobs) */
+    dkb_score_row score;       /* filled by dkb__score_rows */
+} dkb_eval_item;
+
+typedef struct dkb_eval_results {
+    dkb_eval_opts opts;        /* a copy; its strings are borrowed from the caller */
+    uint64_t seeds[DKB_EVAL_MAX_SEEDS + 1];  /* seeds[0] = 0, then nseeds drawn */
+    int nseeds;                /* entries in seeds (opts.nseeds + 1) */
+    double scale_factor;
+    uint64_t store_bytes;
+    dkb_limits limits;         /* as applied */
+    int threads;               /* as applied */
+    char cpu_model[256];
+    int cores;
+    char started[32];          /* UTC, ISO 8601 */
+    double wall_s;
+    int n;
+    dkb_eval_item *items;      /* n rows: by query number, full before core */
+    int nignored;
+    char **ignored;            /* files in DIR that look like candidates but are not */
+    dkb_score_totals totals;   /* every row */
+    dkb_score_totals by_mode[2];  /* indexed by dkb_mode */
+    int harness_errors;        /* rows whose worker or baseline job failed on the harness's side */
+} dkb_eval_results;
+
+/* Evaluate. res is zeroed by the call and owned by the caller afterwards
+ * (dkb__eval_results_free, also after a failure). Returns 0 when the
+ * evaluation ran, whatever the candidates did (rows that met a harness
+ * problem are counted in res->harness_errors); an error code with err set
+ * for a bad option, a store that does not open, a results directory that
+ * cannot be written, a compiler or worker that cannot be started.
+ * progress (may be NULL) is called with ("eval", rows done, rows). */
+int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_eval_results *res,
+                  dkb_error *err);
+void dkb__eval_results_free(dkb_eval_results *res);
+
+/* "full" / "core". */
+const char *dkb__eval_mode_name(dkb_mode m);
+/* A verdict's stable name ("wrong_answer"); the verdict whose name is s
+ * (-1 when none). */
+const char *dkb__eval_verdict_name(dkb_verdict v);
+int dkb__eval_verdict_from_name(const char *s);
+/* The class of a row: "missing", or the verdict's name. */
+const char *dkb__eval_class(const dkb_eval_item *it);
+
+/* Recompute every item's score row and the totals at res->opts.threshold
+ * (after filling items by hand, e.g. in tests). */
+int dkb__eval_score(dkb_eval_results *res, dkb_error *err);
+
+#endif
