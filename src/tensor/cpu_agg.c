@@ -3,7 +3,9 @@
  * COUNT_DISTINCT.
  *
  * Per-group aggregates accumulate into P partial arrays over P contiguous
- * row ranges in parallel, then merge the partials per group in parallel.
+ * row ranges in parallel (with few groups, 4 interleaved copies per
+ * partial to break dependency chains), then merge the partials per group in
+ * parallel.
  * Integer results are exact, so P = the thread count; float sums use a
  * fixed P so that their rounding never depends on the thread count.
  * Reductions sum fixed DKB__CHUNK chunks and combine them in order. */
@@ -26,63 +28,93 @@ static int parts_for(dkb_tp *tp, int64_t n, int64_t ngroups, bool fixed) {
     return p < 1 ? 1 : p;
 }
 
+/* Fold x (seen: xs) into r (seen: *rs) for aggregate agg. */
+static inline void combine(acc *r, uint8_t *rs, acc x, uint8_t xs, dkb_agg agg, bool f) {
+    if (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX) {
+        if (!xs) return;
+        bool take = !*rs;
+        if (!take) {
+            if (f) take = agg == DKB_AGG_MIN ? x.f < r->f : x.f > r->f;
+            else take = agg == DKB_AGG_MIN ? x.i < r->i : x.i > r->i;
+        }
+        if (take) *r = x, *rs = 1;
+    } else if (f) {
+        r->f += x.f;
+    } else {
+        r->i += x.i;
+    }
+}
+
+/* Lanes per partial: with few groups, consecutive rows hit the same
+ * accumulator, so rows go round-robin to 4 copies (independent chains). */
+#define LANES 4
+static int lanes_for(int64_t ngroups) { return ngroups <= 1024 ? LANES : 1; }
+
+#define ACC_LOOP(COND_UPDATE, SUM_UPDATE)                                      \
+    do {                                                                       \
+        if (agg == DKB_AGG_MIN) {                                              \
+            for (int64_t j = 0; j < m; j++) {                                  \
+                int64_t q = lane[j & (LANES - 1)] + g[j];                      \
+                COND_UPDATE(<);                                                \
+            }                                                                  \
+        } else if (agg == DKB_AGG_MAX) {                                       \
+            for (int64_t j = 0; j < m; j++) {                                  \
+                int64_t q = lane[j & (LANES - 1)] + g[j];                      \
+                COND_UPDATE(>);                                                \
+            }                                                                  \
+        } else {                                                               \
+            for (int64_t j = 0; j < m; j++) {                                  \
+                int64_t q = lane[j & (LANES - 1)] + g[j];                      \
+                SUM_UPDATE;                                                    \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+#define UPD_F(OP) if (!s[q] || b[j] OP a[q].f) a[q].f = b[j], s[q] = 1
+#define UPD_I(OP) if (!s[q] || b[j] OP a[q].i) a[q].i = b[j], s[q] = 1
+#define SUM_F a[q].f += b[j]
+#define SUM_I a[q].i += b[j]
+
 /* Sum / min / max of integer or float values per group: out[g] (acc). */
 static acc *group_acc(dkb_tp *tp, const int64_t *gid, const dkb_tensor *v, int64_t ng, dkb_agg agg) {
     int64_t n = v->n;
     bool f = v->dtype == DKB_TP_F64;
     int P = parts_for(tp, n, ng, f && agg != DKB_AGG_MIN && agg != DKB_AGG_MAX);
-    acc *part = dkb__tp_scratch(tp, "aggregate", sizeof *part * (size_t)(ng * P + 1));
-    uint8_t *seen = dkb__tp_scratch(tp, "aggregate", (size_t)(ng * P + 1));
+    int L = lanes_for(ng);
+    int64_t stride = ng * L; /* one partial */
+    acc *part = dkb__tp_scratch(tp, "aggregate", sizeof *part * (size_t)(stride * P + 1));
+    uint8_t *seen = dkb__tp_scratch(tp, "aggregate", (size_t)(stride * P + 1));
     if (!part || !seen) return NULL;
     int nt = P < tp->threads ? P : tp->threads;
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int p = 0; p < P; p++) {
-        acc *a = part + (int64_t)p * ng;
-        uint8_t *s = seen + (int64_t)p * ng;
-        memset(a, 0, sizeof *a * (size_t)ng);
-        memset(s, 0, (size_t)ng);
+        acc *a = part + (int64_t)p * stride;
+        uint8_t *s = seen + (int64_t)p * stride;
+        memset(a, 0, sizeof *a * (size_t)stride);
+        memset(s, 0, (size_t)stride);
+        int64_t lane[LANES];
+        for (int l = 0; l < LANES; l++) lane[l] = L == LANES ? l * ng : 0;
         int64_t lo = n * p / P, hi = n * (p + 1) / P;
         for (int64_t off = lo; off < hi; off += DKB__BLK) {
             int64_t m = hi - off < DKB__BLK ? hi - off : DKB__BLK;
             const int64_t *g = gid + off;
             if (f) {
-                double b[DKB__BLK];
-                dkb__ld_f64(v, off, m, b);
-                if (agg == DKB_AGG_MIN) {
-                    for (int64_t j = 0; j < m; j++)
-                        if (!s[g[j]] || b[j] < a[g[j]].f) a[g[j]].f = b[j], s[g[j]] = 1;
-                } else if (agg == DKB_AGG_MAX) {
-                    for (int64_t j = 0; j < m; j++)
-                        if (!s[g[j]] || b[j] > a[g[j]].f) a[g[j]].f = b[j], s[g[j]] = 1;
-                } else {
-                    for (int64_t j = 0; j < m; j++) a[g[j]].f += b[j];
-                }
+                const double *b = (const double *)v->data + off;
+                ACC_LOOP(UPD_F, SUM_F);
             } else if (v->dtype != DKB_TP_I128) {
-                int64_t b[DKB__BLK];
-                dkb__ld_i64(v, off, m, b);
-                if (agg == DKB_AGG_MIN) {
-                    for (int64_t j = 0; j < m; j++)
-                        if (!s[g[j]] || b[j] < a[g[j]].i) a[g[j]].i = b[j], s[g[j]] = 1;
-                } else if (agg == DKB_AGG_MAX) {
-                    for (int64_t j = 0; j < m; j++)
-                        if (!s[g[j]] || b[j] > a[g[j]].i) a[g[j]].i = b[j], s[g[j]] = 1;
-                } else {
-                    for (int64_t j = 0; j < m; j++) a[g[j]].i += b[j];
+                int64_t buf[DKB__BLK];
+                const int64_t *b = (const int64_t *)v->data + off;
+                if (v->dtype != DKB_TP_I64) {
+                    dkb__ld_i64(v, off, m, buf);
+                    b = buf;
                 }
+                ACC_LOOP(UPD_I, SUM_I);
             } else {
-                dkb__i128 b[DKB__BLK];
-                dkb__ld_i128(v, off, m, b);
-                if (agg == DKB_AGG_MIN) {
-                    for (int64_t j = 0; j < m; j++)
-                        if (!s[g[j]] || b[j] < a[g[j]].i) a[g[j]].i = b[j], s[g[j]] = 1;
-                } else if (agg == DKB_AGG_MAX) {
-                    for (int64_t j = 0; j < m; j++)
-                        if (!s[g[j]] || b[j] > a[g[j]].i) a[g[j]].i = b[j], s[g[j]] = 1;
-                } else {
-                    for (int64_t j = 0; j < m; j++) a[g[j]].i += b[j];
-                }
+                const dkb__i128 *b = (const dkb__i128 *)v->data + off;
+                ACC_LOOP(UPD_I, SUM_I);
             }
         }
+        for (int l = 1; l < L; l++) /* fold the lanes into lane 0 */
+            for (int64_t gi = 0; gi < ng; gi++) combine(&a[gi], &s[gi], a[l * ng + gi], s[l * ng + gi], agg, f);
     }
     if (P > 1) {
         int nt2 = dkb__nthreads(tp, ng);
@@ -90,23 +122,7 @@ static acc *group_acc(dkb_tp *tp, const int64_t *gid, const dkb_tensor *v, int64
         for (int64_t gi = 0; gi < ng; gi++) {
             acc r = part[gi];
             uint8_t rs = seen[gi];
-            for (int p = 1; p < P; p++) {
-                acc x = part[(int64_t)p * ng + gi];
-                uint8_t xs = seen[(int64_t)p * ng + gi];
-                if (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX) {
-                    if (!xs) continue;
-                    bool take = !rs;
-                    if (!take) {
-                        if (f) take = agg == DKB_AGG_MIN ? x.f < r.f : x.f > r.f;
-                        else take = agg == DKB_AGG_MIN ? x.i < r.i : x.i > r.i;
-                    }
-                    if (take) r = x, rs = 1;
-                } else if (f) {
-                    r.f += x.f;
-                } else {
-                    r.i += x.i;
-                }
-            }
+            for (int p = 1; p < P; p++) combine(&r, &rs, part[(int64_t)p * stride + gi], seen[(int64_t)p * stride + gi], agg, f);
             part[gi] = r;
         }
     }
@@ -116,23 +132,27 @@ static acc *group_acc(dkb_tp *tp, const int64_t *gid, const dkb_tensor *v, int64
 /* Rows per group. */
 static int64_t *group_count(dkb_tp *tp, const int64_t *gid, int64_t n, int64_t ng, int64_t *out) {
     int P = parts_for(tp, n, ng, false);
-    int64_t *part = P > 1 ? dkb__tp_scratch(tp, "aggregate", sizeof *part * (size_t)(ng * P + 1)) : out;
+    int L = lanes_for(ng);
+    int64_t stride = ng * L;
+    int64_t *part = dkb__tp_scratch(tp, "aggregate", sizeof *part * (size_t)(stride * P + 1));
     if (!part) return NULL;
     int nt = P < tp->threads ? P : tp->threads;
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int p = 0; p < P; p++) {
-        int64_t *c = part + (int64_t)p * ng;
-        memset(c, 0, sizeof *c * (size_t)ng);
-        for (int64_t i = n * p / P; i < n * (p + 1) / P; i++) c[gid[i]]++;
+        int64_t *c = part + (int64_t)p * stride, lane[LANES];
+        for (int l = 0; l < LANES; l++) lane[l] = L == LANES ? l * ng : 0;
+        memset(c, 0, sizeof *c * (size_t)stride);
+        int64_t lo = n * p / P, hi = n * (p + 1) / P;
+        for (int64_t i = lo; i < hi; i++) c[lane[i & (LANES - 1)] + gid[i]]++;
+        for (int l = 1; l < L; l++)
+            for (int64_t gi = 0; gi < ng; gi++) c[gi] += c[l * ng + gi];
     }
-    if (P > 1) {
-        int nt2 = dkb__nthreads(tp, ng);
+    int nt2 = dkb__nthreads(tp, ng);
 #pragma omp parallel for schedule(static) num_threads(nt2)
-        for (int64_t gi = 0; gi < ng; gi++) {
-            int64_t s = 0;
-            for (int p = 0; p < P; p++) s += part[(int64_t)p * ng + gi];
-            out[gi] = s;
-        }
+    for (int64_t gi = 0; gi < ng; gi++) {
+        int64_t sum = 0;
+        for (int p = 0; p < P; p++) sum += part[(int64_t)p * stride + gi];
+        out[gi] = sum;
     }
     return out;
 }
