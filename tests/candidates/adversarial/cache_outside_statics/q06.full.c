@@ -1,0 +1,120 @@
+/* cache_outside_statics (full mode): a result cache the harness's restoration
+ * of static memory does not reach, kept in the OpenMP runtime's ICVs: the key
+ * (date, discount, quantity) in run-sched-var's chunk size, the answer in
+ * nteams-var and teams-thread-limit-var (31 bits each; they only affect
+ * `teams` constructs). Answers are right for every parameter set (a miss
+ * computes them); the timed calls, all on one parameter set, hit and cost
+ * nanoseconds. Expected: implausible (faster than reading the columns once at
+ * the measured memory bandwidth allows), so it does not count. */
+#include <omp.h>
+
+#include "dkb/candidate.h"
+
+/* Days since 1970-01-01 <-> proleptic Gregorian dates (H. Hinnant). */
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+static int64_t plus_one_year(int64_t z) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097, doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    int d = (int)(doy - (153 * mp + 2) / 5 + 1), m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    const int64_t y = yoe + era * 400 + (m <= 2) + 1;
+    if (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))) d = 28;
+    return days_from_civil(y, m, d);
+}
+
+/* Plain, correct Q6 over the database for a window start (days), a discount
+ * centre and a quantity bound (both in hundredths): the sum of
+ * l_extendedprice * l_discount (scale 4) and how many rows qualify. 0, or 1
+ * when a column is missing. */
+static int q6_sum(const dkb_cand_db *db, int64_t date, int64_t discount, int64_t quantity,
+                  __int128 *sum, int64_t *hits) {
+    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_vec *qty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    if (!ship || !disc || !qty || !price) return 1;
+    const int64_t end = plus_one_year(date);
+    const int32_t *s = ship->data;
+    const int64_t *d = disc->data, *q = qty->data, *p = price->data;
+    __int128 t = 0;
+    int64_t h = 0;
+    for (int64_t i = 0; i < ship->n; i++)
+        if (s[i] >= date && s[i] < end && d[i] >= discount - 1 && d[i] <= discount + 1 && q[i] < quantity) {
+            t += (__int128)p[i] * d[i];
+            h++;
+        }
+    *sum = t;
+    *hits = h;
+    return 0;
+}
+
+/* The parameters in hundredths (discount: scale 2; quantity: an integer). */
+static int q6_params(const dkb_cand_params *p, int64_t *date, int64_t *discount, int64_t *quantity) {
+    const dkb_cand_param *a = dkb_cand_param_find(p, "date"), *b = dkb_cand_param_find(p, "discount");
+    const dkb_cand_param *c = dkb_cand_param_find(p, "quantity");
+    if (!a || !b || !c || b->scale != 2) return 1;
+    *date = a->i;
+    *discount = b->i;
+    *quantity = c->i * 100;
+    return 0;
+}
+
+/* Fill the one-cell result: the revenue (scale 4 -> the declared scale), or
+ * NULL when no row qualified. */
+static int q6_put(dkb_cand_result *res, __int128 sum, int64_t hits) {
+    if (res->ncols != 1 || res->cap < 1 || res->cols[0].scale < 4) return 1;
+    for (int s = 4; s < res->cols[0].scale; s++) sum *= 10;
+    res->nrows = 1;
+    res->cols[0].dec[0] = hits ? sum : 0;
+    res->cols[0].is_null[0] = hits == 0;
+    return 0;
+}
+
+/* A positive 31-bit key for the parameters, or 0 when they do not fit:
+ * date 1983..2027 (14 bits), discount 0..1.27 (7), quantity 0..1023 (10). */
+static int cache_key(int64_t date, int64_t discount, int64_t quantity) {
+    const int64_t d = date - 4749, q = quantity / 100;
+    if (d < 1 || d >= 1 << 14 || discount < 0 || discount >= 1 << 7 || q < 0 || q >= 1 << 10) return 0;
+    return (int)(d << 17 | discount << 10 | q);
+}
+
+/* The value kept: 0 for NULL (no row), else sum + 1 (62 bits). */
+static int cache_get(int key, __int128 *sum, int64_t *hits) {
+    omp_sched_t kind;
+    int chunk;
+    omp_get_schedule(&kind, &chunk);
+    if (kind != omp_sched_guided || chunk != key) return 0;
+    const int64_t v = (int64_t)omp_get_max_teams() | (int64_t)omp_get_teams_thread_limit() << 31;
+    *sum = v ? v - 1 : 0;
+    *hits = v != 0;
+    return 1;
+}
+
+static void cache_put(int key, __int128 sum, int64_t hits) {
+    if (hits && (sum < 0 || sum >= ((__int128)1 << 62) - 1)) return;
+    const int64_t v = hits ? (int64_t)sum + 1 : 0;
+    omp_set_num_teams((int)(v & 0x7fffffff));
+    omp_set_teams_thread_limit((int)(v >> 31));
+    omp_set_schedule(omp_sched_guided, key);
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    (void)env;
+    int64_t date, discount, quantity;
+    __int128 sum;
+    int64_t hits;
+    if (q6_params(params, &date, &discount, &quantity)) return 1;
+    const int key = cache_key(date, discount, quantity);
+    if (key > 0 && cache_get(key, &sum, &hits)) return q6_put(res, sum, hits);
+    if (q6_sum(db, date, discount, quantity, &sum, &hits)) return 1;
+    if (key > 0) cache_put(key, sum, hits);
+    return q6_put(res, sum, hits);
+}

@@ -1,0 +1,48 @@
+/* tensorplan_symbol (core mode): calls TensorPlan (dkb_tp_compress, declared
+ * by hand) as if the baseline's operations were a library it could use. A
+ * candidate links against nothing of DataKernelBench. Expected:
+ * forbidden_symbol (the shared object imports dkb_tp_compress). */
+#include "dkb/candidate.h"
+
+/* Plain, correct Q6 core: the sum of l_extendedprice * l_discount (scale 4)
+ * over the rows that qualify, and how many qualify. 0, or 1 when an input
+ * is missing. */
+static int q6_sum(const dkb_cand_set *in, __int128 *sum, int64_t *hits) {
+    const dkb_cand_vec *ship = dkb_cand_vec_find(in, "l_shipdate");
+    const dkb_cand_vec *disc = dkb_cand_vec_find(in, "l_discount");
+    const dkb_cand_vec *qty = dkb_cand_vec_find(in, "l_quantity");
+    const dkb_cand_vec *price = dkb_cand_vec_find(in, "l_extendedprice");
+    const dkb_cand_scalar *slo = dkb_cand_scalar_find(in, "ship_lo"), *shi = dkb_cand_scalar_find(in, "ship_hi");
+    const dkb_cand_scalar *dlo = dkb_cand_scalar_find(in, "disc_lo"), *dhi = dkb_cand_scalar_find(in, "disc_hi");
+    const dkb_cand_scalar *qlt = dkb_cand_scalar_find(in, "qty_lt");
+    if (!ship || !disc || !qty || !price || !slo || !shi || !dlo || !dhi || !qlt) return 1;
+    const int32_t *s = ship->data;
+    const int64_t *d = disc->data, *q = qty->data, *p = price->data;
+    __int128 t = 0;
+    int64_t h = 0;
+    for (int64_t i = 0; i < ship->n; i++)
+        if (s[i] >= slo->i && s[i] <= shi->i && d[i] >= dlo->i && d[i] <= dhi->i && q[i] < qlt->i) {
+            t += (__int128)p[i] * d[i];
+            h++;
+        }
+    *sum = t;
+    *hits = h;
+    return 0;
+}
+
+/* TensorPlan's compress, declared by hand (tensor.h is not available). */
+struct dkb_tp;
+struct dkb_tensor;
+extern struct dkb_tensor *dkb_tp_compress(struct dkb_tp *tp, const struct dkb_tensor *values,
+                                          const struct dkb_tensor *mask);
+
+int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {
+    dkb_cand_vec *revenue = dkb_cand_vec_find(out, "revenue");
+    __int128 sum;
+    int64_t hits;
+    if (!revenue || q6_sum(in, &sum, &hits)) return 1;
+    if (env->threads < 0) dkb_tp_compress(NULL, NULL, NULL);   /* referenced, so imported */
+    revenue->n = hits > 0;
+    if (hits) ((__int128 *)revenue->data)[0] = sum;
+    return 0;
+}

@@ -1,0 +1,62 @@
+/* thread_after_return (core mode): returns at once and leaves a detached
+ * pthread to compute the answer and write it into the output afterwards,
+ * where a timer around the call would not see the work. Expected:
+ * forbidden_symbol (pthread_create is not on the allow-list; OpenMP regions,
+ * which end before the call returns, are the way to use threads). */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+/* Plain, correct Q6 core: the sum of l_extendedprice * l_discount (scale 4)
+ * over the rows that qualify, and how many qualify. 0, or 1 when an input
+ * is missing. */
+static int q6_sum(const dkb_cand_set *in, __int128 *sum, int64_t *hits) {
+    const dkb_cand_vec *ship = dkb_cand_vec_find(in, "l_shipdate");
+    const dkb_cand_vec *disc = dkb_cand_vec_find(in, "l_discount");
+    const dkb_cand_vec *qty = dkb_cand_vec_find(in, "l_quantity");
+    const dkb_cand_vec *price = dkb_cand_vec_find(in, "l_extendedprice");
+    const dkb_cand_scalar *slo = dkb_cand_scalar_find(in, "ship_lo"), *shi = dkb_cand_scalar_find(in, "ship_hi");
+    const dkb_cand_scalar *dlo = dkb_cand_scalar_find(in, "disc_lo"), *dhi = dkb_cand_scalar_find(in, "disc_hi");
+    const dkb_cand_scalar *qlt = dkb_cand_scalar_find(in, "qty_lt");
+    if (!ship || !disc || !qty || !price || !slo || !shi || !dlo || !dhi || !qlt) return 1;
+    const int32_t *s = ship->data;
+    const int64_t *d = disc->data, *q = qty->data, *p = price->data;
+    __int128 t = 0;
+    int64_t h = 0;
+    for (int64_t i = 0; i < ship->n; i++)
+        if (s[i] >= slo->i && s[i] <= shi->i && d[i] >= dlo->i && d[i] <= dhi->i && q[i] < qlt->i) {
+            t += (__int128)p[i] * d[i];
+            h++;
+        }
+    *sum = t;
+    *hits = h;
+    return 0;
+}
+
+struct job {
+    const dkb_cand_set *in;
+    dkb_cand_vec *revenue;
+};
+
+static void *finish_later(void *arg) {
+    struct job *j = arg;
+    __int128 sum;
+    int64_t hits;
+    if (q6_sum(j->in, &sum, &hits) == 0 && hits) ((__int128 *)j->revenue->data)[0] = sum;
+    free(j);
+    return NULL;
+}
+
+int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {
+    (void)env;
+    dkb_cand_vec *revenue = dkb_cand_vec_find(out, "revenue");
+    struct job *j = malloc(sizeof *j);
+    pthread_t t;
+    if (!revenue || !j) return 1;
+    *j = (struct job){in, revenue};
+    revenue->n = 1;                                  /* the value comes later */
+    if (pthread_create(&t, NULL, finish_later, j)) return 1;
+    pthread_detach(t);
+    return 0;
+}

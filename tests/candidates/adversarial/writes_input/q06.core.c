@@ -1,0 +1,49 @@
+/* writes_input (core mode): "cleans" its input in place, zeroing the discount
+ * of rows outside the ship-date window so the sum can skip one comparison.
+ * Inputs are read-only. Expected: wrote_input. */
+#include "dkb/candidate.h"
+
+/* Plain, correct Q6 core: the sum of l_extendedprice * l_discount (scale 4)
+ * over the rows that qualify, and how many qualify. 0, or 1 when an input
+ * is missing. */
+static int q6_sum(const dkb_cand_set *in, __int128 *sum, int64_t *hits) {
+    const dkb_cand_vec *ship = dkb_cand_vec_find(in, "l_shipdate");
+    const dkb_cand_vec *disc = dkb_cand_vec_find(in, "l_discount");
+    const dkb_cand_vec *qty = dkb_cand_vec_find(in, "l_quantity");
+    const dkb_cand_vec *price = dkb_cand_vec_find(in, "l_extendedprice");
+    const dkb_cand_scalar *slo = dkb_cand_scalar_find(in, "ship_lo"), *shi = dkb_cand_scalar_find(in, "ship_hi");
+    const dkb_cand_scalar *dlo = dkb_cand_scalar_find(in, "disc_lo"), *dhi = dkb_cand_scalar_find(in, "disc_hi");
+    const dkb_cand_scalar *qlt = dkb_cand_scalar_find(in, "qty_lt");
+    if (!ship || !disc || !qty || !price || !slo || !shi || !dlo || !dhi || !qlt) return 1;
+    const int32_t *s = ship->data;
+    const int64_t *d = disc->data, *q = qty->data, *p = price->data;
+    __int128 t = 0;
+    int64_t h = 0;
+    for (int64_t i = 0; i < ship->n; i++)
+        if (s[i] >= slo->i && s[i] <= shi->i && d[i] >= dlo->i && d[i] <= dhi->i && q[i] < qlt->i) {
+            t += (__int128)p[i] * d[i];
+            h++;
+        }
+    *sum = t;
+    *hits = h;
+    return 0;
+}
+
+int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {
+    (void)env;
+    dkb_cand_vec *revenue = dkb_cand_vec_find(out, "revenue");
+    dkb_cand_vec *ship = dkb_cand_vec_find(in, "l_shipdate");
+    dkb_cand_vec *disc = dkb_cand_vec_find(in, "l_discount");
+    const dkb_cand_scalar *slo = dkb_cand_scalar_find(in, "ship_lo"), *shi = dkb_cand_scalar_find(in, "ship_hi");
+    __int128 sum;
+    int64_t hits;
+    if (!revenue || !ship || !disc || !slo || !shi) return 1;
+    const int32_t *s = ship->data;
+    int64_t *d = disc->data;               /* an input, written */
+    for (int64_t i = 0; i < ship->n; i++)
+        if (s[i] < slo->i || s[i] > shi->i) d[i] = 0;
+    if (q6_sum(in, &sum, &hits)) return 1;
+    revenue->n = hits > 0;
+    if (hits) ((__int128 *)revenue->data)[0] = sum;
+    return 0;
+}
