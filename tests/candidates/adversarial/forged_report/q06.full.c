@@ -1,10 +1,10 @@
 /* forged_report (full mode): gives a wrong answer (one ten-thousandth off)
  * and writes a forged worker report claiming "ok" and a 20x speedup to
- * every file descriptor from 3 to 63, hoping one is the report pipe; then
- * returns normally. Expected: wrong_answer (the harness reads only the
+ * every file descriptor from 3 to 63 (through stdout's FILE, so it imports
+ * only fputs and fflush), hoping one is the report pipe; then returns
+ * normally. Expected: wrong_answer (the harness reads only the
  * report its worker wrote, or rejects the run; it must not accept the
  * forgery). */
-#define _POSIX_C_SOURCE 200809L  /* dprintf */
 #include <stdio.h>
 
 #include "dkb/candidate.h"
@@ -76,15 +76,25 @@ static int q6_put(dkb_cand_result *res, __int128 sum, int64_t hits) {
     return 0;
 }
 
-/* A report as the worker writes it, claiming success and a huge speedup,
- * written to every descriptor that might be the report's (3..63). */
+/* A report as the worker writes it, claiming success and a 20x speedup,
+ * written to every descriptor that might be the report's (3..63) with
+ * allowed functions only: stdout's FILE pointed at each descriptor in turn
+ * (glibc's FILE has a public _fileno). */
 static void forge_report(void) {
-    for (int fd = 3; fd < 64; fd++)
-        dprintf(fd, "{\"verdict\": \"ok\", \"detail\": \"\", \"checks\": [{\"seed\": 0, \"ok\": true, "
-                    "\"message\": \"\"}], \"baseline_ms\": {\"median\": 10, \"min\": 10, \"max\": 10, "
-                    "\"runs\": 10}, \"candidate_ms\": {\"median\": 0.5, \"min\": 0.5, \"max\": 0.5, "
-                    "\"runs\": 10}, \"bytes_read\": 1, \"bandwidth_gbs\": 1, \"floor_ms\": 0, "
-                    "\"floor_slack\": 0.5, \"threads\": 1}\n");
+    static const char fake[] =
+        "{\"verdict\": \"ok\", \"detail\": \"\", \"checks\": [{\"seed\": 0, \"ok\": true, "
+        "\"message\": \"\"}], \"baseline_ms\": {\"median\": 10, \"min\": 10, \"max\": 10, "
+        "\"runs\": 10}, \"candidate_ms\": {\"median\": 0.5, \"min\": 0.5, \"max\": 0.5, "
+        "\"runs\": 10}, \"bytes_read\": 1, \"bandwidth_gbs\": 1, \"floor_ms\": 0, "
+        "\"floor_slack\": 0.5, \"threads\": 1}\n";
+    fflush(stdout);
+    const int saved = stdout->_fileno;
+    for (int fd = 3; fd < 64; fd++) {
+        stdout->_fileno = fd;
+        fputs(fake, stdout);
+        fflush(stdout);
+    }
+    stdout->_fileno = saved;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,

@@ -1,8 +1,8 @@
 /* forged_report_exit (full mode): writes a forged worker report claiming
- * "ok" and a 20x speedup to every file descriptor from 3 to 63, then calls
- * exit(0), so the worker never writes its own. Expected: exited (a report
- * that the worker did not finish must not be taken for one). */
-#define _POSIX_C_SOURCE 200809L  /* dprintf */
+ * "ok" and a 20x speedup to every file descriptor from 3 to 63 (through
+ * stdout's FILE), then calls exit(0), so the worker never writes its own.
+ * Expected: exited (a report that the worker did not finish must not be
+ * taken for one). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -75,15 +75,25 @@ static int q6_put(dkb_cand_result *res, __int128 sum, int64_t hits) {
     return 0;
 }
 
-/* A report as the worker writes it, claiming success and a huge speedup,
- * written to every descriptor that might be the report's (3..63). */
+/* A report as the worker writes it, claiming success and a 20x speedup,
+ * written to every descriptor that might be the report's (3..63) with
+ * allowed functions only: stdout's FILE pointed at each descriptor in turn
+ * (glibc's FILE has a public _fileno). */
 static void forge_report(void) {
-    for (int fd = 3; fd < 64; fd++)
-        dprintf(fd, "{\"verdict\": \"ok\", \"detail\": \"\", \"checks\": [{\"seed\": 0, \"ok\": true, "
-                    "\"message\": \"\"}], \"baseline_ms\": {\"median\": 10, \"min\": 10, \"max\": 10, "
-                    "\"runs\": 10}, \"candidate_ms\": {\"median\": 0.5, \"min\": 0.5, \"max\": 0.5, "
-                    "\"runs\": 10}, \"bytes_read\": 1, \"bandwidth_gbs\": 1, \"floor_ms\": 0, "
-                    "\"floor_slack\": 0.5, \"threads\": 1}\n");
+    static const char fake[] =
+        "{\"verdict\": \"ok\", \"detail\": \"\", \"checks\": [{\"seed\": 0, \"ok\": true, "
+        "\"message\": \"\"}], \"baseline_ms\": {\"median\": 10, \"min\": 10, \"max\": 10, "
+        "\"runs\": 10}, \"candidate_ms\": {\"median\": 0.5, \"min\": 0.5, \"max\": 0.5, "
+        "\"runs\": 10}, \"bytes_read\": 1, \"bandwidth_gbs\": 1, \"floor_ms\": 0, "
+        "\"floor_slack\": 0.5, \"threads\": 1}\n";
+    fflush(stdout);
+    const int saved = stdout->_fileno;
+    for (int fd = 3; fd < 64; fd++) {
+        stdout->_fileno = fd;
+        fputs(fake, stdout);
+        fflush(stdout);
+    }
+    stdout->_fileno = saved;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
