@@ -116,4 +116,17 @@ const char *dkb__eval_class(const dkb_eval_item *it);
  * (after filling items by hand, e.g. in tests). */
 int dkb__eval_score(dkb_eval_results *res, dkb_error *err);
 
+/* ---- steps (eval_setup.c), exposed for tests ---- */
+
+/* The candidate files of dir: found[mode] gets bit q for each regular file
+ * qNN.<mode>.c (q 1..22); other *.c / *.cu names go to res->ignored
+ * (sorted). DKB_ENOENT etc. when dir cannot be read. */
+int dkb__eval_scan(const char *dir, uint32_t found[2], dkb_eval_results *res, dkb_error *err);
+/* "q01,6,Q14" or "all" -> bit q for each query. DKB_EINVAL naming a bad entry. */
+int dkb__eval_parse_queries(const char *list, uint32_t *mask, dkb_error *err);
+/* seeds[0] = 0, seeds[1..n] distinct, nonzero, below 2^31, from /dev/urandom. */
+int dkb__eval_draw_seeds(uint64_t *seeds, int n, dkb_error *err);
+/* The CPU model (/proc/cpuinfo "model name", else "unknown") and online cores. */
+void dkb__eval_machine(char *cpu, size_t n, int *cores);
+
 #endif
