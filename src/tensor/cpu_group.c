@@ -85,10 +85,20 @@ static inline bool kslot_get(kslot *t, int bits, int64_t k, int64_t next_id, int
     }
 }
 
-static int table_bits(int64_t n) {
-    int bits = 4;
-    while (((uint64_t)1 << bits) < (uint64_t)n * 2) bits++;
-    return bits;
+/* A table of 4x the slots holding the (key, id) entries of t (freed);
+ * NULL when out of memory. */
+static kslot *kslot_grow(kslot *t, int *bits) {
+    kslot *bigger = malloc(sizeof *t << (*bits + 2));
+    if (bigger) {
+        memset(bigger, 0xff, sizeof *t << (*bits + 2));
+        for (uint64_t h = 0; h < (uint64_t)1 << *bits; h++) {
+            int64_t id;
+            if (t[h].id >= 0) kslot_get(bigger, *bits + 2, t[h].key, t[h].id, &id);
+        }
+    }
+    free(t);
+    *bits += 2;
+    return bigger;
 }
 
 /* Number the rows of one int64 key: gid[i], first[g]; returns ngroups or -1.
@@ -109,7 +119,8 @@ static int64_t number_single(dkb_tp *tp, const dkb_tensor *key, int64_t *gid, in
     local *loc = dkb__tp_scratch(tp, "group", sizeof *loc * (size_t)T);
     int64_t *rowbuf = dkb__tp_scratch(tp, "group", sizeof *rowbuf * (size_t)(2 * n + 2 * T));
     void **maps = dkb__tp_scratch(tp, "group", sizeof *maps * (size_t)T);
-    if (!loc || !rowbuf || !maps) return -1;
+    int *tbits = dkb__tp_scratch(tp, "group", sizeof *tbits * (size_t)T);
+    if (!loc || !rowbuf || !maps || !tbits) return -1;
     int64_t used = 0;
     for (int t = 0; t < T; t++) {
         loc[t].lo = n * t / T;
@@ -161,16 +172,7 @@ static int64_t number_single(dkb_tp *tp, const dkb_tensor *key, int64_t *gid, in
                 if (kslot_get(tab, bits, x, ng, &l)) {
                     L->gkey[ng] = x;
                     L->gfirst[ng++] = i;
-                    if ((uint64_t)ng * 2 > (uint64_t)1 << bits) { /* at most half full: grow 4x */
-                        kslot *bigger = malloc(sizeof *tab << (bits + 2));
-                        if (bigger) {
-                            memset(bigger, 0xff, sizeof *tab << (bits + 2));
-                            for (int64_t q = 0; q < ng; q++) kslot_get(bigger, bits + 2, L->gkey[q], q, &l);
-                        }
-                        free(tab);
-                        tab = bigger;
-                        bits += 2;
-                    }
+                    if ((uint64_t)ng * 2 > (uint64_t)1 << bits) tab = kslot_grow(tab, &bits);
                 }
                 gid[i] = l;
             }
@@ -178,22 +180,26 @@ static int64_t number_single(dkb_tp *tp, const dkb_tensor *key, int64_t *gid, in
 #pragma omp atomic write
                 failed = 1;
             }
-            free(tab);
+            maps[t] = tab; /* kept: thread 0's becomes the global table */
+            tbits[t] = bits;
         }
         L->ng = ng;
     }
-    if (failed) return dkb__tp_error(tp, DKB_ENOMEM, "group: out of memory"), -1;
+    int64_t ng = -1;
+    if (failed) {
+        dkb__tp_error(tp, DKB_ENOMEM, "group: out of memory");
+        goto out;
+    }
     if (T == 1) {
         memcpy(first, loc[0].gfirst, sizeof *first * (size_t)loc[0].ng);
-        return loc[0].ng;
+        ng = loc[0].ng;
+        goto out;
     }
     /* merge in row order: a group's global id is given by its first range;
      * thread 0's local ids are global ids, so its rows keep theirs */
-    int64_t total = 0;
-    for (int t = 0; t < T; t++) total += loc[t].ng;
     int64_t *xl = dkb__tp_scratch(tp, "group", sizeof *xl * (size_t)(n + 1)); /* beside gkey */
-    if (!xl) return -1;
-    int64_t ng = 0;
+    if (!xl) goto out;
+    ng = 0;
     if (direct) {
         int32_t *gmap = maps[0]; /* thread 0's map: its local ids are global ids */
         for (int64_t l = 0; l < loc[0].ng; l++) first[ng++] = loc[0].gfirst[l];
@@ -209,19 +215,28 @@ static int64_t number_single(dkb_tp *tp, const dkb_tensor *key, int64_t *gid, in
                 L->xlate[l] = *g;
             }
         }
-    } else {
-        int bits = table_bits(total);
-        kslot *gt = dkb__tp_scratch(tp, "group", sizeof *gt << bits);
-        if (!gt) return -1;
-        memset(gt, 0xff, sizeof *gt << bits);
-        for (int t = 0; t < T; t++) {
+    } else { /* thread 0's table holds its groups under their global ids already */
+        kslot *gt = maps[0];
+        int bits = tbits[0];
+        for (int64_t l = 0; l < loc[0].ng; l++) first[ng++] = loc[0].gfirst[l];
+        for (int t = 1; t < T && gt; t++) {
             local *L = &loc[t];
             L->xlate = xl + (L->gkey - rowbuf);
-            for (int64_t l = 0; l < L->ng; l++) {
+            for (int64_t l = 0; gt && l < L->ng; l++) {
                 int64_t g;
-                if (kslot_get(gt, bits, L->gkey[l], ng, &g)) first[ng++] = L->gfirst[l];
+                if (l + 16 < L->ng) __builtin_prefetch(&gt[hash_slot(L->gkey[l + 16], bits)]);
+                if (kslot_get(gt, bits, L->gkey[l], ng, &g)) {
+                    first[ng++] = L->gfirst[l];
+                    if ((uint64_t)ng * 2 > (uint64_t)1 << bits) gt = kslot_grow(gt, &bits);
+                }
                 L->xlate[l] = g;
             }
+        }
+        maps[0] = gt;
+        if (!gt) {
+            dkb__tp_error(tp, DKB_ENOMEM, "group: out of memory");
+            ng = -1;
+            goto out;
         }
     }
 #pragma omp parallel for schedule(static, 1) num_threads(T)
@@ -229,6 +244,8 @@ static int64_t number_single(dkb_tp *tp, const dkb_tensor *key, int64_t *gid, in
         const local *L = &loc[t];
         for (int64_t i = L->lo; i < L->hi; i++) gid[i] = L->xlate[gid[i]];
     }
+out:
+    for (int t = 0; !direct && t < T; t++) free(maps[t]);
     return ng;
 }
 
