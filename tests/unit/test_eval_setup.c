@@ -21,7 +21,7 @@ static void touch(const char *dir, const char *name) {
 }
 
 static void test_scan(const char *base) {
-    char dir[4096];
+    char dir[2048];
     snprintf(dir, sizeof dir, "%s/cands", base);
     mkdir(dir, 0777);
     dkb_eval_results res;
@@ -92,7 +92,7 @@ static void test_machine(void) {
 
 int main(void) {
     const char *tmp = getenv("TMPDIR");
-    char base[4096];
+    char base[1024];
     snprintf(base, sizeof base, "%s/dkb-eval-setup-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(base)) {
         perror("mkdtemp");

@@ -314,7 +314,7 @@ static void test_unwritable(const char *dir) {
 
 int main(void) {
     const char *base = getenv("TMPDIR");
-    char dir[4096];
+    char dir[1024];
     snprintf(dir, sizeof dir, "%s/dkb-report-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
