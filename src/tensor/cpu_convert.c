@@ -1,6 +1,6 @@
 /* cpu_convert.c: typed element access for the CPU backend: block loads of
- * any numeric dtype into int64 / int128 / double buffers, single-element
- * reads, and a parallel prefix sum. */
+ * any numeric dtype into int64 / int128 / double buffers, a single-element
+ * read, and a parallel prefix sum. */
 #include <omp.h>
 
 #include "tensor/tp_internal.h"
@@ -65,12 +65,6 @@ void dkb__ld_f64(const dkb_tensor *a, int64_t off, int64_t n, double *dst) {
     default: for (int64_t i = 0; i < n; i++) dst[i] = 0; break;
     }
 #undef DIVP
-}
-
-int64_t dkb__get_i64(const dkb_tensor *a, int64_t i) {
-    int64_t v;
-    dkb__ld_i64(a, i, 1, &v);
-    return v;
 }
 
 dkb__i128 dkb__get_i128(const dkb_tensor *a, int64_t i) {

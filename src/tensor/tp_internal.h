@@ -61,8 +61,6 @@ static inline int dkb__nthreads(const dkb_tp *tp, int64_t n) { return n < tp->pa
 /* Number of DKB__CHUNK chunks covering n rows (>= 1 when n > 0). */
 static inline int64_t dkb__nchunks(int64_t n) { return (n + DKB__CHUNK - 1) / DKB__CHUNK; }
 
-static inline bool dkb__is_int(dkb_tp_dtype t) { return t <= DKB_TP_I128; }
-static inline bool dkb__is_int64able(dkb_tp_dtype t) { return t <= DKB_TP_I64; }
 
 /* 10^k for k in 0..18 (int64) and 0..38 (int128). */
 extern const int64_t dkb__pow10_i64[19];
@@ -74,8 +72,7 @@ dkb__i128 dkb__pow10_i128(int k);
 void dkb__ld_i64(const dkb_tensor *a, int64_t off, int64_t n, int64_t *dst);
 void dkb__ld_i128(const dkb_tensor *a, int64_t off, int64_t n, dkb__i128 *dst);
 void dkb__ld_f64(const dkb_tensor *a, int64_t off, int64_t n, double *dst);
-/* Element i as int64 / int128 (integer dtypes). */
-int64_t dkb__get_i64(const dkb_tensor *a, int64_t i);
+/* Element i as int128 (integer dtypes). */
 dkb__i128 dkb__get_i128(const dkb_tensor *a, int64_t i);
 /* Inclusive prefix sum of v[0..n) in place, in parallel; returns the total. */
 int64_t dkb__scan_i64(dkb_tp *tp, int64_t *v, int64_t n);
