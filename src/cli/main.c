@@ -11,6 +11,7 @@ int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"gen", cmd_gen, "generate TPC-H data (dbgen-identical) as a store or .tbl files"},
@@ -19,6 +20,7 @@ static const cli_command commands[] = {
     {"info", cmd_info, "show a store's schema, row counts and sizes; verify checksums"},
     {"run", cmd_run, "run TPC-H queries (q01..q22) on a store; time them; check answers"},
     {"sql", cmd_sql, "print a query's SQL (DuckDB) with parameters from a seed"},
+    {"__worker", cmd_worker, NULL}, /* hidden: the harness's sandboxed worker */
 };
 
 static void usage(FILE *f) {
@@ -29,7 +31,7 @@ static void usage(FILE *f) {
             "\n"
             "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\n"
             "Run `dkb <command> --help` for a command's options.\n"

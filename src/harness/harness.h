@@ -21,6 +21,8 @@
 #ifndef DKB_HARNESS_H
 #define DKB_HARNESS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dkb/candidate.h"
@@ -66,35 +68,89 @@ typedef struct dkb_build {
     char hash[65];             /* sha256 of the source file, hex */
     dkb_verdict verdict;       /* OK, COMPILE_ERROR, FORBIDDEN_SYMBOL or BAD_ENTRY */
     char detail[512];          /* e.g. "imports pthread_create, dkb_tp_compress" */
+    double compile_s;          /* wall seconds of the compiler run */
 } dkb_build;
 
 /* Compile src (a .c candidate) for mode into scratch_dir with fixed flags;
- * fill b. Returns 0 when the build step itself ran (whatever the verdict),
- * an error when the harness could not run the compiler. */
+ * fill b. The compiler is $DKB_CC (default cc), run in the sandbox (60 s,
+ * its diagnostics kept: at most 60 lines / 8 KiB, the first ones), with
+ *   -std=c11 -O3 -march=native -fopenmp -fPIC -shared -Wall
+ *   -I SCRATCH/include   (holding only dkb/candidate.h)
+ * A source that includes any file other than dkb/candidate.h and the
+ * system's headers (under /usr/, /opt/ or /lib) is a COMPILE_ERROR; so is a
+ * compiler that fails or runs past its time. Then the symbol check.
+ * scratch_dir must exist. Returns 0 when the build step itself ran
+ * (whatever the verdict), an error when the harness could not run the
+ * compiler or write into scratch_dir. b is initialised by the call (free
+ * it with dkb__build_free, also on failure). */
 int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir, dkb_build *b,
                          dkb_error *err);
-void dkb__build_free(dkb_build *b);
+void dkb__build_free(dkb_build *b);   /* accepts a zeroed build */
+
+/* The mode's entry symbol: "dkb_candidate_full" / "dkb_candidate_core". */
+const char *dkb__entry_symbol(dkb_mode mode);
+
+/* Run argv (argv[0] found on PATH) to completion; its stdout (and stderr
+ * too when merge) in *out (malloc'd, NUL-terminated, at most max bytes kept;
+ * more is read and dropped), its exit status in *status (as waitpid).
+ * 0, or an error when it could not be started or read. */
+int dkb__run_capture(char *const argv[], int merge, size_t max, char **out, int *status, dkb_error *err);
+/* sha256 of a file as 64 hex digits (via sha256sum). */
+int dkb__sha256_file(const char *path, char hex[65], dkb_error *err);
+
+/* symbols.c: check a built shared object: every symbol it imports must be on
+ * the allow-list (libc memory/string/stdio-printing/malloc/qsort utilities,
+ * libm, OpenMP, compiler support), else FORBIDDEN_SYMBOL naming them (up to
+ * detail's size); the entry symbol must be defined, else BAD_ENTRY. Uses
+ * `nm -D` ($DKB_NM, default nm). *v = OK when both hold. 0, or an error
+ * when nm could not be run or failed. */
+int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *detail, size_t n,
+                       dkb_error *err);
+/* The allow-list: name without its @version. */
+bool dkb__symbol_allowed(const char *name);
 
 /* ---- sandbox (sandbox.c) ---- */
 
 typedef struct dkb_limits {
-    double timeout_s;          /* wall clock for the whole worker run */
-    uint64_t mem_bytes;        /* resident memory */
-    uint64_t output_bytes;     /* stdout + stderr kept; more is output_limit */
+    double timeout_s;          /* wall clock for the whole worker run (> 0) */
+    uint64_t mem_bytes;        /* resident anonymous memory (RSS less file
+                                * pages, so the mapped store does not count);
+                                * 0: no limit */
+    uint64_t output_bytes;     /* stdout + stderr; more is output_limit (0: 1 MiB) */
+    uint64_t as_bytes;         /* RLIMIT_AS of the child (0: none); the worker
+                                * sets its own backstop from mem_bytes */
+    const char *output_path;   /* where stdout/stderr go (NULL: an unlinked
+                                * temporary file) */
 } dkb_limits;
 
 typedef struct dkb_sandbox_result {
-    dkb_verdict verdict;       /* OK when the worker reported; else how it died */
-    int exit_code, signal;
+    dkb_verdict verdict;       /* OK when the worker reported (exit status 0
+                                * and a complete report); else how it died:
+                                * TIMEOUT, OUT_OF_MEMORY, OUTPUT_LIMIT,
+                                * CRASH (signal), EXITED (no report),
+                                * WROTE_INPUT (its fault handler said so) */
+    int exit_code;             /* -1 when killed by a signal */
+    int signal;                /* 0 unless killed by a signal */
     char *report;              /* the worker's JSON report (malloc'd) or NULL */
-    char *output_tail;         /* last bytes of its stdout/stderr (malloc'd) */
+    char *output_tail;         /* last bytes of its stdout/stderr (malloc'd, may be "") */
+    uint64_t output_size;      /* bytes it wrote to stdout/stderr */
+    uint64_t peak_rss;         /* largest anonymous RSS seen (bytes) */
     double seconds;
     char detail[512];
 } dkb_sandbox_result;
 
-/* Run argv (argv[0] an executable path) with limits; the child finds the
- * report fd number in env DKB_REPORT_FD. */
+/* Run argv (argv[0] an executable path) with limits in a child process (its
+ * own process group; stdin /dev/null; core dumps off; every fd but 0, 1, 2
+ * and the report pipe closed). The child finds the report fd number in env
+ * DKB_REPORT_FD, the memory and output limits in DKB_MEM_LIMIT and
+ * DKB_OUTPUT_LIMIT (bytes). When the run ends, the whole process group is
+ * killed. A report is complete when it parses as a JSON object. Returns 0
+ * when the child ran (whatever its verdict); an error (r->verdict
+ * HARNESS_ERROR) when it could not be started or watched. r is initialised
+ * by the call; free it with dkb__sandbox_result_free. */
 int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_result *r, dkb_error *err);
-void dkb__sandbox_result_free(dkb_sandbox_result *r);
+void dkb__sandbox_result_free(dkb_sandbox_result *r);   /* accepts a zeroed result */
+/* "SIGSEGV" for 11, "signal 77" for unknown ones (buf holds at least 16). */
+const char *dkb__signal_name(int sig, char *buf, size_t n);
 
 #endif

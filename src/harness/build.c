@@ -1,0 +1,373 @@
+/* build.c: compile a candidate file into a shared object with fixed flags,
+ * in a scratch directory, with the compiler sandboxed (time and memory
+ * limits) and its diagnostics kept (trimmed) as feedback; reject sources
+ * that include anything but dkb/candidate.h and the system's headers; then
+ * check the imported symbols (symbols.c). Also the small process helpers
+ * the build uses: run a command capturing its output, sha256 of a file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/harness.h"
+
+extern char **environ;
+
+#define SOURCE_MAX ((off_t)4 << 20)      /* larger sources are refused */
+#define LOG_LINES 60
+#define LOG_BYTES 8192
+#define COMPILE_TIMEOUT_S 120.0
+#define COMPILE_AS_BYTES ((uint64_t)16 << 30)
+
+const char *dkb__entry_symbol(dkb_mode mode) {
+    return mode == DKB_MODE_CORE ? "dkb_candidate_core" : "dkb_candidate_full";
+}
+
+void dkb__build_free(dkb_build *b) {
+    if (!b) return;
+    free(b->log);
+    b->log = NULL;
+}
+
+/* ---- running commands ---- */
+
+int dkb__run_capture(char *const argv[], int merge, size_t max, char **out, int *status, dkb_error *err) {
+    *out = NULL;
+    *status = -1;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return dkb_fail(err, dkb_errno_code(errno), "pipe: %s", strerror(errno));
+    posix_spawn_file_actions_t fa;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc) {
+        close(p[0]), close(p[1]);
+        return dkb_fail(err, DKB_ENOMEM, "%s: cannot set up: %s", argv[0], strerror(rc));
+    }
+    rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    if (!rc) rc = merge ? posix_spawn_file_actions_adddup2(&fa, p[1], 2)
+                        : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = -1;
+    if (!rc) rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(p[1]);
+    if (rc) {
+        close(p[0]);
+        return dkb_fail(err, DKB_EIO, "cannot run %s: %s", argv[0], strerror(rc));
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    int nomem = !buf;
+    for (;;) {
+        char chunk[65536];
+        ssize_t got = read(p[0], chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        size_t keep = len < max ? ((size_t)got < max - len ? (size_t)got : max - len) : 0;
+        if (keep && !nomem) {
+            if (len + keep + 1 > cap) {
+                size_t ncap = cap;
+                while (len + keep + 1 > ncap) ncap *= 2;
+                char *nb = realloc(buf, ncap);
+                if (!nb) nomem = 1;
+                else buf = nb, cap = ncap;
+            }
+            if (!nomem) memcpy(buf + len, chunk, keep), len += keep;
+        }
+    }
+    close(p[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            free(buf);
+            return dkb_fail(err, DKB_EINTERNAL, "waitpid %s: %s", argv[0], strerror(errno));
+        }
+    }
+    *status = st;
+    if (nomem) {
+        free(buf);
+        return dkb_fail(err, DKB_ENOMEM, "out of memory reading the output of %s", argv[0]);
+    }
+    buf[len] = 0;
+    *out = buf;
+    return 0;
+}
+
+int dkb__sha256_file(const char *path, char hex[65], dkb_error *err) {
+    hex[0] = 0;
+    char *argv[] = {(char *)"sha256sum", (char *)"--", (char *)path, NULL};
+    char *out;
+    int st, rc = dkb__run_capture(argv, 0, 4096, &out, &st, err);
+    if (rc) return rc;
+    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && strlen(out) >= 64;
+    for (int i = 0; ok && i < 64; i++) ok = strchr("0123456789abcdef", out[i]) != NULL;
+    if (ok) memcpy(hex, out, 64), hex[64] = 0;
+    free(out);
+    return ok ? 0 : dkb_fail(err, DKB_EIO, "sha256sum %s failed", path);
+}
+
+/* ---- helpers ---- */
+
+/* The path of program `name` on PATH (or name itself when it has a '/'). */
+static int find_program(const char *name, char *out, size_t n) {
+    if (strchr(name, '/')) {
+        if (access(name, X_OK) != 0) return -1;
+        snprintf(out, n, "%s", name);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *end = strchr(path, ':');
+        size_t len = end ? (size_t)(end - path) : strlen(path);
+        if ((size_t)snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", name) < n && access(out, X_OK) == 0)
+            return 0;
+        path += len + (end != NULL);
+    }
+    return -1;
+}
+
+/* dkb/candidate.h of this build: $DKB_CANDIDATE_H, else include/dkb/
+ * candidate.h in the directory of the running executable or up to four
+ * levels above it (build directories live inside the source tree). */
+static int find_candidate_header(char *out, size_t n) {
+    const char *env = getenv("DKB_CANDIDATE_H");
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return access(out, R_OK);
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) return -1;
+    exe[len] = 0;
+    for (int up = 0; up <= 4; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash) return -1;
+        *slash = 0;
+        if ((size_t)snprintf(out, n, "%s/include/dkb/candidate.h", exe[0] ? exe : "") < n &&
+            access(out, R_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+static int copy_file(const char *from, const char *to, dkb_error *err) {
+    FILE *in = fopen(from, "rb");
+    if (!in) return dkb_fail(err, dkb_errno_code(errno), "cannot open %s: %s", from, strerror(errno));
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        fclose(in);
+        return dkb_fail(err, dkb_errno_code(errno), "cannot create %s: %s", to, strerror(errno));
+    }
+    char buf[65536];
+    size_t got;
+    int bad = 0;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, got, out) != got) bad = 1;
+    if (ferror(in)) bad = 1;
+    fclose(in);
+    if (fclose(out) != 0) bad = 1;
+    return bad ? dkb_fail(err, DKB_EIO, "cannot copy %s to %s", from, to) : 0;
+}
+
+static int make_dir(const char *path, dkb_error *err) {
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return dkb_fail(err, dkb_errno_code(errno), "cannot create %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* The first LOG_LINES lines / LOG_BYTES bytes of text, with a note of what
+ * was cut (malloc'd). */
+static char *trim_log(const char *text) {
+    size_t len = strlen(text), cut = 0;
+    int lines = 0;
+    while (cut < len && cut < LOG_BYTES && lines < LOG_LINES)
+        if (text[cut++] == '\n') lines++;
+    int more = 0;
+    for (size_t i = cut; i < len; i++) more += text[i] == '\n';
+    if (cut < len && text[len - 1] != '\n') more++;
+    char *out = malloc(cut + 64);
+    if (!out) return NULL;
+    memcpy(out, text, cut);
+    out[cut] = 0;
+    if (cut < len) snprintf(out + cut, 64, "%s[... %d more line%s]\n", out[cut - 1] == '\n' ? "" : "\n", more,
+                            more == 1 ? "" : "s");
+    return out;
+}
+
+/* Is a file the compiler read allowed: the source, our candidate.h, or a
+ * system header? On a disallowed one, its name into bad. */
+static int dep_allowed(const char *dep, const char *src_real, const char *hdr_real) {
+    char real[PATH_MAX];
+    if (!realpath(dep, real)) return 0;
+    if (!strcmp(real, src_real) || !strcmp(real, hdr_real)) return 1;
+    return !strncmp(real, "/usr/", 5) || !strncmp(real, "/opt/", 5) || !strncmp(real, "/lib/", 5) ||
+           !strncmp(real, "/lib64/", 7);
+}
+
+/* Check the make-style dependency file: 0 when every prerequisite is
+ * allowed; else 1 with the first bad one in bad. -1 when unreadable. */
+static int check_deps(const char *dfile, const char *src, const char *hdr, char *bad, size_t n) {
+    FILE *f = fopen(dfile, "r");
+    if (!f) return -1;
+    char src_real[PATH_MAX], hdr_real[PATH_MAX];
+    if (!realpath(src, src_real) || !realpath(hdr, hdr_real)) {
+        fclose(f);
+        return -1;
+    }
+    int c, result = 0, past_colon = 0;
+    char tok[PATH_MAX];
+    size_t tl = 0;
+    for (;;) {
+        c = fgetc(f);
+        if (c == '\\') {
+            int d = fgetc(f);
+            if (d == '\n') c = ' ';           /* line continuation */
+            else if (d == ' ' || d == '#' || d == '\\') {
+                if (tl + 1 < sizeof tok) tok[tl++] = (char)d;
+                continue;
+            } else {
+                if (tl + 1 < sizeof tok) tok[tl++] = '\\';
+                if (d == EOF) break;
+                c = d;
+            }
+        }
+        if (c == '$') {
+            int d = fgetc(f);                 /* $$ is a $ */
+            if (d != '$' && d != EOF) ungetc(d, f);
+        }
+        if (c == EOF || c == ' ' || c == '\t' || c == '\n') {
+            if (tl) {
+                tok[tl] = 0;
+                if (!past_colon) {
+                    if (tok[tl - 1] == ':') past_colon = 1;
+                } else if (tok[tl - 1] == ':') {
+                    /* a phony target line (-MP): not a prerequisite */
+                } else if (!dep_allowed(tok, src_real, hdr_real)) {
+                    snprintf(bad, n, "%s", tok);
+                    result = 1;
+                    break;
+                }
+                tl = 0;
+            }
+            if (c == EOF) break;
+            continue;
+        }
+        if (tl + 1 < sizeof tok) tok[tl++] = (char)c;
+    }
+    fclose(f);
+    return result;
+}
+
+/* ---- the build ---- */
+
+int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir, dkb_build *b, dkb_error *err) {
+    memset(b, 0, sizeof *b);
+    b->verdict = DKB_VERDICT_HARNESS_ERROR;
+    if (!src || !scratch_dir) return dkb_fail(err, DKB_EINVAL, "build: missing source or scratch directory");
+    struct stat st;
+    if (stat(src, &st) != 0) return dkb_fail(err, dkb_errno_code(errno), "cannot read %s: %s", src, strerror(errno));
+    int rc = dkb__sha256_file(src, b->hash, err);
+    if (rc) return rc;
+
+    /* a directory holding only dkb/candidate.h */
+    char inc[4096], incdkb[4096 + 8], hdr[4096 + 32], ours[4096];
+    if ((size_t)snprintf(inc, sizeof inc, "%s/include", scratch_dir) >= sizeof inc)
+        return dkb_fail(err, DKB_EINVAL, "build: scratch directory name too long");
+    snprintf(incdkb, sizeof incdkb, "%s/dkb", inc);
+    snprintf(hdr, sizeof hdr, "%s/candidate.h", incdkb);
+    if (find_candidate_header(ours, sizeof ours) != 0)
+        return dkb_fail(err, DKB_ENOENT, "build: cannot find dkb/candidate.h near the dkb binary; set DKB_CANDIDATE_H");
+    if ((rc = make_dir(inc, err)) || (rc = make_dir(incdkb, err)) || (rc = copy_file(ours, hdr, err))) return rc;
+
+    /* names: SCRATCH/<base>.so, .d, .log (base: the file name less .c) */
+    const char *base = strrchr(src, '/');
+    base = base ? base + 1 : src;
+    size_t blen = strlen(base);
+    if (blen > 2 && !strcmp(base + blen - 2, ".c")) blen -= 2;
+    char dfile[4096], logfile[4096];
+    if ((size_t)snprintf(b->so_path, sizeof b->so_path, "%s/%.*s.so", scratch_dir, (int)blen, base) >= sizeof b->so_path)
+        return dkb_fail(err, DKB_EINVAL, "build: scratch path too long");
+    snprintf(dfile, sizeof dfile, "%s/%.*s.d", scratch_dir, (int)blen, base);
+    snprintf(logfile, sizeof logfile, "%s/%.*s.log", scratch_dir, (int)blen, base);
+    unlink(b->so_path);
+    unlink(dfile);
+
+    if (st.st_size > SOURCE_MAX) {
+        b->verdict = DKB_VERDICT_COMPILE_ERROR;
+        snprintf(b->detail, sizeof b->detail, "source is %lld bytes (limit %lld)", (long long)st.st_size,
+                 (long long)SOURCE_MAX);
+        b->log = strdup("");
+        return b->log ? 0 : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
+
+    const char *cc = getenv("DKB_CC");
+    if (!cc || !*cc) cc = "cc";
+    char ccpath[4096];
+    if (find_program(cc, ccpath, sizeof ccpath) != 0)
+        return dkb_fail(err, DKB_ENOENT, "build: compiler %s not found (set DKB_CC)", cc);
+    char *argv[] = {ccpath, (char *)"-std=c11", (char *)"-O3", (char *)"-march=native", (char *)"-fopenmp",
+                    (char *)"-fPIC", (char *)"-shared", (char *)"-Wall", (char *)"-I", inc, (char *)"-MD",
+                    (char *)"-MF", dfile, (char *)"-o", b->so_path, (char *)src, NULL};
+    dkb_limits lim = {.timeout_s = COMPILE_TIMEOUT_S, .output_bytes = (uint64_t)4 << 20,
+                      .as_bytes = COMPILE_AS_BYTES, .output_path = logfile};
+    dkb_sandbox_result sr;
+    rc = dkb__sandbox_run(argv, &lim, &sr, err);
+    b->compile_s = sr.seconds;
+    if (rc) {
+        dkb__sandbox_result_free(&sr);
+        return rc;
+    }
+    /* the whole log (the tail the sandbox keeps is not enough) */
+    char *text = NULL;
+    {
+        FILE *f = fopen(logfile, "rb");
+        size_t cap = LOG_BYTES * 2, len = 0;
+        text = malloc(cap + 1);
+        if (f && text) len = fread(text, 1, cap, f);
+        if (f) fclose(f);
+        if (text) {
+            text[len] = 0;
+            for (size_t i = 0; i < len; i++)
+                if (!text[i]) text[i] = '?';
+        }
+    }
+    b->log = text ? trim_log(text) : NULL;
+    free(text);
+    if (!b->log) {
+        dkb__sandbox_result_free(&sr);
+        return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
+    int compiled = sr.verdict == DKB_VERDICT_EXITED && sr.exit_code == 0;
+    /* the compiler writes no report: a clean exit shows up as EXITED, 0 */
+    if (!compiled) {
+        b->verdict = DKB_VERDICT_COMPILE_ERROR;
+        if (sr.verdict == DKB_VERDICT_EXITED && sr.exit_code == 127 && sr.seconds < 1)
+            rc = dkb_fail(err, DKB_EIO, "build: could not run %s", ccpath);
+        else if (sr.verdict == DKB_VERDICT_EXITED)
+            snprintf(b->detail, sizeof b->detail, "compiler exited with status %d", sr.exit_code);
+        else
+            snprintf(b->detail, sizeof b->detail, "compiler %s: %.400s", dkb__verdict_name(sr.verdict), sr.detail);
+        dkb__sandbox_result_free(&sr);
+        return rc;
+    }
+    dkb__sandbox_result_free(&sr);
+
+    char bad[PATH_MAX];
+    int deps = check_deps(dfile, src, hdr, bad, sizeof bad);
+    if (deps < 0) return dkb_fail(err, DKB_EIO, "build: cannot read the compiler's dependency file %s", dfile);
+    if (deps > 0) {
+        b->verdict = DKB_VERDICT_COMPILE_ERROR;
+        snprintf(b->detail, sizeof b->detail, "includes %.400s (only dkb/candidate.h and system headers are allowed)",
+                 bad);
+        unlink(b->so_path);
+        return 0;
+    }
+    return dkb__symbols_check(b->so_path, dkb__entry_symbol(mode), &b->verdict, b->detail, sizeof b->detail, err);
+}

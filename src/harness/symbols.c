@@ -1,0 +1,195 @@
+/* symbols.c: the import allow-list of candidate shared objects, and the
+ * check of a built object against it (nm -D): a candidate may use libc's
+ * memory, string, conversion, sorting, malloc and printing functions, all
+ * of libm, OpenMP, and what the compiler itself emits; nothing that reaches
+ * the system (files, processes, threads, signals, clocks, dynamic loading)
+ * and nothing of DataKernelBench. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "harness/harness.h"
+
+/* libc and compiler support, exact names. */
+static const char *const LIBC[] = {
+    /* memory and strings */
+    "memcpy", "memmove", "memset", "memcmp", "memchr", "memrchr", "rawmemchr", "mempcpy", "bcmp", "bzero",
+    "strlen", "strnlen", "strcmp", "strncmp", "strcpy", "strncpy", "stpcpy", "stpncpy", "strcat", "strncat",
+    "strchr", "strrchr", "strchrnul", "strstr", "strcasestr", "strspn", "strcspn", "strpbrk", "strcasecmp",
+    "strncasecmp", "strcoll", "strdup", "strndup", "memmem", "strtok_r", "strsep", "strverscmp",
+    /* conversions and arithmetic */
+    "strtol", "strtoll", "strtoul", "strtoull", "strtod", "strtof", "strtold", "strtoimax", "strtoumax", "atoi",
+    "atol", "atoll", "atof", "abs", "labs", "llabs", "imaxabs", "div", "ldiv", "lldiv", "imaxdiv", "sscanf",
+    "__isoc99_sscanf", "__isoc23_sscanf", "__isoc23_strtol", "__isoc23_strtoll", "__isoc23_strtoul",
+    "__isoc23_strtoull", "__isoc23_strtoimax", "__isoc23_strtoumax", "__strtol_internal", "__strtoll_internal",
+    "__strtoul_internal", "__strtoull_internal", "__strtod_internal",
+    /* characters */
+    "isalnum", "isalpha", "isblank", "iscntrl", "isdigit", "isgraph", "islower", "isprint", "ispunct", "isspace",
+    "isupper", "isxdigit", "tolower", "toupper", "__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
+    /* sorting and searching */
+    "qsort", "qsort_r", "bsearch", "lfind", "lsearch",
+    /* memory allocation */
+    "malloc", "calloc", "realloc", "reallocarray", "free", "aligned_alloc", "posix_memalign", "memalign",
+    "valloc", "malloc_usable_size",
+    /* printing to stdout / stderr */
+    "printf", "fprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs", "fputc", "putc", "fwrite",
+    "fflush", "snprintf", "sprintf", "vsnprintf", "vsprintf", "perror", "putchar_unlocked", "putc_unlocked",
+    "fputc_unlocked", "fwrite_unlocked", "fputs_unlocked", "stdout", "stderr", "_IO_putc",
+    /* ending */
+    "abort", "exit", "__assert_fail", "__assert_perror_fail", "__assert",
+    /* errno (strtol and friends) */
+    "__errno_location",
+    /* compiler support */
+    "__stack_chk_fail", "__stack_chk_guard", "__cxa_finalize", "__gmon_start__",
+    "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable", "_Jv_RegisterClasses", "__dso_handle",
+    "__cpu_model", "__cpu_features2", "__cpu_indicator_init", "__udivti3", "__divti3", "__umodti3", "__modti3",
+    "__udivmodti4", "__divmodti4", "__muloti4", "__mulodi4", "__popcountdi2", "__popcountti2", "__clzdi2",
+    "__ctzdi2", "__clzti2", "__ctzti2", "__floattidf", "__floatuntidf", "__fixdfti", "__fixunsdfti",
+    "__floattisf", "__floatuntisf", "__fixsfti", "__fixunssfti", "__powidf2", "__powisf2", "__bswapdi2",
+    "__bswapsi2", "__ashlti3", "__ashrti3", "__lshrti3", "__negti2", "__multi3", "__cmpti2", "__ucmpti2",
+    "__paritydi2", "__ffsdi2", "__ffsti2", "__mulxc3", "__muldc3", "__divdc3", "__mulsc3", "__divsc3",
+    /* libm symbols that are not derived from a name below (glibc internals) */
+    "__finite", "__finitef", "__finitel", "__isnan", "__isnanf", "__isnanl", "__isinf", "__isinff", "__isinfl",
+    "__fpclassify", "__fpclassifyf", "__fpclassifyl", "__signbit", "__signbitf", "__signbitl", "signgam",
+    "__signgam", "finite", "finitef", "isnan", "isinf",
+};
+
+/* libm base names; the f and l variants (sqrtf, sqrtl), the C23 widths
+ * (f32, f64, f128, f32x, f64x) and glibc's __NAME_finite forms count too. */
+static const char *const LIBM[] = {
+    "acos", "asin", "atan", "atan2", "cos", "sin", "tan", "acosh", "asinh", "atanh", "cosh", "sinh", "tanh", "exp",
+    "exp2", "exp10", "expm1", "log", "log10", "log1p", "log2", "logb", "pow", "pow10", "sqrt", "cbrt", "hypot",
+    "fabs", "floor", "ceil", "round", "lround", "llround", "trunc", "rint", "lrint", "llrint", "nearbyint", "fmod",
+    "remainder", "remquo", "copysign", "nan", "fdim", "fmax", "fmin", "fma", "frexp", "ldexp", "modf", "scalbn",
+    "scalbln", "scalb", "ilogb", "llogb", "erf", "erfc", "lgamma", "lgamma_r", "tgamma", "gamma", "nextafter",
+    "nexttoward", "nextup", "nextdown", "sincos", "significand", "drem", "j0", "j1", "jn", "y0", "y1", "yn",
+    "roundeven", "fmaxmag", "fminmag", "fmaximum", "fminimum", "fmaximum_num", "fminimum_num", "fmaximum_mag",
+    "fminimum_mag", "canonicalize", "totalorder", "totalordermag", "getpayload", "setpayload", "setpayloadsig",
+    "fromfp", "fromfpx", "ufromfp", "ufromfpx", "fadd", "fsub", "fmul", "fdiv", "dadd", "dsub", "dmul", "ddiv",
+    "exp2m1", "exp10m1", "log2p1", "log10p1", "logp1", "compoundn", "pown", "powr", "rootn", "rsqrt",
+    "sinpi", "cospi", "tanpi", "acospi", "asinpi", "atanpi", "atan2pi",
+};
+
+static int in_list(const char *name, size_t len, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (strlen(list[i]) == len && !memcmp(list[i], name, len)) return 1;
+    return 0;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* name[0..len) is a libm function (with a width suffix or not). */
+static int is_libm(const char *name, size_t len) {
+    if (in_list(name, len, LIBM, COUNT(LIBM))) return 1;
+    static const char *const SUFFIX[] = {"f", "l", "f32", "f64", "f128", "f32x", "f64x", "_r", "f_r", "l_r"};
+    for (size_t s = 0; s < COUNT(SUFFIX); s++) {
+        size_t sl = strlen(SUFFIX[s]);
+        if (len > sl && !memcmp(name + len - sl, SUFFIX[s], sl) && in_list(name, len - sl, LIBM, COUNT(LIBM)))
+            return 1;
+    }
+    return 0;
+}
+
+bool dkb__symbol_allowed(const char *name) {
+    if (!name || !*name) return false;
+    size_t len = strcspn(name, "@");
+    if (in_list(name, len, LIBC, COUNT(LIBC))) return true;
+    /* OpenMP */
+    if ((len > 4 && !memcmp(name, "omp_", 4)) || (len > 5 && !memcmp(name, "GOMP_", 5))) return true;
+    /* fortified forms of allowed functions: __memcpy_chk, __printf_chk */
+    if (len > 6 && !memcmp(name, "__", 2) && !memcmp(name + len - 4, "_chk", 4)) {
+        const char *base = name + 2;
+        size_t bl = len - 6;
+        if (in_list(base, bl, LIBC, COUNT(LIBC))) return true;
+    }
+    if (is_libm(name, len)) return true;
+    /* __exp_finite, __log10f_finite (older glibc with -ffast-math) */
+    if (len > 9 && !memcmp(name, "__", 2) && !memcmp(name + len - 7, "_finite", 7) && is_libm(name + 2, len - 9))
+        return true;
+    return false;
+}
+
+/* Run nm -D with one option over so; output in *out. */
+static int run_nm(const char *so, const char *opt, char **out, dkb_error *err) {
+    const char *nm = getenv("DKB_NM");
+    if (!nm || !*nm) nm = "nm";
+    char *argv[] = {(char *)nm, (char *)"-D", (char *)opt, (char *)so, NULL};
+    int st, rc = dkb__run_capture(argv, 0, (size_t)64 << 20, out, &st, err);
+    if (rc) return rc;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        free(*out);
+        *out = NULL;
+        return dkb_fail(err, DKB_EIO, "%s -D %s %s failed (status %d)", nm, opt, so, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    }
+    return 0;
+}
+
+/* Append name to the list in detail (", "-separated; "..." when full). */
+static void append_name(char *detail, size_t n, const char *name, size_t len, int *count) {
+    size_t used = strlen(detail);
+    (*count)++;
+    if (used + len + 8 >= n) {
+        if (used + 5 < n && !strstr(detail, ", ...")) strcat(detail, ", ...");
+        return;
+    }
+    if (*count > 1) strcat(detail, ", ");
+    strncat(detail, name, len);
+}
+
+int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *detail, size_t n, dkb_error *err) {
+    *v = DKB_VERDICT_HARNESS_ERROR;
+    if (n) detail[0] = 0;
+    char *undef = NULL, *def = NULL;
+    int rc = run_nm(so, "--undefined-only", &undef, err);
+    if (!rc) rc = run_nm(so, "--defined-only", &def, err);
+    if (rc) {
+        free(undef);
+        free(def);
+        return rc;
+    }
+    /* undefined: lines "                 U memcpy@GLIBC_2.14" (or w for weak) */
+    char list[1024] = "";
+    int bad = 0;
+    for (char *line = undef; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = 0;
+        char *name = strrchr(line, ' ');
+        name = name ? name + 1 : line;
+        size_t len = strcspn(name, "@");
+        if (len && !dkb__symbol_allowed(name)) {
+            /* list each name once */
+            char key[256];
+            snprintf(key, sizeof key, "%.*s", (int)(len < 200 ? len : 200), name);
+            int seen = 0;
+            for (char *p = strstr(list, key); p && !seen; p = strstr(p + 1, key))
+                seen = (p == list || p[-1] == ' ') && (p[strlen(key)] == 0 || p[strlen(key)] == ',');
+            if (!seen) append_name(list, sizeof list, name, len, &bad);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    /* defined: "0000000000001139 T dkb_candidate_full" */
+    int has_entry = 0;
+    for (char *line = def; line && *line && !has_entry;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = 0;
+        char type = 0, name[256];
+        if (sscanf(line, "%*s %c %255s", &type, name) == 2 && (type == 'T' || type == 'W' || type == 'i')) {
+            name[strcspn(name, "@")] = 0;
+            has_entry = !strcmp(name, entry);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    free(undef);
+    free(def);
+    if (bad) {
+        *v = DKB_VERDICT_FORBIDDEN_SYMBOL;
+        snprintf(detail, n, "imports %s (not on the allow-list: libc memory/string/printing, libm, OpenMP)", list);
+    } else if (!has_entry) {
+        *v = DKB_VERDICT_BAD_ENTRY;
+        snprintf(detail, n, "does not define %s", entry);
+    } else {
+        *v = DKB_VERDICT_OK;
+    }
+    return 0;
+}

@@ -1,0 +1,789 @@
+/* worker.c: `dkb __worker JOB`, the process that runs candidate code (only
+ * ever in a sandboxed child: see sandbox.c). For one query it
+ *   - opens the store read-only (a write to it faults), draws each seed's
+ *     parameters and computes the expected results with the baseline;
+ *   - loads the candidate (dlopen), refuses thread-local storage, and
+ *     snapshots its writable segments, restored before every call so no
+ *     state survives between calls;
+ *   - builds the candidate's inputs in read-only memory (adapter.c) and
+ *     installs SIGSEGV/SIGBUS handlers that name a write there WROTE_INPUT
+ *     (any other fault is reported as a crash with the phase it hit);
+ *   - checks every seed (outputs poisoned, thread count before and after),
+ *     times baseline and candidate interleaved, checks every seed again
+ *     (poisoned differently) against the first answers, and compares the
+ *     candidate's median with the bandwidth floor;
+ *   - writes one JSON report (protocol.h) to the report fd and _exits
+ *     (no candidate destructor or atexit handler runs after the report).
+ * The worker may exit without freeing: it is a short-lived process. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/adapter.h"
+#include "harness/protocol.h"
+
+#define MAX_RANGES 4096
+#define MAX_SEGMENTS 16
+#define MAX_TIMED 10000000       /* timed calls per side, at most */
+#define BW_MAX_BYTES ((size_t)1 << 30)
+#define BW_MIN_BYTES ((size_t)1 << 16)
+
+static const dkb_compare_opts CMP_OPTS = {1e-9, 1e-9, 0, false};
+
+/* ---- what the fault handler reads (set before candidate code runs) ---- */
+
+static dkb_range g_ranges[MAX_RANGES];
+static const char *g_range_label[MAX_RANGES];
+static int g_nranges;
+static char g_phase[256] = "the harness's setup";
+static int g_report_fd = 1;
+static atomic_int g_faulted;
+
+/* ---- small async-signal-safe formatting ---- */
+
+static size_t put_str(char *b, size_t at, size_t cap, const char *s) {
+    while (s && *s && at + 1 < cap) b[at++] = *s++;
+    b[at] = 0;
+    return at;
+}
+
+static size_t put_hex(char *b, size_t at, size_t cap, uintptr_t v) {
+    char tmp[2 + 16];
+    int n = 0;
+    do tmp[n++] = "0123456789abcdef"[v & 15], v >>= 4;
+    while (v);
+    at = put_str(b, at, cap, "0x");
+    while (n && at + 1 < cap) b[at++] = tmp[--n];
+    b[at] = 0;
+    return at;
+}
+
+static void write_all(int fd, const char *s, size_t n) {
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        s += w, n -= (size_t)w;
+    }
+}
+
+static const char *sig_text(int sig) {
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGSYS: return "SIGSYS";
+    default: return "a signal";
+    }
+}
+
+/* The fault handler: the first faulting thread writes a report (a write to
+ * a read-only input: wrote_input, then _exit; anything else: crash, then
+ * the default action kills the process); others wait for it. */
+static void on_fault(int sig, siginfo_t *si, void *uctx) {
+    (void)uctx;
+    if (atomic_exchange(&g_faulted, 1)) {
+        for (;;) pause();
+    }
+    uintptr_t a = (uintptr_t)si->si_addr;
+    int hit = -1;
+    if (sig == SIGSEGV || sig == SIGBUS)
+        for (int i = 0; i < g_nranges && hit < 0; i++)
+            if (a >= g_ranges[i].lo && a < g_ranges[i].hi) hit = i;
+    char b[1024];
+    size_t at = 0;
+    if (hit >= 0) {
+        at = put_str(b, at, sizeof b, "{\"verdict\":\"wrote_input\",\"detail\":\"wrote to read-only ");
+        at = put_str(b, at, sizeof b, g_range_label[hit]);
+        at = put_str(b, at, sizeof b, " at ");
+    } else {
+        at = put_str(b, at, sizeof b, "{\"verdict\":\"crash\",\"detail\":\"");
+        at = put_str(b, at, sizeof b, sig_text(sig));
+        at = put_str(b, at, sizeof b, sig == SIGSEGV || sig == SIGBUS ? " at address " : " (address ");
+    }
+    at = put_hex(b, at, sizeof b, a);
+    if (hit < 0 && !(sig == SIGSEGV || sig == SIGBUS)) at = put_str(b, at, sizeof b, ")");
+    at = put_str(b, at, sizeof b, " during ");
+    at = put_str(b, at, sizeof b, g_phase);
+    at = put_str(b, at, sizeof b, "\",\"checks\":[],\"baseline_ms\":null,\"candidate_ms\":null}\n");
+    write_all(g_report_fd, b, at);
+    if (hit >= 0) _exit(0);
+    signal(sig, SIG_DFL);
+    if (sig == SIGABRT || si->si_code <= 0) raise(sig); /* sent, not a fault: re-raise */
+    /* a fault: returning re-runs the instruction, now with the default action */
+}
+
+static int install_handlers(dkb_error *err) {
+    static char altstack[1 << 16];
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) != 0) return dkb_fail(err, DKB_EINTERNAL, "sigaltstack: %s", strerror(errno));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (sigaction(sigs[i], &sa, NULL) != 0) return dkb_fail(err, DKB_EINTERNAL, "sigaction: %s", strerror(errno));
+    return 0;
+}
+
+/* ---- timing helpers ---- */
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+typedef struct samples {
+    double *ms;
+    int n, cap;
+} samples;
+
+static int samples_add(samples *s, double ms) {
+    if (s->n == s->cap) {
+        int ncap = s->cap ? s->cap * 2 : 256;
+        double *nm = realloc(s->ms, (size_t)ncap * sizeof *nm);
+        if (!nm) return DKB_ENOMEM;
+        s->ms = nm, s->cap = ncap;
+    }
+    s->ms[s->n++] = ms;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static dkb_timing summarize(samples *s) {
+    dkb_timing t = {NAN, NAN, NAN, 0};
+    if (!s->n) return t;
+    qsort(s->ms, (size_t)s->n, sizeof *s->ms, cmp_double);
+    t.runs = s->n;
+    t.min = s->ms[0];
+    t.max = s->ms[s->n - 1];
+    t.median = s->n % 2 ? s->ms[s->n / 2] : (s->ms[s->n / 2 - 1] + s->ms[s->n / 2]) / 2;
+    return t;
+}
+
+/* Threads of this process (entries of /proc/self/task), -1 on error. */
+static int count_threads(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+/* Best read bandwidth (GB/s) over a buffer of `bytes`, scanned in parallel
+ * by `threads` threads with memchr (vectorised, read-only). */
+static double measure_bandwidth(size_t bytes, int threads) {
+    if (bytes < BW_MIN_BYTES) bytes = BW_MIN_BYTES;
+    if (bytes > BW_MAX_BYTES) bytes = BW_MAX_BYTES;
+    char *buf = malloc(bytes);
+    if (!buf) return NAN;
+    memset(buf, 0, bytes);
+    double best = INFINITY;
+    volatile size_t sink = 0;
+    int reps = bytes < ((size_t)64 << 20) ? 20 : 5;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_ms();
+        size_t found = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : found)
+        {
+            int nt = omp_get_num_threads(), me = omp_get_thread_num();
+            size_t chunk = (bytes / (size_t)nt + 63) & ~(size_t)63;
+            size_t lo = chunk * (size_t)me, hi = lo + chunk < bytes ? lo + chunk : bytes;
+            if (lo < hi) found += memchr(buf + lo, 1, hi - lo) != NULL;
+        }
+        double t = now_ms() - t0;
+        sink += found;
+        if (t < best) best = t;
+    }
+    free(buf);
+    (void)sink;
+    return best > 0 ? (double)bytes / (best * 1e-3) / 1e9 : NAN;
+}
+
+/* ---- the worker's state ---- */
+
+typedef int (*core_fn)(const dkb_cand_set *, dkb_cand_set *, const dkb_cand_env *);
+typedef int (*full_fn)(const dkb_cand_db *, const dkb_cand_params *, dkb_cand_result *, const dkb_cand_env *);
+
+typedef struct segment {
+    char *addr;
+    size_t size;
+    char *copy;
+} segment;
+
+typedef struct worker {
+    dkb_job job;
+    dkb_report rep;
+    const dkb_query *q;
+    dkb_store *db;
+    double sf;
+    int threads;
+    int core;                  /* core mode (candidate or baseline) */
+    dkb_tp *tp;                /* baseline runs (reset around every call) */
+    dkb_tp *tp_prep;           /* core: every seed's prepared inputs (never reset) */
+    dkb_tp *tp_fin;            /* core: finish over the candidate's outputs */
+    int ns;
+    dkb_params *params;        /* ns */
+    dkb_result *expected;      /* ns */
+    dkb_tensor_set *prep;      /* core: ns */
+    /* candidate */
+    void *so;
+    core_fn core_entry;
+    full_fn full_entry;
+    segment seg[MAX_SEGMENTS];
+    int nseg;
+    dkb_ro_arena ro;
+    const dkb_cand_db *cdb;
+    const dkb_cand_params **cparams;  /* ns */
+    const dkb_cand_set **cin;         /* ns */
+    const dkb_cand_env *env;
+    dkb_cand_out_result ores;
+    dkb_cand_out_set oset;
+    dkb_result *first;         /* ns: the candidate's answers of the first pass */
+} worker;
+
+/* Write the report and leave (never returns). */
+static void finish_report(worker *w) {
+    char *json = dkb__report_json(&w->rep);
+    fflush(stdout);
+    fflush(stderr);
+    if (!json) {
+        static const char OOM[] = "{\"verdict\":\"harness_error\",\"detail\":\"worker: out of memory writing the report\"}\n";
+        write_all(g_report_fd, OOM, sizeof OOM - 1);
+        _exit(1);
+    }
+    write_all(g_report_fd, json, strlen(json));
+    _exit(0);
+}
+
+static void fail_report(worker *w, dkb_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail_report(worker *w, dkb_verdict v, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    w->rep.verdict = v;
+    vsnprintf(w->rep.detail, sizeof w->rep.detail, fmt, ap);
+    va_end(ap);
+    finish_report(w);
+}
+
+static void set_phase(const char *what, uint64_t seed) {
+    snprintf(g_phase, sizeof g_phase, "%s (seed %llu)", what, (unsigned long long)seed);
+}
+
+static void add_range(uintptr_t lo, uintptr_t hi, const char *label) {
+    if (g_nranges < MAX_RANGES && hi > lo) {
+        g_ranges[g_nranges].lo = lo;
+        g_ranges[g_nranges].hi = hi;
+        g_range_label[g_nranges++] = label;
+    }
+}
+
+/* ---- loading the candidate ---- */
+
+typedef struct phdr_ctx {
+    uintptr_t base;
+    const char *name;
+    worker *w;
+    int found, tls, too_many;
+} phdr_ctx;
+
+static int on_phdr(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    phdr_ctx *c = data;
+    if (info->dlpi_addr != c->base || info->dlpi_name != c->name) return 0;
+    c->found = 1;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t rlo = 0, rhi = 0; /* the part ld.so made read-only again (RELRO) */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_TLS) c->tls = 1;
+        if (ph->p_type == PT_GNU_RELRO) {
+            rlo = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
+            rhi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz) & ~(page - 1);
+        }
+    }
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || !ph->p_memsz) continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        uintptr_t parts[2][2] = {{lo, hi < rlo ? hi : rlo}, {lo > rhi ? lo : rhi, hi}};
+        if (rlo >= rhi) parts[0][1] = hi, parts[1][0] = parts[1][1] = 0;
+        for (int k = 0; k < 2; k++) {
+            if (parts[k][1] <= parts[k][0]) continue;
+            if (c->w->nseg == MAX_SEGMENTS) {
+                c->too_many = 1;
+                continue;
+            }
+            segment *s = &c->w->seg[c->w->nseg++];
+            s->addr = (char *)parts[k][0];
+            s->size = parts[k][1] - parts[k][0];
+            s->copy = malloc(s->size);
+            if (!s->copy) {
+                c->too_many = 1;
+                continue;
+            }
+            memcpy(s->copy, s->addr, s->size);
+        }
+    }
+    return 1;
+}
+
+static void restore_segments(worker *w) {
+    for (int i = 0; i < w->nseg; i++) memcpy(w->seg[i].addr, w->seg[i].copy, w->seg[i].size);
+}
+
+static void load_candidate(worker *w) {
+    const char *entry = dkb__entry_symbol(w->core ? DKB_MODE_CORE : DKB_MODE_FULL);
+    snprintf(g_phase, sizeof g_phase, "loading the candidate (its constructors)");
+    dlerror();
+    w->so = dlopen(w->job.so, RTLD_NOW | RTLD_LOCAL);
+    if (!w->so) fail_report(w, DKB_VERDICT_BAD_ENTRY, "cannot load %s: %s", w->job.so, dlerror());
+    snprintf(g_phase, sizeof g_phase, "the harness");
+    void *sym = dlsym(w->so, entry);
+    if (!sym) fail_report(w, DKB_VERDICT_BAD_ENTRY, "does not define %s", entry);
+    if (w->core) w->core_entry = (core_fn)sym;
+    else w->full_entry = (full_fn)sym;
+    struct link_map *lm = NULL;
+    if (dlinfo(w->so, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "dlinfo %s: %s", w->job.so, dlerror());
+    phdr_ctx c = {.base = lm->l_addr, .name = lm->l_name, .w = w};
+    dl_iterate_phdr(on_phdr, &c);
+    if (!c.found) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "cannot find %s among the loaded objects", w->job.so);
+    if (c.too_many) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "cannot snapshot the candidate's writable segments");
+    if (c.tls)
+        fail_report(w, DKB_VERDICT_FORBIDDEN_SYMBOL,
+                    "uses thread-local storage (state that would survive between calls)");
+}
+
+/* ---- baseline ---- */
+
+static void check_tp(worker *w, dkb_tp *tp, const char *what, uint64_t seed) {
+    dkb_error e = {0};
+    if (dkb_tp_status(tp, &e))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline %s %s (seed %llu): %s", w->q->name, what,
+                    (unsigned long long)seed, e.msg);
+}
+
+/* One timed baseline call for seed index s: the whole query (full), or
+ * the core over the prepared inputs (core). */
+static double baseline_call(worker *w, int s) {
+    dkb_tp_reset(w->tp);
+    dkb_error e = {0};
+    double t0, t1;
+    if (w->core) {
+        dkb_tensor_set out;
+        memset(&out, 0, sizeof out);
+        t0 = now_ms();
+        int rc = w->q->core(w->tp, &w->prep[s], &out);
+        t1 = now_ms();
+        if (rc) {
+            check_tp(w, w->tp, "core", w->job.seeds[s]);
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline %s core failed (%s)", w->q->name, dkb_err_name(rc));
+        }
+    } else {
+        dkb_result res = {0};
+        t0 = now_ms();
+        int rc = dkb_query_run(w->q, w->tp, w->db, &w->params[s], &res, &e);
+        t1 = now_ms();
+        if (rc) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)w->job.seeds[s], e.msg);
+        dkb_result_free(&res);
+    }
+    dkb_tp_reset(w->tp);
+    return t1 - t0;
+}
+
+/* ---- candidate calls ---- */
+
+typedef struct call_out {
+    dkb_verdict v;
+    char msg[512];
+    double ms;
+} call_out;
+
+/* One candidate call for seed index s: restore its statics, poison the
+ * outputs, call, time. With count: threads counted before and after. */
+static void candidate_call(worker *w, int s, uint8_t poison, int count, const char *what, call_out *o) {
+    uint64_t seed = w->job.seeds[s];
+    o->v = DKB_VERDICT_OK;
+    o->msg[0] = 0;
+    restore_segments(w);
+    if (w->core) dkb__out_set_reset(&w->oset, poison);
+    else dkb__out_result_reset(&w->ores, poison);
+    int before = count ? count_threads() : 0;
+    set_phase(what, seed);
+    double t0 = now_ms();
+    int rc = w->core ? w->core_entry(w->cin[s], &w->oset.set, w->env)
+                     : w->full_entry(w->cdb, w->cparams[s], &w->ores.res, w->env);
+    double t1 = now_ms();
+    snprintf(g_phase, sizeof g_phase, "the harness (after a candidate call, seed %llu)", (unsigned long long)seed);
+    o->ms = t1 - t0;
+    if (rc != 0) {
+        o->v = DKB_VERDICT_RETURNED_ERROR;
+        snprintf(o->msg, sizeof o->msg, "returned %d", rc);
+        return;
+    }
+    if (count) {
+        int after = count_threads();
+        if (before > 0 && after > before) {
+            o->v = DKB_VERDICT_LEFT_THREADS;
+            snprintf(o->msg, sizeof o->msg, "%d threads after the call, %d before (use at most env->threads OpenMP threads)",
+                     after, before);
+        }
+    }
+}
+
+/* The candidate's answer of the last call for seed index s as a result
+ * (*got zeroed on entry). OK, or a verdict with msg. */
+static dkb_verdict collect(worker *w, int s, dkb_result *got, char *msg, size_t n) {
+    dkb_verdict v = DKB_VERDICT_OK;
+    if (!w->core) {
+        dkb__out_result_collect(&w->ores, &w->expected[s], got, &v, msg, n);
+        return v;
+    }
+    dkb_tensor_set out;
+    if (dkb__out_set_collect(&w->oset, &out, &v, msg, n)) return v;
+    set_phase("the baseline's finish over the candidate's outputs", w->job.seeds[s]);
+    dkb_tp_reset(w->tp_fin);
+    int rc = w->q->finish(w->tp_fin, &out, &w->params[s], got);
+    dkb_error e = {0};
+    int st = dkb_tp_status(w->tp_fin, &e);
+    if (!rc && !st && got->nbad) snprintf(e.msg, sizeof e.msg, "%s", got->bad), rc = DKB_EINVAL;
+    if (rc || st) {
+        snprintf(msg, n, "the baseline's finish rejected the outputs: %s", e.msg[0] ? e.msg : dkb_err_name(rc ? rc : st));
+        dkb_result_free(got);
+        v = DKB_VERDICT_WRONG_ANSWER;
+    }
+    dkb_tp_reset(w->tp_fin);
+    snprintf(g_phase, sizeof g_phase, "the harness");
+    return v;
+}
+
+/* ---- setup ---- */
+
+static void setup(worker *w, const char *job_path) {
+    dkb_error e = {0};
+    if (dkb__job_read(job_path, &w->job, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    w->q = dkb_query_find(w->job.query);
+    if (!w->q) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: no query '%s' in this build", w->job.query);
+    w->core = w->job.mode == DKB_JOB_CORE;
+    if (dkb_store_open(w->job.store, 0, &w->db, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    w->sf = dkb_store_scale_factor(w->db);
+
+    w->threads = w->job.threads > 0 ? w->job.threads : omp_get_max_threads();
+    omp_set_dynamic(0);
+    omp_set_num_threads(w->threads);
+    w->rep.threads = w->threads;
+    w->rep.floor_slack = w->job.floor_slack;
+    /* start the OpenMP pool now, so the thread count before a call includes it */
+#pragma omp parallel num_threads(w->threads)
+    {
+        volatile int x = omp_get_thread_num();
+        (void)x;
+    }
+    if (dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp, &e) ||
+        (w->core && (dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp_prep, &e) ||
+                     dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp_fin, &e))))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+
+    w->ns = w->job.nseeds;
+    w->params = calloc((size_t)w->ns, sizeof *w->params);
+    w->expected = calloc((size_t)w->ns, sizeof *w->expected);
+    w->prep = calloc((size_t)w->ns, sizeof *w->prep);
+    w->first = calloc((size_t)w->ns, sizeof *w->first);
+    if (!w->params || !w->expected || !w->prep || !w->first)
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
+    for (int s = 0; s < w->ns; s++) {
+        uint64_t seed = w->job.seeds[s];
+        if (dkb_query_params(w->q, seed, w->sf, NULL, 0, &w->params[s], &e))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: parameters of seed %llu: %s", (unsigned long long)seed, e.msg);
+        set_phase("the baseline", seed);
+        dkb_tp_reset(w->tp);
+        if (dkb_query_run(w->q, w->tp, w->db, &w->params[s], &w->expected[s], &e))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
+        dkb_tp_reset(w->tp);
+        if (w->core) {
+            if (w->q->prepare(w->tp_prep, w->db, &w->params[s], &w->prep[s])) check_tp(w, w->tp_prep, "prepare", seed);
+            check_tp(w, w->tp_prep, "prepare", seed);
+        }
+    }
+    /* bytes the query reads: the store columns its prepare step hands over */
+    if (w->core) {
+        w->rep.bytes_read = (double)dkb__set_store_bytes(&w->prep[0], w->db);
+    } else {
+        dkb_tensor_set in;
+        memset(&in, 0, sizeof in);
+        if (w->q->prepare(w->tp, w->db, &w->params[0], &in)) check_tp(w, w->tp, "prepare", w->job.seeds[0]);
+        check_tp(w, w->tp, "prepare", w->job.seeds[0]);
+        w->rep.bytes_read = (double)dkb__set_store_bytes(&in, w->db);
+        dkb_tp_reset(w->tp);
+    }
+    w->rep.bandwidth_gbs = measure_bandwidth((size_t)w->rep.bytes_read, w->threads);
+    w->rep.floor_ms = w->rep.bytes_read / (w->rep.bandwidth_gbs * 1e9) * 1e3;
+    snprintf(g_phase, sizeof g_phase, "the harness");
+}
+
+/* The candidate's inputs and outputs, in read-only memory and harness
+ * buffers; the fault handler's ranges. */
+static void setup_candidate(worker *w) {
+    dkb_error e = {0};
+    if (w->core) {
+        w->cin = calloc((size_t)w->ns, sizeof *w->cin);
+        dkb_out_like likes[DKB_SET_MAX];
+        int nl = 0;
+        if (!w->cin) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
+        for (int s = 0; s < w->ns; s++) {
+            if (dkb__adapt_inputs(&w->prep[s], w->db, &w->ro, &w->cin[s], &e))
+                fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: inputs: %s", e.msg);
+            /* the baseline core's outputs: names, types, scales, sizes */
+            dkb_tp_reset(w->tp);
+            dkb_tensor_set out;
+            memset(&out, 0, sizeof out);
+            if (w->q->core(w->tp, &w->prep[s], &out)) check_tp(w, w->tp, "core", w->job.seeds[s]);
+            check_tp(w, w->tp, "core", w->job.seeds[s]);
+            if (dkb__out_likes_add(likes, &nl, &out, &e))
+                fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s: %s", w->q->name, e.msg);
+            dkb_tp_reset(w->tp);
+        }
+        if (dkb__out_set_init(&w->oset, likes, nl, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    } else {
+        w->cparams = calloc((size_t)w->ns, sizeof *w->cparams);
+        if (!w->cparams) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
+        if (dkb__adapt_db(w->db, &w->ro, &w->cdb, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: db: %s", e.msg);
+        int64_t rows = 0, bytes = 0;
+        for (int s = 0; s < w->ns; s++) {
+            if (dkb__adapt_params(&w->params[s], &w->ro, &w->cparams[s], &e))
+                fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: params: %s", e.msg);
+            const dkb_result *x = &w->expected[s];
+            if (x->nrows > rows) rows = x->nrows;
+            for (int c = 0; c < x->ncols; c++) {
+                if (x->cols[c].type != DKB_RES_STRING) continue;
+                int64_t b = 0;
+                for (int64_t r = 0; r < x->nrows; r++) b += (int64_t)strlen(x->cols[c].str[r]);
+                if (b > bytes) bytes = b;
+            }
+        }
+        if (dkb__out_result_init(&w->ores, &w->expected[0], 2 * rows + 64, 2 * bytes + 64, &e))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    }
+    dkb_cand_env *env = dkb__ro_alloc(&w->ro, sizeof *env);
+    if (!env) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
+    env->abi_version = DKB_CANDIDATE_ABI_VERSION;
+    env->threads = w->threads;
+    env->stream = NULL;
+    w->env = env;
+    if (dkb__ro_seal(&w->ro, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+
+    /* fault ranges: store files by column, then the harness's read-only copies */
+    for (int t = 0; t < dkb_store_ntables(w->db); t++) {
+        const dkb_store_table *tab = dkb_store_table_at(w->db, t);
+        for (int c = 0; c < dkb_store_table_ncolumns(tab); c++) {
+            const dkb_store_column *col = dkb_store_table_column_at(tab, c);
+            for (int f = 0; f < dkb_column_nfiles(col); f++) {
+                const dkb_store_file *file = dkb_column_file(col, f);
+                add_range((uintptr_t)file->map, (uintptr_t)file->map + file->bytes, file->path);
+            }
+        }
+    }
+    dkb_range r[MAX_RANGES];
+    int n = dkb__ro_ranges(&w->ro, r, 0, MAX_RANGES);
+    for (int i = 0; i < n; i++)
+        add_range(r[i].lo, r[i].hi, w->core ? "input (prepared vectors, scalars or descriptors)"
+                                            : "input (database descriptors or parameters)");
+}
+
+/* Apply the memory backstop: address space = what we hold now + 4 x the
+ * sandbox's memory limit. */
+static void set_backstops(void) {
+    const char *m = getenv("DKB_MEM_LIMIT"), *o = getenv("DKB_OUTPUT_LIMIT");
+    unsigned long long mem = m ? strtoull(m, NULL, 10) : 0, out = o ? strtoull(o, NULL, 10) : 0;
+    if (out) {
+        struct rlimit rl = {out + 65536, out + 65536};
+        setrlimit(RLIMIT_FSIZE, &rl);
+    }
+    if (mem) {
+        FILE *f = fopen("/proc/self/statm", "r");
+        unsigned long long size = 0;
+        if (f) {
+            if (fscanf(f, "%llu", &size) != 1) size = 0;
+            fclose(f);
+        }
+        if (size) {
+            unsigned long long as = size * (unsigned long long)sysconf(_SC_PAGESIZE) + 4 * mem;
+            struct rlimit rl = {as, as};
+            setrlimit(RLIMIT_AS, &rl);
+        }
+    }
+}
+
+/* ---- the passes ---- */
+
+static dkb_verdict check_pass(worker *w) {
+    dkb_verdict verdict = DKB_VERDICT_OK;
+    for (int s = 0; s < w->ns; s++) {
+        uint64_t seed = w->job.seeds[s];
+        call_out o;
+        candidate_call(w, s, 0xA5, 1, "the candidate call, first check", &o);
+        dkb_verdict v = o.v;
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", o.msg);
+        if (v == DKB_VERDICT_OK) v = collect(w, s, &w->first[s], msg, sizeof msg);
+        if (v == DKB_VERDICT_OK) {
+            dkb_error ce = {0};
+            if (dkb_result_compare(&w->first[s], &w->expected[s], &CMP_OPTS, &ce)) {
+                v = DKB_VERDICT_WRONG_ANSWER;
+                snprintf(msg, sizeof msg, "%s", ce.msg);
+            }
+        }
+        if (v == DKB_VERDICT_HARNESS_ERROR) fail_report(w, v, "seed %llu: %s", (unsigned long long)seed, msg);
+        if (dkb__report_add_check(&w->rep, seed, v == DKB_VERDICT_OK, msg))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
+        if (v != DKB_VERDICT_OK && verdict == DKB_VERDICT_OK) {
+            verdict = v;
+            w->rep.verdict = v;
+            snprintf(w->rep.detail, sizeof w->rep.detail, "seed %llu: %.980s", (unsigned long long)seed, msg);
+        }
+        if (v == DKB_VERDICT_LEFT_THREADS) break;
+    }
+    return verdict;
+}
+
+/* The second check, after timing: each seed again (poisoned differently),
+ * against the first answers. */
+static dkb_verdict recheck_pass(worker *w) {
+    for (int s = 0; s < w->ns; s++) {
+        uint64_t seed = w->job.seeds[s];
+        call_out o;
+        candidate_call(w, s, 0x5A, 1, "the candidate call, second check", &o);
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", o.msg);
+        dkb_verdict v = o.v;
+        dkb_result got = {0};
+        if (v == DKB_VERDICT_OK) v = collect(w, s, &got, msg, sizeof msg);
+        if (v == DKB_VERDICT_OK) {
+            dkb_error ce = {0};
+            if (dkb_result_compare(&got, &w->first[s], &CMP_OPTS, &ce)) {
+                v = DKB_VERDICT_NONDETERMINISTIC;
+                snprintf(msg, sizeof msg, "the second run differs from the first: %s", ce.msg);
+            }
+        }
+        dkb_result_free(&got);
+        if (v == DKB_VERDICT_HARNESS_ERROR) fail_report(w, v, "seed %llu: %s", (unsigned long long)seed, msg);
+        if (v != DKB_VERDICT_OK) {
+            w->rep.verdict = v;
+            snprintf(w->rep.detail, sizeof w->rep.detail, "seed %llu, after timing: %.960s", (unsigned long long)seed, msg);
+            return v;
+        }
+    }
+    return DKB_VERDICT_OK;
+}
+
+/* Time baseline (and candidate, when with_cand) interleaved until each has
+ * min_runs calls and min_seconds have passed. */
+static dkb_verdict timing(worker *w, int with_cand) {
+    samples b = {0}, c = {0};
+    int ns = w->ns;
+    call_out o;
+    for (int k = 0; k < w->job.warmup; k++) {
+        snprintf(g_phase, sizeof g_phase, "warm-up");
+        baseline_call(w, k % ns);
+        if (with_cand) {
+            candidate_call(w, k % ns, 0xA5, 0, "the candidate call, warm-up", &o);
+            if (o.v != DKB_VERDICT_OK) goto bad;
+        }
+    }
+    double t0 = now_ms();
+    for (int i = 0; i < MAX_TIMED; i++) {
+        if (b.n >= w->job.min_runs && (!with_cand || c.n >= w->job.min_runs) &&
+            now_ms() - t0 >= w->job.min_seconds * 1e3)
+            break;
+        int s = i % ns;
+        for (int half = 0; half < 2; half++) {
+            /* alternate who goes first, so neither always follows the other */
+            int cand_turn = (half == 0) == (i % 2 == 1);
+            if (!cand_turn) {
+                snprintf(g_phase, sizeof g_phase, "timing the baseline");
+                if (samples_add(&b, baseline_call(w, s))) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "out of memory");
+            } else if (with_cand) {
+                candidate_call(w, s, 0xA5, 0, "the candidate call, timing", &o);
+                if (o.v != DKB_VERDICT_OK) goto bad;
+                if (samples_add(&c, o.ms)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "out of memory");
+            }
+        }
+    }
+    w->rep.baseline = summarize(&b);
+    w->rep.candidate = summarize(&c);
+    free(b.ms);
+    free(c.ms);
+    return DKB_VERDICT_OK;
+bad:
+    w->rep.baseline = summarize(&b);
+    free(b.ms);
+    free(c.ms);
+    w->rep.verdict = o.v;
+    snprintf(w->rep.detail, sizeof w->rep.detail, "while timing: %s", o.msg);
+    return o.v;
+}
+
+int dkb__worker_run(const char *job_path) {
+    const char *fd = getenv("DKB_REPORT_FD");
+    g_report_fd = fd && *fd ? atoi(fd) : 1;
+    signal(SIGPIPE, SIG_IGN);
+    static worker w; /* large; zeroed */
+    dkb__report_init(&w.rep);
+    dkb_error e = {0};
+    if (install_handlers(&e)) fail_report(&w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    setup(&w, job_path);
+    set_backstops();
+    int with_cand = w.job.so != NULL && w.job.mode != DKB_JOB_BASELINE;
+    if (!with_cand) {
+        timing(&w, 0);
+        w.rep.verdict = DKB_VERDICT_OK;
+        finish_report(&w);
+    }
+    load_candidate(&w);
+    setup_candidate(&w);
+    w.rep.verdict = DKB_VERDICT_OK;
+    if (check_pass(&w) != DKB_VERDICT_OK) {
+        /* still time the baseline, so the score has it */
+        dkb_report keep = w.rep;
+        timing(&w, 0);
+        keep.baseline = w.rep.baseline;
+        w.rep = keep;
+        finish_report(&w);
+    }
+    if (timing(&w, 1) != DKB_VERDICT_OK) finish_report(&w);
+    if (recheck_pass(&w) != DKB_VERDICT_OK) finish_report(&w);
+    if (w.rep.candidate.runs && isfinite(w.rep.floor_ms) &&
+        w.rep.candidate.median < w.job.floor_slack * w.rep.floor_ms) {
+        w.rep.verdict = DKB_VERDICT_IMPLAUSIBLE;
+        snprintf(w.rep.detail, sizeof w.rep.detail,
+                 "median %.4f ms is below %.2f x the bandwidth floor %.4f ms (%.0f bytes at %.1f GB/s)",
+                 w.rep.candidate.median, w.job.floor_slack, w.rep.floor_ms, w.rep.bytes_read, w.rep.bandwidth_gbs);
+    }
+    finish_report(&w);
+    return 1;
+}
