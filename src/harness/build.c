@@ -334,8 +334,7 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
         if (f) fclose(f);
         if (text) {
             text[len] = 0;
-            for (size_t i = 0; i < len; i++)
-                if (!text[i]) text[i] = '?';
+            dkb__text_sanitize(text, len);
         }
     }
     b->log = text ? trim_log(text) : NULL;

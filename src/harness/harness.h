@@ -144,12 +144,19 @@ typedef struct dkb_sandbox_result {
  * and the report pipe closed). The child finds the report fd number in env
  * DKB_REPORT_FD, the memory and output limits in DKB_MEM_LIMIT and
  * DKB_OUTPUT_LIMIT (bytes). When the run ends, the whole process group is
- * killed. A report is complete when it parses as a JSON object. Returns 0
+ * killed. The report: the last line on the report pipe that is a JSON
+ * object whose "nonce" is the one the sandbox wrote (one line) on the fd
+ * named in env DKB_NONCE_FD; the worker reads it before any candidate code
+ * runs, so a report the candidate forges does not count. Returns 0
  * when the child ran (whatever its verdict); an error (r->verdict
  * HARNESS_ERROR) when it could not be started or watched. r is initialised
  * by the call; free it with dkb__sandbox_result_free. */
 int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_result *r, dkb_error *err);
 void dkb__sandbox_result_free(dkb_sandbox_result *r);   /* accepts a zeroed result */
+/* Make s[0..n) printable text for JSON and Markdown: every byte that is a
+ * control character (but newline and tab) or not part of well-formed UTF-8
+ * becomes '?'. */
+void dkb__text_sanitize(char *s, size_t n);
 /* "SIGSEGV" for 11, "signal 77" for unknown ones (buf holds at least 16). */
 const char *dkb__signal_name(int sig, char *buf, size_t n);
 

@@ -305,7 +305,8 @@ char *dkb__report_json(const dkb_report *r) {
     ok = ok && add_timing(o, "baseline_ms", &r->baseline) && add_timing(o, "candidate_ms", &r->candidate) &&
          add_num(o, "bytes_read", r->bytes_read) && add_num(o, "bandwidth_gbs", r->bandwidth_gbs) &&
          add_num(o, "floor_ms", r->floor_ms) && add_num(o, "floor_slack", r->floor_slack) &&
-         cJSON_AddNumberToObject(o, "threads", r->threads);
+         cJSON_AddNumberToObject(o, "threads", r->threads) &&
+         (!r->nonce[0] || cJSON_AddStringToObject(o, "nonce", r->nonce));
     char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (!text) return NULL;
@@ -377,6 +378,8 @@ int dkb__report_parse(const char *json, dkb_report *r, dkb_error *err) {
     r->floor_slack = num_or_nan(o, "floor_slack");
     double th = num_or_nan(o, "threads");
     r->threads = th >= 0 && th < 1e6 ? (int)th : 0;
+    const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(o, "nonce");
+    if (cJSON_IsString(nonce)) snprintf(r->nonce, sizeof r->nonce, "%s", nonce->valuestring);
     cJSON_Delete(o);
     return rc;
 }

@@ -28,7 +28,9 @@
  *                                a buffer of bytes_read bytes
  *    "floor_ms": 8.2,            bytes_read / bandwidth
  *    "floor_slack": 0.5,
- *    "threads": 16}              threads used
+ *    "threads": 16,              threads used
+ *    "nonce": "9f0c..."}         the nonce the sandbox handed the worker (see
+ *                                dkb__sandbox_run); absent when none
  * Checks list the first pass (one per seed); a failure in the second pass
  * (after timing) is named in detail. */
 #ifndef DKB_HARNESS_PROTOCOL_H
@@ -96,6 +98,7 @@ typedef struct dkb_report {
     double floor_ms;           /* NaN: unknown */
     double floor_slack;
     int threads;
+    char nonce[72];            /* the sandbox's nonce ("" when none) */
 } dkb_report;
 
 /* A report with verdict HARNESS_ERROR, no checks, unknowns NaN. */

@@ -5,9 +5,13 @@
  *
  * The child: its own process group, stdin /dev/null, stdout and stderr to
  * one file, no core dumps, RLIMIT_AS when asked, every other fd closed but
- * the report pipe (fd 3, named in env DKB_REPORT_FD). Everything the child
- * needs (argv, envp) is built before fork, so only async-signal-safe calls
- * run between fork and exec. */
+ * the report pipe (fd 3, named in env DKB_REPORT_FD) and the nonce pipe
+ * (fd 4, env DKB_NONCE_FD): a fresh random nonce per run that the worker
+ * reads at startup, before any candidate code runs, and puts into its
+ * report; only a report line carrying it counts, so lines a candidate
+ * forges on fd 3 are ignored. Everything the child needs (argv, envp) is
+ * built before fork, so only async-signal-safe calls run between fork and
+ * exec. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,11 +32,37 @@
 #include "harness/harness.h"
 
 #define REPORT_FD 3
+#define NONCE_FD 4
+#define NONCE_HEX 32
 #define REPORT_MAX ((size_t)16 << 20)   /* a larger report is an output limit */
 #define TAIL_BYTES 4096
 #define POLL_MS 5
 
 extern char **environ;
+
+void dkb__text_sanitize(char *s, size_t n) {
+    unsigned char *p = (unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        if (c < 0x80) {
+            if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) p[i] = '?';
+            i++;
+            continue;
+        }
+        /* a well-formed UTF-8 sequence (no overlongs, no surrogates, <= U+10FFFF) */
+        size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        int ok = len && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++) ok = (p[i + k] & 0xC0) == 0x80;
+        if (ok && len == 3) ok = !(c == 0xE0 && p[i + 1] < 0xA0) && !(c == 0xED && p[i + 1] >= 0xA0);
+        if (ok && len == 4) ok = !(c == 0xF0 && p[i + 1] < 0x90) && !(c == 0xF4 && p[i + 1] >= 0x90);
+        if (!ok) {
+            p[i++] = '?';
+            continue;
+        }
+        i += len;
+    }
+}
 
 const char *dkb__signal_name(int sig, char *buf, size_t n) {
     static const struct { int sig; const char *name; } NAMES[] = {
@@ -76,32 +107,34 @@ static uint64_t anon_rss(pid_t pid) {
     return resident > shared ? (resident - shared) * page : 0;
 }
 
-/* The environment for the child: ours without DKB_REPORT_FD/DKB_MEM_LIMIT/
- * DKB_OUTPUT_LIMIT, plus those three. One malloc'd block of pointers and
- * the three new strings appended to it. */
+/* The environment for the child: ours without DKB_REPORT_FD/DKB_NONCE_FD/
+ * DKB_MEM_LIMIT/DKB_OUTPUT_LIMIT, plus those four. One malloc'd block of
+ * pointers and the new strings appended to it. */
 static char **child_env(uint64_t mem, uint64_t out) {
     size_t n = 0;
     for (char **e = environ; e && *e; e++) n++;
-    enum { EXTRA = 3, LEN = 48 };
+    enum { EXTRA = 4, LEN = 48 };
     char **env = malloc((n + EXTRA + 1) * sizeof *env + EXTRA * LEN);
     if (!env) return NULL;
     char *strs = (char *)(env + n + EXTRA + 1);
     size_t k = 0;
     for (char **e = environ; e && *e; e++)
         if (strncmp(*e, "DKB_REPORT_FD=", 14) && strncmp(*e, "DKB_MEM_LIMIT=", 14) &&
-            strncmp(*e, "DKB_OUTPUT_LIMIT=", 17))
+            strncmp(*e, "DKB_OUTPUT_LIMIT=", 17) && strncmp(*e, "DKB_NONCE_FD=", 13))
             env[k++] = *e;
     snprintf(strs, LEN, "DKB_REPORT_FD=%d", REPORT_FD);
     snprintf(strs + LEN, LEN, "DKB_MEM_LIMIT=%llu", (unsigned long long)mem);
     snprintf(strs + 2 * LEN, LEN, "DKB_OUTPUT_LIMIT=%llu", (unsigned long long)out);
-    env[k++] = strs, env[k++] = strs + LEN, env[k++] = strs + 2 * LEN;
+    snprintf(strs + 3 * LEN, LEN, "DKB_NONCE_FD=%d", NONCE_FD);
+    env[k++] = strs, env[k++] = strs + LEN, env[k++] = strs + 2 * LEN, env[k++] = strs + 3 * LEN;
     env[k] = NULL;
     return env;
 }
 
 /* In the child, after fork: set up and exec; never returns. Only
  * async-signal-safe calls. */
-static void child(char *const argv[], char **env, int devnull, int outfd, int report_w, uint64_t as_bytes) {
+static void child(char *const argv[], char **env, int devnull, int outfd, int report_w, int nonce_r,
+                  uint64_t as_bytes) {
     setpgid(0, 0);
     struct rlimit rl = {0, 0};
     setrlimit(RLIMIT_CORE, &rl);
@@ -111,15 +144,17 @@ static void child(char *const argv[], char **env, int devnull, int outfd, int re
     }
     /* move the three fds out of the way (any may sit on 0..3), then place them */
     int nd = fcntl(devnull, F_DUPFD, 10), no = fcntl(outfd, F_DUPFD, 10), nr = fcntl(report_w, F_DUPFD, 10);
-    if (nd < 0 || no < 0 || nr < 0) _exit(126);
-    if (dup2(nd, 0) < 0 || dup2(no, 1) < 0 || dup2(no, 2) < 0 || dup2(nr, REPORT_FD) < 0) _exit(126);
+    int nn = fcntl(nonce_r, F_DUPFD, 10);
+    if (nd < 0 || no < 0 || nr < 0 || nn < 0) _exit(126);
+    if (dup2(nd, 0) < 0 || dup2(no, 1) < 0 || dup2(no, 2) < 0 || dup2(nr, REPORT_FD) < 0 || dup2(nn, NONCE_FD) < 0)
+        _exit(126);
     /* close everything else */
 #ifdef SYS_close_range
-    if (syscall(SYS_close_range, REPORT_FD + 1, ~0u, 0) != 0)
+    if (syscall(SYS_close_range, NONCE_FD + 1, ~0u, 0) != 0)
 #endif
     {
         long max = sysconf(_SC_OPEN_MAX);
-        for (long fd = REPORT_FD + 1; fd < (max > 0 && max < 65536 ? max : 65536); fd++) close((int)fd);
+        for (long fd = NONCE_FD + 1; fd < (max > 0 && max < 65536 ? max : 65536); fd++) close((int)fd);
     }
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
@@ -138,8 +173,8 @@ static char *read_tail(int fd, uint64_t size) {
     ssize_t got = n ? pread(fd, buf, n, (off_t)(size - n)) : 0;
     if (got < 0) got = 0;
     buf[got] = 0;
-    for (ssize_t i = 0; i < got; i++)
-        if (buf[i] == 0) buf[i] = '?';   /* keep it a C string */
+    /* a cut at the start may have split a UTF-8 sequence: sanitize mends it */
+    dkb__text_sanitize(buf, (size_t)got);
     return buf;
 }
 
@@ -158,12 +193,47 @@ static dkb_verdict report_verdict(const char *report, char *detail, size_t n) {
     return v;
 }
 
-static int report_complete(const char *report) {
-    if (!report) return 0;
-    cJSON *o = cJSON_Parse(report);
-    int ok = cJSON_IsObject(o);
-    cJSON_Delete(o);
-    return ok;
+/* The last line of the report buffer that is a JSON object whose "nonce"
+ * is ours (malloc'd), or NULL. */
+static char *find_report(const char *buf, size_t len, const char *nonce) {
+    char *found = NULL;
+    size_t start = 0;
+    while (start < len) {
+        const char *nl = memchr(buf + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - buf) : len;
+        if (end > start) {
+            char *line = strndup(buf + start, end - start);
+            cJSON *o = line ? cJSON_ParseWithOpts(line, NULL, 1) : NULL;
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "nonce");
+            if (cJSON_IsObject(o) && cJSON_IsString(n) && !strcmp(n->valuestring, nonce)) {
+                free(found);
+                found = line;
+                line = NULL;
+            }
+            cJSON_Delete(o);
+            free(line);
+        }
+        start = end + 1;
+    }
+    return found;
+}
+
+/* A fresh nonce: NONCE_HEX hex digits. */
+static int make_nonce(char *out) {
+    unsigned char raw[NONCE_HEX / 2];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        got += (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof raw; i++) {
+        out[2 * i] = "0123456789abcdef"[raw[i] >> 4];
+        out[2 * i + 1] = "0123456789abcdef"[raw[i] & 15];
+    }
+    out[NONCE_HEX] = 0;
+    return 0;
 }
 
 typedef enum { END_NONE = 0, END_EXIT, END_TIMEOUT, END_MEMORY, END_OUTPUT, END_REPORT } end_reason;
@@ -176,9 +246,10 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
         return dkb_fail(err, DKB_EINVAL, "sandbox: missing command or time limit");
     uint64_t out_limit = lim->output_bytes ? lim->output_bytes : (uint64_t)1 << 20;
 
-    int devnull = -1, outfd = -1, pipefd[2] = {-1, -1}, rc = 0;
+    int devnull = -1, outfd = -1, pipefd[2] = {-1, -1}, noncefd[2] = {-1, -1}, rc = 0;
+    char nonce[NONCE_HEX + 2];
     char **env = NULL;
-    char *report = NULL;
+    char *report = NULL, *line = NULL;
     size_t rlen = 0, rcap = 0;
     pid_t pid = -1;
 
@@ -208,6 +279,22 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
         rc = dkb_fail(err, dkb_errno_code(errno), "sandbox: pipe: %s", strerror(errno));
         goto done;
     }
+    if (pipe2(noncefd, O_CLOEXEC) != 0) {
+        rc = dkb_fail(err, dkb_errno_code(errno), "sandbox: pipe: %s", strerror(errno));
+        goto done;
+    }
+    if (make_nonce(nonce) != 0) {
+        rc = dkb_fail(err, DKB_EIO, "sandbox: getrandom: %s", strerror(errno));
+        goto done;
+    }
+    nonce[NONCE_HEX] = '\n';
+    if (write(noncefd[1], nonce, NONCE_HEX + 1) != NONCE_HEX + 1) {
+        rc = dkb_fail(err, DKB_EIO, "sandbox: cannot write the nonce: %s", strerror(errno));
+        goto done;
+    }
+    nonce[NONCE_HEX] = 0;
+    close(noncefd[1]);
+    noncefd[1] = -1;
     env = child_env(lim->mem_bytes, out_limit);
     if (!env) {
         rc = dkb_fail(err, DKB_ENOMEM, "sandbox: out of memory");
@@ -220,7 +307,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
         rc = dkb_fail(err, dkb_errno_code(errno), "sandbox: fork: %s", strerror(errno));
         goto done;
     }
-    if (pid == 0) child(argv, env, devnull, outfd, pipefd[1], lim->as_bytes);
+    if (pid == 0) child(argv, env, devnull, outfd, pipefd[1], noncefd[0], lim->as_bytes);
     setpgid(pid, pid); /* also in the parent, so the group exists before any kill */
     close(pipefd[1]);
     pipefd[1] = -1;
@@ -298,7 +385,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
             rlen += (size_t)got;
         }
     }
-    if (report) report[rlen] = 0;
+    line = rlen <= REPORT_MAX && report ? find_report(report, rlen, nonce) : NULL;
 
     struct stat st;
     r->output_size = fstat(outfd, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -307,7 +394,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
     if (WIFSIGNALED(status)) r->signal = WTERMSIG(status);
     if (rc) goto done;
 
-    int complete = rlen <= REPORT_MAX && report_complete(report);
+    int complete = line != NULL;
     char sbuf[16];
     switch (why) {
     case END_TIMEOUT:
@@ -335,7 +422,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
         } else if (WIFSIGNALED(status)) {
             const char *name = dkb__signal_name(r->signal, sbuf, sizeof sbuf);
             snprintf(r->detail, sizeof r->detail, "killed by %s", name);
-            r->verdict = complete ? report_verdict(report, r->detail, sizeof r->detail) : DKB_VERDICT_CRASH;
+            r->verdict = complete ? report_verdict(line, r->detail, sizeof r->detail) : DKB_VERDICT_CRASH;
         } else if (complete) {
             r->verdict = DKB_VERDICT_OK;
         } else {
@@ -344,17 +431,20 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
                 snprintf(r->detail, sizeof r->detail, "exited with status 127 without a report (could not run %s?)",
                          argv[0]);
             else
-                snprintf(r->detail, sizeof r->detail, "exited with status %d without a %sreport", r->exit_code,
-                         rlen ? "complete " : "");
+                snprintf(r->detail, sizeof r->detail, "exited with status %d without a report%s", r->exit_code,
+                         rlen ? " (what came on the report pipe was not the worker's)" : "");
         }
     }
     if (complete) {
-        r->report = report;
-        report = NULL;
+        r->report = line;
+        line = NULL;
     }
 
 done:
+    free(line);
     free(report);
+    if (noncefd[0] >= 0) close(noncefd[0]);
+    if (noncefd[1] >= 0) close(noncefd[1]);
     free(env);
     if (devnull >= 0) close(devnull);
     if (outfd >= 0) close(outfd);

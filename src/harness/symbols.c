@@ -71,6 +71,16 @@ static const char *const LIBM[] = {
     "sinpi", "cospi", "tanpi", "acospi", "asinpi", "atanpi", "atan2pi",
 };
 
+/* OpenMP functions allowed besides GOMP_* and omp_get_* */
+static const char *const OPENMP[] = {
+    "omp_set_num_threads", "omp_set_dynamic", "omp_set_nested", "omp_set_max_active_levels", "omp_in_parallel",
+    "omp_in_final", "omp_is_initial_device", "omp_init_lock", "omp_destroy_lock", "omp_set_lock", "omp_unset_lock",
+    "omp_test_lock", "omp_init_nest_lock", "omp_destroy_nest_lock", "omp_set_nest_lock", "omp_unset_nest_lock",
+    "omp_test_nest_lock", "omp_init_lock_with_hint", "omp_init_nest_lock_with_hint",
+};
+/* omp_get_* that are not allowed: clocks */
+static const char *const OPENMP_NOT[] = {"omp_get_wtime", "omp_get_wtick"};
+
 static int in_list(const char *name, size_t len, const char *const *list, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (strlen(list[i]) == len && !memcmp(list[i], name, len)) return 1;
@@ -95,8 +105,12 @@ bool dkb__symbol_allowed(const char *name) {
     if (!name || !*name) return false;
     size_t len = strcspn(name, "@");
     if (in_list(name, len, LIBC, COUNT(LIBC))) return true;
-    /* OpenMP */
-    if ((len > 4 && !memcmp(name, "omp_", 4)) || (len > 5 && !memcmp(name, "GOMP_", 5))) return true;
+    /* OpenMP: what the compiler emits, the getters, and the settings the
+     * worker puts back before every call; not omp_set_schedule and the
+     * other setters of state that would outlive a call, nor clocks */
+    if (len > 5 && !memcmp(name, "GOMP_", 5)) return true;
+    if (in_list(name, len, OPENMP, COUNT(OPENMP))) return true;
+    if (len > 8 && !memcmp(name, "omp_get_", 8) && !in_list(name, len, OPENMP_NOT, COUNT(OPENMP_NOT))) return true;
     /* fortified forms of allowed functions: __memcpy_chk, __printf_chk */
     if (len > 6 && !memcmp(name, "__", 2) && !memcmp(name + len - 4, "_chk", 4)) {
         const char *base = name + 2;

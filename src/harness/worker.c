@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <malloc.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
@@ -48,6 +49,7 @@ static const char *g_range_label[MAX_RANGES];
 static int g_nranges;
 static char g_phase[256] = "the harness's setup";
 static int g_report_fd = 1;
+static char g_nonce[72];       /* from the sandbox (DKB_NONCE_FD); "" when run by hand */
 static atomic_int g_faulted;
 
 /* ---- small async-signal-safe formatting ---- */
@@ -105,18 +107,21 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
         for (int i = 0; i < g_nranges && hit < 0; i++)
             if (a >= g_ranges[i].lo && a < g_ranges[i].hi) hit = i;
     char b[1024];
-    size_t at = 0;
+    size_t at = put_str(b, 0, sizeof b, "\n{\"nonce\":\"");
+    at = put_str(b, at, sizeof b, g_nonce);
+    at = put_str(b, at, sizeof b, "\",");
     if (hit >= 0) {
-        at = put_str(b, at, sizeof b, "{\"verdict\":\"wrote_input\",\"detail\":\"wrote to read-only ");
+        at = put_str(b, at, sizeof b, "\"verdict\":\"wrote_input\",\"detail\":\"wrote to read-only ");
         at = put_str(b, at, sizeof b, g_range_label[hit]);
         at = put_str(b, at, sizeof b, " at ");
     } else {
-        at = put_str(b, at, sizeof b, "{\"verdict\":\"crash\",\"detail\":\"");
+        at = put_str(b, at, sizeof b, "\"verdict\":\"crash\",\"detail\":\"");
         at = put_str(b, at, sizeof b, sig_text(sig));
-        at = put_str(b, at, sizeof b, sig == SIGSEGV || sig == SIGBUS ? " at address " : " (address ");
     }
-    at = put_hex(b, at, sizeof b, a);
-    if (hit < 0 && !(sig == SIGSEGV || sig == SIGBUS)) at = put_str(b, at, sizeof b, ")");
+    if (si->si_code > 0) { /* a fault: si_addr means something */
+        at = put_str(b, at, sizeof b, hit >= 0 ? "" : sig == SIGSEGV || sig == SIGBUS ? " at address " : " at ");
+        at = put_hex(b, at, sizeof b, a);
+    }
     at = put_str(b, at, sizeof b, " during ");
     at = put_str(b, at, sizeof b, g_phase);
     at = put_str(b, at, sizeof b, "\",\"checks\":[],\"baseline_ms\":null,\"candidate_ms\":null}\n");
@@ -194,18 +199,13 @@ static int count_threads(void) {
     return n;
 }
 
-/* Best read bandwidth (GB/s) over a buffer of `bytes`, scanned in parallel
- * by `threads` threads with memchr (vectorised, read-only). */
-static double measure_bandwidth(size_t bytes, int threads) {
-    if (bytes < BW_MIN_BYTES) bytes = BW_MIN_BYTES;
-    if (bytes > BW_MAX_BYTES) bytes = BW_MAX_BYTES;
-    char *buf = malloc(bytes);
-    if (!buf) return NAN;
-    memset(buf, 0, bytes);
-    double best = INFINITY;
+/* Best time (ms) to scan buf in parallel on `threads` threads with memchr
+ * (vectorised, read-only): the best of up to 50 scans, stopping after 20
+ * once 100 ms have gone. */
+static double best_scan_ms(const char *buf, size_t bytes, int threads) {
+    double best = INFINITY, spent = 0;
     volatile size_t sink = 0;
-    int reps = bytes < ((size_t)64 << 20) ? 20 : 5;
-    for (int r = 0; r < reps; r++) {
+    for (int r = 0; r < 50 && !(r >= 20 && spent > 100); r++) {
         double t0 = now_ms();
         size_t found = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : found)
@@ -216,11 +216,28 @@ static double measure_bandwidth(size_t bytes, int threads) {
             if (lo < hi) found += memchr(buf + lo, 1, hi - lo) != NULL;
         }
         double t = now_ms() - t0;
+        spent += t;
         sink += found;
         if (t < best) best = t;
     }
-    free(buf);
     (void)sink;
+    return best;
+}
+
+/* Read bandwidth (GB/s) over a buffer of `bytes` (the bytes the query
+ * reads, so the cache level matches the query's): the better of one thread
+ * and `threads` threads, so a busy machine (threads waiting to be
+ * scheduled) makes the floor lower, never higher. NaN when out of memory. */
+static double measure_bandwidth(size_t bytes, int threads) {
+    if (bytes < BW_MIN_BYTES) bytes = BW_MIN_BYTES;
+    if (bytes > BW_MAX_BYTES) bytes = BW_MAX_BYTES;
+    char *buf = malloc(bytes);
+    if (!buf) return NAN;
+    memset(buf, 0, bytes);
+    double one = best_scan_ms(buf, bytes, 1);
+    double all = threads > 1 ? best_scan_ms(buf, bytes, threads) : one;
+    free(buf);
+    double best = one < all ? one : all;
     return best > 0 ? (double)bytes / (best * 1e-3) / 1e9 : NAN;
 }
 
@@ -235,8 +252,33 @@ typedef struct segment {
     char *copy;
 } segment;
 
+/* The OpenMP settings a candidate may change (omp_set_num_threads and
+ * friends): put back before and after every call, so they hold no state. */
+typedef struct icvs {
+    int num_threads, dynamic, max_active_levels;
+    omp_sched_t sched;
+    int chunk;
+} icvs;
+
+static icvs icvs_get(void) {
+    icvs v;
+    v.num_threads = omp_get_max_threads();
+    v.dynamic = omp_get_dynamic();
+    v.max_active_levels = omp_get_max_active_levels();
+    omp_get_schedule(&v.sched, &v.chunk);
+    return v;
+}
+
+static void icvs_set(const icvs *v) {
+    omp_set_num_threads(v->num_threads);
+    omp_set_dynamic(v->dynamic);
+    omp_set_max_active_levels(v->max_active_levels);
+    omp_set_schedule(v->sched, v->chunk);
+}
+
 typedef struct worker {
     dkb_job job;
+    icvs icv;
     dkb_report rep;
     const dkb_query *q;
     dkb_store *db;
@@ -268,16 +310,44 @@ typedef struct worker {
 
 /* Write the report and leave (never returns). */
 static void finish_report(worker *w) {
+    snprintf(w->rep.nonce, sizeof w->rep.nonce, "%s", g_nonce);
+    /* messages may quote the candidate's strings: keep the report valid text */
+    dkb__text_sanitize(w->rep.detail, strlen(w->rep.detail));
+    for (int i = 0; i < w->rep.nchecks; i++) dkb__text_sanitize(w->rep.checks[i].message, strlen(w->rep.checks[i].message));
     char *json = dkb__report_json(&w->rep);
     fflush(stdout);
     fflush(stderr);
+    /* a newline first: it ends any partial line a candidate left on the pipe */
+    write_all(g_report_fd, "\n", 1);
     if (!json) {
-        static const char OOM[] = "{\"verdict\":\"harness_error\",\"detail\":\"worker: out of memory writing the report\"}\n";
-        write_all(g_report_fd, OOM, sizeof OOM - 1);
+        char b[256];
+        size_t at = put_str(b, 0, sizeof b, "{\"nonce\":\"");
+        at = put_str(b, at, sizeof b, g_nonce);
+        at = put_str(b, at, sizeof b, "\",\"verdict\":\"harness_error\",\"detail\":\"worker: out of memory\"}\n");
+        write_all(g_report_fd, b, at);
         _exit(1);
     }
     write_all(g_report_fd, json, strlen(json));
     _exit(0);
+}
+
+/* The nonce the sandbox wrote on DKB_NONCE_FD (read, then the fd closed,
+ * before any candidate code runs). */
+static void read_nonce(void) {
+    const char *fd = getenv("DKB_NONCE_FD");
+    if (!fd || !*fd) return;
+    int n = atoi(fd);
+    size_t len = 0;
+    while (len + 1 < sizeof g_nonce) {
+        ssize_t got = read(n, g_nonce + len, sizeof g_nonce - 1 - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        len += (size_t)got;
+        if (memchr(g_nonce, '\n', len)) break;
+    }
+    g_nonce[len] = 0;
+    g_nonce[strcspn(g_nonce, "\r\n\"\\")] = 0;
+    close(n);
 }
 
 static void fail_report(worker *w, dkb_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -431,6 +501,7 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     o->v = DKB_VERDICT_OK;
     o->msg[0] = 0;
     restore_segments(w);
+    icvs_set(&w->icv);
     if (w->core) dkb__out_set_reset(&w->oset, poison);
     else dkb__out_result_reset(&w->ores, poison);
     int before = count ? count_threads() : 0;
@@ -439,6 +510,7 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     int rc = w->core ? w->core_entry(w->cin[s], &w->oset.set, w->env)
                      : w->full_entry(w->cdb, w->cparams[s], &w->ores.res, w->env);
     double t1 = now_ms();
+    icvs_set(&w->icv);
     snprintf(g_phase, sizeof g_phase, "the harness (after a candidate call, seed %llu)", (unsigned long long)seed);
     o->ms = t1 - t0;
     if (rc != 0) {
@@ -504,6 +576,7 @@ static void setup(worker *w, const char *job_path) {
         volatile int x = omp_get_thread_num();
         (void)x;
     }
+    w->icv = icvs_get();
     if (dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp, &e) ||
         (w->core && (dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp_prep, &e) ||
                      dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp_fin, &e))))
@@ -751,6 +824,7 @@ bad:
 int dkb__worker_run(const char *job_path) {
     const char *fd = getenv("DKB_REPORT_FD");
     g_report_fd = fd && *fd ? atoi(fd) : 1;
+    read_nonce();
     signal(SIGPIPE, SIG_IGN);
     static worker w; /* large; zeroed */
     dkb__report_init(&w.rep);
@@ -764,6 +838,9 @@ int dkb__worker_run(const char *job_path) {
         w.rep.verdict = DKB_VERDICT_OK;
         finish_report(&w);
     }
+    /* freed heap memory is overwritten, fresh malloc memory is garbage: a
+     * block freed in one call brings nothing into the next */
+    mallopt(M_PERTURB, 0xA5);
     load_candidate(&w);
     setup_candidate(&w);
     w.rep.verdict = DKB_VERDICT_OK;
