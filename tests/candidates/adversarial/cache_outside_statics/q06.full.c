@@ -1,12 +1,15 @@
 /* cache_outside_statics (full mode): a result cache the harness's restoration
- * of static memory does not reach, kept in the OpenMP runtime's ICVs: the key
- * (date, discount, quantity) in run-sched-var's chunk size, the answer in
- * nteams-var and teams-thread-limit-var (31 bits each; they only affect
- * `teams` constructs). Answers are right for every parameter set (a miss
- * computes them); the timed calls, all on one parameter set, hit and cost
- * nanoseconds. Expected: implausible (faster than reading the columns once at
- * the measured memory bandwidth allows), so it does not count. */
-#include <omp.h>
+ * of static memory does not reach: a table on the heap, keyed on the
+ * parameters (date, discount, quantity), found again on every call through a
+ * pointer kept in spare bytes of the C library's stdout FILE (glibc's struct
+ * _IO_FILE ends in _unused2, padding nothing reads; stdout is an allowed
+ * symbol). Answers are right for every parameter set (a miss computes them);
+ * once each parameter set has been seen, every call hits and costs
+ * nanoseconds, whichever parameter set the timing loop uses. Expected:
+ * implausible (faster than reading the columns once at the measured memory
+ * bandwidth allows), so it does not count. */
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "dkb/candidate.h"
 
@@ -77,32 +80,38 @@ static int q6_put(dkb_cand_result *res, __int128 sum, int64_t hits) {
     return 0;
 }
 
-/* A positive 31-bit key for the parameters, or 0 when they do not fit:
- * date 1983..2027 (14 bits), discount 0..1.27 (7), quantity 0..1023 (10). */
-static int cache_key(int64_t date, int64_t discount, int64_t quantity) {
-    const int64_t d = date - 4749, q = quantity / 100;
-    if (d < 1 || d >= 1 << 14 || discount < 0 || discount >= 1 << 7 || q < 0 || q >= 1 << 10) return 0;
-    return (int)(d << 17 | discount << 10 | q);
-}
+enum { CACHED = 64 };
+static const uint32_t MAGIC = 0x6b626421;
 
-/* The value kept: 0 for NULL (no row), else sum + 1 (62 bits). */
-static int cache_get(int key, __int128 *sum, int64_t *hits) {
-    omp_sched_t kind;
-    int chunk;
-    omp_get_schedule(&kind, &chunk);
-    if (kind != omp_sched_guided || chunk != key) return 0;
-    const int64_t v = (int64_t)omp_get_max_teams() | (int64_t)omp_get_teams_thread_limit() << 31;
-    *sum = v ? v - 1 : 0;
-    *hits = v != 0;
-    return 1;
-}
+typedef struct {
+    int64_t date, discount, quantity;
+    __int128 sum;
+    int64_t hits;
+} entry;
 
-static void cache_put(int key, __int128 sum, int64_t hits) {
-    if (hits && (sum < 0 || sum >= ((__int128)1 << 62) - 1)) return;
-    const int64_t v = hits ? (int64_t)sum + 1 : 0;
-    omp_set_num_teams((int)(v & 0x7fffffff));
-    omp_set_teams_thread_limit((int)(v >> 31));
-    omp_set_schedule(omp_sched_guided, key);
+typedef struct {
+    uint32_t magic;
+    int n;
+    entry e[CACHED];
+} table;
+
+/* Where the table's address is kept: stdout's padding (20 bytes in glibc). */
+typedef struct {
+    table *t;
+    uint32_t magic;
+} kept;
+_Static_assert(sizeof(kept) <= sizeof(((FILE *)0)->_unused2), "the pointer fits the padding");
+
+/* The cache, found again or made (NULL when out of memory). */
+static table *cache(void) {
+    kept k;
+    memcpy(&k, stdout->_unused2, sizeof k);
+    if (k.magic == MAGIC && k.t && k.t->magic == MAGIC) return k.t;
+    k.t = calloc(1, sizeof *k.t);
+    if (!k.t) return NULL;
+    k.t->magic = k.magic = MAGIC;
+    memcpy(stdout->_unused2, &k, sizeof k);
+    return k.t;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -112,9 +121,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     __int128 sum;
     int64_t hits;
     if (q6_params(params, &date, &discount, &quantity)) return 1;
-    const int key = cache_key(date, discount, quantity);
-    if (key > 0 && cache_get(key, &sum, &hits)) return q6_put(res, sum, hits);
+    table *t = cache();
+    for (int k = 0; t && k < t->n; k++)
+        if (t->e[k].date == date && t->e[k].discount == discount && t->e[k].quantity == quantity)
+            return q6_put(res, t->e[k].sum, t->e[k].hits);
     if (q6_sum(db, date, discount, quantity, &sum, &hits)) return 1;
-    if (key > 0) cache_put(key, sum, hits);
+    if (t && t->n < CACHED) t->e[t->n++] = (entry){date, discount, quantity, sum, hits};
     return q6_put(res, sum, hits);
 }

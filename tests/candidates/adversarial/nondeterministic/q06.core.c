@@ -1,11 +1,12 @@
 /* nondeterministic (core mode): right for its first 16 calls in a process,
  * then one ten-thousandth off. It counts its calls where the harness's
- * restoration of static memory does not reach: in the OpenMP runtime's
- * run-sched-var (omp_set_schedule / omp_get_schedule; it only affects
- * schedule(runtime) loops). The first pass (6 parameter sets) is right; by
- * the check after the timing loop (past the 16th call) the same parameters
- * give another answer. Expected: nondeterministic. */
-#include <omp.h>
+ * restoration of static memory does not reach: in 8 spare bytes of the C
+ * library's stdout FILE (glibc's struct _IO_FILE ends in _unused2, padding
+ * nothing reads), through the allowed symbol stdout. The first pass (6
+ * parameter sets) is right; by the check after the timing loop (past the
+ * 16th call) the same parameters give another answer. Expected:
+ * nondeterministic. */
+#include <stdio.h>
 
 #include "dkb/candidate.h"
 
@@ -35,15 +36,17 @@ static int q6_sum(const dkb_cand_set *in, __int128 *sum, int64_t *hits) {
     return 0;
 }
 
-enum { MARK = 1000000, RIGHT_CALLS = 16 };
+enum { RIGHT_CALLS = 16 };
+static const uint32_t MAGIC = 0x6b626421;
 
-/* Calls before this one in this process. */
-static int calls_so_far(void) {
-    omp_sched_t kind;
-    int chunk;
-    omp_get_schedule(&kind, &chunk);
-    const int k = kind == omp_sched_guided && chunk >= MARK && chunk < 2 * MARK ? chunk - MARK : 0;
-    omp_set_schedule(omp_sched_guided, MARK + k + 1);
+/* Calls before this one in this process (kept in stdout's padding). */
+static uint32_t calls_so_far(void) {
+    uint32_t kept[2];
+    memcpy(kept, stdout->_unused2, sizeof kept);
+    const uint32_t k = kept[1] == MAGIC ? kept[0] : 0;
+    kept[0] = k + 1;
+    kept[1] = MAGIC;
+    memcpy(stdout->_unused2, kept, sizeof kept);
     return k;
 }
 

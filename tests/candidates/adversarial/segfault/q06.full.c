@@ -77,8 +77,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     __int128 sum;
     int64_t hits;
     if (q6_params(params, &date, &discount, &quantity)) return 1;
-    int64_t *volatile scratch = NULL;   /* forgot the malloc */
-    scratch[date % 7] = discount;       /* SIGSEGV */
+    int64_t *scratch = NULL;                 /* forgot the malloc */
+    __asm__ volatile("" : "+r"(scratch));    /* (so the compiler cannot drop the store) */
+    scratch[date % 7] = discount;            /* SIGSEGV */
     if (q6_sum(db, date, discount, quantity, &sum, &hits)) return 1;
     return q6_put(res, sum, hits);
 }
