@@ -12,6 +12,7 @@ int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"gen", cmd_gen, "generate TPC-H data (dbgen-identical) as a store or .tbl files"},
@@ -21,6 +22,7 @@ static const cli_command commands[] = {
     {"run", cmd_run, "run TPC-H queries (q01..q22) on a store; time them; check answers"},
     {"sql", cmd_sql, "print a query's SQL (DuckDB) with parameters from a seed"},
     {"__worker", cmd_worker, NULL}, /* hidden: the harness's sandboxed worker */
+    {"eval", cmd_eval, "evaluate candidate query implementations against the baseline; score them"},
 };
 
 static void usage(FILE *f) {

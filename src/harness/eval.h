@@ -105,10 +105,6 @@ void dkb__eval_results_free(dkb_eval_results *res);
 
 /* "full" / "core". */
 const char *dkb__eval_mode_name(dkb_mode m);
-/* A verdict's stable name ("wrong_answer"); the verdict whose name is s
- * (-1 when none). */
-const char *dkb__eval_verdict_name(dkb_verdict v);
-int dkb__eval_verdict_from_name(const char *s);
 /* The class of a row: "missing", or the verdict's name. */
 const char *dkb__eval_class(const dkb_eval_item *it);
 

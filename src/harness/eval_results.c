@@ -1,5 +1,5 @@
-/* eval_results.c: the evaluation's result rows: names of modes, verdicts
- * and classes, scoring every row into the totals, and freeing. */
+/* eval_results.c: the evaluation's result rows: the names of modes and
+ * classes, scoring every row into the totals, and freeing. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,27 +7,10 @@
 
 #include "harness/eval.h"
 
-static const char *const verdict_names[] = {
-#define DKB__VERDICT_NAME(id, name, text) name,
-    DKB_VERDICT_MAP(DKB__VERDICT_NAME)
-#undef DKB__VERDICT_NAME
-};
-_Static_assert(sizeof verdict_names / sizeof verdict_names[0] == DKB_VERDICT_COUNT, "one name per verdict");
-
 const char *dkb__eval_mode_name(dkb_mode m) { return m == DKB_MODE_CORE ? "core" : "full"; }
 
-const char *dkb__eval_verdict_name(dkb_verdict v) {
-    return (unsigned)v < DKB_VERDICT_COUNT ? verdict_names[v] : "unknown";
-}
-
-int dkb__eval_verdict_from_name(const char *s) {
-    for (int v = 0; s && v < DKB_VERDICT_COUNT; v++)
-        if (!strcmp(verdict_names[v], s)) return v;
-    return -1;
-}
-
 const char *dkb__eval_class(const dkb_eval_item *it) {
-    return it->missing ? "missing" : dkb__eval_verdict_name(it->verdict);
+    return it->missing ? "missing" : dkb__verdict_name(it->verdict);
 }
 
 int dkb__eval_score(dkb_eval_results *res, dkb_error *err) {

@@ -105,7 +105,7 @@ static void add_item(cJSON *arr, const dkb_eval_item *it, double threshold) {
     add_str(j, "file", it->file);
     add_str(j, "sha256", it->missing ? NULL : it->sha256);
     cJSON_AddStringToObject(j, "class", dkb__eval_class(it));
-    add_str(j, "verdict", it->missing ? NULL : dkb__eval_verdict_name(it->verdict));
+    add_str(j, "verdict", it->missing ? NULL : dkb__verdict_name(it->verdict));
     cJSON_AddBoolToObject(j, "valid", s->valid);
     cJSON_AddBoolToObject(j, "counted", s->counted);
     add_str(j, "detail", it->detail ? it->detail : "");

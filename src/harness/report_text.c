@@ -9,12 +9,6 @@
 
 #include "harness/report.h"
 
-static const char *const verdict_texts[] = {
-#define DKB__VERDICT_TEXT(id, name, text) text,
-    DKB_VERDICT_MAP(DKB__VERDICT_TEXT)
-#undef DKB__VERDICT_TEXT
-};
-
 /* malloc'd printf */
 static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *str_printf(const char *fmt, ...) {
@@ -35,7 +29,7 @@ char *dkb__results_note(const dkb_eval_item *it, double threshold) {
         note = str_printf("valid, but %.2fx is under the threshold %.2fx: baseline counted", s->raw_speedup, threshold);
     else if (s->valid) note = strdup(detail);
     else if (it->verdict == DKB_VERDICT_OK) note = str_printf("%s%snot timed: baseline counted", detail, *detail ? "; " : "");
-    else note = strdup(*detail ? detail : verdict_texts[it->verdict < DKB_VERDICT_COUNT ? it->verdict : DKB_VERDICT_HARNESS_ERROR]);
+    else note = strdup(*detail ? detail : dkb__verdict_text(it->verdict));
     if (note && it->baseline_error) {
         char *both = str_printf("%s%sbaseline failed: %s", note, *note ? "; " : "", it->baseline_error);
         free(note);

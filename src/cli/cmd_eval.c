@@ -1,0 +1,228 @@
+/* cmd_eval.c: `dkb eval`: evaluate candidate implementations (qNN.full.c,
+ * qNN.core.c) against the TensorPlan baseline: each built and run in a
+ * sandboxed worker, checked on seed 0 plus random seeds, timed; scored as
+ * the paper (pass rate, fast_p, overall speedup, geometric mean); reports
+ * RESULTS/results.json and RESULTS/summary.md; the table on stdout. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "harness/eval.h"
+#include "harness/report.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dkb eval DIR --data STORE [options]\n"
+            "\n"
+            "Evaluate the candidates in DIR (files qNN.full.c and qNN.core.c, as\n"
+            "include/dkb/candidate.h describes) against the TensorPlan baseline. Each is\n"
+            "compiled into a scratch directory, its imports checked, and run in a\n"
+            "sandboxed worker process: checked on seed 0 plus N random parameter seeds\n"
+            "(drawn now), then timed interleaved with the baseline. A query counts with\n"
+            "the candidate's median when the candidate is valid and at least --threshold\n"
+            "times faster; otherwise with the baseline's (speedup 1.0).\n"
+            "\n"
+            "options:\n"
+            "  --data STORE        the store directory (required)\n"
+            "  --backend B         cpu (default; the only one so far)\n"
+            "  --mode M            full, core or all (default): which files to evaluate\n"
+            "  --queries LIST      evaluate these queries (q01,q06,... or all); a query\n"
+            "                      without a file is scored as the baseline ('missing').\n"
+            "                      Default: the queries that have a file\n"
+            "  --seeds N           random parameter seeds besides seed 0 (default 5)\n"
+            "  --threshold X       speedup a valid candidate needs to count (default 1.0)\n"
+            "  --out RESULTS       results directory (default eval-results): results.json,\n"
+            "                      summary.md, work/ (builds, jobs, worker output)\n"
+            "  --threads N         threads for baseline and candidates (default 0: all cores)\n"
+            "  --timeout S         wall-clock limit per worker run (default 120)\n"
+            "  --mem-limit GB      worker memory limit (default 2 x store size + 2)\n"
+            "  --warmup N          untimed calls before timing (default 2)\n"
+            "  --min-runs N        timed calls: at least N (default 10) ...\n"
+            "  --min-seconds S     ... and at least S seconds (default 1)\n"
+            "  --format FMT        table (default), json (results.json) or csv\n"
+            "  -q, --quiet         no progress bar or notes\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "Exit status: 0 when the evaluation ran (even if every candidate failed),\n"
+            "1 for harness errors (store missing, results directory not writable, a\n"
+            "worker or the compiler could not start, a baseline that failed), 2 for a\n"
+            "bad command line. See docs/harness.md.\n"
+            "\n"
+            "example:\n"
+            "  dkb eval tests/candidates/honest --data data/sf1 --out results/honest\n");
+}
+
+typedef struct eval_cli {
+    dkb_eval_opts o;
+    cli_format fmt;
+    int quiet;
+} eval_cli;
+
+static int parse(int argc, char **argv, eval_cli *c) {
+    enum { O_DATA = 256, O_BACKEND, O_MODE, O_QUERIES, O_SEEDS, O_THRESHOLD, O_OUT, O_THREADS, O_TIMEOUT, O_MEM,
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT };
+    static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
+                                              {"backend", required_argument, 0, O_BACKEND},
+                                              {"mode", required_argument, 0, O_MODE},
+                                              {"queries", required_argument, 0, O_QUERIES},
+                                              {"seeds", required_argument, 0, O_SEEDS},
+                                              {"threshold", required_argument, 0, O_THRESHOLD},
+                                              {"out", required_argument, 0, O_OUT},
+                                              {"threads", required_argument, 0, O_THREADS},
+                                              {"timeout", required_argument, 0, O_TIMEOUT},
+                                              {"mem-limit", required_argument, 0, O_MEM},
+                                              {"warmup", required_argument, 0, O_WARMUP},
+                                              {"min-runs", required_argument, 0, O_MIN_RUNS},
+                                              {"min-seconds", required_argument, 0, O_MIN_SECONDS},
+                                              {"format", required_argument, 0, O_FORMAT},
+                                              {"quiet", no_argument, 0, 'q'},
+                                              {"help", no_argument, 0, 'h'},
+                                              {0, 0, 0, 0}};
+    dkb_eval_opts *o = &c->o;
+    long v;
+    double d;
+    int ch;
+    optind = 1;
+    opterr = 0;   /* one error line, ours */
+    while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case O_DATA: o->store = optarg; break;
+        case O_BACKEND:
+            if (strcmp(optarg, "cpu")) return cli_usage_error("--backend %s: expected cpu (the only backend so far)", optarg);
+            o->backend = optarg;
+            break;
+        case O_MODE:
+            if (!strcmp(optarg, "full")) o->modes = DKB_EVAL_FULL;
+            else if (!strcmp(optarg, "core")) o->modes = DKB_EVAL_CORE;
+            else if (!strcmp(optarg, "all")) o->modes = DKB_EVAL_FULL | DKB_EVAL_CORE;
+            else return cli_usage_error("--mode %s: expected full, core or all", optarg);
+            break;
+        case O_QUERIES: {
+            uint32_t mask;
+            dkb_error err = {0};
+            if (dkb__eval_parse_queries(optarg, &mask, &err)) return cli_usage_error("%s", err.msg);
+            o->queries = optarg;
+            break;
+        }
+        case O_SEEDS:
+            if (cli_parse_int("--seeds", optarg, 0, DKB_EVAL_MAX_SEEDS, &v)) return DKB_EXIT_USAGE;
+            o->nseeds = (int)v;
+            break;
+        case O_THRESHOLD:
+            if (cli_parse_double("--threshold", optarg, &d)) return DKB_EXIT_USAGE;
+            if (d <= 0) return cli_usage_error("--threshold %s: expected a positive number", optarg);
+            o->threshold = d;
+            break;
+        case O_OUT: o->out = optarg; break;
+        case O_THREADS:
+            if (cli_parse_int("--threads", optarg, 0, 4096, &v)) return DKB_EXIT_USAGE;
+            o->threads = (int)v;
+            break;
+        case O_TIMEOUT:
+            if (cli_parse_double("--timeout", optarg, &d)) return DKB_EXIT_USAGE;
+            if (d <= 0 || d > 86400) return cli_usage_error("--timeout %s: expected seconds in (0, 86400]", optarg);
+            o->timeout_s = d;
+            break;
+        case O_MEM:
+            if (cli_parse_double("--mem-limit", optarg, &d)) return DKB_EXIT_USAGE;
+            if (d <= 0 || d > 1 << 20) return cli_usage_error("--mem-limit %s: expected GB in (0, 1048576]", optarg);
+            o->mem_bytes = (uint64_t)llround(d * (double)(1ull << 30));
+            break;
+        case O_WARMUP:
+            if (cli_parse_int("--warmup", optarg, 0, 1000000, &v)) return DKB_EXIT_USAGE;
+            o->warmup = (int)v;
+            break;
+        case O_MIN_RUNS:
+            if (cli_parse_int("--min-runs", optarg, 1, 1000000, &v)) return DKB_EXIT_USAGE;
+            o->min_runs = (int)v;
+            break;
+        case O_MIN_SECONDS:
+            if (cli_parse_double("--min-seconds", optarg, &d)) return DKB_EXIT_USAGE;
+            if (d < 0 || d > 3600) return cli_usage_error("--min-seconds %s: expected seconds in [0, 3600]", optarg);
+            o->min_seconds = d;
+            break;
+        case O_FORMAT:
+            if (cli_parse_format("--format", optarg, &c->fmt)) return DKB_EXIT_USAGE;
+            break;
+        case 'q': c->quiet = 1; break;
+        case 'h': usage(stdout); return -1;
+        case ':': return cli_usage_error("eval: option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("eval: unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error("eval: missing DIR (the candidate directory)");
+    if (optind + 1 < argc) return cli_usage_error("eval: unexpected argument '%s'", argv[optind + 1]);
+    o->dir = argv[optind];
+    if (!o->store) return cli_usage_error("eval: missing --data STORE");
+    return 0;
+}
+
+/* "dkb eval ARGS..." as typed (recorded in results.json); malloc'd. */
+static char *command_line(int argc, char **argv) {
+    size_t n = 4;
+    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    strcpy(s, "dkb");
+    for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+    return s;
+}
+
+int cmd_eval(int argc, char **argv) {
+    eval_cli c = {.o = {.out = "eval-results", .backend = "cpu", .nseeds = 5, .threshold = 1.0, .timeout_s = 120,
+                        .warmup = 2, .min_runs = 10, .min_seconds = 1.0}};
+    char *cmd = command_line(argc, argv);   /* before getopt permutes argv */
+    c.o.command_line = cmd;
+    int rc = parse(argc, argv, &c);
+    if (rc) {
+        free(cmd);
+        return rc < 0 ? DKB_EXIT_OK : rc;
+    }
+
+    cli_bar bar;
+    cli_bar_init(&bar, c.quiet);
+    dkb_progress prog = cli_bar_progress(&bar);
+    dkb_eval_results res;
+    dkb_error err = {0};
+    rc = dkb__eval_run(&c.o, &prog, &res, &err);
+    cli_bar_done(&bar);
+    if (rc) {
+        dkb__eval_results_free(&res);
+        free(cmd);
+        return cli_fail("eval", rc, &err);
+    }
+    int exit_code = DKB_EXIT_OK;
+    if ((rc = dkb__results_write(&res, &err))) exit_code = cli_fail("eval", rc, &err);
+    if (!c.quiet) {
+        for (int i = 0; i < res.nignored; i++)
+            fprintf(stderr, "dkb eval: note: ignored %s (candidates are named qNN.full.c or qNN.core.c)\n", res.ignored[i]);
+        if (!res.n) fprintf(stderr, "dkb eval: note: no candidates to evaluate in %s\n", c.o.dir);
+    }
+    dkb_results_format fmt = c.fmt == CLI_FMT_JSON ? DKB_RESULTS_JSON : c.fmt == CLI_FMT_CSV ? DKB_RESULTS_CSV
+                                                                                             : DKB_RESULTS_TABLE;
+    dkb_error perr = {0};
+    if (dkb__results_print(&res, fmt, stdout, &perr)) {
+        fprintf(stderr, "dkb eval: error: writing the output failed\n");
+        exit_code = DKB_EXIT_FAIL;
+    }
+    if (!exit_code && !c.quiet) {
+        FILE *f = fmt == DKB_RESULTS_TABLE ? stdout : stderr;
+        fprintf(f, "%sresults: %s/results.json, %s/summary.md\n", fmt == DKB_RESULTS_TABLE ? "" : "dkb eval: ", c.o.out,
+                c.o.out);
+    }
+    if (res.harness_errors) {
+        fprintf(stderr, "dkb eval: error: %d row%s met a harness error (see %s/results.json)\n", res.harness_errors,
+                res.harness_errors == 1 ? "" : "s", c.o.out);
+        exit_code = DKB_EXIT_FAIL;
+    }
+    dkb__eval_results_free(&res);
+    free(cmd);
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "dkb eval: error: writing the output failed\n");
+        return DKB_EXIT_FAIL;
+    }
+    return exit_code;
+}

@@ -1,0 +1,323 @@
+/* eval.c: the evaluation loop (dkb eval): check the options, the store and
+ * the results directory; find the rows; for each candidate build it in
+ * RESULTS/work/qNN.<mode>/, run the worker job in the sandbox, and when no
+ * baseline median came back (build or worker failed before timing, or no
+ * candidate) run a baseline-only job; then score every row. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/fsutil.h"
+#include "dkb/query.h"
+#include "dkb/store.h"
+#include "harness/eval.h"
+#include "harness/protocol.h"
+
+_Static_assert(DKB_EVAL_MAX_SEEDS + 1 <= DKB_JOB_MAX_SEEDS, "every seed fits in a job");
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
+
+/* ---- setup ---- */
+
+static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
+    if (!o->dir || !o->store || !o->out) return dkb_fail(err, DKB_EINVAL, "eval: candidate dir, store and results dir are required");
+    if (o->backend && strcmp(o->backend, "cpu"))
+        return dkb_fail(err, DKB_EINVAL, "--backend %s: only cpu is supported so far", o->backend);
+    if (o->modes & ~(DKB_EVAL_FULL | DKB_EVAL_CORE)) return dkb_fail(err, DKB_EINVAL, "eval: bad mode set");
+    if (o->nseeds < 0 || o->nseeds > DKB_EVAL_MAX_SEEDS)
+        return dkb_fail(err, DKB_EINVAL, "--seeds %d: expected 0 to %d", o->nseeds, DKB_EVAL_MAX_SEEDS);
+    if (!isfinite(o->threshold) || o->threshold <= 0)
+        return dkb_fail(err, DKB_EINVAL, "--threshold %g: expected a positive number", o->threshold);
+    if (!isfinite(o->timeout_s) || o->timeout_s <= 0)
+        return dkb_fail(err, DKB_EINVAL, "--timeout %g: expected a positive number of seconds", o->timeout_s);
+    if (o->threads < 0 || o->warmup < 0 || o->min_runs < 1 || !isfinite(o->min_seconds) || o->min_seconds < 0)
+        return dkb_fail(err, DKB_EINVAL, "eval: bad timing options");
+    return 0;
+}
+
+/* Scale factor and total size of the store; it must open and be whole. */
+static int probe_store(const char *dir, dkb_eval_results *res, dkb_error *err) {
+    dkb_store *db;
+    int rc = dkb_store_open(dir, 0, &db, err);
+    if (rc) return rc;
+    int part, parts;
+    dkb_store_slice(db, &part, &parts);
+    if (parts > 1) rc = dkb_fail(err, DKB_EINVAL, "store %s holds slice %d of %d; queries need a whole data set", dir, part, parts);
+    res->scale_factor = dkb_store_scale_factor(db);
+    for (int i = 0; i < dkb_store_ntables(db); i++) res->store_bytes += dkb_store_table_disk_bytes(dkb_store_table_at(db, i));
+    dkb_store_close(db);
+    return rc;
+}
+
+/* The results directory and its work/ exist and are writable. */
+static int prepare_out(const char *out, dkb_error *err) {
+    int rc = dkb__mkdir_p(out, err);
+    if (rc) return rc;
+    int kind = dkb__path_kind(out);
+    if (kind != DKB__PATH_DIR && kind != DKB__PATH_EMPTY_DIR)
+        return dkb_fail(err, DKB_EEXIST, "%s: the results path exists and is not a directory", out);
+    if (access(out, W_OK | X_OK) != 0) return dkb__io_fail(err, out, "results directory not writable");
+    char *work = dkb__path_join(out, "work");
+    if (!work) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    rc = dkb__mkdir_p(work, err);
+    if (!rc && access(work, W_OK | X_OK) != 0) rc = dkb__io_fail(err, work, "not writable");
+    free(work);
+    return rc;
+}
+
+/* One row per (query, mode) as eval.h says, by query then mode. */
+static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t listed, dkb_eval_results *res,
+                     dkb_error *err) {
+    unsigned modes = o->modes ? o->modes : DKB_EVAL_FULL | DKB_EVAL_CORE;
+    res->items = calloc(44, sizeof *res->items);
+    if (!res->items) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    for (int q = 1; q <= 22; q++)
+        for (int m = DKB_MODE_FULL; m <= DKB_MODE_CORE; m++) {
+            if (!(modes & (1u << m))) continue;
+            int has = (found[m] >> q) & 1;
+            if (o->queries ? !((listed >> q) & 1) : !has) continue;
+            dkb_eval_item *it = &res->items[res->n++];
+            it->qnum = q;
+            snprintf(it->query, sizeof it->query, "q%02d", q);
+            it->mode = (dkb_mode)m;
+            it->missing = !has;
+            it->verdict = DKB_VERDICT_OK;
+            it->baseline.median = it->candidate.median = NAN;
+            it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
+            if (has) {
+                char name[16];
+                snprintf(name, sizeof name, "%s.%s.c", it->query, dkb__eval_mode_name(it->mode));
+                if (!(it->file = dkb__path_join(o->dir, name))) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+            }
+        }
+    return 0;
+}
+
+/* ---- one row ---- */
+
+typedef struct eval_ctx {
+    const dkb_eval_opts *o;
+    dkb_eval_results *res;
+    char *store_abs, *work_abs;   /* absolute paths handed to the workers */
+} eval_ctx;
+
+static void copy_timing(dkb_eval_timing *to, const dkb_timing *from) {
+    if (from->runs > 0) {
+        to->median = from->median, to->min = from->min, to->max = from->max, to->runs = from->runs;
+    } else {
+        to->median = to->min = to->max = NAN;
+        to->runs = 0;
+    }
+}
+
+static cJSON *checks_json(const dkb_report *rep) {
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < rep->nchecks; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddNumberToObject(c, "seed", (double)rep->checks[i].seed);
+        cJSON_AddBoolToObject(c, "ok", rep->checks[i].ok);
+        cJSON_AddStringToObject(c, "message", rep->checks[i].message);
+        cJSON_AddItemToArray(a, c);
+    }
+    return a;
+}
+
+static void job_base(const eval_ctx *c, const dkb_eval_item *it, dkb_job *job) {
+    dkb__job_init(job);
+    job->nseeds = c->res->nseeds;
+    memcpy(job->seeds, c->res->seeds, (size_t)c->res->nseeds * sizeof job->seeds[0]);
+    job->store = c->store_abs;   /* borrowed: cleared before dkb__job_free */
+    job->query = (char *)it->query;
+    job->mode = it->mode == DKB_MODE_CORE ? DKB_JOB_CORE : DKB_JOB_FULL;
+    job->threads = c->o->threads;
+    job->warmup = c->o->warmup;
+    job->min_runs = c->o->min_runs;
+    job->min_seconds = c->o->min_seconds;
+}
+
+static void job_release(dkb_job *job) {
+    job->store = job->query = job->so = NULL;
+    dkb__job_free(job);
+}
+
+/* Run one job in dir; its report in rep, the sandbox's result in sr. */
+static int run_job(const eval_ctx *c, const dkb_job *job, const char *dir, dkb_report *rep, dkb_sandbox_result *sr,
+                   dkb_eval_item *it, dkb_error *err) {
+    int rc = dkb__mkdir_p(dir, err);
+    if (rc) return rc;
+    rc = dkb__run_job(job, c->o->exe, dir, &c->res->limits, rep, sr, err);
+    it->run_s += sr->seconds;
+    return rc;
+}
+
+/* Time the baseline alone (mode of the row, no candidate). */
+static int run_baseline(const eval_ctx *c, dkb_eval_item *it, const char *wdir, dkb_error *err) {
+    dkb_job job;
+    job_base(c, it, &job);
+    char *dir = dkb__path_join(wdir, "baseline");
+    if (!dir) {
+        job_release(&job);
+        return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
+    dkb_report rep;
+    dkb_sandbox_result sr;
+    int rc = run_job(c, &job, dir, &rep, &sr, it, err);
+    if (!rc) {
+        copy_timing(&it->baseline, &rep.baseline);
+        if (isnan(it->floor_ms)) it->floor_ms = rep.floor_ms;
+        if (isnan(it->bytes_read)) it->bytes_read = rep.bytes_read;
+        if (isnan(it->bandwidth_gbs)) it->bandwidth_gbs = rep.bandwidth_gbs;
+        if (rep.verdict != DKB_VERDICT_OK || rep.baseline.runs <= 0) {
+            char msg[1200];
+            snprintf(msg, sizeof msg, "%s: %s", dkb__verdict_name(rep.verdict),
+                     rep.detail[0] ? rep.detail : "no baseline timing");
+            if (!(it->baseline_error = strdup(msg))) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+        }
+    }
+    dkb__report_free(&rep);
+    dkb__sandbox_result_free(&sr);
+    free(dir);
+    job_release(&job);
+    return rc;
+}
+
+/* Build the candidate; run the full job when it built. */
+static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir, dkb_error *err) {
+    dkb_build b;
+    double t0 = now_s();
+    int rc = dkb__build_candidate(it->file, it->mode, wdir, &b, err);
+    it->compile_s = b.compile_s > 0 ? b.compile_s : now_s() - t0;
+    if (rc) {
+        dkb__build_free(&b);
+        return rc;
+    }
+    memcpy(it->sha256, b.hash, sizeof it->sha256);
+    it->sha256[64] = '\0';
+    it->verdict = b.verdict;
+    if (!(it->compile_log = dup_or_empty(b.log)) || !(it->detail = dup_or_empty(b.detail))) rc = DKB_ENOMEM;
+    if (rc || b.verdict != DKB_VERDICT_OK) {
+        dkb__build_free(&b);
+        return rc ? dkb_fail(err, rc, "out of memory") : 0;
+    }
+    dkb_job job;
+    job_base(c, it, &job);
+    job.so = b.so_path;
+    dkb_report rep;
+    dkb_sandbox_result sr;
+    char *dir = dkb__path_join(wdir, "run");
+    rc = dir ? run_job(c, &job, dir, &rep, &sr, it, err) : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    if (dir && !rc) {
+        it->verdict = rep.verdict;
+        free(it->detail);
+        it->detail = strdup(rep.detail);
+        it->output_tail = dup_or_empty(sr.output_tail);
+        it->checks = checks_json(&rep);
+        copy_timing(&it->baseline, &rep.baseline);
+        copy_timing(&it->candidate, &rep.candidate);
+        it->floor_ms = rep.floor_ms;
+        it->bytes_read = rep.bytes_read;
+        it->bandwidth_gbs = rep.bandwidth_gbs;
+        if (!it->detail || !it->output_tail || !it->checks) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
+    if (dir) {
+        dkb__report_free(&rep);
+        dkb__sandbox_result_free(&sr);
+    }
+    free(dir);
+    job_release(&job);
+    dkb__build_free(&b);
+    return rc;
+}
+
+static int eval_row(const eval_ctx *c, dkb_eval_item *it, dkb_error *err) {
+    char name[32];
+    snprintf(name, sizeof name, "%s.%s", it->query, dkb__eval_mode_name(it->mode));
+    char *wdir = dkb__path_join(c->work_abs, name);
+    if (!wdir) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    int rc = 0;
+    if (dkb__rm_rf(wdir) != 0) rc = dkb__io_fail(err, wdir, "cannot clear the scratch directory");
+    if (!rc) rc = dkb__mkdir_p(wdir, err);
+    if (!rc && !dkb_query_get(it->qnum)) {
+        it->verdict = DKB_VERDICT_HARNESS_ERROR;
+        free(it->detail);
+        it->detail = NULL;
+        if (asprintf(&it->detail, "no baseline plan for %s in this build", it->query) < 0) it->detail = NULL;
+        free(wdir);
+        return it->detail ? 0 : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
+    if (!rc && !it->missing) rc = run_candidate(c, it, wdir, err);
+    if (!rc && !it->detail) it->detail = strdup("");
+    if (!rc && !(it->baseline.runs > 0)) rc = run_baseline(c, it, wdir, err);
+    if (rc && err && !strstr(err->msg, it->query)) {
+        char msg[sizeof err->msg + 16];
+        snprintf(msg, sizeof msg, "%s %s: %s", it->query, dkb__eval_mode_name(it->mode), err->msg);
+        size_t n = strlen(msg) < sizeof err->msg ? strlen(msg) : sizeof err->msg - 1;
+        memcpy(err->msg, msg, n);
+        err->msg[n] = '\0';
+    }
+    free(wdir);
+    return rc;
+}
+
+/* ---- the whole evaluation ---- */
+
+static char *abs_path(const char *p, dkb_error *err) {
+    char *r = realpath(p, NULL);
+    if (!r) dkb__io_fail(err, p, "cannot resolve");
+    return r;
+}
+
+int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_eval_results *res, dkb_error *err) {
+    memset(res, 0, sizeof *res);
+    if (!opts) return dkb_fail(err, DKB_EINVAL, "eval: no options");
+    res->opts = *opts;
+    double t0 = now_s();
+    time_t wall = time(NULL);
+    struct tm tm;
+    strftime(res->started, sizeof res->started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&wall, &tm));
+    int rc = check_opts(opts, err);
+    uint32_t listed = 0, found[2] = {0, 0};
+    if (!rc && opts->queries) rc = dkb__eval_parse_queries(opts->queries, &listed, err);
+    if (!rc) rc = dkb__eval_scan(opts->dir, found, res, err);
+    if (!rc) rc = probe_store(opts->store, res, err);
+    if (!rc) rc = prepare_out(opts->out, err);
+    if (!rc) rc = make_rows(opts, found, listed, res, err);
+    if (!rc) {
+        res->nseeds = opts->nseeds + 1;
+        rc = dkb__eval_draw_seeds(res->seeds, opts->nseeds, err);
+    }
+    if (rc) return rc;
+    dkb__eval_machine(res->cpu_model, sizeof res->cpu_model, &res->cores);
+    res->threads = opts->threads ? opts->threads : res->cores;
+    res->limits.timeout_s = opts->timeout_s;
+    res->limits.mem_bytes = opts->mem_bytes ? opts->mem_bytes : 2 * res->store_bytes + (2ull << 30);
+    res->limits.output_bytes = opts->output_bytes ? opts->output_bytes : 1u << 20;
+
+    eval_ctx c = {opts, res, abs_path(opts->store, err), NULL};
+    char *work = dkb__path_join(opts->out, "work");
+    c.work_abs = work ? abs_path(work, err) : NULL;
+    free(work);
+    if (!c.store_abs || !c.work_abs) rc = err && err->code ? err->code : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    for (int i = 0; !rc && i < res->n; i++) {
+        dkb__progress(progress, "eval", (uint64_t)i, (uint64_t)res->n);
+        dkb_eval_item *it = &res->items[i];
+        rc = eval_row(&c, it, err);
+        res->harness_errors += !rc && (it->verdict == DKB_VERDICT_HARNESS_ERROR || it->baseline_error);
+    }
+    free(c.store_abs);
+    free(c.work_abs);
+    if (rc) return rc;
+    dkb__progress(progress, "eval", (uint64_t)res->n, (uint64_t)res->n);
+    res->wall_s = now_s() - t0;
+    return dkb__eval_score(res, err);
+}
