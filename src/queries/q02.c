@@ -29,6 +29,7 @@
 
 #include <stdio.h>
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -79,41 +80,19 @@ enum { NOUT = 8 };
 static const char *const OUT[NOUT] = {"s_acctbal", "s_name",    "n_name",  "p_partkey",
                                       "p_mfgr",    "s_address", "s_phone", "s_comment"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set (fails tp
- * when s does not occur). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    int c = t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-    if (c < 0) dkb_tp_fail(tp, DKB_EINVAL, "q02: '%s' does not occur in %s", s, name);
-    return c;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "part", PART, 4);
-    put_columns(tp, db, in, "supplier", SUPPLIER, 7);
-    put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
-    put_columns(tp, db, in, "nation", NATION, 3);
-    put_columns(tp, db, in, "region", REGION, 2);
+    dkb__plan_put_columns(tp, db, in, "part", PART, 4);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 7);
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, 3);
+    dkb__plan_put_columns(tp, db, in, "region", REGION, 2);
     dkb_set_put_i64(tp, in, "size", dkb_params_get(p, "size")->i);
-    dkb_set_put_i64(tp, in, "region", code_of(tp, in, "r_name", dkb_params_get(p, "region")->s));
+    dkb_set_put_i64(tp, in, "region", dkb__plan_code_required(tp, "q02", in, "r_name", dkb_params_get(p, "region")->s));
     /* p_type like '%:type': evaluated once per dictionary entry, kept as a
      * BOOL tensor over the codes */
-    dkb_tensor *p_type = dkb_set_get(tp, in, "p_type");
-    if (p_type && p_type->dict) {
-        char pattern[DKB_PARAM_STRLEN + 2];
-        snprintf(pattern, sizeof pattern, "%%%s", dkb_params_get(p, "type")->s);
-        bool *lut = dkb_tp_like_dict(tp, p_type->dict, pattern);
-        if (lut) dkb_set_put(tp, in, "type_lut", dkb_tp_from_host(tp, DKB_TP_BOOL, p_type->dict->size, lut));
-    } else if (p_type) {
-        dkb_tp_fail(tp, DKB_EINVAL, "q02: p_type is not dictionary-coded");
-    }
+    char pattern[DKB_PARAM_STRLEN + 2];
+    snprintf(pattern, sizeof pattern, "%%%s", dkb_params_get(p, "type")->s);
+    dkb__plan_put_like_lut(tp, "q02", in, "p_type", pattern, "type_lut");
     return dkb_tp_status(tp, NULL);
 }
 
@@ -130,10 +109,9 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *s_key = dkb_tp_gather(tp, dkb_set_get(tp, in, "s_suppkey"), s_row, 0);
     dkb_tensor *s_name = dkb_tp_gather(tp, n_name, sn.build_idx, 0);
     /* parts of the size and type */
-    bool *lut = dkb_tp_host_copy(tp, dkb_set_get(tp, in, "type_lut"));
     dkb_tensor *p_keep =
         dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "p_size"), DKB_CMP_EQ, dkb_set_get_i64(tp, in, "size"));
-    p_keep = dkb_tp_and(tp, p_keep, lut ? dkb_tp_lookup_mask(tp, dkb_set_get(tp, in, "p_type"), lut) : NULL);
+    p_keep = dkb_tp_and(tp, p_keep, dkb__plan_lut_mask(tp, in, "type_lut", dkb_set_get(tp, in, "p_type")));
     dkb_tensor *p_row = dkb_tp_nonzero(tp, p_keep);
     dkb_tensor *p_key = dkb_tp_gather(tp, dkb_set_get(tp, in, "p_partkey"), p_row, 0);
     /* their partsupp rows from the region's suppliers */
@@ -171,41 +149,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
         dkb_tp_gather(tp, dkb_set_get(tp, in, "s_phone"), s_row, 0),
         dkb_tp_gather(tp, dkb_set_get(tp, in, "s_comment"), s_row, 0),
     };
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], cols[i]);
+    dkb__plan_put_outputs(tp, out, OUT, cols, NOUT);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Cell (row, col) of res from element i of a dictionary-coded tensor. */
-static int set_code(dkb_tp *tp, dkb_result *res, int64_t row, int col, const dkb_tensor *codes, int64_t i) {
-    int64_t c = dkb_tp_get_i64(tp, codes, i);
-    const dkb_tp_dict *d = codes->dict;
-    if (!d || c < 0 || c >= d->size) {
-        dkb_tp_fail(tp, DKB_EINTERNAL, "q02: code %lld outside its dictionary", (long long)c);
-        return DKB_EINTERNAL;
-    }
-    return dkb_result_set_str(res, row, col, d->str[c], d->len[c]);
-}
-
-/* Column col of res, rows 0..s->n, from a STR tensor (one host copy: n + 1
- * offsets, then the bytes). */
-static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s) {
-    const int64_t *off = dkb_tp_host_copy(tp, s);
-    if (!off) return dkb_tp_status(tp, NULL);
-    const char *bytes = (const char *)(off + s->n + 1);
-    for (int64_t i = 0; i < s->n; i++) {
-        int rc = dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]));
-        if (rc) return rc;
-    }
-    return 0;
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_DECIMAL, DKB_RES_STRING, DKB_RES_STRING, DKB_RES_INT,
                                          DKB_RES_STRING,  DKB_RES_STRING, DKB_RES_STRING, DKB_RES_STRING};
@@ -219,11 +172,11 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         if (r < 0) return DKB_ENOMEM;
         dkb_result_set_dec(res, r, 0, dkb_tp_get_i128(tp, t[0], i));
         dkb_result_set_int(res, r, 3, dkb_tp_get_i64(tp, t[3], i));
-        rc = set_code(tp, res, r, 2, t[2], i);
-        if (!rc) rc = set_code(tp, res, r, 4, t[4], i);
+        rc = dkb__plan_set_code(tp, "q02", res, r, 2, t[2], i);
+        if (!rc) rc = dkb__plan_set_code(tp, "q02", res, r, 4, t[4], i);
     }
     const int text[] = {1, 5, 6, 7};
-    for (int k = 0; k < 4 && !rc; k++) rc = set_texts(tp, res, text[k], t[text[k]]);
+    for (int k = 0; k < 4 && !rc; k++) rc = dkb__plan_set_texts(tp, res, text[k], t[text[k]]);
     return rc ? rc : dkb_tp_status(tp, NULL);
 }
 

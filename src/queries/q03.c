@@ -21,6 +21,7 @@
  * is the order key alone and they are read at each group's first row. */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -61,27 +62,12 @@ static const char *const LINEITEM[] = {"l_orderkey", "l_extendedprice", "l_disco
 enum { NOUT = 4 };
 static const char *const OUT[NOUT] = {"l_orderkey", "revenue", "o_orderdate", "o_shippriority"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set (fails tp
- * when s does not occur). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    int c = t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-    if (c < 0) dkb_tp_fail(tp, DKB_EINVAL, "q03: '%s' does not occur in %s", s, name);
-    return c;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "customer", CUSTOMER, 2);
-    put_columns(tp, db, in, "orders", ORDERS, 4);
-    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    dkb_set_put_i64(tp, in, "segment", code_of(tp, in, "c_mktsegment", dkb_params_get(p, "segment")->s));
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 4);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb_set_put_i64(tp, in, "segment",
+                    dkb__plan_code_required(tp, "q03", in, "c_mktsegment", dkb_params_get(p, "segment")->s));
     dkb_set_put_i64(tp, in, "date", dkb_params_get(p, "date")->i);
     return dkb_tp_status(tp, NULL);
 }
@@ -121,7 +107,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by revenue desc, o_orderdate limit 10 */
     dkb_sort_key by[] = {{cols[1], true}, {cols[2], false}};
     dkb_tensor *top = dkb_tp_topk(tp, by, 2, 10);
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], top, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, top);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -130,8 +116,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_INT, DKB_RES_DECIMAL, DKB_RES_DATE, DKB_RES_INT};
     const int scales[] = {0, t[1]->scale, 0, 0};

@@ -22,6 +22,7 @@
  * name code. */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -65,30 +66,14 @@ static const char *const REGION[] = {"r_regionkey", "r_name"};
 enum { NOUT = 2 };
 static const char *const OUT[NOUT] = {"n_name", "revenue"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set (fails tp
- * when s does not occur). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    int c = t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-    if (c < 0) dkb_tp_fail(tp, DKB_EINVAL, "q05: '%s' does not occur in %s", s, name);
-    return c;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "customer", CUSTOMER, 2);
-    put_columns(tp, db, in, "orders", ORDERS, 3);
-    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    put_columns(tp, db, in, "nation", NATION, 3);
-    put_columns(tp, db, in, "region", REGION, 2);
-    dkb_set_put_i64(tp, in, "region", code_of(tp, in, "r_name", dkb_params_get(p, "region")->s));
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 3);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, 3);
+    dkb__plan_put_columns(tp, db, in, "region", REGION, 2);
+    dkb_set_put_i64(tp, in, "region", dkb__plan_code_required(tp, "q05", in, "r_name", dkb_params_get(p, "region")->s));
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "date_lo", date);
     dkb_set_put_i64(tp, in, "date_hi", dkb__qgen_add_months(date, 12) - 1);   /* inclusive */
@@ -142,28 +127,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     };
     dkb_sort_key by[] = {{cols[1], true}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Cell (row, col) of res from element i of a dictionary-coded tensor. */
-static int set_code(dkb_tp *tp, dkb_result *res, int64_t row, int col, const dkb_tensor *codes, int64_t i) {
-    int64_t c = dkb_tp_get_i64(tp, codes, i);
-    const dkb_tp_dict *d = codes->dict;
-    if (!d || c < 0 || c >= d->size) {
-        dkb_tp_fail(tp, DKB_EINTERNAL, "q05: code %lld outside its dictionary", (long long)c);
-        return DKB_EINTERNAL;
-    }
-    return dkb_result_set_str(res, row, col, d->str[c], d->len[c]);
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_DECIMAL};
     const int scales[] = {0, t[1]->scale};
@@ -174,7 +147,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;
-        rc = set_code(tp, res, r, 0, t[0], i);
+        rc = dkb__plan_set_code(tp, "q05", res, r, 0, t[0], i);
         dkb_result_set_dec(res, r, 1, dkb_tp_get_i128(tp, t[1], i));
     }
     return rc ? rc : dkb_tp_status(tp, NULL);

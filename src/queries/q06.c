@@ -14,6 +14,7 @@
  * 4), exact sum (NULL over no rows, as in SQL). */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -55,14 +56,8 @@ static int check(const dkb_params *p, dkb_error *err) {
 
 static const char *const LINEITEM[] = {"l_shipdate", "l_discount", "l_quantity", "l_extendedprice"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     int64_t discount = dkb_params_get(p, "discount")->i;
     dkb_set_put_i64(tp, in, "ship_lo", date);
@@ -87,8 +82,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* sum(l_extendedprice * l_discount), exact at scale 4; a sum over no
      * rows is NULL: then the output is empty */
     dkb_tensor *revenue = dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_arith(tp, price, DKB_OP_MUL, disc));
-    dkb_tensor *nonempty = dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, price && price->n > 0);
-    dkb_set_put(tp, out, "revenue", dkb_tp_compress(tp, revenue, nonempty));
+    dkb__plan_put_aggregate(tp, out, "revenue", revenue, price);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -96,21 +90,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
-    dkb_tensor *revenue = dkb_set_get(tp, out, "revenue");
-    int rc = dkb_tp_status(tp, NULL);
-    if (rc) return rc;
-    static const char *const names[] = {"revenue"};
-    static const dkb_res_type types[] = {DKB_RES_DECIMAL};
-    const int scales[] = {revenue->scale};
-    rc = dkb_result_init(res, 1, names, types, scales);
-    if (rc) return rc;
-    int64_t r = dkb_result_add_row(res);
-    if (r < 0) return DKB_ENOMEM;
-    if (revenue->n == 0)
-        rc = dkb_result_set_null(res, r, 0);
-    else
-        dkb_result_set_dec(res, r, 0, dkb_tp_get_i128(tp, revenue, 0));
-    return rc ? rc : dkb_tp_status(tp, NULL);
+    return dkb__plan_finish_single(tp, out, res, "revenue", DKB_RES_DECIMAL);
 }
 
 const dkb_query dkb__q06 = {

@@ -27,6 +27,7 @@
  * (scale 4); the share is their quotient (a double, as in DuckDB). */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -84,32 +85,16 @@ static const char *const REGION[] = {"r_regionkey", "r_name"};
 enum { NOUT = 2 };
 static const char *const OUT[NOUT] = {"o_year", "mkt_share"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set (fails tp
- * when s does not occur). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    int c = t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-    if (c < 0) dkb_tp_fail(tp, DKB_EINVAL, "q08: '%s' does not occur in %s", s, name);
-    return c;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "part", PART, 2);
-    put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    put_columns(tp, db, in, "lineitem", LINEITEM, 5);
-    put_columns(tp, db, in, "orders", ORDERS, 3);
-    put_columns(tp, db, in, "customer", CUSTOMER, 2);
-    put_columns(tp, db, in, "nation", NATION, 3);
-    put_columns(tp, db, in, "region", REGION, 2);
-    dkb_set_put_i64(tp, in, "nation", code_of(tp, in, "n_name", dkb_params_get(p, "nation")->s));
-    dkb_set_put_i64(tp, in, "region", code_of(tp, in, "r_name", dkb_params_get(p, "region")->s));
+    dkb__plan_put_columns(tp, db, in, "part", PART, 2);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 5);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 3);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, 3);
+    dkb__plan_put_columns(tp, db, in, "region", REGION, 2);
+    dkb_set_put_i64(tp, in, "nation", dkb__plan_code_required(tp, "q08", in, "n_name", dkb_params_get(p, "nation")->s));
+    dkb_set_put_i64(tp, in, "region", dkb__plan_code_required(tp, "q08", in, "r_name", dkb_params_get(p, "region")->s));
     /* a type that no part has is no error: the answer is empty */
     dkb_tensor *p_type = dkb_set_get(tp, in, "p_type");
     int type = p_type && p_type->dict ? dkb_tp_dict_code(p_type->dict, dkb_params_get(p, "type")->s) : -1;
@@ -170,7 +155,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     };
     dkb_sort_key by[] = {{cols[0], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -179,8 +164,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_INT, DKB_RES_FLOAT};
     static const int scales[] = {0, 6};

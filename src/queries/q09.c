@@ -24,6 +24,7 @@
 
 #include <stdio.h>
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -62,12 +63,6 @@ static const char *const NATION[] = {"n_nationkey", "n_name"};
 enum { NOUT = 3 };
 static const char *const OUT[NOUT] = {"nation", "o_year", "sum_profit"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
 /* The larger of the maxima of two integer tensors (0 when both are empty). */
 static int64_t max_of(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {
     int64_t m = 0;
@@ -83,12 +78,12 @@ static int64_t max_of(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {
 }
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "part", PART, 2);
-    put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    put_columns(tp, db, in, "lineitem", LINEITEM, 6);
-    put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
-    put_columns(tp, db, in, "orders", ORDERS, 2);
-    put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "part", PART, 2);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 6);
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
     char pattern[DKB_PARAM_STRLEN + 3];
     snprintf(pattern, sizeof pattern, "%%%s%%", dkb_params_get(p, "color")->s);
     dkb_set_put_str(tp, in, "pattern", pattern);
@@ -148,28 +143,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     };
     dkb_sort_key by[] = {{cols[0], false}, {cols[1], true}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 2);
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Cell (row, col) of res from element i of a dictionary-coded tensor. */
-static int set_code(dkb_tp *tp, dkb_result *res, int64_t row, int col, const dkb_tensor *codes, int64_t i) {
-    int64_t c = dkb_tp_get_i64(tp, codes, i);
-    const dkb_tp_dict *d = codes->dict;
-    if (!d || c < 0 || c >= d->size) {
-        dkb_tp_fail(tp, DKB_EINTERNAL, "q09: code %lld outside its dictionary", (long long)c);
-        return DKB_EINTERNAL;
-    }
-    return dkb_result_set_str(res, row, col, d->str[c], d->len[c]);
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT, DKB_RES_DECIMAL};
     const int scales[] = {0, 0, t[2]->scale};
@@ -180,7 +163,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;
-        rc = set_code(tp, res, r, 0, t[0], i);
+        rc = dkb__plan_set_code(tp, "q09", res, r, 0, t[0], i);
         dkb_result_set_int(res, r, 1, dkb_tp_get_i64(tp, t[1], i));
         dkb_result_set_dec(res, r, 2, dkb_tp_get_i128(tp, t[2], i));
     }

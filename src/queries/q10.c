@@ -22,6 +22,7 @@
  * names. */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, month windows, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -59,17 +60,11 @@ enum { NOUT = 8 };
 static const char *const OUT[NOUT] = {"c_custkey", "c_name",  "revenue", "c_acctbal",
                                       "n_name",    "c_address", "c_phone", "c_comment"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "customer", CUSTOMER, 7);
-    put_columns(tp, db, in, "orders", ORDERS, 3);
-    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 7);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 3);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "date_lo", date);
     dkb_set_put_i64(tp, in, "date_hi", dkb__qgen_add_months(date, 3) - 1);   /* inclusive */
@@ -124,41 +119,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
         dkb_tp_gather(tp, dkb_set_get(tp, in, "c_phone"), c_row, 0),
         dkb_tp_gather(tp, dkb_set_get(tp, in, "c_comment"), c_row, 0),
     };
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], cols[i]);
+    dkb__plan_put_outputs(tp, out, OUT, cols, NOUT);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Cell (row, col) of res from element i of a dictionary-coded tensor. */
-static int set_code(dkb_tp *tp, dkb_result *res, int64_t row, int col, const dkb_tensor *codes, int64_t i) {
-    int64_t c = dkb_tp_get_i64(tp, codes, i);
-    const dkb_tp_dict *d = codes->dict;
-    if (!d || c < 0 || c >= d->size) {
-        dkb_tp_fail(tp, DKB_EINTERNAL, "q10: code %lld outside its dictionary", (long long)c);
-        return DKB_EINTERNAL;
-    }
-    return dkb_result_set_str(res, row, col, d->str[c], d->len[c]);
-}
-
-/* Column col of res, rows 0..s->n, from a STR tensor (one host copy: n + 1
- * offsets, then the bytes). */
-static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s) {
-    const int64_t *off = dkb_tp_host_copy(tp, s);
-    if (!off) return dkb_tp_status(tp, NULL);
-    const char *bytes = (const char *)(off + s->n + 1);
-    for (int64_t i = 0; i < s->n; i++) {
-        int rc = dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]));
-        if (rc) return rc;
-    }
-    return 0;
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_INT,    DKB_RES_STRING, DKB_RES_DECIMAL, DKB_RES_DECIMAL,
                                          DKB_RES_STRING, DKB_RES_STRING, DKB_RES_STRING,  DKB_RES_STRING};
@@ -173,10 +143,10 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         dkb_result_set_int(res, r, 0, dkb_tp_get_i64(tp, t[0], i));
         dkb_result_set_dec(res, r, 2, dkb_tp_get_i128(tp, t[2], i));
         dkb_result_set_dec(res, r, 3, dkb_tp_get_i128(tp, t[3], i));
-        rc = set_code(tp, res, r, 4, t[4], i);
+        rc = dkb__plan_set_code(tp, "q10", res, r, 4, t[4], i);
     }
     const int text[] = {1, 5, 6, 7};
-    for (int k = 0; k < 4 && !rc; k++) rc = set_texts(tp, res, text[k], t[text[k]]);
+    for (int k = 0; k < 4 && !rc; k++) rc = dkb__plan_set_texts(tp, res, text[k], t[text[k]]);
     return rc ? rc : dkb_tp_status(tp, NULL);
 }
 

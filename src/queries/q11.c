@@ -26,6 +26,7 @@
 
 #include <math.h>
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 enum { FRACTION_SCALE = 10 };
@@ -71,27 +72,11 @@ static const char *const NATION[] = {"n_nationkey", "n_name"};
 enum { NOUT = 2 };
 static const char *const OUT[NOUT] = {"ps_partkey", "value"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set (fails tp
- * when s does not occur). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    int c = t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-    if (c < 0) dkb_tp_fail(tp, DKB_EINVAL, "q11: '%s' does not occur in %s", s, name);
-    return c;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "partsupp", PARTSUPP, 4);
-    put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    put_columns(tp, db, in, "nation", NATION, 2);
-    dkb_set_put_i64(tp, in, "nation", code_of(tp, in, "n_name", dkb_params_get(p, "nation")->s));
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 4);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
+    dkb_set_put_i64(tp, in, "nation", dkb__plan_code_required(tp, "q11", in, "n_name", dkb_params_get(p, "nation")->s));
     dkb_set_put_i64(tp, in, "fraction", dkb_params_get(p, "fraction")->i);   /* scale 10 */
     return dkb_tp_status(tp, NULL);
 }
@@ -133,7 +118,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by value desc */
     dkb_sort_key by[] = {{cols[1], true}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -142,8 +127,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_INT, DKB_RES_DECIMAL};
     const int scales[] = {0, t[1]->scale};

@@ -25,6 +25,7 @@
  * (codes sort as their strings). */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -73,31 +74,18 @@ static const char *const ORDERS[] = {"o_orderkey", "o_orderpriority"};
 /* Core outputs, named as the result columns. */
 static const char *const OUT[] = {"l_shipmode", "high_line_count", "low_line_count"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set; -1 when s
- * does not occur (an equality with it then matches no row, as in SQL). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    if (!t->dict) dkb_tp_fail(tp, DKB_EINVAL, "q12: %s is not dictionary-coded", name);
-    return t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "lineitem", LINEITEM, 5);
-    put_columns(tp, db, in, "orders", ORDERS, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 5);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
-    dkb_set_put_i64(tp, in, "mode1", code_of(tp, in, "l_shipmode", dkb_params_get(p, "shipmode1")->s));
-    dkb_set_put_i64(tp, in, "mode2", code_of(tp, in, "l_shipmode", dkb_params_get(p, "shipmode2")->s));
+    dkb_set_put_i64(tp, in, "mode1",
+                    dkb__plan_code_or_none(tp, "q12", in, "l_shipmode", dkb_params_get(p, "shipmode1")->s));
+    dkb_set_put_i64(tp, in, "mode2",
+                    dkb__plan_code_or_none(tp, "q12", in, "l_shipmode", dkb_params_get(p, "shipmode2")->s));
     dkb_set_put_i64(tp, in, "receipt_lo", date);
     dkb_set_put_i64(tp, in, "receipt_hi", dkb__qgen_add_months(date, 12) - 1);  /* inclusive */
-    dkb_set_put_i64(tp, in, "urgent", code_of(tp, in, "o_orderpriority", "1-URGENT"));
-    dkb_set_put_i64(tp, in, "high", code_of(tp, in, "o_orderpriority", "2-HIGH"));
+    dkb_set_put_i64(tp, in, "urgent", dkb__plan_code_or_none(tp, "q12", in, "o_orderpriority", "1-URGENT"));
+    dkb_set_put_i64(tp, in, "high", dkb__plan_code_or_none(tp, "q12", in, "o_orderpriority", "2-HIGH"));
     return dkb_tp_status(tp, NULL);
 }
 
@@ -137,28 +125,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by l_shipmode */
     dkb_sort_key by[] = {{cols[0], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    for (int i = 0; i < 3; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, 3, perm);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Cell (row, col) of res from element i of a dictionary-coded tensor. */
-static int set_code(dkb_tp *tp, dkb_result *res, int64_t row, int col, const dkb_tensor *codes, int64_t i) {
-    int64_t c = dkb_tp_get_i64(tp, codes, i);
-    const dkb_tp_dict *d = codes->dict;
-    if (!d || c < 0 || c >= d->size) {
-        dkb_tp_fail(tp, DKB_EINTERNAL, "q12: code %lld outside its dictionary", (long long)c);
-        return DKB_EINTERNAL;
-    }
-    return dkb_result_set_str(res, row, col, d->str[c], d->len[c]);
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[3];
-    for (int i = 0; i < 3; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, 3, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT, DKB_RES_INT};
     static const int scales[] = {0, 0, 0};
@@ -169,7 +145,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     for (int64_t i = 0; i < t[0]->n; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;
-        rc = set_code(tp, res, r, 0, t[0], i);
+        rc = dkb__plan_set_code(tp, "q12", res, r, 0, t[0], i);
         if (rc) return rc;
         dkb_result_set_int(res, r, 1, (int64_t)dkb_tp_get_i128(tp, t[1], i));
         dkb_result_set_int(res, r, 2, (int64_t)dkb_tp_get_i128(tp, t[2], i));

@@ -22,6 +22,7 @@
 
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -64,15 +65,9 @@ static const char *const ORDERS[] = {"o_custkey", "o_comment"};
 /* Core outputs, named as the result columns. */
 static const char *const OUT[] = {"c_count", "custdist"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "customer", CUSTOMER, 1);
-    put_columns(tp, db, in, "orders", ORDERS, 2);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 1);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
     char pattern[2 * DKB_PARAM_STRLEN + 4];
     snprintf(pattern, sizeof pattern, "%%%s%%%s%%", dkb_params_get(p, "word1")->s, dkb_params_get(p, "word2")->s);
     dkb_set_put_str(tp, in, "comment_like", pattern);
@@ -104,7 +99,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by custdist desc, c_count desc */
     dkb_sort_key by[] = {{cols[1], true}, {cols[0], true}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 2);
-    for (int i = 0; i < 2; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, 2, perm);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -113,8 +108,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[2];
-    for (int i = 0; i < 2; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, 2, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_INT, DKB_RES_INT};
     static const int scales[] = {0, 0};

@@ -17,6 +17,7 @@
  * sums of the scale-4 revenue, and the one float division SQL makes. */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -47,32 +48,13 @@ static int check(const dkb_params *p, dkb_error *err) {
 static const char *const LINEITEM[] = {"l_partkey", "l_extendedprice", "l_discount", "l_shipdate"};
 static const char *const PART[] = {"p_partkey", "p_type"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* pattern LIKE'd against every entry of the dictionary of column `name`,
- * put into the set as a BOOL tensor over the codes, as `lut`. */
-static void put_like_lut(dkb_tp *tp, dkb_tensor_set *in, const char *name, const char *pattern, const char *lut) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return;
-    if (!t->dict) {
-        dkb_tp_fail(tp, DKB_EINVAL, "q14: %s is not dictionary-coded", name);
-        return;
-    }
-    bool *mask = dkb_tp_like_dict(tp, t->dict, pattern);
-    if (mask) dkb_set_put(tp, in, lut, dkb_tp_from_host(tp, DKB_TP_BOOL, t->dict->size, mask));
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    put_columns(tp, db, in, "part", PART, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb__plan_put_columns(tp, db, in, "part", PART, 2);
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "ship_lo", date);
     dkb_set_put_i64(tp, in, "ship_hi", dkb__qgen_add_months(date, 1) - 1);  /* inclusive */
-    put_like_lut(tp, in, "p_type", "PROMO%", "promo_lut");
+    dkb__plan_put_like_lut(tp, "q14", in, "p_type", "PROMO%", "promo_lut");
     return dkb_tp_status(tp, NULL);
 }
 
@@ -87,8 +69,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* l_partkey = p_partkey: the month's lines build, part probes */
     dkb_join_result j = dkb_tp_join(tp, lkey, dkb_set_get(tp, in, "p_partkey"), DKB_JOIN_INNER);
     dkb_tensor *type = dkb_tp_gather(tp, dkb_set_get(tp, in, "p_type"), j.probe_idx, 0);
-    bool *lut = dkb_tp_host_copy(tp, dkb_set_get(tp, in, "promo_lut"));  /* p_type like 'PROMO%' */
-    dkb_tensor *promo = lut ? dkb_tp_lookup_mask(tp, type, lut) : NULL;
+    dkb_tensor *promo = dkb__plan_lut_mask(tp, in, "promo_lut", type);  /* p_type like 'PROMO%' */
 
     /* l_extendedprice * (1 - l_discount), scale 4 */
     price = dkb_tp_gather(tp, price, j.build_idx, 0);
@@ -101,8 +82,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *hundred_promo = dkb_tp_arith_i64(tp, promo_sum, DKB_OP_MUL, 10000, 2);
     dkb_tensor *ratio = dkb_tp_arith(tp, hundred_promo, DKB_OP_DIV, total);
     /* sums over no rows are NULL, and so is the ratio: then the output is empty */
-    dkb_tensor *nonempty = dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, revenue && revenue->n > 0);
-    dkb_set_put(tp, out, "promo_revenue", dkb_tp_compress(tp, ratio, nonempty));
+    dkb__plan_put_aggregate(tp, out, "promo_revenue", ratio, revenue);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -110,22 +90,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
-    dkb_tensor *promo_revenue = dkb_set_get(tp, out, "promo_revenue");
-    int rc = dkb_tp_status(tp, NULL);
-    if (rc) return rc;
-    static const char *const names[] = {"promo_revenue"};
-    static const dkb_res_type types[] = {DKB_RES_FLOAT};
-    static const int scales[] = {6};
-    rc = dkb_result_init(res, 1, names, types, scales);
-    if (rc) return rc;
-    int64_t r = dkb_result_add_row(res);
-    if (r < 0) return DKB_ENOMEM;
-    if (promo_revenue->n == 0)
-        rc = dkb_result_set_null(res, r, 0);
-    else
-        dkb_result_set_float(res, r, 0, dkb_tp_get_f64(tp, promo_revenue, 0));
-    if (rc) return rc;
-    return dkb_tp_status(tp, NULL);
+    return dkb__plan_finish_single(tp, out, res, "promo_revenue", DKB_RES_FLOAT);
 }
 
 const dkb_query dkb__q14 = {

@@ -25,6 +25,7 @@
 
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 enum { NSIZE = 8 };
@@ -89,42 +90,14 @@ static const char *const SUPPLIER[] = {"s_suppkey", "s_comment"};
 enum { NOUT = 4 };
 static const char *const OUT[NOUT] = {"p_brand", "p_type", "p_size", "supplier_cnt"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set; -1 when s
- * does not occur (an equality with it then matches no row, as in SQL). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    if (!t->dict) dkb_tp_fail(tp, DKB_EINVAL, "q16: %s is not dictionary-coded", name);
-    return t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-}
-
-/* pattern LIKE'd against every entry of the dictionary of column `name`,
- * put into the set as a BOOL tensor over the codes, as `lut`. */
-static void put_like_lut(dkb_tp *tp, dkb_tensor_set *in, const char *name, const char *pattern, const char *lut) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return;
-    if (!t->dict) {
-        dkb_tp_fail(tp, DKB_EINVAL, "q16: %s is not dictionary-coded", name);
-        return;
-    }
-    bool *mask = dkb_tp_like_dict(tp, t->dict, pattern);
-    if (mask) dkb_set_put(tp, in, lut, dkb_tp_from_host(tp, DKB_TP_BOOL, t->dict->size, mask));
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "part", PART, 4);
-    put_columns(tp, db, in, "partsupp", PARTSUPP, 2);
-    put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    dkb_set_put_i64(tp, in, "brand", code_of(tp, in, "p_brand", dkb_params_get(p, "brand")->s));
+    dkb__plan_put_columns(tp, db, in, "part", PART, 4);
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 2);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
+    dkb_set_put_i64(tp, in, "brand", dkb__plan_code_or_none(tp, "q16", in, "p_brand", dkb_params_get(p, "brand")->s));
     char pattern[DKB_PARAM_STRLEN + 2];
     snprintf(pattern, sizeof pattern, "%s%%", dkb_params_get(p, "type")->s);
-    put_like_lut(tp, in, "p_type", pattern, "type_lut");
+    dkb__plan_put_like_lut(tp, "q16", in, "p_type", pattern, "type_lut");
     for (int i = 0; i < NSIZE; i++) dkb_set_put_i64(tp, in, SIZE[i], dkb_params_get(p, SIZE[i])->i);
     dkb_set_put_str(tp, in, "comment_like", "%Customer%Complaints%");
     return dkb_tp_status(tp, NULL);
@@ -139,8 +112,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* part: p_brand <> :1 and p_type not like ':2%' and p_size in (...) */
     dkb_tensor *keep = dkb_tp_cmp_i64(tp, p_brand, DKB_CMP_NE, dkb_set_get_i64(tp, in, "brand"));
-    bool *lut = dkb_tp_host_copy(tp, dkb_set_get(tp, in, "type_lut"));
-    keep = dkb_tp_and(tp, keep, dkb_tp_not(tp, lut ? dkb_tp_lookup_mask(tp, p_type, lut) : NULL));
+    keep = dkb_tp_and(tp, keep, dkb_tp_not(tp, dkb__plan_lut_mask(tp, in, "type_lut", p_type)));
     keep = dkb_tp_and(tp, keep, dkb_tp_in_i64(tp, p_size, sizes, NSIZE));
     dkb_tensor *pkey = dkb_tp_compress(tp, dkb_set_get(tp, in, "p_partkey"), keep);
     dkb_tensor *brand = dkb_tp_compress(tp, p_brand, keep);
@@ -175,7 +147,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by supplier_cnt desc, p_brand, p_type, p_size */
     dkb_sort_key by[] = {{cols[3], true}, {cols[0], false}, {cols[1], false}, {cols[2], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 4);
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -184,8 +156,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_STRING, DKB_RES_INT, DKB_RES_INT};
     static const int scales[] = {0, 0, 0, 0};

@@ -17,6 +17,7 @@
  * float in SQL (DuckDB: DOUBLE), and so is the result. */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -57,26 +58,12 @@ static int check(const dkb_params *p, dkb_error *err) {
 static const char *const LINEITEM[] = {"l_partkey", "l_quantity", "l_extendedprice"};
 static const char *const PART[] = {"p_partkey", "p_brand", "p_container"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set; -1 when s
- * does not occur (an equality with it then matches no row, as in SQL). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    if (!t->dict) dkb_tp_fail(tp, DKB_EINVAL, "q17: %s is not dictionary-coded", name);
-    return t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "lineitem", LINEITEM, 3);
-    put_columns(tp, db, in, "part", PART, 3);
-    dkb_set_put_i64(tp, in, "brand", code_of(tp, in, "p_brand", dkb_params_get(p, "brand")->s));
-    dkb_set_put_i64(tp, in, "container", code_of(tp, in, "p_container", dkb_params_get(p, "container")->s));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 3);
+    dkb__plan_put_columns(tp, db, in, "part", PART, 3);
+    dkb_set_put_i64(tp, in, "brand", dkb__plan_code_or_none(tp, "q17", in, "p_brand", dkb_params_get(p, "brand")->s));
+    dkb_set_put_i64(tp, in, "container",
+                    dkb__plan_code_or_none(tp, "q17", in, "p_container", dkb_params_get(p, "container")->s));
     return dkb_tp_status(tp, NULL);
 }
 
@@ -105,8 +92,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
      * output is empty */
     dkb_tensor *lost = dkb_tp_compress(tp, price, small);
     dkb_tensor *avg_yearly = dkb_tp_arith_i64(tp, dkb_tp_reduce(tp, DKB_AGG_SUM, lost), DKB_OP_DIV, 70, 1);
-    dkb_tensor *nonempty = dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, lost && lost->n > 0);
-    dkb_set_put(tp, out, "avg_yearly", dkb_tp_compress(tp, avg_yearly, nonempty));
+    dkb__plan_put_aggregate(tp, out, "avg_yearly", avg_yearly, lost);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -114,22 +100,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
-    dkb_tensor *avg_yearly = dkb_set_get(tp, out, "avg_yearly");
-    int rc = dkb_tp_status(tp, NULL);
-    if (rc) return rc;
-    static const char *const names[] = {"avg_yearly"};
-    static const dkb_res_type types[] = {DKB_RES_FLOAT};
-    static const int scales[] = {6};
-    rc = dkb_result_init(res, 1, names, types, scales);
-    if (rc) return rc;
-    int64_t r = dkb_result_add_row(res);
-    if (r < 0) return DKB_ENOMEM;
-    if (avg_yearly->n == 0)
-        rc = dkb_result_set_null(res, r, 0);
-    else
-        dkb_result_set_float(res, r, 0, dkb_tp_get_f64(tp, avg_yearly, 0));
-    if (rc) return rc;
-    return dkb_tp_status(tp, NULL);
+    return dkb__plan_finish_single(tp, out, res, "avg_yearly", DKB_RES_FLOAT);
 }
 
 const dkb_query dkb__q17 = {

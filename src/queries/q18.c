@@ -20,6 +20,7 @@
  * subquery's, so the subquery's sums are reused. Top 100 by price, date. */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -54,16 +55,10 @@ enum { NOUT = 6 };
 static const char *const OUT[NOUT] = {"c_name", "c_custkey", "o_orderkey", "o_orderdate", "o_totalprice",
                                       "sum(l_quantity)"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "lineitem", LINEITEM, 2);
-    put_columns(tp, db, in, "orders", ORDERS, 4);
-    put_columns(tp, db, in, "customer", CUSTOMER, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 2);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 4);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
     dkb_set_put_i64(tp, in, "quantity", dkb_params_get(p, "quantity")->i * 100);  /* hundredths */
     return dkb_tp_status(tp, NULL);
 }
@@ -97,28 +92,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by o_totalprice desc, o_orderdate limit 100 */
     dkb_sort_key by[] = {{cols[4], true}, {cols[3], false}};
     dkb_tensor *top = dkb_tp_topk(tp, by, 2, 100);
-    for (int i = 0; i < NOUT; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], top, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, top);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Column col of res, rows 0 .. t->n - 1 (already added), from the strings
- * of STR tensor t. */
-static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *t) {
-    const int64_t *off = dkb_tp_host_copy(tp, t);
-    if (!off) return dkb_tp_status(tp, NULL);
-    const char *bytes = (const char *)(off + t->n + 1);
-    for (int64_t i = 0; i < t->n; i++)
-        if (dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]))) return DKB_ENOMEM;
-    return 0;
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[NOUT];
-    for (int i = 0; i < NOUT; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, NOUT, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT,     DKB_RES_INT,
                                          DKB_RES_DATE,   DKB_RES_DECIMAL, DKB_RES_DECIMAL};
@@ -135,7 +118,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         dkb_result_set_dec(res, i, 4, dkb_tp_get_i128(tp, t[4], i));
         dkb_result_set_dec(res, i, 5, dkb_tp_get_i128(tp, t[5], i));
     }
-    rc = set_texts(tp, res, 0, t[0]);
+    rc = dkb__plan_set_texts_nomem(tp, res, 0, t[0]);
     return rc ? rc : dkb_tp_status(tp, NULL);
 }
 

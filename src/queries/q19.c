@@ -32,6 +32,7 @@
  * branch's quantity range. */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 enum { NBRANCH = 3, NCONT = 4 };
@@ -100,32 +101,19 @@ static const char *const CONTAINER_CODE[NBRANCH][NCONT] = {
 };
 static const int64_t MAX_SIZE[NBRANCH] = {5, 10, 15};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set; -1 when s
- * does not occur (an equality with it then matches no row, as in SQL). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    if (!t->dict) dkb_tp_fail(tp, DKB_EINVAL, "q19: %s is not dictionary-coded", name);
-    return t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "lineitem", LINEITEM, 6);
-    put_columns(tp, db, in, "part", PART, 4);
-    dkb_set_put_i64(tp, in, "air", code_of(tp, in, "l_shipmode", "AIR"));
-    dkb_set_put_i64(tp, in, "air_reg", code_of(tp, in, "l_shipmode", "AIR REG"));
-    dkb_set_put_i64(tp, in, "in_person", code_of(tp, in, "l_shipinstruct", "DELIVER IN PERSON"));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 6);
+    dkb__plan_put_columns(tp, db, in, "part", PART, 4);
+    dkb_set_put_i64(tp, in, "air", dkb__plan_code_or_none(tp, "q19", in, "l_shipmode", "AIR"));
+    dkb_set_put_i64(tp, in, "air_reg", dkb__plan_code_or_none(tp, "q19", in, "l_shipmode", "AIR REG"));
+    dkb_set_put_i64(tp, in, "in_person", dkb__plan_code_or_none(tp, "q19", in, "l_shipinstruct", "DELIVER IN PERSON"));
     for (int b = 0; b < NBRANCH; b++) {
-        dkb_set_put_i64(tp, in, BRAND[b], code_of(tp, in, "p_brand", dkb_params_get(p, BRAND[b])->s));
+        dkb_set_put_i64(tp, in, BRAND[b],
+                        dkb__plan_code_or_none(tp, "q19", in, "p_brand", dkb_params_get(p, BRAND[b])->s));
         dkb_set_put_i64(tp, in, QUANTITY[b], dkb_params_get(p, QUANTITY[b])->i * 100);  /* hundredths */
         for (int c = 0; c < NCONT; c++)
-            dkb_set_put_i64(tp, in, CONTAINER_CODE[b][c], code_of(tp, in, "p_container", CONTAINER[b][c]));
+            dkb_set_put_i64(tp, in, CONTAINER_CODE[b][c],
+                            dkb__plan_code_or_none(tp, "q19", in, "p_container", CONTAINER[b][c]));
     }
     return dkb_tp_status(tp, NULL);
 }
@@ -180,8 +168,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* sum(l_extendedprice * (1 - l_discount)), exact at scale 4; a sum over
      * no rows is NULL: then the output is empty */
     dkb_tensor *revenue = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
-    dkb_tensor *nonempty = dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, row && row->n > 0);
-    dkb_set_put(tp, out, "revenue", dkb_tp_compress(tp, dkb_tp_reduce(tp, DKB_AGG_SUM, revenue), nonempty));
+    dkb__plan_put_aggregate(tp, out, "revenue", dkb_tp_reduce(tp, DKB_AGG_SUM, revenue), row);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -189,22 +176,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
-    dkb_tensor *revenue = dkb_set_get(tp, out, "revenue");
-    int rc = dkb_tp_status(tp, NULL);
-    if (rc) return rc;
-    static const char *const names[] = {"revenue"};
-    static const dkb_res_type types[] = {DKB_RES_DECIMAL};
-    const int scales[] = {revenue->scale};
-    rc = dkb_result_init(res, 1, names, types, scales);
-    if (rc) return rc;
-    int64_t r = dkb_result_add_row(res);
-    if (r < 0) return DKB_ENOMEM;
-    if (revenue->n == 0)
-        rc = dkb_result_set_null(res, r, 0);
-    else
-        dkb_result_set_dec(res, r, 0, dkb_tp_get_i128(tp, revenue, 0));
-    if (rc) return rc;
-    return dkb_tp_status(tp, NULL);
+    return dkb__plan_finish_single(tp, out, res, "revenue", DKB_RES_DECIMAL);
 }
 
 #define Q19_BRANCH(brand, c1, c2, c3, c4, qty, size)                           \

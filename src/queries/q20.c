@@ -28,6 +28,7 @@
 
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -72,27 +73,12 @@ static const char *const NATION[] = {"n_nationkey", "n_name"};
 /* Core outputs, named as the result columns. */
 static const char *const OUT[] = {"s_name", "s_address"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set; -1 when s
- * does not occur (an equality with it then matches no row, as in SQL). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    if (!t->dict) dkb_tp_fail(tp, DKB_EINVAL, "q20: %s is not dictionary-coded", name);
-    return t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-}
-
 /* An upper bound of INT column table.name's values at the store's scale
  * factor (from the schema), for packing keys. */
 static int64_t key_bound(dkb_tp *tp, const dkb_store *db, const char *table, const char *name) {
     const dkb_store_table *t = dkb_store_table_find(db, table);
     const dkb_store_column *c = t ? dkb_store_table_column(t, name) : NULL;
-    if (!c) return 0;  /* put_columns has failed already */
+    if (!c) return 0;  /* dkb__plan_put_columns has failed already */
     const dkb_column_def *d = dkb_column_schema(c);
     double max = d->max_per_sf * dkb_store_scale_factor(db) + (double)d->max_const;
     if (!(max >= 0 && max < 4e18)) {
@@ -103,18 +89,18 @@ static int64_t key_bound(dkb_tp *tp, const dkb_store *db, const char *table, con
 }
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "part", PART, 2);
-    put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
-    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    put_columns(tp, db, in, "supplier", SUPPLIER, 4);
-    put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "part", PART, 2);
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 4);
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
     char pattern[DKB_PARAM_STRLEN + 2];
     snprintf(pattern, sizeof pattern, "%s%%", dkb_params_get(p, "color")->s);
     dkb_set_put_str(tp, in, "name_like", pattern);
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "ship_lo", date);
     dkb_set_put_i64(tp, in, "ship_hi", dkb__qgen_add_months(date, 12) - 1);  /* inclusive */
-    dkb_set_put_i64(tp, in, "nation", code_of(tp, in, "n_name", dkb_params_get(p, "nation")->s));
+    dkb_set_put_i64(tp, in, "nation", dkb__plan_code_or_none(tp, "q20", in, "n_name", dkb_params_get(p, "nation")->s));
     dkb_set_put_i64(tp, in, "suppkey_max", key_bound(tp, db, "supplier", "s_suppkey"));
     return dkb_tp_status(tp, NULL);
 }
@@ -166,28 +152,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by s_name */
     dkb_sort_key by[] = {{cols[0], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    for (int i = 0; i < 2; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, 2, perm);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Column col of res, rows 0 .. t->n - 1 (already added), from the strings
- * of STR tensor t. */
-static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *t) {
-    const int64_t *off = dkb_tp_host_copy(tp, t);
-    if (!off) return dkb_tp_status(tp, NULL);
-    const char *bytes = (const char *)(off + t->n + 1);
-    for (int64_t i = 0; i < t->n; i++)
-        if (dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]))) return DKB_ENOMEM;
-    return 0;
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[2];
-    for (int i = 0; i < 2; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, 2, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_STRING};
     static const int scales[] = {0, 0};
@@ -198,7 +172,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     for (int64_t i = 0; i < t[0]->n; i++)
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
     for (int c = 0; c < 2; c++) {
-        rc = set_texts(tp, res, c, t[c]);
+        rc = dkb__plan_set_texts_nomem(tp, res, c, t[c]);
         if (rc) return rc;
     }
     return dkb_tp_status(tp, NULL);

@@ -34,6 +34,7 @@
  * grouping by the supplier key groups by s_name. */
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 static const dkb_param_def params[] = {
@@ -69,28 +70,13 @@ static const char *const NATION[] = {"n_nationkey", "n_name"};
 /* Core outputs, named as the result columns. */
 static const char *const OUT[] = {"s_name", "numwait"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
-/* The code of s in the dictionary of column `name` of the set; -1 when s
- * does not occur (an equality with it then matches no row, as in SQL). */
-static int64_t code_of(dkb_tp *tp, const dkb_tensor_set *in, const char *name, const char *s) {
-    dkb_tensor *t = dkb_set_get(tp, in, name);
-    if (!t) return -1;
-    if (!t->dict) dkb_tp_fail(tp, DKB_EINVAL, "q21: %s is not dictionary-coded", name);
-    return t->dict ? dkb_tp_dict_code(t->dict, s) : -1;
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    put_columns(tp, db, in, "orders", ORDERS, 2);
-    put_columns(tp, db, in, "supplier", SUPPLIER, 3);
-    put_columns(tp, db, in, "nation", NATION, 2);
-    dkb_set_put_i64(tp, in, "nation", code_of(tp, in, "n_name", dkb_params_get(p, "nation")->s));
-    dkb_set_put_i64(tp, in, "status_f", code_of(tp, in, "o_orderstatus", "F"));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 3);
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
+    dkb_set_put_i64(tp, in, "nation", dkb__plan_code_or_none(tp, "q21", in, "n_name", dkb_params_get(p, "nation")->s));
+    dkb_set_put_i64(tp, in, "status_f", dkb__plan_code_or_none(tp, "q21", in, "o_orderstatus", "F"));
     return dkb_tp_status(tp, NULL);
 }
 
@@ -159,28 +145,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by numwait desc, s_name limit 100 */
     dkb_sort_key by[] = {{cols[1], true}, {cols[0], false}};
     dkb_tensor *top = dkb_tp_topk(tp, by, 2, 100);
-    for (int i = 0; i < 2; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], top, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, 2, top);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Column col of res, rows 0 .. t->n - 1 (already added), from the strings
- * of STR tensor t. */
-static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *t) {
-    const int64_t *off = dkb_tp_host_copy(tp, t);
-    if (!off) return dkb_tp_status(tp, NULL);
-    const char *bytes = (const char *)(off + t->n + 1);
-    for (int64_t i = 0; i < t->n; i++)
-        if (dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]))) return DKB_ENOMEM;
-    return 0;
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[2];
-    for (int i = 0; i < 2; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, 2, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT};
     static const int scales[] = {0, 0};
@@ -192,7 +166,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
         dkb_result_set_int(res, i, 1, dkb_tp_get_i64(tp, t[1], i));
     }
-    rc = set_texts(tp, res, 0, t[0]);
+    rc = dkb__plan_set_texts_nomem(tp, res, 0, t[0]);
     return rc ? rc : dkb_tp_status(tp, NULL);
 }
 

@@ -27,6 +27,7 @@
 
 #include "dkb/query.h"
 
+#include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
 enum { NCODE = 7 };
@@ -81,15 +82,9 @@ static const char *const ORDERS[] = {"o_custkey"};
 /* Core outputs, named as the result columns. */
 static const char *const OUT[] = {"cntrycode", "numcust", "totacctbal"};
 
-/* Store columns table.names[0..n) into the set under their own names. */
-static void put_columns(dkb_tp *tp, const dkb_store *db, dkb_tensor_set *in, const char *table,
-                        const char *const *names, int n) {
-    for (int i = 0; i < n; i++) dkb_set_put_column(tp, in, db, table, names[i]);
-}
-
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    put_columns(tp, db, in, "customer", CUSTOMER, 3);
-    put_columns(tp, db, in, "orders", ORDERS, 1);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 3);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 1);
     for (int i = 0; i < NCODE; i++) dkb_set_put_i64(tp, in, CODE[i], atoi(dkb_params_get(p, CODE[i])->s));
     return dkb_tp_status(tp, NULL);
 }
@@ -135,28 +130,16 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* order by cntrycode */
     dkb_sort_key by[] = {{gcode, false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    for (int i = 0; i < 3; i++) dkb_set_put(tp, out, OUT[i], dkb_tp_gather(tp, cols[i], perm, 0));
+    dkb__plan_put_gathered(tp, out, OUT, cols, 3, perm);
     return dkb_tp_status(tp, NULL);
 }
 
 /* ---- result ---- */
 
-/* Column col of res, rows 0 .. t->n - 1 (already added), from the strings
- * of STR tensor t. */
-static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *t) {
-    const int64_t *off = dkb_tp_host_copy(tp, t);
-    if (!off) return dkb_tp_status(tp, NULL);
-    const char *bytes = (const char *)(off + t->n + 1);
-    for (int64_t i = 0; i < t->n; i++)
-        if (dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]))) return DKB_ENOMEM;
-    return 0;
-}
-
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[3];
-    for (int i = 0; i < 3; i++) t[i] = dkb_set_get(tp, out, OUT[i]);
-    int rc = dkb_tp_status(tp, NULL);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, 3, t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT, DKB_RES_DECIMAL};
     const int scales[] = {0, 0, t[2]->scale};
@@ -169,7 +152,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         dkb_result_set_int(res, i, 1, dkb_tp_get_i64(tp, t[1], i));
         dkb_result_set_dec(res, i, 2, dkb_tp_get_i128(tp, t[2], i));
     }
-    rc = set_texts(tp, res, 0, t[0]);
+    rc = dkb__plan_set_texts_nomem(tp, res, 0, t[0]);
     return rc ? rc : dkb_tp_status(tp, NULL);
 }
 
