@@ -354,8 +354,9 @@ static void test_official_files(void) {
         fclose(f);
         const char *names[64];
         dkb_res_type types[64];
-        char namebuf[64][8];
-        for (int c = 0; c < ncols; c++) {
+        char namebuf[64][16];
+        CHECK(ncols > 0 && ncols <= 64);
+        for (int c = 0; c < ncols && c < 64; c++) {
             snprintf(namebuf[c], sizeof namebuf[c], "c%d", c);
             names[c] = namebuf[c];
             types[c] = DKB_RES_STRING;
