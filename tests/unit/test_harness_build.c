@@ -1,0 +1,255 @@
+/* test_harness_build.c: the import allow-list (names), the symbol check of
+ * small shared objects compiled here (allowed imports; pthread_create;
+ * a TensorPlan symbol; a missing entry point), and dkb__build_candidate:
+ * a clean build, a compile error with its log, an include outside the
+ * allowed headers, the source hash, thread-local storage. */
+#include "test_harness_util.h"
+
+static void test_names(void) {
+    static const char *const yes[] = {
+        "memcpy", "memcpy@GLIBC_2.14", "strlen", "qsort", "malloc", "free", "printf", "fwrite", "stdout", "abort",
+        "exit", "sqrt", "sqrtf", "expl", "powf64", "__exp_finite", "__log10f_finite", "lround", "GOMP_parallel",
+        "GOMP_barrier", "omp_get_thread_num", "omp_get_num_threads", "omp_set_num_threads", "omp_init_lock",
+        "__stack_chk_fail", "__cxa_finalize", "__gmon_start__", "_ITM_registerTMCloneTable", "__memcpy_chk",
+        "__printf_chk", "__divti3", "__isoc99_sscanf", "__ctype_b_loc", "strtoll", "__isoc23_strtol",
+    };
+    static const char *const no[] = {
+        "pthread_create", "fork", "execve", "system", "popen", "dlopen", "dlsym", "open", "fopen", "read", "mmap",
+        "socket", "signal", "sigaction", "setjmp", "clock_gettime", "gettimeofday", "time", "getenv", "sysconf",
+        "dkb_tp_compress", "dkb_query_run", "__tls_get_addr", "omp_set_schedule", "omp_set_num_teams",
+        "omp_get_wtime", "syscall", "mprotect", "atexit", "__cxa_atexit", "__memcpy", "sqrtx", "", "fdopen",
+        "__open_chk", "__read_chk",
+    };
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        CHECK(dkb__symbol_allowed(yes[i]), "%s should be allowed", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        CHECK(!dkb__symbol_allowed(no[i]), "%s should not be allowed", no[i]);
+    CHECK(!dkb__symbol_allowed(NULL), "NULL");
+}
+
+/* Compile text as dir/name.c into dir/name.so; check it with entry. */
+static dkb_verdict check_so(const char *dir, const char *name, const char *text, const char *extra, const char *entry,
+                            char *detail, size_t n) {
+    char file[256];
+    snprintf(file, sizeof file, "%s.c", name);
+    char *src = join(dir, file);
+    snprintf(file, sizeof file, "%s.so", name);
+    char *so = join(dir, file);
+    write_text(src, text);
+    dkb_verdict v = DKB_VERDICT_HARNESS_ERROR;
+    if (cc_shared(src, so, extra) != 0) {
+        CHECK(0, "cannot compile %s", name);
+    } else {
+        dkb_error err = {0};
+        int rc = dkb__symbols_check(so, entry, &v, detail, n, &err);
+        CHECK(rc == 0, "%s: %s", name, err.msg);
+    }
+    free(src);
+    free(so);
+    return v;
+}
+
+static void test_symbols(const char *dir) {
+    char detail[512];
+    dkb_verdict v = check_so(dir, "good",
+                             "#include <math.h>\n#include <string.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+                             "int dkb_candidate_full(void *a, void *b, void *c, void *d) {\n"
+                             "  char buf[64]; memcpy(buf, a, 8); double x = sqrt((double)buf[0]);\n"
+                             "  char *p = malloc(16); free(p); if (x < 0) abort(); printf(\"%g\\n\", x);\n"
+                             "  (void)b, (void)c, (void)d; return (int)strlen(buf);\n}\n",
+                             "-fopenmp -lm", "dkb_candidate_full", detail, sizeof detail);
+    CHECK(v == DKB_VERDICT_OK, "good: %s %s", dkb__verdict_name(v), detail);
+
+    v = check_so(dir, "omp",
+                 "#include <omp.h>\nint dkb_candidate_core(void *a, void *b, void *c) {\n  int s = 0;\n"
+                 "#pragma omp parallel for reduction(+:s)\n  for (int i = 0; i < 100; i++) s += omp_get_thread_num();\n"
+                 "  (void)a, (void)b, (void)c; return s < 0;\n}\n",
+                 "-fopenmp", "dkb_candidate_core", detail, sizeof detail);
+    CHECK(v == DKB_VERDICT_OK, "omp: %s %s", dkb__verdict_name(v), detail);
+
+    v = check_so(dir, "thread",
+                 "#include <pthread.h>\nstatic void *run(void *p) { return p; }\n"
+                 "int dkb_candidate_core(void *a, void *b, void *c) {\n  pthread_t t;\n"
+                 "  (void)b, (void)c; return pthread_create(&t, 0, run, a);\n}\n",
+                 "-pthread", "dkb_candidate_core", detail, sizeof detail);
+    CHECK(v == DKB_VERDICT_FORBIDDEN_SYMBOL && strstr(detail, "pthread_create"), "thread: %s %s",
+          dkb__verdict_name(v), detail);
+
+    v = check_so(dir, "tp",
+                 "void *dkb_tp_compress(void *, const void *, const void *);\n"
+                 "int dkb_candidate_core(void *a, void *b, void *c) { return dkb_tp_compress(a, b, c) != 0; }\n",
+                 NULL, "dkb_candidate_core", detail, sizeof detail);
+    CHECK(v == DKB_VERDICT_FORBIDDEN_SYMBOL && strstr(detail, "dkb_tp_compress"), "tp: %s %s", dkb__verdict_name(v),
+          detail);
+
+    /* several forbidden names are all listed, each once */
+    v = check_so(dir, "many",
+                 "#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+                 "int dkb_candidate_full(void *a, void *b, void *c, void *d) {\n"
+                 "  FILE *f = fopen(\"/etc/passwd\", \"r\"); struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);\n"
+                 "  FILE *g = fopen(\"/x\", \"r\"); (void)a, (void)b, (void)c, (void)d;\n"
+                 "  return system(\"true\") + (f != 0) + (g != 0) + (int)ts.tv_sec;\n}\n",
+                 "-D_GNU_SOURCE", "dkb_candidate_full", detail, sizeof detail);
+    CHECK(v == DKB_VERDICT_FORBIDDEN_SYMBOL && strstr(detail, "fopen") && strstr(detail, "system") &&
+              strstr(detail, "clock_gettime"),
+          "many: %s %s", dkb__verdict_name(v), detail);
+    const char *first = strstr(detail, "fopen");
+    CHECK(first && !strstr(first + 1, "fopen"), "fopen listed twice: %s", detail);
+
+    v = check_so(dir, "noentry", "int dkb_candidate_fullx(void) { return 0; }\n", NULL, "dkb_candidate_full", detail,
+                 sizeof detail);
+    CHECK(v == DKB_VERDICT_BAD_ENTRY && strstr(detail, "dkb_candidate_full"), "noentry: %s %s", dkb__verdict_name(v),
+          detail);
+    /* the other mode's entry is not this mode's */
+    v = check_so(dir, "othermode", "int dkb_candidate_core(void *a, void *b, void *c) { return a == b && b == c; }\n",
+                 NULL, "dkb_candidate_full", detail, sizeof detail);
+    CHECK(v == DKB_VERDICT_BAD_ENTRY, "othermode: %s", dkb__verdict_name(v));
+
+    /* nm on something that is not an object: an error, not a verdict */
+    char *bogus = join(dir, "bogus.so");
+    write_text(bogus, "not an ELF file\n");
+    dkb_error err = {0};
+    CHECK(dkb__symbols_check(bogus, "dkb_candidate_full", &v, detail, sizeof detail, &err) != 0, "bogus accepted");
+    free(bogus);
+}
+
+/* Build text as dir/src/name (a candidate file); b filled (free it). */
+static int build(const char *dir, const char *name, const char *text, dkb_mode mode, dkb_build *b) {
+    char *srcdir = join(dir, "src"), *scratch = join(dir, "scratch");
+    mkdir(srcdir, 0755);
+    mkdir(scratch, 0755);
+    char *src = join(srcdir, name);
+    write_text(src, text);
+    dkb_error err = {0};
+    int rc = dkb__build_candidate(src, mode, scratch, b, &err);
+    CHECK(rc == 0, "build %s: %s", name, err.msg);
+    free(src);
+    free(srcdir);
+    free(scratch);
+    return rc;
+}
+
+static const char *GOOD_FULL =
+    "#include \"dkb/candidate.h\"\n"
+    "int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand_result *res,\n"
+    "                       const dkb_cand_env *env) {\n"
+    "    (void)db, (void)p, (void)env;\n"
+    "    res->nrows = 0;\n"
+    "    return 0;\n"
+    "}\n";
+
+static void test_build(const char *dir) {
+    dkb_build b;
+    build(dir, "q06.full.c", GOOD_FULL, DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_OK, "good: %s %s [%s]", dkb__verdict_name(b.verdict), b.detail, b.log ? b.log : "");
+    CHECK(access(b.so_path, R_OK) == 0 && strstr(b.so_path, "q06.full.so"), "so %s", b.so_path);
+    CHECK(strlen(b.hash) == 64, "hash %s", b.hash);
+    CHECK(b.log && b.compile_s > 0, "log and time");
+    char *scratch_hdr = join(dir, "scratch/include/dkb/candidate.h");
+    CHECK(access(scratch_hdr, R_OK) == 0, "candidate.h copied into the scratch include directory");
+    free(scratch_hdr);
+    /* the hash is sha256sum's */
+    char cmd[8192], want[65] = "";
+    snprintf(cmd, sizeof cmd, "sha256sum '%s/src/q06.full.c'", dir);
+    FILE *p = popen(cmd, "r");
+    if (p) {
+        if (!fgets(want, sizeof want, p)) want[0] = 0;
+        pclose(p);
+    }
+    CHECK(!strcmp(want, b.hash), "hash %s, sha256sum %s", b.hash, want);
+    char first[65];
+    memcpy(first, b.hash, sizeof first);
+    dkb__build_free(&b);
+    /* the wrong mode: no entry */
+    build(dir, "q06.core.c", GOOD_FULL, DKB_MODE_CORE, &b);
+    CHECK(b.verdict == DKB_VERDICT_BAD_ENTRY, "wrong mode: %s", dkb__verdict_name(b.verdict));
+    CHECK(!strcmp(first, b.hash), "same text, same hash");
+    dkb__build_free(&b);
+
+    /* a compile error: its diagnostics in the log */
+    build(dir, "q01.full.c", "#include \"dkb/candidate.h\"\nint dkb_candidate_full(void) { return undeclared_x; }\n",
+          DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_COMPILE_ERROR, "compile error: %s", dkb__verdict_name(b.verdict));
+    CHECK(b.log && strstr(b.log, "undeclared_x"), "log: [%s]", b.log ? b.log : "");
+    dkb__build_free(&b);
+
+    /* many errors: the log is trimmed */
+    char big[65536] = "";
+    for (int i = 0; i < 300; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "int f%d(void) { return nope%d; }\n", i, i);
+        strcat(big, line);
+    }
+    build(dir, "q02.full.c", big, DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_COMPILE_ERROR, "big: %s", dkb__verdict_name(b.verdict));
+    int lines = 0;
+    for (const char *c = b.log; c && *c; c++) lines += *c == '\n';
+    CHECK(b.log && lines <= 62 && strlen(b.log) <= 8300 && strstr(b.log, "more line"), "trimmed: %d lines, %zu bytes",
+          lines, b.log ? strlen(b.log) : 0);
+    dkb__build_free(&b);
+
+    /* including one of our other headers (or any file outside the system's) */
+    char text[8192];
+    const char *hdr = getenv("DKB_CANDIDATE_H");
+    char other[4096];
+    snprintf(other, sizeof other, "%s", hdr ? hdr : "");
+    char *slash = strrchr(other, '/');
+    if (slash) strcpy(slash, "/error.h"); /* includes only <stdarg.h> */
+    if (hdr && access(other, R_OK) == 0) {
+        snprintf(text, sizeof text, "#include \"%s\"\n%s", other, GOOD_FULL);
+        build(dir, "q03.full.c", text, DKB_MODE_FULL, &b);
+        CHECK(b.verdict == DKB_VERDICT_COMPILE_ERROR && strstr(b.detail, "error.h"), "include: %s %s",
+              dkb__verdict_name(b.verdict), b.detail);
+        CHECK(access(b.so_path, F_OK) != 0, "the object of a refused build is removed");
+        dkb__build_free(&b);
+    }
+    char *helper = join(dir, "helper.h");
+    write_text(helper, "#define HELPER 1\n");
+    snprintf(text, sizeof text, "#include \"%s\"\n%s", helper, GOOD_FULL);
+    build(dir, "q04.full.c", text, DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_COMPILE_ERROR && strstr(b.detail, "helper.h"), "helper include: %s %s",
+          dkb__verdict_name(b.verdict), b.detail);
+    dkb__build_free(&b);
+    free(helper);
+    /* system headers are fine */
+    snprintf(text, sizeof text, "#include <stdlib.h>\n#include <math.h>\n#include <omp.h>\n%s", GOOD_FULL);
+    build(dir, "q05.full.c", text, DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_OK, "system headers: %s %s", dkb__verdict_name(b.verdict), b.detail);
+    dkb__build_free(&b);
+
+    /* thread-local storage needs __tls_get_addr: refused */
+    snprintf(text, sizeof text, "static _Thread_local int cache;\nint *dkb_candidate_peek(void) { return &cache; }\n%s",
+             GOOD_FULL);
+    build(dir, "q07.full.c", text, DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_FORBIDDEN_SYMBOL && strstr(b.detail, "__tls_get_addr"), "tls: %s %s",
+          dkb__verdict_name(b.verdict), b.detail);
+    dkb__build_free(&b);
+
+    /* a missing source is an error of the harness's caller */
+    dkb_error err = {0};
+    char *scratch = join(dir, "scratch");
+    CHECK(dkb__build_candidate("/nonexistent/q06.full.c", DKB_MODE_FULL, scratch, &b, &err) != 0, "missing source");
+    dkb__build_free(&b);
+    /* a compiler that does not exist */
+    setenv("DKB_CC", "/nonexistent/cc", 1);
+    char *src = join(dir, "src/q06.full.c");
+    CHECK(dkb__build_candidate(src, DKB_MODE_FULL, scratch, &b, &err) != 0 && strstr(err.msg, "compiler"),
+          "bad DKB_CC: %s", err.msg);
+    unsetenv("DKB_CC");
+    dkb__build_free(&b);
+    free(src);
+    free(scratch);
+}
+
+int main(void) {
+    set_candidate_header();
+    char *dir = make_tmpdir("build");
+    test_names();
+    test_symbols(dir);
+    test_build(dir);
+    rm_tree(dir);
+    free(dir);
+    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+    else printf("test_harness_build: ok\n");
+    return failures != 0;
+}
