@@ -77,7 +77,8 @@ for sf in $SFS; do
         run=$(json_num "$R" run_s)
         rows+=("$(awk -v t="$total" -v c="$compile" -v r="$run" -v sf="$sf" -v b="$(json_median "$R" baseline_ms)" \
             -v m="$(json_median "$R" candidate_ms)" -v cl="$(json_str "$R" class)" \
-            'BEGIN { printf "%s | %.2f | %.2f | %.2f | %.2f | %s | %s | %s\n", sf, t, c, t - c, r, b == "" ? "-" : b, m == "" ? "-" : m, cl }')")
+            'BEGIN { printf "%s | %.2f | %.2f | %.2f | %.2f | %s | %s | %s\n", sf, t, c, t - c, r,
+                     b == "" ? "-" : sprintf("%.3f", b), m == "" ? "-" : sprintf("%.3f", m), cl }')")
     done
     # the repetition with the median total time
     printf '%s\n' "${rows[@]}" | sort -t'|' -k2,2n | sed -n "$(( (REPS + 1) / 2 ))p" | sed 's/^/| /; s/$/ |/'

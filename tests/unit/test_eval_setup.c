@@ -1,7 +1,9 @@
 /* test_eval_setup.c: the steps before an evaluation runs anything: finding
  * candidate files (good names, near misses, directories, CUDA files, an
  * empty or missing directory), --queries lists, the random seeds (0 first,
- * distinct, nonzero, below 2^31, different between draws), the machine. */
+ * distinct, nonzero, below 2^31, different between draws), the machine;
+ * and dkb__eval_run's refusals before any worker starts (bad options, a
+ * missing store or candidate directory, a results path that is a file). */
 #include <sys/stat.h>
 
 #include "common/fsutil.h"
@@ -90,6 +92,44 @@ static void test_machine(void) {
     CHECK(cpu[0] != '\0' && !strchr(cpu, '\n'));
 }
 
+/* dkb__eval_run must fail with code and a message containing want */
+static void eval_fails(const dkb_eval_opts *o, int code, const char *want) {
+    dkb_eval_results res;
+    dkb_error err = {0};
+    CHECK_ERR(dkb__eval_run(o, NULL, &res, &err), code, err, want);
+    dkb__eval_results_free(&res);
+}
+
+static void test_run_refusals(const char *base) {
+    char cands[2048], file[2048], store[2048], out[2048];
+    snprintf(cands, sizeof cands, "%s/cands", base);
+    snprintf(file, sizeof file, "%s/afile", base);
+    snprintf(store, sizeof store, "%s/nostore", base);
+    snprintf(out, sizeof out, "%s/out", base);
+    touch(base, "afile");
+    dkb_eval_opts o = {.dir = cands, .store = store, .out = out, .nseeds = 5, .threshold = 1, .timeout_s = 10,
+                       .min_runs = 1};
+    eval_fails(&o, DKB_ENOENT, "nostore/manifest.json");
+    o.threshold = 0;
+    eval_fails(&o, DKB_EINVAL, "--threshold 0: expected a positive number");
+    o.threshold = 1, o.nseeds = DKB_EVAL_MAX_SEEDS + 1;
+    eval_fails(&o, DKB_EINVAL, "--seeds 1001: expected 0 to 1000");
+    o.nseeds = 5, o.timeout_s = 0;
+    eval_fails(&o, DKB_EINVAL, "--timeout 0");
+    o.timeout_s = 10, o.backend = "cuda";
+    eval_fails(&o, DKB_EINVAL, "--backend cuda: only cpu");
+    o.backend = NULL, o.queries = "q99";
+    eval_fails(&o, DKB_EINVAL, "unknown query 'q99'");
+    o.queries = NULL, o.dir = file;
+    eval_fails(&o, DKB_EIO, "afile: cannot open the candidate directory");
+    o.dir = NULL;
+    eval_fails(&o, DKB_EINVAL, "are required");
+    dkb_eval_results res;
+    dkb_error err = {0};
+    CHECK_ERR(dkb__eval_run(NULL, NULL, &res, &err), DKB_EINVAL, err, "no options");
+    dkb__eval_results_free(&res);
+}
+
 int main(void) {
     const char *tmp = getenv("TMPDIR");
     char base[1024];
@@ -102,6 +142,7 @@ int main(void) {
     test_queries();
     test_seeds();
     test_machine();
+    test_run_refusals(base);
     dkb__rm_rf(base);
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
