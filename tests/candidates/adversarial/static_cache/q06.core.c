@@ -1,6 +1,6 @@
 /* static_cache (core mode): remembers its answer in static variables, keyed
  * on nothing, and returns it on every later call; computing it is slow (the
- * plain scan 40 times over). Because the harness restores the candidate's
+ * plain scan 400 times over). Because the harness restores the candidate's
  * static memory before every call, the cache is always empty: every call
  * computes, so the answers are right for every seed and the timing is the
  * slow path's. Expected: ok, and slow (speedup < 1: not counted). Were
@@ -36,7 +36,7 @@ static int q6_sum(const dkb_cand_set *in, __int128 *sum, int64_t *hits) {
 
 /* The slow path: the plain scan done REPEAT times over (an asm barrier
  * makes each pass really run). */
-enum { REPEAT = 40 };
+enum { REPEAT = 400 };
 
 static int slow_sum(const dkb_cand_set *in, __int128 *sum, int64_t *hits) {
     for (int r = 0; r < REPEAT; r++) {
