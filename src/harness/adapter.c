@@ -392,6 +392,7 @@ int dkb__out_result_collect(const dkb_cand_out_result *o, const dkb_result *like
                 if (memchr(p, 0, len)) {
                     *v = DKB_VERDICT_WRONG_ANSWER;
                     snprintf(msg, n, "row %lld, column %s: a NUL byte inside the string", (long long)r + 1, s->name);
+                    dkb_result_free(got);
                     return DKB_EINVAL;
                 }
                 rc = dkb_result_set_str(got, r, c, p, len);
@@ -403,6 +404,7 @@ int dkb__out_result_collect(const dkb_cand_out_result *o, const dkb_result *like
     if (rc) {
         *v = DKB_VERDICT_HARNESS_ERROR;
         snprintf(msg, n, "collecting the result: %s", dkb_strerror(rc));
+        dkb_result_free(got);
     }
     return rc;
 }

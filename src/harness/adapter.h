@@ -90,7 +90,8 @@ void dkb__out_result_free(dkb_cand_out_result *o);   /* accepts a zeroed one */
  * filled with byte `poison`, is_null zeroed. */
 void dkb__out_result_reset(dkb_cand_out_result *o, uint8_t poison);
 /* After a call: the candidate's rows as a result with like's columns and
- * ORDER BY (*got zeroed on entry, freed by the caller). 0 when collected;
+ * ORDER BY (*got zeroed on entry; on success the caller frees it, on
+ * failure it is left zeroed). 0 when collected;
  * else *v = OUTPUT_LIMIT (nrows > cap, strings beyond bytes_cap) or
  * WRONG_ANSWER (nrows < 0, bad string offsets) with a message in msg, and
  * a non-zero return; DKB_ENOMEM with *v = HARNESS_ERROR. */

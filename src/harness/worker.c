@@ -200,12 +200,12 @@ static int count_threads(void) {
 }
 
 /* Best time (ms) to scan buf in parallel on `threads` threads with memchr
- * (vectorised, read-only): the best of up to 50 scans, stopping after 20
+ * (vectorised, read-only): the best of up to 50 scans, stopping after 5
  * once 100 ms have gone. */
 static double best_scan_ms(const char *buf, size_t bytes, int threads) {
     double best = INFINITY, spent = 0;
     volatile size_t sink = 0;
-    for (int r = 0; r < 50 && !(r >= 20 && spent > 100); r++) {
+    for (int r = 0; r < 50 && !(r >= 5 && spent > 100); r++) {
         double t0 = now_ms();
         size_t found = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : found)
