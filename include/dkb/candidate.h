@@ -25,12 +25,22 @@
  * Both return 0 on success; any other value reports a failure.
  *
  * Rules the harness enforces: inputs are read-only (a write is a fault);
- * output buffers hold garbage on entry (write every element you report);
- * at most `cap` elements per output (`bytes_cap` bytes for strings); no state
- * may survive between calls (the candidate's static memory is restored
- * before every call); the result must be right for every parameter set, not
- * only the qualification values; no threads may outlive the call (OpenMP
- * regions are fine). The harness, not the candidate, times the calls.
+ * output buffers hold garbage on entry (write every element you report;
+ * only a result column's is_null flags start zeroed); at most `cap`
+ * elements per output (`bytes_cap` bytes for strings); no state may survive
+ * between calls (the candidate's static memory is restored before every
+ * call, OpenMP settings are put back, freed heap memory is overwritten);
+ * the result must be right for every parameter set, not only the
+ * qualification values; no threads may outlive the call (OpenMP regions
+ * are fine, with at most env->threads threads). The harness, not the
+ * candidate, times the calls.
+ *
+ * What a candidate may use: this header and the system's headers; imports
+ * from libc's memory, string, conversion, sorting, malloc and printing
+ * (stdout/stderr) functions, libm, and OpenMP (what the compiler emits,
+ * omp_get_*, omp_set_num_threads, locks). Nothing that reaches the system
+ * (files, processes, threads, signals, clocks, dynamic loading, thread-local
+ * storage) and nothing of DataKernelBench.
  *
  * Data encodings (docs/store.md): dates are int32 days since 1970-01-01;
  * DECIMAL(15,2) values are int64 hundredths (scale 2); a product of two
@@ -75,7 +85,9 @@ typedef struct dkb_cand_vec {
     void *data;                /* n elements (STR: n + 1 int64 offsets) */
     char *bytes;               /* STR: characters */
     int64_t nbytes;            /* STR: characters used; outputs: set it */
-    const dkb_cand_dict *dict; /* U8: the dictionary its codes index, else NULL */
+    const dkb_cand_dict *dict; /* U8 inputs: the dictionary its codes index, else NULL
+                                * (NULL for outputs: U8 output codes index the
+                                * dictionary of the input they come from) */
     int64_t cap;               /* outputs: elements data can hold */
     int64_t bytes_cap;         /* outputs, STR: characters bytes can hold */
 } dkb_cand_vec;
@@ -153,7 +165,7 @@ typedef struct dkb_cand_res_col {
     int64_t *str_off;          /* str_off[0] = 0; row r is [str_off[r], str_off[r+1]) */
     char *str_bytes;
     int64_t bytes_cap;
-    uint8_t *is_null;          /* set 1 for SQL NULL (e.g. a sum over no rows) */
+    uint8_t *is_null;          /* zeroed on entry; set 1 for SQL NULL (e.g. a sum over no rows) */
 } dkb_cand_res_col;
 
 typedef struct dkb_cand_result {
