@@ -774,6 +774,28 @@ static dkb_verdict recheck_pass(worker *w) {
     return DKB_VERDICT_OK;
 }
 
+/* The answer of timed call k (seed index s) against the first pass's: true
+ * when it matches; else o holds the verdict and message. */
+static int timed_answer_ok(worker *w, int s, int k, call_out *o) {
+    dkb_result got = {0};
+    char msg[1024] = "";
+    dkb_verdict v = collect(w, s, &got, msg, sizeof msg);
+    if (v == DKB_VERDICT_OK) {
+        dkb_error ce = {0};
+        if (dkb_result_compare(&got, &w->first[s], &CMP_OPTS, &ce)) {
+            v = DKB_VERDICT_NONDETERMINISTIC;
+            snprintf(msg, sizeof msg, "timed call %d (seed %llu) differs from the first check: %s", k,
+                     (unsigned long long)w->job.seeds[s], ce.msg);
+        }
+    }
+    dkb_result_free(&got);
+    if (v == DKB_VERDICT_HARNESS_ERROR) fail_report(w, v, "%s", msg);
+    if (v == DKB_VERDICT_OK) return 1;
+    o->v = v;
+    snprintf(o->msg, sizeof o->msg, "%s", msg);
+    return 0;
+}
+
 /* Time baseline (and candidate, when with_cand) interleaved until each has
  * min_runs calls and min_seconds have passed. */
 static dkb_verdict timing(worker *w, int with_cand) {
@@ -804,6 +826,9 @@ static dkb_verdict timing(worker *w, int with_cand) {
                 candidate_call(w, s, 0xA5, 0, "the candidate call, timing", &o);
                 if (o.v != DKB_VERDICT_OK) goto bad;
                 if (samples_add(&c, o.ms)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "out of memory");
+                /* every timed answer is checked too (outside the timed
+                 * region): a candidate cannot be right only when checked */
+                if (!timed_answer_ok(w, s, c.n, &o)) goto bad;
             }
         }
     }

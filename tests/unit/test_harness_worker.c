@@ -224,7 +224,15 @@ static void test_state(void) {
            Q6_CORE("unsigned char *u = (unsigned char *)stdout->_unused2; int calls = u[0] == 0x5c ? u[1] : 0;\n"
                    "  u[0] = 0x5c; u[1] = (unsigned char)(calls < 200 ? calls + 1 : 200);",
                    "r->n = 1; ((__int128 *)r->data)[0] = sum + (calls > 4);"),
-           DKB_MODE_CORE, DKB_VERDICT_NONDETERMINISTIC, "after timing");
+           DKB_MODE_CORE, DKB_VERDICT_NONDETERMINISTIC, NULL);
+    /* right when checked (calls 1-3, and again from call 8), wrong in the
+     * timing loop (calls 5-7: after the first check and a warm-up): every
+     * timed answer is checked */
+    expect("right only when checked",
+           Q6_FULL("unsigned char *u = (unsigned char *)stdout->_unused2; int calls = u[0] == 0x5d ? u[1] : 0;\n"
+                   "  u[0] = 0x5d; u[1] = (unsigned char)(calls < 200 ? calls + 1 : 200);",
+                   "if (calls >= 4 && calls < 7) sum += 1;"),
+           DKB_MODE_FULL, DKB_VERDICT_NONDETERMINISTIC, "timed call");
     /* a forged report through stdout's FILE on every fd: the worker's own counts */
     expect("forged report",
            Q6_FULL("int fd0 = stdout->_fileno;\n"
