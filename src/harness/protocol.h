@@ -31,8 +31,10 @@
  *    "threads": 16,              threads used
  *    "nonce": "9f0c..."}         the nonce the sandbox handed the worker (see
  *                                dkb__sandbox_run); absent when none
- * Checks list the first pass (one per seed); a failure in the second pass
- * (after timing) is named in detail. */
+ * Checks list the first pass (one per seed). Every timed call's answer and
+ * a second pass after timing (outputs poisoned differently) are compared
+ * with the first pass's answers; a difference is NONDETERMINISTIC, named in
+ * detail. */
 #ifndef DKB_HARNESS_PROTOCOL_H
 #define DKB_HARNESS_PROTOCOL_H
 
