@@ -146,8 +146,9 @@ typedef struct dkb_sandbox_result {
  * DKB_OUTPUT_LIMIT (bytes). When the run ends, the whole process group is
  * killed. The report: the last line on the report pipe that is a JSON
  * object whose "nonce" is the one the sandbox wrote (one line) on the fd
- * named in env DKB_NONCE_FD; the worker reads it before any candidate code
- * runs, so a report the candidate forges does not count. Returns 0
+ * named in env DKB_NONCE_FD; the worker reads it from that pipe only when
+ * it writes its report (a candidate can call nothing that reads a file
+ * descriptor), so a report the candidate forges does not count. Returns 0
  * when the child ran (whatever its verdict); an error (r->verdict
  * HARNESS_ERROR) when it could not be started or watched. r is initialised
  * by the call; free it with dkb__sandbox_result_free. */

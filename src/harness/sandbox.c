@@ -7,9 +7,9 @@
  * one file, no core dumps, RLIMIT_AS when asked, every other fd closed but
  * the report pipe (fd 3, named in env DKB_REPORT_FD) and the nonce pipe
  * (fd 4, env DKB_NONCE_FD): a fresh random nonce per run that the worker
- * reads at startup, before any candidate code runs, and puts into its
- * report; only a report line carrying it counts, so lines a candidate
- * forges on fd 3 are ignored. Everything the child needs (argv, envp) is
+ * reads only when it writes its report and puts into it; only a report
+ * line carrying it counts, so lines a candidate forges on fd 3 are
+ * ignored. Everything the child needs (argv, envp) is
  * built before fork, so only async-signal-safe calls run between fork and
  * exec. */
 #include <errno.h>

@@ -50,6 +50,7 @@ static int g_nranges;
 static char g_phase[256] = "the harness's setup";
 static int g_report_fd = 1;
 static char g_nonce[72];       /* from the sandbox (DKB_NONCE_FD); "" when run by hand */
+static int g_nonce_fd = -1;    /* read only when a report is written (see nonce) */
 static atomic_int g_faulted;
 
 /* ---- small async-signal-safe formatting ---- */
@@ -93,6 +94,29 @@ static const char *sig_text(int sig) {
     }
 }
 
+/* The nonce the sandbox wrote on DKB_NONCE_FD. It is read from the pipe
+ * only when a report is about to be written (async-signal-safe: the fault
+ * handler calls it too), so it is nowhere in this process's memory while
+ * candidate code runs; a candidate has no function that reads a file
+ * descriptor. "" when the worker runs by hand. */
+static const char *nonce(void) {
+    if (g_nonce_fd < 0) return g_nonce;
+    size_t len = 0;
+    while (len + 1 < sizeof g_nonce) {
+        ssize_t got = read(g_nonce_fd, g_nonce + len, sizeof g_nonce - 1 - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        len += (size_t)got;
+        if (memchr(g_nonce, '\n', len)) break;
+    }
+    g_nonce[len] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (g_nonce[i] == '\n' || g_nonce[i] == '\r' || g_nonce[i] == '"' || g_nonce[i] == '\\') g_nonce[i] = 0;
+    close(g_nonce_fd);
+    g_nonce_fd = -1;
+    return g_nonce;
+}
+
 /* The fault handler: the first faulting thread writes a report (a write to
  * a read-only input: wrote_input, then _exit; anything else: crash, then
  * the default action kills the process); others wait for it. */
@@ -108,7 +132,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
             if (a >= g_ranges[i].lo && a < g_ranges[i].hi) hit = i;
     char b[1024];
     size_t at = put_str(b, 0, sizeof b, "\n{\"nonce\":\"");
-    at = put_str(b, at, sizeof b, g_nonce);
+    at = put_str(b, at, sizeof b, nonce());
     at = put_str(b, at, sizeof b, "\",");
     if (hit >= 0) {
         at = put_str(b, at, sizeof b, "\"verdict\":\"wrote_input\",\"detail\":\"wrote to read-only ");
@@ -310,7 +334,7 @@ typedef struct worker {
 
 /* Write the report and leave (never returns). */
 static void finish_report(worker *w) {
-    snprintf(w->rep.nonce, sizeof w->rep.nonce, "%s", g_nonce);
+    snprintf(w->rep.nonce, sizeof w->rep.nonce, "%s", nonce());
     /* messages may quote the candidate's strings: keep the report valid text */
     dkb__text_sanitize(w->rep.detail, strlen(w->rep.detail));
     for (int i = 0; i < w->rep.nchecks; i++) dkb__text_sanitize(w->rep.checks[i].message, strlen(w->rep.checks[i].message));
@@ -322,7 +346,7 @@ static void finish_report(worker *w) {
     if (!json) {
         char b[256];
         size_t at = put_str(b, 0, sizeof b, "{\"nonce\":\"");
-        at = put_str(b, at, sizeof b, g_nonce);
+        at = put_str(b, at, sizeof b, nonce());
         at = put_str(b, at, sizeof b, "\",\"verdict\":\"harness_error\",\"detail\":\"worker: out of memory\"}\n");
         write_all(g_report_fd, b, at);
         _exit(1);
@@ -331,24 +355,6 @@ static void finish_report(worker *w) {
     _exit(0);
 }
 
-/* The nonce the sandbox wrote on DKB_NONCE_FD (read, then the fd closed,
- * before any candidate code runs). */
-static void read_nonce(void) {
-    const char *fd = getenv("DKB_NONCE_FD");
-    if (!fd || !*fd) return;
-    int n = atoi(fd);
-    size_t len = 0;
-    while (len + 1 < sizeof g_nonce) {
-        ssize_t got = read(n, g_nonce + len, sizeof g_nonce - 1 - len);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        len += (size_t)got;
-        if (memchr(g_nonce, '\n', len)) break;
-    }
-    g_nonce[len] = 0;
-    g_nonce[strcspn(g_nonce, "\r\n\"\\")] = 0;
-    close(n);
-}
 
 static void fail_report(worker *w, dkb_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail_report(worker *w, dkb_verdict v, const char *fmt, ...) {
@@ -792,7 +798,7 @@ static int timed_answer_ok(worker *w, int s, int k, call_out *o) {
     if (v == DKB_VERDICT_HARNESS_ERROR) fail_report(w, v, "%s", msg);
     if (v == DKB_VERDICT_OK) return 1;
     o->v = v;
-    snprintf(o->msg, sizeof o->msg, "%s", msg);
+    snprintf(o->msg, sizeof o->msg, "%.500s", msg);
     return 0;
 }
 
@@ -873,7 +879,8 @@ int dkb__worker_run(const char *job_path) {
     reexec_with_tunables(job_path);
     const char *fd = getenv("DKB_REPORT_FD");
     g_report_fd = fd && *fd ? atoi(fd) : 1;
-    read_nonce();
+    const char *nfd = getenv("DKB_NONCE_FD");
+    g_nonce_fd = nfd && *nfd ? atoi(nfd) : -1;
     signal(SIGPIPE, SIG_IGN);
     static worker w; /* large; zeroed */
     dkb__report_init(&w.rep);
