@@ -3,9 +3,9 @@
  * restoration of static memory does not reach: in 8 spare bytes of the C
  * library's stdout FILE (glibc's struct _IO_FILE ends in _unused2, padding
  * nothing reads), through the allowed symbol stdout. The first pass (6
- * parameter sets) is right; by the check after the timing loop (past the
- * 16th call) the same parameters give another answer. Expected:
- * nondeterministic. */
+ * parameter sets) is right; past the 16th call (in the timed calls, each
+ * checked against the first pass, or in the check after timing) the same
+ * parameters give another answer. Expected: nondeterministic. */
 #include <stdio.h>
 
 #include "dkb/candidate.h"
