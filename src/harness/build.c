@@ -265,6 +265,123 @@ static int check_deps(const char *dfile, const char *src, const char *hdr, char 
     return result;
 }
 
+/* Run one compiler step in the sandbox, its diagnostics to logpath; *ok
+ * when it exited 0. A step that fails sets b's verdict and detail. The
+ * compile time accumulates in b->compile_s. 0, or an error when the
+ * compiler could not be run at all. */
+static int compile_step(char *const argv[], const char *logpath, dkb_build *b, int *ok, dkb_error *err) {
+    *ok = 0;
+    dkb_limits lim = {.timeout_s = COMPILE_TIMEOUT_S, .output_bytes = (uint64_t)4 << 20,
+                      .as_bytes = COMPILE_AS_BYTES, .output_path = logpath};
+    dkb_sandbox_result sr;
+    int rc = dkb__sandbox_run(argv, &lim, &sr, err);
+    b->compile_s += sr.seconds;
+    if (rc) {
+        dkb__sandbox_result_free(&sr);
+        return rc;
+    }
+    /* the compiler writes no report: a clean exit shows up as EXITED, 0 */
+    if (sr.verdict == DKB_VERDICT_EXITED && sr.exit_code == 0) {
+        *ok = 1;
+    } else {
+        b->verdict = DKB_VERDICT_COMPILE_ERROR;
+        if (sr.verdict == DKB_VERDICT_EXITED && sr.exit_code == 127 && sr.seconds < 1)
+            rc = dkb_fail(err, DKB_EIO, "build: could not run %s", argv[0]);
+        else if (sr.verdict == DKB_VERDICT_EXITED)
+            snprintf(b->detail, sizeof b->detail, "compiler exited with status %d", sr.exit_code);
+        else
+            snprintf(b->detail, sizeof b->detail, "compiler %s: %.400s", dkb__verdict_name(sr.verdict), sr.detail);
+    }
+    dkb__sandbox_result_free(&sr);
+    return rc;
+}
+
+/* b->log := the trimmed, sanitized text of logpath; with only_src, only the
+ * lines that begin with "only_src:" (a diagnostic's message line about the
+ * source itself, not the excerpts quoted under it). Out of memory leaves
+ * the log as it was. */
+static void replace_log(dkb_build *b, const char *logpath, const char *only_src) {
+    FILE *f = fopen(logpath, "rb");
+    size_t cap = LOG_BYTES * 2, len = 0;
+    char *text = malloc(cap + 1);
+    if (f && text) len = fread(text, 1, cap, f);
+    if (f) fclose(f);
+    if (!text) return;
+    text[len] = 0;
+    dkb__text_sanitize(text, len);
+    if (only_src) {
+        size_t pl = strlen(only_src), w = 0;
+        for (char *line = text; *line;) {
+            char *end = strchr(line, '\n');
+            size_t ll = end ? (size_t)(end - line) + 1 : strlen(line);
+            if (!strncmp(line, only_src, pl) && line[pl] == ':') memmove(text + w, line, ll), w += ll;
+            line += ll;
+        }
+        text[w] = 0;
+    }
+    char *t = trim_log(text);
+    free(text);
+    if (t) {
+        free(b->log);
+        b->log = t;
+    }
+}
+
+/* Does the file contain the string? */
+static int file_has(const char *path, const char *needle) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[8192];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* Does the preprocessed source (ifile) use an asm keyword (asm, __asm,
+ * __asm__) in lines that come from src itself (not system headers, whose
+ * declarations use asm labels)? The keyword found in what. */
+static int source_has_asm(const char *ifile, const char *src, char *what, size_t n) {
+    FILE *f = fopen(ifile, "r");
+    if (!f) return 0;
+    const char *sbase = strrchr(src, '/');
+    sbase = sbase ? sbase + 1 : src;
+    char line[16384];
+    int ours = 1, found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        if (line[0] == '#') { /* a line marker: # 12 "file" flags */
+            const char *q = strchr(line, '"'), *e = q ? strrchr(line, '"') : NULL;
+            if (q && e > q) {
+                size_t len = (size_t)(e - q - 1), bl = strlen(sbase);
+                ours = len >= bl && !memcmp(q + 1 + len - bl, sbase, bl) && (len == bl || q[1 + len - bl - 1] == '/');
+            }
+            continue;
+        }
+        if (!ours) continue;
+        /* identifiers outside string and character literals */
+        for (const char *p = line; *p && !found;) {
+            if (*p == '"' || *p == '\'') {
+                char quote = *p++;
+                while (*p && *p != quote) p += (*p == '\\' && p[1]) ? 2 : 1;
+                if (*p) p++;
+            } else if (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
+                const char *s0 = p;
+                while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) p++;
+                size_t len = (size_t)(p - s0);
+                if ((len == 3 && !memcmp(s0, "asm", 3)) || (len == 5 && !memcmp(s0, "__asm", 5)) ||
+                    (len == 7 && !memcmp(s0, "__asm__", 7))) {
+                    snprintf(what, n, "%.*s", (int)len, s0);
+                    found = 1;
+                }
+            } else {
+                p++;
+            }
+        }
+    }
+    fclose(f);
+    return found;
+}
+
 /* ---- the build ---- */
 
 int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir, dkb_build *b, dkb_error *err) {
@@ -312,52 +429,26 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
     char ccpath[4096];
     if (find_program(cc, ccpath, sizeof ccpath) != 0)
         return dkb_fail(err, DKB_ENOENT, "build: compiler %s not found (set DKB_CC)", cc);
-    char *argv[] = {ccpath, (char *)"-std=c11", (char *)"-O3", (char *)"-march=native", (char *)"-fopenmp",
-                    (char *)"-fPIC", (char *)"-shared", (char *)"-Wall", (char *)"-I", inc, (char *)"-MD",
-                    (char *)"-MF", dfile, (char *)"-o", b->so_path, (char *)src, NULL};
-    dkb_limits lim = {.timeout_s = COMPILE_TIMEOUT_S, .output_bytes = (uint64_t)4 << 20,
-                      .as_bytes = COMPILE_AS_BYTES, .output_path = logfile};
-    dkb_sandbox_result sr;
-    rc = dkb__sandbox_run(argv, &lim, &sr, err);
-    b->compile_s = sr.seconds;
-    if (rc) {
-        dkb__sandbox_result_free(&sr);
-        return rc;
-    }
-    /* the whole log (the tail the sandbox keeps is not enough) */
-    char *text = NULL;
-    {
-        FILE *f = fopen(logfile, "rb");
-        size_t cap = LOG_BYTES * 2, len = 0;
-        text = malloc(cap + 1);
-        if (f && text) len = fread(text, 1, cap, f);
-        if (f) fclose(f);
-        if (text) {
-            text[len] = 0;
-            dkb__text_sanitize(text, len);
-        }
-    }
-    b->log = text ? trim_log(text) : NULL;
-    free(text);
-    if (!b->log) {
-        dkb__sandbox_result_free(&sr);
-        return dkb_fail(err, DKB_ENOMEM, "out of memory");
-    }
-    int compiled = sr.verdict == DKB_VERDICT_EXITED && sr.exit_code == 0;
-    /* the compiler writes no report: a clean exit shows up as EXITED, 0 */
-    if (!compiled) {
-        b->verdict = DKB_VERDICT_COMPILE_ERROR;
-        if (sr.verdict == DKB_VERDICT_EXITED && sr.exit_code == 127 && sr.seconds < 1)
-            rc = dkb_fail(err, DKB_EIO, "build: could not run %s", ccpath);
-        else if (sr.verdict == DKB_VERDICT_EXITED)
-            snprintf(b->detail, sizeof b->detail, "compiler exited with status %d", sr.exit_code);
-        else
-            snprintf(b->detail, sizeof b->detail, "compiler %s: %.400s", dkb__verdict_name(sr.verdict), sr.detail);
-        dkb__sandbox_result_free(&sr);
-        return rc;
-    }
-    dkb__sandbox_result_free(&sr);
+    char ifile[4096], sfile[4096], plog[4096];
+    snprintf(ifile, sizeof ifile, "%s/%.*s.i", scratch_dir, (int)blen, base);
+    snprintf(sfile, sizeof sfile, "%s/%.*s.s", scratch_dir, (int)blen, base);
+    snprintf(plog, sizeof plog, "%s/%.*s.pp.log", scratch_dir, (int)blen, base);
+    unlink(ifile);
+    unlink(sfile);
+    b->log = strdup("");
+    if (!b->log) return dkb_fail(err, DKB_ENOMEM, "out of memory");
 
+    /* 1. preprocess: which files does the source read? Its diagnostics are
+     * withheld (they could quote a file it should not have included) but
+     * for their message lines about the source itself. */
+    char *pp[] = {ccpath, (char *)"-std=c11", (char *)"-march=native", (char *)"-fopenmp", (char *)"-I", inc,
+                  (char *)"-E", (char *)"-MD", (char *)"-MF", dfile, (char *)"-o", ifile, (char *)src, NULL};
+    int ok = 0;
+    rc = compile_step(pp, plog, b, &ok, err);
+    if (rc || !ok) {
+        if (!rc) replace_log(b, plog, src);
+        return rc;
+    }
     char bad[PATH_MAX];
     int deps = check_deps(dfile, src, hdr, bad, sizeof bad);
     if (deps < 0) return dkb_fail(err, DKB_EIO, "build: cannot read the compiler's dependency file %s", dfile);
@@ -365,8 +456,36 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
         b->verdict = DKB_VERDICT_COMPILE_ERROR;
         snprintf(b->detail, sizeof b->detail, "includes %.400s (only dkb/candidate.h and system headers are allowed)",
                  bad);
-        unlink(b->so_path);
         return 0;
+    }
+    if (source_has_asm(ifile, src, bad, sizeof bad)) {
+        b->verdict = DKB_VERDICT_COMPILE_ERROR;
+        snprintf(b->detail, sizeof b->detail, "uses inline assembly (%.100s), which is not allowed", bad);
+        return 0;
+    }
+
+    /* 2. compile to assembly (the diagnostics are the log), and refuse
+     * inline assembly: it could make system calls the allow-list never sees */
+    char *cc1[] = {ccpath, (char *)"-std=c11", (char *)"-O3", (char *)"-march=native", (char *)"-fopenmp",
+                   (char *)"-fPIC", (char *)"-Wall", (char *)"-I", inc, (char *)"-S", (char *)"-o", sfile,
+                   (char *)src, NULL};
+    rc = compile_step(cc1, logfile, b, &ok, err);
+    if (!rc) replace_log(b, logfile, NULL);
+    if (rc || !ok) return rc;
+    if (file_has(sfile, "#APP")) {
+        b->verdict = DKB_VERDICT_COMPILE_ERROR;
+        snprintf(b->detail, sizeof b->detail, "uses inline assembly, which is not allowed");
+        return 0;
+    }
+
+    /* 3. assemble and link */
+    char alog[4096];
+    snprintf(alog, sizeof alog, "%s/%.*s.ld.log", scratch_dir, (int)blen, base);
+    char *ld[] = {ccpath, (char *)"-fopenmp", (char *)"-fPIC", (char *)"-shared", (char *)"-o", b->so_path, sfile, NULL};
+    rc = compile_step(ld, alog, b, &ok, err);
+    if (rc || !ok) {
+        if (!rc) replace_log(b, alog, NULL);
+        return rc;
     }
     return dkb__symbols_check(b->so_path, dkb__entry_symbol(mode), &b->verdict, b->detail, sizeof b->detail, err);
 }

@@ -76,9 +76,15 @@ typedef struct dkb_build {
  * its diagnostics kept: at most 60 lines / 8 KiB, the first ones), with
  *   -std=c11 -O3 -march=native -fopenmp -fPIC -shared -Wall
  *   -I SCRATCH/include   (holding only dkb/candidate.h)
- * A source that includes any file other than dkb/candidate.h and the
- * system's headers (under /usr/, /opt/ or /lib) is a COMPILE_ERROR; so is a
- * compiler that fails or runs past its time. Then the symbol check.
+ * in three sandboxed steps: preprocess (a source that includes any file
+ * other than dkb/candidate.h and the system's headers, under /usr/, /opt/
+ * or /lib, is a COMPILE_ERROR, and then the diagnostics of this step are
+ * withheld but for their message lines about the source, lest they quote
+ * the file it should not have read); compile to assembly (its diagnostics
+ * are the log; inline assembly, `asm` in the source or #APP in the output,
+ * is a COMPILE_ERROR: it could make system calls the allow-list never
+ * sees); assemble and link. A step that fails or runs past its time is a
+ * COMPILE_ERROR. Then the symbol check.
  * scratch_dir must exist. Returns 0 when the build step itself ran
  * (whatever the verdict), an error when the harness could not run the
  * compiler or write into scratch_dir. b is initialised by the call (free

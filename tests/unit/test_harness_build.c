@@ -217,6 +217,52 @@ static void test_build(const char *dir) {
     CHECK(b.verdict == DKB_VERDICT_OK, "system headers: %s %s", dkb__verdict_name(b.verdict), b.detail);
     dkb__build_free(&b);
 
+    /* a file outside the allowed headers: refused, and its contents (quoted
+     * by the preprocessor's warnings) stay out of the log */
+    char *secret = join(dir, "secret.txt");
+    write_text(secret, "SECRET-TOKEN 'unterminated\n");
+    snprintf(text, sizeof text, "#include \"%s\"\n%s", secret, GOOD_FULL);
+    build(dir, "q08.full.c", text, DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_COMPILE_ERROR && strstr(b.detail, "secret.txt"), "secret: %s %s",
+          dkb__verdict_name(b.verdict), b.detail);
+    CHECK(b.log && !strstr(b.log, "SECRET"), "the log quotes the file: [%s]", b.log ? b.log : "");
+    dkb__build_free(&b);
+    /* ... also when preprocessing fails: only the source's own message lines */
+    snprintf(text, sizeof text, "#include \"%s\"\n#error stop here\n", secret);
+    build(dir, "q08.full.c", text, DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_COMPILE_ERROR && b.log && strstr(b.log, "stop here") && !strstr(b.log, "SECRET"),
+          "secret with #error: %s [%s]", dkb__verdict_name(b.verdict), b.log ? b.log : "");
+    dkb__build_free(&b);
+    free(secret);
+    /* a missing header: the message line about the source is kept */
+    build(dir, "q09.full.c", "#include \"/nonexistent/dir/x.h\"\nint x;\n", DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_COMPILE_ERROR && b.log && strstr(b.log, "x.h"), "missing header: %s [%s]",
+          dkb__verdict_name(b.verdict), b.log ? b.log : "");
+    dkb__build_free(&b);
+
+    /* inline assembly, in a function or at file scope, or through a macro:
+     * refused; the word in a string or inside an identifier is fine */
+    static const char *const asms[] = {
+        "static long f(long x) { long r; __asm__ volatile(\"mov %1, %0\" : \"=r\"(r) : \"r\"(x)); return r; }\n",
+        "__asm__(\".section .rodata\\n.incbin \\\"/etc/hostname\\\"\\n.previous\");\n",
+        "#define A __asm__\nstatic void g(void) { A volatile(\"nop\"); }\n",
+        "#define S(x) x\nstatic void h(void) { S(__asm)(\"nop\"); }\n",
+    };
+    for (size_t i = 0; i < sizeof asms / sizeof asms[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", asms[i], GOOD_FULL);
+        build(dir, "q10.full.c", text, DKB_MODE_FULL, &b);
+        CHECK(b.verdict == DKB_VERDICT_COMPILE_ERROR && strstr(b.detail, "inline assembly"), "asm %zu: %s %s", i,
+              dkb__verdict_name(b.verdict), b.detail);
+        dkb__build_free(&b);
+    }
+    snprintf(text, sizeof text, "static const char *w = \"asm __asm__\"; static int asm_count, my__asm;\n"
+                                "int *dkb_candidate_peek(void) { return w ? &asm_count : &my__asm; }\n%s",
+             GOOD_FULL);
+    build(dir, "q11.full.c", text, DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_OK, "asm as a word: %s %s [%s]", dkb__verdict_name(b.verdict), b.detail,
+          b.log ? b.log : "");
+    dkb__build_free(&b);
+
     /* thread-local storage needs __tls_get_addr: refused */
     snprintf(text, sizeof text, "static _Thread_local int cache;\nint *dkb_candidate_peek(void) { return &cache; }\n%s",
              GOOD_FULL);
