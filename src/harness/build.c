@@ -327,20 +327,54 @@ static void replace_log(dkb_build *b, const char *logpath, const char *only_src)
     }
 }
 
-/* Does the file contain the string? */
-static int file_has(const char *path, const char *needle) {
+/* Does the assembly hold inline assembly with any instruction or directive
+ * in it (between #APP and #NO_APP, anything but blank lines and comments)?
+ * An empty asm statement, the usual compiler barrier, is fine. */
+static int asm_has_inline(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     char line[8192];
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
+    int in = 0, found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *p = line + strspn(line, " \t");
+        if (!strncmp(p, "#APP", 4)) in = 1;
+        else if (!strncmp(p, "#NO_APP", 7)) in = 0;
+        else if (in && *p && *p != '\n' && *p != '#') found = 1;
+    }
     fclose(f);
     return found;
 }
 
+/* After an asm keyword: is it an asm statement with an empty template
+ * (asm volatile ("" ::: "memory")), on this line? */
+static int asm_is_empty(const char *p) {
+    static const char *const QUAL[] = {"volatile", "__volatile__", "__volatile", "inline", "__inline__", "goto"};
+    for (;;) {
+        p += strspn(p, " \t");
+        size_t k, len = 0;
+        for (k = 0; k < sizeof QUAL / sizeof QUAL[0]; k++) {
+            len = strlen(QUAL[k]);
+            if (!strncmp(p, QUAL[k], len) && !(p[len] == '_' || (p[len] >= 'a' && p[len] <= 'z'))) break;
+        }
+        if (k == sizeof QUAL / sizeof QUAL[0]) break;
+        p += len;
+    }
+    if (*p != '(') return 0;
+    p++;
+    int strings = 0;
+    for (;;) {
+        p += strspn(p, " \t");
+        if (p[0] == '"' && p[1] == '"') p += 2, strings++;
+        else break;
+    }
+    p += strspn(p, " \t");
+    return strings > 0 && (*p == ':' || *p == ')');
+}
+
 /* Does the preprocessed source (ifile) use an asm keyword (asm, __asm,
- * __asm__) in lines that come from src itself (not system headers, whose
- * declarations use asm labels)? The keyword found in what. */
+ * __asm__) other than as an empty asm statement, in lines that come from
+ * src itself (not system headers, whose declarations use asm labels)? The
+ * keyword found in what. */
 static int source_has_asm(const char *ifile, const char *src, char *what, size_t n) {
     FILE *f = fopen(ifile, "r");
     if (!f) return 0;
@@ -370,8 +404,10 @@ static int source_has_asm(const char *ifile, const char *src, char *what, size_t
                 size_t len = (size_t)(p - s0);
                 if ((len == 3 && !memcmp(s0, "asm", 3)) || (len == 5 && !memcmp(s0, "__asm", 5)) ||
                     (len == 7 && !memcmp(s0, "__asm__", 7))) {
-                    snprintf(what, n, "%.*s", (int)len, s0);
-                    found = 1;
+                    if (!asm_is_empty(p)) {
+                        snprintf(what, n, "%.*s", (int)len, s0);
+                        found = 1;
+                    }
                 }
             } else {
                 p++;
@@ -472,7 +508,7 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
     rc = compile_step(cc1, logfile, b, &ok, err);
     if (!rc) replace_log(b, logfile, NULL);
     if (rc || !ok) return rc;
-    if (file_has(sfile, "#APP")) {
+    if (asm_has_inline(sfile)) {
         b->verdict = DKB_VERDICT_COMPILE_ERROR;
         snprintf(b->detail, sizeof b->detail, "uses inline assembly, which is not allowed");
         return 0;

@@ -83,7 +83,8 @@ typedef struct dkb_build {
  * the file it should not have read); compile to assembly (its diagnostics
  * are the log; inline assembly, `asm` in the source or #APP in the output,
  * is a COMPILE_ERROR: it could make system calls the allow-list never
- * sees); assemble and link. A step that fails or runs past its time is a
+ * sees; only an empty asm statement, a compiler barrier, is allowed);
+ * assemble and link. A step that fails or runs past its time is a
  * COMPILE_ERROR. Then the symbol check.
  * scratch_dir must exist. Returns 0 when the build step itself ran
  * (whatever the verdict), an error when the harness could not run the

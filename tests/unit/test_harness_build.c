@@ -256,7 +256,8 @@ static void test_build(const char *dir) {
         dkb__build_free(&b);
     }
     snprintf(text, sizeof text, "static const char *w = \"asm __asm__\"; static int asm_count, my__asm;\n"
-                                "int *dkb_candidate_peek(void) { return w ? &asm_count : &my__asm; }\n%s",
+                                "int *dkb_candidate_peek(void) { __asm__ volatile(\"\" ::: \"memory\");\n"
+                                "  __asm (\"\" : \"+r\"(w)); return w ? &asm_count : &my__asm; }\n%s",
              GOOD_FULL);
     build(dir, "q11.full.c", text, DKB_MODE_FULL, &b);
     CHECK(b.verdict == DKB_VERDICT_OK, "asm as a word: %s %s [%s]", dkb__verdict_name(b.verdict), b.detail,
