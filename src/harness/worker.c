@@ -16,19 +16,28 @@
  *     (no candidate destructor or atexit handler runs after the report).
  * The worker may exit without freeing: it is a short-lived process. */
 #include <dirent.h>
+#include <sched.h>  // defines: CLONE_THREAD
+#include <fcntl.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <malloc.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness/adapter.h"
@@ -142,7 +151,16 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
         at = put_str(b, at, sizeof b, "\"verdict\":\"crash\",\"detail\":\"");
         at = put_str(b, at, sizeof b, sig_text(sig));
     }
-    if (si->si_code > 0) { /* a fault: si_addr means something */
+    if (sig == SIGSYS && si->si_code == 1 /* SYS_SECCOMP */) {
+        at = put_str(b, at, sizeof b, " (system call ");
+        char num[16];
+        int k = 0, v = si->si_syscall;
+        do num[k++] = (char)('0' + v % 10), v /= 10;
+        while (v && k < 15);
+        while (k && at + 1 < sizeof b) b[at++] = num[--k];
+        b[at] = 0;
+        at = put_str(b, at, sizeof b, ", not allowed in the worker)");
+    } else if (si->si_code > 0) { /* a fault: si_addr means something */
         at = put_str(b, at, sizeof b, hit >= 0 ? "" : sig == SIGSEGV || sig == SIGBUS ? " at address " : " at ");
         at = put_hex(b, at, sizeof b, a);
     }
@@ -152,8 +170,10 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
     write_all(g_report_fd, b, at);
     if (hit >= 0) _exit(0);
     signal(sig, SIG_DFL);
-    if (sig == SIGABRT || si->si_code <= 0) raise(sig); /* sent, not a fault: re-raise */
-    /* a fault: returning re-runs the instruction, now with the default action */
+    /* sent (not a fault), or a trapped system call (returning would skip
+     * it and go on): re-raise; a fault: returning re-runs the instruction,
+     * now with the default action */
+    if (sig == SIGABRT || sig == SIGSYS || si->si_code <= 0) raise(sig);
 }
 
 static int install_handlers(dkb_error *err) {
@@ -694,6 +714,86 @@ static void setup_candidate(worker *w) {
                                             : "input (database descriptors or parameters)");
 }
 
+/* A system call filter for the rest of the worker's life (x86-64): only
+ * what the harness, malloc, stdio printing and OpenMP need (memory without
+ * PROT_EXEC, futexes, threads of this process, read-only opens for
+ * /proc/self/task, reads and writes on open descriptors, signals to this
+ * process, exit). Anything else traps (SIGSYS: a crash that names the
+ * call), so code that found its way to a system call without importing
+ * its function (a raw syscall instruction, a pointer into libc) cannot
+ * fork, exec, open files for writing, raise limits or map code. Returns 0,
+ * or -1 where filters are not available (the worker goes on without; so
+ * in AddressSanitizer builds, whose runtime needs more). */
+static int install_syscall_filter(void) {
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) /* sanitizer runtimes make calls of their own */
+#define ALLOW_NR(n) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (n), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define ARG_LO(i) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[i]))
+#define ARG_HI(i) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[i]) + 4)
+    const uint32_t pid = (uint32_t)getpid();
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 calls */
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        ALLOW_NR(__NR_read), ALLOW_NR(__NR_write), ALLOW_NR(__NR_pread64), ALLOW_NR(__NR_readv),
+        ALLOW_NR(__NR_writev), ALLOW_NR(__NR_close), ALLOW_NR(__NR_fstat), ALLOW_NR(__NR_newfstatat),
+        ALLOW_NR(__NR_lseek), ALLOW_NR(__NR_getdents64), ALLOW_NR(__NR_fcntl), ALLOW_NR(__NR_munmap),
+        ALLOW_NR(__NR_brk), ALLOW_NR(__NR_mremap), ALLOW_NR(__NR_madvise), ALLOW_NR(__NR_futex),
+        ALLOW_NR(__NR_sched_yield), ALLOW_NR(__NR_sched_getaffinity), ALLOW_NR(__NR_rt_sigaction),
+        ALLOW_NR(__NR_rt_sigprocmask), ALLOW_NR(__NR_rt_sigreturn), ALLOW_NR(__NR_sigaltstack),
+        ALLOW_NR(__NR_getpid), ALLOW_NR(__NR_gettid), ALLOW_NR(__NR_clock_gettime),
+        ALLOW_NR(__NR_clock_nanosleep), ALLOW_NR(__NR_nanosleep), ALLOW_NR(__NR_getrandom),
+        ALLOW_NR(__NR_set_robust_list), ALLOW_NR(__NR_rseq), ALLOW_NR(__NR_exit), ALLOW_NR(__NR_exit_group),
+        /* what libc asks the system about itself (qsort: sysinfo; sysconf) */
+        ALLOW_NR(__NR_sysinfo), ALLOW_NR(__NR_uname), ALLOW_NR(__NR_getuid), ALLOW_NR(__NR_geteuid),
+        ALLOW_NR(__NR_getgid), ALLOW_NR(__NR_getegid), ALLOW_NR(__NR_getppid), ALLOW_NR(__NR_getcpu),
+        ALLOW_NR(__NR_getrusage), ALLOW_NR(__NR_times), ALLOW_NR(__NR_clock_getres), ALLOW_NR(__NR_statx),
+        /* clone3: "not implemented", so glibc falls back to clone, whose flags can be seen */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        /* ioctl: stdio's terminal query; "not a terminal" */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOTTY),
+        /* each block below returns on every path once entered; a call it
+         * is not about skips it with the number still loaded */
+        /* clone: threads of this process only */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4), ARG_LO(0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        /* mmap, mprotect: never executable */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mprotect, 0, 4), ARG_LO(2),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        /* openat: read-only */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 4), ARG_LO(2),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        /* prlimit64: reading a limit only (sysconf), never setting one */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prlimit64, 0, 6), ARG_LO(2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3), ARG_HI(2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        /* tgkill: this process only (raise, abort) */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tgkill, 0, 4), ARG_LO(0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pid, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+    };
+#undef ALLOW_NR
+#undef ARG_LO
+#undef ARG_HI
+    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) return -1;
+    return 0;
+#else
+    return -1;
+#endif
+}
+
 /* Apply the memory backstop: address space = what we hold now + 4 x the
  * sandbox's memory limit. */
 static void set_backstops(void) {
@@ -899,6 +999,7 @@ int dkb__worker_run(const char *job_path) {
     mallopt(M_PERTURB, 0xA5);
     load_candidate(&w);
     setup_candidate(&w);
+    install_syscall_filter();
     w.rep.verdict = DKB_VERDICT_OK;
     if (check_pass(&w) != DKB_VERDICT_OK) {
         /* still time the baseline, so the score has it */

@@ -7,7 +7,8 @@
  * statics (restored) and in the freed heap (perturbed), a forged report,
  * state that survives elsewhere (nondeterministic), extra threads,
  * thread-local storage, timeout, memory, output flood, implausible speed,
- * and a baseline-only job. Needs the dkb binary ($DKB or ../dkb). */
+ * system calls past the allow-list (the worker's filter), and a
+ * baseline-only job. Needs the dkb binary ($DKB or ../dkb). */
 #include <math.h>
 
 #include "harness/protocol.h"
@@ -318,6 +319,58 @@ static void test_jobs(void) {
         dkb__sandbox_result_free(&sr);
         free(dir);
     }
+    /* code that reached a system call without importing it through the
+     * allow-list (built here without the harness's checks, as if it had
+     * found libc's functions by their addresses): the worker's system call
+     * filter traps it */
+    static const char *const escapes[] = {
+        "#include <unistd.h>\nint e(void) { return fork() < 0; }\n",
+        "#include <fcntl.h>\nint e(void) { return open(\"/tmp/dkb-escape\", O_WRONLY | O_CREAT, 0600) < 0; }\n",
+        "#include <sys/mman.h>\nint e(void) { static char page[8192] __attribute__((aligned(4096)));\n"
+        "  return mprotect(page, 4096, PROT_READ | PROT_EXEC); }\n",
+        "#include <sys/resource.h>\nint e(void) { struct rlimit r = {1, 1}; return setrlimit(RLIMIT_AS, &r); }\n",
+        "#include <signal.h>\nint e(void) { return kill(1, 0); }\n",
+    };
+#ifdef __SANITIZE_ADDRESS__
+    const size_t nescapes = 0; /* no filter under AddressSanitizer */
+#else
+    const size_t nescapes = sizeof escapes / sizeof escapes[0];
+#endif
+    for (size_t i = 0; i < nescapes; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "esc%zu", i);
+        char *edir = join(tmp, name), *esrc = join(edir, "e.c"), *eso = join(edir, "e.so");
+        mkdir(edir, 0755);
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "#define _GNU_SOURCE\n%sint dkb_candidate_full(void *db, void *p, void *res, void *env) {\n"
+                 "  (void)db, (void)p, (void)res, (void)env; return e(); }\n",
+                 escapes[i]);
+        write_text(esrc, text);
+        if (cc_shared(esrc, eso, NULL) != 0) {
+            CHECK(0, "cannot compile escape %zu", i);
+        } else {
+            dkb_job job;
+            dkb__job_init(&job);
+            job.store = store;
+            job.query = (char *)"q06";
+            job.so = eso;
+            dkb_limits l = limits();
+            dkb_report rep;
+            dkb_sandbox_result sr;
+            dkb_error err = {0};
+            CHECK(dkb__run_job(&job, dkb_exe, edir, &l, &rep, &sr, &err) == 0, "%s", err.msg);
+            CHECK(rep.verdict == DKB_VERDICT_CRASH && strstr(rep.detail, "system call") &&
+                      strstr(rep.detail, "candidate call"),
+                  "escape %zu: %s %s", i, dkb__verdict_name(rep.verdict), rep.detail);
+            dkb__report_free(&rep);
+            dkb__sandbox_result_free(&sr);
+        }
+        free(edir), free(esrc), free(eso);
+    }
+    CHECK(access("/tmp/dkb-escape", F_OK) != 0, "an escaped candidate created /tmp/dkb-escape");
+    unlink("/tmp/dkb-escape");
+
     /* a shared object without the entry, handed straight to the worker */
     char *src = join(tmp, "noentry.c"), *so = join(tmp, "noentry.so"), *dir = join(tmp, "ne");
     mkdir(dir, 0755);
