@@ -8,10 +8,16 @@
  *   - builds the candidate's inputs in read-only memory (adapter.c) and
  *     installs SIGSEGV/SIGBUS handlers that name a write there WROTE_INPUT
  *     (any other fault is reported as a crash with the phase it hit);
+ *   - runs with glibc's malloc perturbation on and its thread cache off
+ *     (freed blocks carry nothing into the next call), puts OpenMP's
+ *     settings back around every call, and installs a system call filter
+ *     before the first candidate call (no fork, exec, file writes, limits,
+ *     executable memory);
  *   - checks every seed (outputs poisoned, thread count before and after),
- *     times baseline and candidate interleaved, checks every seed again
- *     (poisoned differently) against the first answers, and compares the
- *     candidate's median with the bandwidth floor;
+ *     times baseline and candidate interleaved (every timed answer checked
+ *     too), checks every seed again (poisoned differently) against the
+ *     first answers, and compares the candidate's median with the
+ *     bandwidth floor;
  *   - writes one JSON report (protocol.h) to the report fd and _exits
  *     (no candidate destructor or atexit handler runs after the report).
  * The worker may exit without freeing: it is a short-lived process. */
