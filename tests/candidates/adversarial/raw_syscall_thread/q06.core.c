@@ -2,8 +2,10 @@
  * pthread_create: a thread made with the clone system call in inline
  * assembly, which imports no symbol at all, so the allow-list cannot see it
  * (x86-64 Linux). The call returns at once; the thread computes the answer,
- * writes it into the output later and lingers. Expected: left_threads (the
- * worker counts its threads before and after each checked call). */
+ * writes it into the output later and lingers. Expected: compile_error,
+ * because the build refuses inline assembly (it could make any system call
+ * unseen); were it built, the worker's thread count before and after each
+ * call would report left_threads, and its system-call filter forbids clone. */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
