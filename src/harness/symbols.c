@@ -36,6 +36,8 @@ static const char *const LIBC[] = {
     "printf", "fprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs", "fputc", "putc", "fwrite",
     "fflush", "snprintf", "sprintf", "vsnprintf", "vsprintf", "perror", "putchar_unlocked", "putc_unlocked",
     "fputc_unlocked", "fwrite_unlocked", "fputs_unlocked", "stdout", "stderr", "_IO_putc",
+    /* what glibc's inline putc_unlocked / putchar_unlocked call when the buffer is full */
+    "__overflow",
     /* ending */
     "abort", "exit", "__assert_fail", "__assert_perror_fail", "__assert",
     /* errno (strtol and friends) */
