@@ -58,6 +58,12 @@ int cli_parse_tables(const char *opt, const char *s, unsigned *mask) {
     if (strlen(s) >= sizeof buf) return cli_usage_error("%s: list too long", opt);
     strcpy(buf, s);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        /* Names are matched ignoring case and surrounding blanks ("LINEITEM, orders"). */
+        while (isspace((unsigned char)*tok)) tok++;
+        size_t n = strlen(tok);
+        while (n > 0 && isspace((unsigned char)tok[n - 1])) tok[--n] = '\0';
+        if (!n) continue;
+        for (char *c = tok; *c; c++) *c = (char)tolower((unsigned char)*c);
         const dkb_table_def *t = dkb_table_def_find(tok);
         if (!t)
             return cli_usage_error("%s %s: unknown table '%s' (tables: part, partsupp, supplier, "

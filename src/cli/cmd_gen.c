@@ -17,8 +17,9 @@ static void usage(FILE *f) {
             "The output appears only when complete (built in DIR.tmp.PID, then renamed).\n"
             "\n"
             "options:\n"
-            "  --sf SF             scale factor (default 1); below 1 in steps of 0.001,\n"
-            "                      from 1 up whole numbers (as dbgen: 2.5 means 2)\n"
+            "  --sf SF             scale factor, 0.001 to 100000 (default 1); below 1 in\n"
+            "                      steps of 0.001, from 1 up whole numbers (as dbgen:\n"
+            "                      2.5 means 2, 0.0125 means 0.012)\n"
             "  --out DIR           output directory (default data/sf<SF>, or data/sf<SF>-tbl)\n"
             "  --format FMT        store (default) or tbl\n"
             "  --table LIST        only these tables, comma-separated (default: all 8)\n"
@@ -56,6 +57,10 @@ int cmd_gen(int argc, char **argv) {
         case O_SF:
             if (cli_parse_double("--sf", optarg, &o.sf)) return DKB_EXIT_USAGE;
             if (o.sf <= 0) return cli_usage_error("--sf %s: scale factor must be positive", optarg);
+            /* dbgen's steps below 1 are 0.001: anything smaller is scale 0. */
+            if (o.sf < 1 && (int)(1000 * o.sf) < 1)
+                return cli_usage_error("--sf %s: below the smallest scale factor, 0.001", optarg);
+            if (o.sf > 100000) return cli_usage_error("--sf %s: above the largest scale factor, 100000", optarg);
             break;
         case O_OUT: o.out = optarg; break;
         case O_FORMAT:

@@ -65,7 +65,8 @@ static size_t plan_chunks(dkb_table_id t, int64_t first, int64_t count, int part
     int per_unit = t == DKB_TABLE_LINEITEM || t == DKB_TABLE_PARTSUPP ? 4 : 1;
     int64_t chunk_units = CHUNK_ROWS / per_unit;
     if (partitions < 1) partitions = 1;
-    if (partitions > count && count > 0) partitions = (int)count;
+    /* Exactly `partitions` partitions, as import makes them (docs/store.md):
+     * one with no rows still gets an (empty) span. */
     size_t cap = (size_t)(count / chunk_units) + (size_t)partitions + 1, n = 0;
     chunk_span *spans = malloc(cap * sizeof *spans);
     if (!spans) return 0;
@@ -75,9 +76,9 @@ static size_t plan_chunks(dkb_table_id t, int64_t first, int64_t count, int part
             int64_t c = hi - u < chunk_units ? hi - u : chunk_units;
             spans[n++] = (chunk_span){u, c, 0};
         }
-        if (p + 1 < partitions && n > 0) spans[n - 1].ends_partition = 1;
+        if (lo == hi) spans[n++] = (chunk_span){lo, 0, 0};
+        if (p + 1 < partitions) spans[n - 1].ends_partition = 1;
     }
-    if (n == 0) spans[n++] = (chunk_span){first, 0, 0};
     *out = spans;
     return n;
 }

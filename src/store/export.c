@@ -5,7 +5,9 @@
  * place at the end. */
 #include "store/export.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -137,6 +139,12 @@ static int export_table(const dkb_store *s, out_file *o, const dkb_export_opts *
 static int prepare(const dkb_store *s, const char *out_dir, const dkb_export_opts *opts,
                    out_file *files, int *nfiles, dkb_error *err) {
     int n = 0;
+    struct stat st;
+    if (stat(out_dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) return dkb_fail(err, DKB_EEXIST, "%s: exists and is not a directory", out_dir);
+    } else if (errno != ENOENT) {
+        return dkb__io_fail(err, out_dir, "cannot use as the output directory");
+    }
     for (int id = 0; id < DKB_TABLE_COUNT; id++) {
         const dkb_store_table *t = dkb_store_table_get(s, (dkb_table_id)id);
         bool wanted = opts->tables ? (opts->tables >> id) & 1u : t != NULL;
@@ -169,6 +177,8 @@ int dkb__store_export(const dkb_store *s, const char *out_dir, const dkb_export_
     for (int i = 0; i < DKB_TABLE_COUNT; i++) files[i] = (out_file){.fd = -1};
     int n = 0;
     int rc = prepare(s, out_dir, opts, files, &n, err);
+    /* A directory made here goes again on failure (rmdir: only if empty). */
+    bool made_dir = !rc && dkb__path_kind(out_dir) == DKB__PATH_MISSING;
     if (!rc) rc = dkb__mkdir_p(out_dir, err);
     for (int i = 0; i < n && !rc; i++) {
         out_file *o = &files[i];
@@ -189,6 +199,7 @@ int dkb__store_export(const dkb_store *s, const char *out_dir, const dkb_export_
         free(files[i].path);
         free(files[i].tmp);
     }
+    if (rc && made_dir) rmdir(out_dir);
     sm.total_seconds = now_seconds() - t0;
     if (!rc && sum) *sum = sm;
     return rc;

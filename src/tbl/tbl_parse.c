@@ -205,6 +205,9 @@ static int parse_line(const parse_ctx *x, const char *p, const char *eol, dkb_ba
         }
         q = next;
     }
+    if (q + 1 == eol && *q == '\r')
+        return dkb_fail(x->err, DKB_EPARSE, "%s:%lld: line ends with CR (CRLF line endings; dbgen writes LF)",
+                        x->file, x->line);
     if (q != eol)
         return dkb_fail(x->err, DKB_EPARSE, "%s:%lld: too many fields (expected %d)", x->file,
                         x->line, t->ncols);

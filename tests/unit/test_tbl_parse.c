@@ -205,7 +205,9 @@ static void test_structure(void) {
                 "t.tbl:1: field 1 (r_regionkey): missing (line has 0 fields, expected 3)");
     EXPECT_FAIL(DKB_TABLE_REGION, "0|AFRICA|c|x|\n", DKB_EPARSE, "t.tbl:1: too many fields (expected 3)");
     EXPECT_FAIL(DKB_TABLE_REGION, "0|AFRICA|c|x\n", DKB_EPARSE, "t.tbl:1: too many fields (expected 3)");
-    EXPECT_FAIL(DKB_TABLE_REGION, "0|AFRICA|c|\r\n", DKB_EPARSE, "t.tbl:1: too many fields (expected 3)");
+    EXPECT_FAIL(DKB_TABLE_REGION, "0|AFRICA|c|\r\n", DKB_EPARSE,
+                "t.tbl:1: line ends with CR (CRLF line endings; dbgen writes LF)");
+    EXPECT_FAIL(DKB_TABLE_REGION, "0|AFRICA|c|x\r\n", DKB_EPARSE, "t.tbl:1: too many fields (expected 3)");
     EXPECT_FAIL(DKB_TABLE_REGION, "0|AFRICA|c|\n1|ASIA|d|", DKB_EPARSE,
                 "t.tbl:2: last line does not end with a newline");
     EXPECT_FAIL(DKB_TABLE_REGION, "x|AFRICA|c|\n", DKB_EPARSE,
