@@ -12,13 +12,15 @@ static void usage(FILE *f) {
             "usage: dkb import TBL_DIR --out STORE [options]\n"
             "\n"
             "Load TBL_DIR/{part,partsupp,supplier,customer,orders,lineitem,nation,region}.tbl\n"
-            "(dbgen's pipe-delimited text, from any dbgen-compatible generator) into a\n"
-            "columnar store. Every field is checked; a malformed row stops the import with\n"
+            "(dbgen's pipe-delimited text, from any dbgen-compatible generator; or just\n"
+            "the tables --table names) into a columnar store. Every field is checked; a malformed row stops the import with\n"
             "one line naming file, line and field, and nothing is left at STORE.\n"
             "\n"
             "options:\n"
             "  --out STORE         store directory to create (required)\n"
-            "  --sf SF             scale factor to record (default: customer rows / 150000)\n"
+            "  --table LIST        only these tables, comma-separated (default: all 8)\n"
+            "  --sf SF             scale factor to record (default: inferred from the rows\n"
+            "                      of customer, supplier, part, partsupp or orders)\n"
             "  --partitions P      partitions per table (lineitem and orders co-partitioned\n"
             "                      by orderkey; default 1)\n"
             "  -j, --threads N     worker threads (default: all cores)\n"
@@ -31,9 +33,10 @@ static void usage(FILE *f) {
 }
 
 int cmd_import(int argc, char **argv) {
-    enum { O_OUT = 256, O_SF, O_PARTITIONS, O_FORCE, O_SUMMARY };
+    enum { O_OUT = 256, O_SF, O_PARTITIONS, O_FORCE, O_SUMMARY, O_TABLE };
     static const struct option longopts[] = {
         {"out", required_argument, 0, O_OUT},       {"sf", required_argument, 0, O_SF},
+        {"table", required_argument, 0, O_TABLE},
         {"partitions", required_argument, 0, O_PARTITIONS},
         {"threads", required_argument, 0, 'j'},     {"force", no_argument, 0, O_FORCE},
         {"summary", required_argument, 0, O_SUMMARY}, {"quiet", no_argument, 0, 'q'},
@@ -47,6 +50,9 @@ int cmd_import(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "j:qh", longopts, NULL)) != -1) {
         switch (c) {
         case O_OUT: out = optarg; break;
+        case O_TABLE:
+            if (cli_parse_tables("--table", optarg, &o.tables)) return DKB_EXIT_USAGE;
+            break;
         case O_SF:
             if (cli_parse_double("--sf", optarg, &o.scale_factor)) return DKB_EXIT_USAGE;
             if (o.scale_factor <= 0) return cli_usage_error("--sf %s: scale factor must be positive", optarg);
@@ -82,7 +88,8 @@ int cmd_import(int argc, char **argv) {
     if (rc) return cli_fail("import", rc, &err);
     if (quiet) return DKB_EXIT_OK;
     cli_summary cs = {.command = "import", .out = out, .format = "store", .bytes_label = "tbl bytes",
-                      .sf = sum.sf, .threads = o.threads, .tables = (1u << DKB_TABLE_COUNT) - 1,
+                      .sf = sum.sf, .threads = o.threads,
+                      .tables = o.tables ? o.tables : (1u << DKB_TABLE_COUNT) - 1,
                       .total_seconds = sum.total_seconds};
     for (int t = 0; t < DKB_TABLE_COUNT; t++) {
         cs.rows[t] = sum.rows[t];

@@ -22,7 +22,7 @@
 #include "tbl/tbl.h"
 
 /* Default chunk size: about 8 chunks per thread, from 256 KiB to 4 MiB. */
-enum { CHUNK_MIN = 256 << 10, CHUNK_MAX = 4 << 20, CHUNKS_PER_THREAD = 8, CUSTOMER_PER_SF = 150000 };
+enum { CHUNK_MIN = 256 << 10, CHUNK_MAX = 4 << 20, CHUNKS_PER_THREAD = 8 };
 
 /* An opened .tbl file. */
 typedef struct tbl_file {
@@ -183,16 +183,27 @@ static int import_table(dkb_store_writer *w, const dkb_table_def *t, tbl_file *f
     return rc;
 }
 
-/* Scale factor from customer.tbl's line count. */
-static int infer_sf(tbl_file *customer, double *sf, dkb_error *err) {
-    int rc = file_map(customer, err);
-    if (rc) return rc;
-    int64_t rows = customer->text ? dkb__count_lines(customer->text, customer->len) : 0;
-    if (rows == 0)
-        return dkb_fail(err, DKB_EINVAL, "%s: no rows, cannot infer the scale factor (give it)",
-                        customer->path);
-    *sf = (double)rows / CUSTOMER_PER_SF;
-    return 0;
+/* Scale factor from the line count of the first selected table whose size
+ * is a fixed multiple of it (customer, supplier, part, partsupp, orders). */
+static int infer_sf(tbl_file *files, unsigned tables, double *sf, dkb_error *err) {
+    static const struct {
+        dkb_table_id t;
+        double per_sf;
+    } base[] = {{DKB_TABLE_CUSTOMER, 150000}, {DKB_TABLE_SUPPLIER, 10000}, {DKB_TABLE_PART, 200000},
+                {DKB_TABLE_PARTSUPP, 800000}, {DKB_TABLE_ORDERS, 1500000}};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        if (!(tables & (1u << base[i].t))) continue;
+        tbl_file *f = &files[base[i].t];
+        int rc = file_map(f, err);
+        if (rc) return rc;
+        int64_t rows = f->text ? dkb__count_lines(f->text, f->len) : 0;
+        if (rows == 0)
+            return dkb_fail(err, DKB_EINVAL, "%s: no rows, cannot infer the scale factor (give --sf)", f->path);
+        *sf = (double)rows / base[i].per_sf;
+        return 0;
+    }
+    return dkb_fail(err, DKB_EINVAL,
+                    "import: cannot infer the scale factor from the selected tables (give --sf)");
 }
 
 int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import_opts *opts,
@@ -205,11 +216,16 @@ int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import
     memset(&s, 0, sizeof s);
     tbl_file files[DKB_TABLE_COUNT];
     for (int t = 0; t < DKB_TABLE_COUNT; t++) files[t] = (tbl_file){.fd = -1};
+    unsigned tables = opts->tables ? opts->tables : (1u << DKB_TABLE_COUNT) - 1;
+    int parts = opts->partitions > 1 ? opts->partitions : 1;
     int rc = 0;
+    if ((tables & (1u << DKB_TABLE_LINEITEM)) && !(tables & (1u << DKB_TABLE_ORDERS)) && parts > 1)
+        rc = dkb_fail(err, DKB_EINVAL,
+                      "import: partitioning lineitem needs orders (they are co-partitioned by orderkey)");
     for (int t = 0; t < DKB_TABLE_COUNT && !rc; t++)
-        rc = file_open(&files[t], tbl_dir, dkb_table_def_get((dkb_table_id)t)->name, err);
+        if (tables & (1u << t)) rc = file_open(&files[t], tbl_dir, dkb_table_def_get((dkb_table_id)t)->name, err);
     s.sf = opts->scale_factor;
-    if (!rc && s.sf == 0) rc = infer_sf(&files[DKB_TABLE_CUSTOMER], &s.sf, err);
+    if (!rc && s.sf == 0) rc = infer_sf(files, tables, &s.sf, err);
     char *source = NULL;
     dkb_store_writer *w = NULL;
     if (!rc) {
@@ -223,10 +239,10 @@ int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import
                                     .source = opts->source ? opts->source : source};
         rc = dkb__store_writer_open(out_dir, &wo, &w, err);
     }
-    int parts = opts->partitions > 1 ? opts->partitions : 1;
     int64_t *keys = calloc((size_t)parts + 1, sizeof *keys);
     if (!rc && !keys) rc = dkb_fail(err, DKB_ENOMEM, "import: out of memory");
     for (int t = 0; t < DKB_TABLE_COUNT && !rc; t++) {
+        if (!(tables & (1u << t))) continue;
         double ts = now_seconds();
         rc = import_table(w, dkb_table_def_get((dkb_table_id)t), &files[t], keys, opts, progress, &s.rows[t], err);
         s.bytes[t] = files[t].len;

@@ -18,7 +18,9 @@
 #include "dkb/schema.h"
 
 typedef struct dkb_import_opts {
-    double scale_factor;   /* 0: customer rows / 150000 */
+    unsigned tables;       /* bit (1u << dkb_table_id) per table to import; 0: all 8 */
+    double scale_factor;   /* 0: inferred from the row count of customer,
+                            * supplier, part, partsupp or orders */
     int partitions;        /* per table; 0 or 1: one */
     int threads;           /* 0: OpenMP's default */
     int force;             /* replace a non-empty out_dir */
@@ -35,7 +37,7 @@ typedef struct dkb_import_summary {
 } dkb_import_summary;
 
 /* Import tbl_dir/{part,partsupp,supplier,customer,orders,lineitem,nation,
- * region}.tbl into a store at out_dir (written atomically, see
+ * region}.tbl (or the tables opts->tables selects) into a store at out_dir (written atomically, see
  * store_writer.h). progress (may be NULL) gets done/total in bytes of the
  * current table; sum (may be NULL) is filled on success.
  * Errors: DKB_ENOENT (a missing .tbl file, named), DKB_EPARSE/DKB_ERANGE

@@ -40,3 +40,10 @@ expect_fail 2 "missing --out" -- "$DKB" import "$WORK/tbl"
 expect_fail 2 "only tbl" -- "$DKB" export "$WORK/store" --format csv --out "$WORK/y"
 for c in import export info; do "$DKB" $c --help | grep -q "usage: dkb $c" || fail "$c --help"; done
 pass "help"
+
+# Partial imports that cannot work say why.
+"$DKB" gen --sf 0.01 --format tbl --table lineitem --out "$WORK/li" -q
+expect_fail 1 "cannot infer the scale factor.*--sf" -- "$DKB" import "$WORK/li" --table lineitem --out "$WORK/li-st"
+expect_fail 1 "partitioning lineitem needs orders" -- "$DKB" import "$WORK/li" --table lineitem --sf 0.01 --partitions 2 --out "$WORK/li-st"
+expect_fail 2 "unknown table 'lineitems'" -- "$DKB" import "$WORK/li" --table lineitems --out "$WORK/li-st"
+[ ! -e "$WORK/li-st" ] || fail "a refused import left a store"
