@@ -95,7 +95,7 @@ static void print_table(const dkb_store *s, int verified) {
             const dkb_store_column *col = dkb_store_table_column_at(t, c);
             printf("  %-16s %-8s %-6s %12.1f MB", dkb_column_name(col), dkb_type_name(dkb_column_type(col)),
                    dkb_dtype_name(dkb_column_dtype(col)), dkb_column_disk_bytes(col) / 1e6);
-            if (dkb_column_type(col) == DKB_TYPE_DICT) printf("  (%d values)", dkb_column_dict_size(col));
+            if (dkb_column_type(col) == DKB_TYPE_DICT) printf("  (%d value%s)", dkb_column_dict_size(col), dkb_column_dict_size(col) == 1 ? "" : "s");
             printf("\n");
         }
     }
