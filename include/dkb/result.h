@@ -6,8 +6,9 @@
  *   INT      int64
  *   DECIMAL  exact scaled integer (__int128) with a per-column scale:
  *            value 12345 at scale 2 prints as 123.45
- *   FLOAT    double (averages and other float paths), printed with `scale`
- *            decimals (6 when scale is 0)
+ *   FLOAT    double (averages and other float paths); TABLE prints `scale`
+ *            decimals (6 when scale is 0), CSV and JSON every digit it
+ *            needs (shortest round trip, plain decimal, as DuckDB)
  *   DATE     int32 days since 1970-01-01, printed YYYY-MM-DD
  *   STRING   bytes (copied into the result)
  * Any cell may be NULL (SQL NULL, e.g. a sum over no rows): set with
@@ -45,7 +46,7 @@ typedef enum {
 typedef struct dkb_res_column {
     char *name;
     dkb_res_type type;
-    int scale;        /* DECIMAL: digits after the point; FLOAT: digits printed */
+    int scale;        /* DECIMAL: digits after the point; FLOAT: digits TABLE prints */
     /* values, nrows of them, according to type: */
     int64_t *i64;     /* INT */
     __int128 *dec;    /* DECIMAL */

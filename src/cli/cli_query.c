@@ -24,7 +24,7 @@ int cli_parse_seed(const char *opt, const char *s, uint64_t *out) {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || s[strspn(s, " \t")] == '-' || s[0] == '+')
+    if (!*s || *end || errno || s[0] < '0' || s[0] > '9') /* digits only: no sign, space or 0x */
         return cli_usage_error("%s %s: expected an integer from 0 to 18446744073709551615", opt, s);
     *out = v;
     return 0;
@@ -39,12 +39,15 @@ int cli_query_params(const char *cmd, const dkb_query *q, uint64_t seed, double 
     return cli_fail(cmd, rc, &err);
 }
 
+#define SHELL_SAFE "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_#%+,-./:=@"
+
 void cli_params_line(FILE *f, const dkb_query *q, uint64_t seed, const dkb_params *p) {
     fprintf(f, "%s seed=%llu", q->name, (unsigned long long)seed);
     for (int i = 0; i < p->n; i++) {
         char text[DKB_PARAM_STRLEN + 64];
         dkb_param_text(&p->v[i], text, sizeof text);
-        if (p->v[i].kind == DKB_PARAM_STRING && (!*text || strpbrk(text, " '\"\\"))) {
+        /* quoted for a POSIX shell unless every byte is plainly safe there */
+        if (p->v[i].kind == DKB_PARAM_STRING && (!*text || *text == '#' || text[strspn(text, SHELL_SAFE)])) {
             fprintf(f, " %s='", p->v[i].name);
             for (const char *s = text; *s; s++) fputs(*s == '\'' ? "'\\''" : (char[2]){*s, 0}, f);
             fputc('\'', f);

@@ -341,6 +341,25 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
     return 0;
 }
 
+/* dir has dbgen .tbl files (TABLE.tbl or a slice TABLE.tbl.K) but no store. */
+static int holds_tbl(const char *dir) {
+    static const char *const tables[] = {"lineitem", "orders", "customer", "part", "partsupp", "supplier", "nation", "region"};
+    char path[4096];
+    for (int i = 0; i < 8; i++) {
+        snprintf(path, sizeof path, "%s/%s.tbl", dir, tables[i]);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            snprintf(path, sizeof path, "%s/%s.tbl.1", dir, tables[i]);
+            f = fopen(path, "r");
+        }
+        if (f) {
+            fclose(f);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cmd_run(int argc, char **argv) {
     run_opts o = {.backend = DKB_TP_CPU, .backend_name = "cpu", .runs = 5, .warmup = 1};
     const char *qarg = NULL;
@@ -357,7 +376,14 @@ int cmd_run(int argc, char **argv) {
     run_env env = {0};
     dkb_error err = {0};
     double t0 = now_ms();
-    if ((rc = dkb_store_open(o.data, 0, &env.db, &err))) return cli_fail("run", rc, &err);
+    if ((rc = dkb_store_open(o.data, 0, &env.db, &err))) {
+        if (holds_tbl(o.data)) {
+            fprintf(stderr, "dkb run: error: %s holds .tbl files, not a store; make one with `dkb import %s --out STORE`\n",
+                    o.data, o.data);
+            return DKB_EXIT_FAIL;
+        }
+        return cli_fail("run", rc, &err);
+    }
     int part, parts;
     dkb_store_slice(env.db, &part, &parts);
     env.sf = dkb_store_scale_factor(env.db);

@@ -73,6 +73,24 @@ static int check_draw(const dkb_query *q, const dkb_params *p, dkb_error *err) {
     return 0;
 }
 
+/* s[0, len) is well-formed UTF-8 (no overlong forms, surrogates or code
+ * points above U+10FFFF). */
+static int utf8_valid(const char *s, size_t len) {
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        unsigned c = u[i];
+        size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (!n || i + n > len) return 0;
+        for (size_t k = 1; k < n; k++)
+            if ((u[i + k] & 0xc0) != 0x80) return 0;
+        if ((c == 0xe0 && u[i + 1] < 0xa0) || (c == 0xed && u[i + 1] > 0x9f) || (c == 0xf0 && u[i + 1] < 0x90) ||
+            (c == 0xf4 && u[i + 1] > 0x8f))
+            return 0;
+        i += n;
+    }
+    return 1;
+}
+
 /* Parse text into v (its kind and scale already set). */
 static int parse_value(const dkb_query *q, dkb_param_value *v, const char *text, dkb_error *err) {
     size_t len = strlen(text);
@@ -118,6 +136,8 @@ static int parse_value(const dkb_query *q, dkb_param_value *v, const char *text,
             if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
                 return dkb_fail(err, DKB_EINVAL, "%s: parameter %s: control character in the value", q->name,
                                 v->name);
+        if (!utf8_valid(text, len)) /* printed in JSON, substituted into SQL: text only */
+            return dkb_fail(err, DKB_EINVAL, "%s: parameter %s: the value is not valid UTF-8", q->name, v->name);
         memset(v->s, 0, sizeof v->s); /* no bytes of the drawn value linger */
         memcpy(v->s, text, len + 1);
         return 0;

@@ -17,7 +17,8 @@
  *
  * Plan: filter, compress the six columns, one packed group key of the two
  * dictionary codes, exact sums (I128; the charge is a scale-6 product) and
- * a count; the averages are sum / count (what avg computes). Dictionary
+ * a count; the averages are avg aggregates (exact sum over count, rounded
+ * once to a double, as DuckDB's avg). Dictionary
  * codes sort as their strings, so the ORDER BY sorts codes. */
 #include "dkb/query.h"
 
@@ -89,7 +90,6 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *count = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, qty);
     dkb_tensor *sum_qty = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, qty);
     dkb_tensor *sum_price = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, price);
-    dkb_tensor *sum_disc = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, disc);
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, flag, g.first_row, 0),
         dkb_tp_gather(tp, status, g.first_row, 0),
@@ -97,9 +97,9 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
         sum_price,
         dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, disc_price),
         dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, charge),
-        dkb_tp_arith(tp, sum_qty, DKB_OP_DIV, count),
-        dkb_tp_arith(tp, sum_price, DKB_OP_DIV, count),
-        dkb_tp_arith(tp, sum_disc, DKB_OP_DIV, count),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, qty),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, price),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, disc),
         count,
     };
 

@@ -85,7 +85,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
      * part over the same lines, then back to each line */
     const dkb_tensor *keys[] = {part};
     dkb_groups g = dkb_tp_group(tp, keys, 1);
-    dkb_tensor *limit = dkb_tp_arith_i64(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, qty), DKB_OP_DIV, 5, 0);
+    dkb_tensor *limit = dkb_tp_arith_i64(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, qty), DKB_OP_MUL, 2, 1);
     dkb_tensor *small = dkb_tp_cmp(tp, qty, DKB_CMP_LT, dkb_tp_gather(tp, limit, g.group_id, 0));
 
     /* sum(l_extendedprice) / 7.0; a sum over no rows is NULL: then the

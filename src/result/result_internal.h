@@ -23,6 +23,11 @@ void dkb__res_dec_text(__int128 v, int scale, char *buf, size_t n);
 /* A double with `digits` decimals (%.*f), "nan", "inf" or "-inf"; never
  * "-0.00" (negative zero and tiny negatives print without the sign). */
 void dkb__res_float_text(double v, int digits, char *buf, size_t n);
+/* A double in plain decimal with the shortest digits that read back as the
+ * same double (DuckDB's text: 25.575154611454693, 1e21 as
+ * 1000000000000000000000, 1e-7 as 0.0000001, 3.0 as 3), never an exponent;
+ * zero as "0", and "nan", "inf", "-inf". CSV and JSON print FLOATs so. */
+void dkb__res_float_plain(double v, char *buf, size_t n);
 
 /* Parse s[0, len) as an exact decimal: optional sign, digits with an
  * optional point (".5", "5.", "1.25"), optional exponent (e-3, E+10).

@@ -39,6 +39,18 @@ void dkb_result_cell_text(const dkb_result *r, int64_t row, int col, char *buf, 
     snprintf(buf, n, "%s", dkb__res_cell(r, row, col, tmp));
 }
 
+/* A cell for CSV and JSON: as dkb__res_cell, but a FLOAT with every digit
+ * it needs (shortest round trip, plain decimal), as the goldens write it;
+ * the column's scale only sets how many decimals the table shows. */
+static const char *data_cell(const dkb_result *r, int64_t row, int col, char *buf) {
+    const dkb_res_column *c = &r->cols[col];
+    if (c->type == DKB_RES_FLOAT && !(c->null && c->null[row])) {
+        dkb__res_float_plain(c->f64[row], buf, DKB__RES_CELL_BUF);
+        return buf;
+    }
+    return dkb__res_cell(r, row, col, buf);
+}
+
 /* ---- CSV ---- */
 
 static void csv_field(FILE *f, const char *s, int is_string) {
@@ -66,7 +78,7 @@ static void print_csv(const dkb_result *r, FILE *f) {
         for (int c = 0; c < r->ncols; c++) {
             if (c) fputc(',', f);
             if (!dkb_result_is_null(r, i, c)) /* NULL: an empty field */
-                csv_field(f, dkb__res_cell(r, i, c, buf), r->cols[c].type == DKB_RES_STRING);
+                csv_field(f, data_cell(r, i, c, buf), r->cols[c].type == DKB_RES_STRING);
         }
         fputc('\n', f);
     }
@@ -109,7 +121,7 @@ int dkb_result_print_json_fields(const dkb_result *r, FILE *f) {
         fputs(i ? ",\n  [" : "\n  [", f);
         for (int c = 0; c < r->ncols; c++) {
             if (c) fputs(", ", f);
-            const char *text = dkb__res_cell(r, i, c, buf);
+            const char *text = data_cell(r, i, c, buf);
             dkb_res_type t = r->cols[c].type;
             if (dkb_result_is_null(r, i, c)) fputs("null", f);
             else if (t == DKB_RES_STRING || t == DKB_RES_DATE) json_string(f, text);

@@ -2,6 +2,7 @@
  * formatting, and strict parsers for decimals, integers and dates. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/date.h"
@@ -42,6 +43,42 @@ void dkb__res_float_text(double v, int digits, char *buf, size_t n) {
     if (digits > DKB__RES_MAX_SCALE) digits = DKB__RES_MAX_SCALE;
     snprintf(buf, n, "%.*f", digits, v);
     if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
+}
+
+void dkb__res_float_plain(double v, char *buf, size_t n) {
+    if (!isfinite(v) || v == 0) {
+        dkb__res_float_text(v, 0, buf, n);
+        return;
+    }
+    /* the fewest significant digits that read back as v ("d.ddde+X"), then
+     * placed around the point, zeros added; never an exponent */
+    char e[64];
+    int p = 1;
+    for (; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, v);
+        if (strtod(e, NULL) == v) break;
+    }
+    snprintf(e, sizeof e, "%.*e", p - 1, v);
+    char digits[24], out[DKB__RES_CELL_BUF];
+    int nd = 0, k = 0;
+    const char *x = e + (e[0] == '-');
+    for (; *x && *x != 'e'; x++)
+        if (*x >= '0' && *x <= '9' && nd < (int)sizeof digits - 1) digits[nd++] = *x;
+    digits[nd] = 0;
+    int point = (*x == 'e' ? atoi(x + 1) : 0) + 1; /* digits before the point */
+    if (v < 0) out[k++] = '-';
+    if (point <= 0) {
+        out[k++] = '0', out[k++] = '.';
+        for (int i = 0; i < -point; i++) out[k++] = '0';
+        for (int i = 0; i < nd; i++) out[k++] = digits[i];
+    } else {
+        for (int i = 0; i < nd || i < point; i++) {
+            if (i == point) out[k++] = '.';
+            out[k++] = i < nd ? digits[i] : '0';
+        }
+    }
+    out[k] = 0;
+    snprintf(buf, n, "%s", out);
 }
 
 int dkb__res_parse_int(const char *s, size_t len, int64_t *v) {

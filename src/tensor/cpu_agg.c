@@ -186,6 +186,13 @@ static dkb_tensor *count_distinct(dkb_tp *tp, const dkb_groups *g, const dkb_ten
     return r;
 }
 
+/* The average of integers or decimals from their exact sum, as DuckDB's avg
+ * computes it: the sum over count * 10^scale in long double, rounded once
+ * to a double (the plain double quotient can be 1 ulp off). */
+static double exact_avg(dkb__i128 sum, int64_t count, double pow10_scale) {
+    return (double)((long double)sum / ((long double)count * (long double)pow10_scale));
+}
+
 dkb_tensor *dkb__cpu_aggregate(dkb_tp *tp, const dkb_groups *g, dkb_agg agg, const dkb_tensor *values) {
     int64_t ng = g->ngroups, n = g->group_id->n;
     const int64_t *gid = g->group_id->data;
@@ -206,7 +213,7 @@ dkb_tensor *dkb__cpu_aggregate(dkb_tp *tp, const dkb_groups *g, dkb_agg agg, con
         r = dkb__tp_new(tp, "aggregate", DKB_TP_F64, ng);
         if (!r) goto out;
         double *o = r->data, p = f ? 1.0 : pow10d(values->scale);
-        for (int64_t i = 0; i < ng; i++) o[i] = (f ? a[i].f : (double)a[i].i / p) / (double)cnt[i];
+        for (int64_t i = 0; i < ng; i++) o[i] = f ? a[i].f / (double)cnt[i] : exact_avg(a[i].i, cnt[i], p);
         goto out;
     }
     dkb_tp_dtype t = agg == DKB_AGG_SUM ? (f ? DKB_TP_F64 : DKB_TP_I128) : values->dtype;
@@ -295,7 +302,7 @@ dkb_tensor *dkb__cpu_reduce(dkb_tp *tp, dkb_agg agg, const dkb_tensor *values) {
     }
     if (agg == DKB_AGG_AVG) {
         r = dkb__tp_new(tp, "reduce", DKB_TP_F64, 1);
-        if (r) ((double *)r->data)[0] = (f ? t.f : (double)t.i / pow10d(values->scale)) / (double)n;
+        if (r) ((double *)r->data)[0] = f ? t.f / (double)n : exact_avg(t.i, n, pow10d(values->scale));
         goto out;
     }
     r = dkb__tp_new(tp, "reduce", op == DKB_AGG_SUM ? (f ? DKB_TP_F64 : DKB_TP_I128) : values->dtype, 1);

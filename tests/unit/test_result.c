@@ -134,8 +134,8 @@ static void test_formats(void) {
     }
     char *csv = print_to_string(&r, DKB_RES_FMT_CSV);
     CHECK_STR(csv, "nation,o_year,sum_profit,avg\n"
-                   "ALGERIA,1998,0.0005,0.12\n"
-                   "\"UNITED, \"\"KINGDOM\"\"\",1997,-27136900.1800,25.50\n");
+                   "ALGERIA,1998,0.0005,0.125\n" /* FLOATs with every digit, as DuckDB */
+                   "\"UNITED, \"\"KINGDOM\"\"\",1997,-27136900.1800,25.5\n");
     char *table = print_to_string(&r, DKB_RES_FMT_TABLE);
     CHECK_STR(table, "nation            | o_year |     sum_profit |   avg\n"
                      "------------------+--------+----------------+------\n"
@@ -146,8 +146,8 @@ static void test_formats(void) {
     CHECK_STR(json, "{\"columns\": [{\"name\": \"nation\", \"type\": \"STRING\"}, {\"name\": \"o_year\", \"type\": "
                     "\"INT\"}, {\"name\": \"sum_profit\", \"type\": \"DECIMAL\", \"scale\": 4}, {\"name\": \"avg\", "
                     "\"type\": \"FLOAT\", \"scale\": 2}], \"rows\": [\n"
-                    "  [\"ALGERIA\", 1998, 0.0005, 0.12],\n"
-                    "  [\"UNITED, \\\"KINGDOM\\\"\", 1997, -27136900.1800, 25.50]\n"
+                    "  [\"ALGERIA\", 1998, 0.0005, 0.125],\n"
+                    "  [\"UNITED, \\\"KINGDOM\\\"\", 1997, -27136900.1800, 25.5]\n"
                     "]}\n");
     free(csv);
     free(table);
@@ -181,7 +181,7 @@ static void test_csv_roundtrip(void) {
         CHECK(back.cols[2].dec[i] == r.cols[2].dec[i]);
         CHECK(back.cols[4].date[i] == r.cols[4].date[i]);
     }
-    dkb_compare_opts opts = {1e-6, 0, 0, false}; /* FLOAT printed with 6 digits */
+    dkb_compare_opts opts = {0, 0, 0, false}; /* FLOATs printed with every digit: exact */
     CHECK(dkb_result_compare(&back, &r, &opts, &err) == 0);
     if (err.code) fprintf(stderr, "compare: %s\n", err.msg);
     /* printing the read result gives the same bytes */
@@ -341,7 +341,7 @@ static void test_nulls(void) {
     CHECK(!dkb_result_is_null(&r, 2, 1));
     r.nrows = 3;
     char *csv = print_to_string(&r, DKB_RES_FMT_CSV);
-    CHECK_STR(csv, "s,i,d,f,dt\n\"\",0,0.00,0.00,1970-01-01\n,,,,\n\"\",7,2.00,0.50,1970-01-03\n");
+    CHECK_STR(csv, "s,i,d,f,dt\n\"\",0,0.00,0,1970-01-01\n,,,,\n\"\",7,2.00,0.5,1970-01-03\n");
     char *json = print_to_string(&r, DKB_RES_FMT_JSON);
     CHECK(strstr(json, "[null, null, null, null, null]") != NULL);
     char *table = print_to_string(&r, DKB_RES_FMT_TABLE);
@@ -399,10 +399,48 @@ static void test_nulls(void) {
     dkb_result_free(&r);
 }
 
+/* CSV and JSON print a FLOAT in plain decimal with the shortest digits that
+ * read back as the same double (DuckDB's text, tools/oracle/lib.mjs
+ * doubleText): no exponent, no rounding to the column's scale. */
+static void test_float_plain(void) {
+    static const struct {
+        double v;
+        const char *text;
+    } cases[] = {
+        {25.575154611454693, "25.575154611454693"}, {0.1 + 0.2, "0.30000000000000004"},
+        {1e21, "1000000000000000000000"},             {1e-7, "0.0000001"},
+        {-1.5e-10, "-0.00000000015"},                 {3.0, "3"},
+        {-0.0, "0"},                                  {0.0, "0"},
+        {348406.0542857143, "348406.0542857143"},     {1e23, "100000000000000000000000"},
+        {123456789012345680.0, "123456789012345680"}, {5e-324, NULL}, {-1.7976931348623157e308, NULL},
+    };
+    static const char *const names[] = {"f"};
+    static const dkb_res_type types[] = {DKB_RES_FLOAT};
+    static const int scales[] = {6};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        dkb_result r = {0};
+        CHECK(dkb_result_init(&r, 1, names, types, scales) == 0);
+        int64_t row = dkb_result_add_row(&r);
+        dkb_result_set_float(&r, row, 0, cases[k].v);
+        char *csv = print_to_string(&r, DKB_RES_FMT_CSV);
+        const char *cell = csv + 2; /* after "f\n" */
+        CHECK(!strchr(cell, 'e') && !strchr(cell, 'E'));
+        CHECK(strtod(cell, NULL) == cases[k].v);
+        if (cases[k].text) {
+            char want[64];
+            snprintf(want, sizeof want, "f\n%s\n", cases[k].text);
+            CHECK_STR(csv, want);
+        }
+        free(csv);
+        dkb_result_free(&r);
+    }
+}
+
 int main(void) {
     test_build();
     test_cell_text();
     test_formats();
+    test_float_plain();
     test_csv_roundtrip();
     test_json_roundtrip();
     test_csv_read();
