@@ -56,6 +56,8 @@ int cmd_sql(int argc, char **argv) {
             ov[nov++] = optarg;
             break;
         case O_SF:
+            if (strpbrk(optarg, "xXpP")) /* strtod's hexadecimal form: not a scale factor */
+                return cli_usage_error("--sf %s: not a number", optarg);
             if (cli_parse_double("--sf", optarg, &sf)) return DKB_EXIT_USAGE;
             if (sf <= 0) return cli_usage_error("--sf %s: scale factor must be positive", optarg);
             break;

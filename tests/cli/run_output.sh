@@ -58,4 +58,5 @@ expect_fail 2 "--seed  5: expected an integer" -- "$DKB" run q06 --data "$S" --s
 expect_fail 2 "--seed \+5: expected an integer" -- "$DKB" run q06 --data "$S" --seed +5
 expect_fail 2 "q09: parameter color: the value is not valid UTF-8" -- "$DKB" run q09 --data "$S" --param "$(printf 'color=\xff\xfe')"
 expect_fail 2 "q09: parameter color: the value is not valid UTF-8" -- "$DKB" sql q09 --param "$(printf 'color=\xed\xa0\x80')"
+expect_fail 2 "--sf 0x10: not a number" -- "$DKB" sql q11 --sf 0x10
 pass "run_output"
