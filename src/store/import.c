@@ -158,12 +158,24 @@ static int run_spans(dkb_store_writer *w, const dkb_table_def *t, const tbl_file
     return 0;
 }
 
-static int import_table(dkb_store_writer *w, const dkb_table_def *t, tbl_file *f, int64_t *keys,
-                        const dkb_import_opts *o, const dkb_progress *progress, int64_t *rows,
-                        dkb_error *err) {
+/* Partition keys of a table with partitions > 1: orders and part record the
+ * first key of each equal-row partition in keys[] (order_keys / part_keys);
+ * lineitem and partsupp are then split at those keys (co-partitioned by
+ * orderkey and by partkey, as dkb gen partitions them). Others: none. */
+static int64_t *partition_keys(dkb_table_id t, int64_t *order_keys, int64_t *part_keys, bool *by_keys) {
+    *by_keys = t == DKB_TABLE_LINEITEM || t == DKB_TABLE_PARTSUPP;
+    if (t == DKB_TABLE_ORDERS || t == DKB_TABLE_LINEITEM) return order_keys;
+    if (t == DKB_TABLE_PART || t == DKB_TABLE_PARTSUPP) return part_keys;
+    *by_keys = false;
+    return NULL;
+}
+
+static int import_table(dkb_store_writer *w, const dkb_table_def *t, tbl_file *f, int64_t *order_keys,
+                        int64_t *part_keys, const dkb_import_opts *o, const dkb_progress *progress,
+                        int64_t *rows, dkb_error *err) {
     int parts = o->partitions > 1 ? o->partitions : 1;
-    bool by_keys = t->id == DKB_TABLE_LINEITEM && parts > 1;
-    int64_t *kp = (t->id == DKB_TABLE_ORDERS || t->id == DKB_TABLE_LINEITEM) && parts > 1 ? keys : NULL;
+    bool by_keys = false;
+    int64_t *kp = parts > 1 ? partition_keys(t->id, order_keys, part_keys, &by_keys) : NULL;
     dkb_import_plan plan;
     int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
     size_t chunk = o->chunk_bytes;
@@ -222,6 +234,9 @@ int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import
     if ((tables & (1u << DKB_TABLE_LINEITEM)) && !(tables & (1u << DKB_TABLE_ORDERS)) && parts > 1)
         rc = dkb_fail(err, DKB_EINVAL,
                       "import: partitioning lineitem needs orders (they are co-partitioned by orderkey)");
+    if (!rc && (tables & (1u << DKB_TABLE_PARTSUPP)) && !(tables & (1u << DKB_TABLE_PART)) && parts > 1)
+        rc = dkb_fail(err, DKB_EINVAL,
+                      "import: partitioning partsupp needs part (they are co-partitioned by partkey)");
     for (int t = 0; t < DKB_TABLE_COUNT && !rc; t++)
         if (tables & (1u << t)) rc = file_open(&files[t], tbl_dir, dkb_table_def_get((dkb_table_id)t)->name, err);
     s.sf = opts->scale_factor;
@@ -239,12 +254,14 @@ int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import
                                     .source = opts->source ? opts->source : source};
         rc = dkb__store_writer_open(out_dir, &wo, &w, err);
     }
-    int64_t *keys = calloc((size_t)parts + 1, sizeof *keys);
-    if (!rc && !keys) rc = dkb_fail(err, DKB_ENOMEM, "import: out of memory");
+    int64_t *order_keys = calloc((size_t)parts + 1, sizeof *order_keys);
+    int64_t *part_keys = calloc((size_t)parts + 1, sizeof *part_keys);
+    if (!rc && (!order_keys || !part_keys)) rc = dkb_fail(err, DKB_ENOMEM, "import: out of memory");
     for (int t = 0; t < DKB_TABLE_COUNT && !rc; t++) {
         if (!(tables & (1u << t))) continue;
         double ts = now_seconds();
-        rc = import_table(w, dkb_table_def_get((dkb_table_id)t), &files[t], keys, opts, progress, &s.rows[t], err);
+        rc = import_table(w, dkb_table_def_get((dkb_table_id)t), &files[t], order_keys, part_keys, opts,
+                          progress, &s.rows[t], err);
         s.bytes[t] = files[t].len;
         s.seconds[t] = now_seconds() - ts;
         file_close(&files[t]);
@@ -252,7 +269,8 @@ int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import
     if (!rc) rc = dkb__store_writer_commit(w, err);
     else dkb__store_writer_abort(w);
     for (int t = 0; t < DKB_TABLE_COUNT; t++) file_close(&files[t]);
-    free(keys);
+    free(order_keys);
+    free(part_keys);
     free(source);
     s.total_seconds = now_seconds() - t0;
     if (!rc && sum) *sum = s;

@@ -6,7 +6,9 @@
  * partitions > 1, orders is split into equal row ranges and the orderkey at
  * each boundary also splits lineitem (co-partitioned: partition i of both
  * holds the same orderkeys; both files must be sorted by orderkey, as dbgen
- * writes them); the other tables are split into equal row ranges. */
+ * writes them); part and partsupp likewise by partkey (as dkb gen
+ * partitions them: a part's partsupp rows stay in its partition); the other
+ * tables are split into equal row ranges. */
 #ifndef DKB_STORE_IMPORT_H
 #define DKB_STORE_IMPORT_H
 

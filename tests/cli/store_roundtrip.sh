@@ -68,3 +68,20 @@ assert sorted(t["name"] for t in d["tables"]) == ["lineitem", "orders", "supplie
 "$DKB" export "$WORK/some-st" --format tbl --out "$WORK/some-exp" -q
 diff -r "$WORK/some" "$WORK/some-exp" >/dev/null || fail "partial import -> export differs"
 pass "import --table (3 tables, 2 partitions) round trip"
+
+# gen --partitions and import --partitions of the same data give the same
+# partitions (orders/lineitem by orderkey, part/partsupp by partkey).
+"$DKB" gen --sf 0.01 --partitions 3 --out "$WORK/gp3" -q
+"$DKB" import "$WORK/tbl" --partitions 3 --out "$WORK/ip3" -q
+for st in gp3 ip3; do "$DKB" info "$WORK/$st" --format json >"$WORK/$st.json"; done
+python3 - "$WORK/gp3.json" "$WORK/ip3.json" <<'PY' || fail "gen and import partitions differ"
+import json, sys
+g, i = (json.load(open(f)) for f in sys.argv[1:3])
+parts = lambda d: {t["name"]: t["partitions"] for t in d["tables"]}
+assert parts(g) == parts(i), (parts(g), parts(i))
+ps = parts(g)["partsupp"]
+assert all(p["rows"] % 4 == 0 for p in ps), ps          # whole parts
+for a, b in zip(parts(g)["part"], ps):                   # co-partitioned by partkey
+    assert (a["key_min"], a["key_max"]) == (b["key_min"], b["key_max"]), (a, b)
+PY
+pass "gen and import partition alike (part/partsupp co-partitioned)"
