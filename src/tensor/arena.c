@@ -82,6 +82,9 @@ static void free_list(dkb__arena *a, dkb__arena_block *b) {
 }
 
 void dkb__arena_reset(dkb__arena *a) {
+    /* Nothing allocated since the last reset: not a run, keep the warm
+     * blocks (callers may reset before and after each run). */
+    if (!a->used) return;
     free_list(a, a->idle);  /* idle through the whole run: give back */
     a->idle = a->used;
     a->used = NULL;

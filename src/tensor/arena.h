@@ -33,7 +33,9 @@ void dkb__arena_init(dkb__arena *a, size_t block_size);
 /* bytes of 64-byte aligned memory, or NULL when out of memory (or on
  * size overflow). bytes == 0 gives a valid unique pointer. */
 void *dkb__arena_alloc(dkb__arena *a, size_t bytes);
-/* Free all allocations; keep the blocks used since the last reset. */
+/* Free all allocations; keep the blocks used since the last reset. A reset
+ * with nothing allocated since the previous one does nothing, so resetting
+ * before and after a run keeps the warm blocks. */
 void dkb__arena_reset(dkb__arena *a);
 /* Free everything (the arena may be used again). */
 void dkb__arena_free(dkb__arena *a);
