@@ -169,6 +169,13 @@ static inline char *dkb__put_zpad(char *p, uint64_t v, int width) {
     return p;
 }
 
+/* dbgen's "<tag>%09d" names (Customer#, Supplier#, Clerk#): the tag's plen
+ * bytes, then v zero padded to 9 digits. Returns the length written. */
+static inline size_t dkb__put_tagged(char *dst, const char *tag, size_t plen, int64_t v) {
+    memcpy(dst, tag, plen);
+    return (size_t)(dkb__put_zpad(dst + plen, (uint64_t)v, 9) - dst);
+}
+
 /* dbgen's phone number for nation n: "CC-AAA-EEE-NNNN" (3 draws). */
 static inline void dkb__gen_phone(uint32_t *x, int64_t nation, char *dst) {
     int64_t a = dkb__pm_draw(x, 100, 999);
@@ -240,6 +247,80 @@ static inline void dkb__strw_put_sstr(dkb_strw *w, size_t row, const dkb_sstr *s
 static inline void dkb__strw_put_char(dkb_strw *w, size_t row, char ch) {
     w->bytes[w->len] = ch;
     dkb__strw_commit(w, row, 1);
+}
+
+/* A table's streams, positioned at row `first` / moved on to the next row. */
+static inline void dkb__streams_at(dkb_stream *st, const int *ids, int n, int64_t first) {
+    for (int s = 0; s < n; s++) dkb__stream_at(&st[s], ids[s], first);
+}
+
+static inline void dkb__streams_next_row(dkb_stream *st, int n) {
+    for (int s = 0; s < n; s++) dkb__stream_next_row(&st[s]);
+}
+
+/* ---- the columns customer and supplier share ----
+ * dbgen's mk_cust and mk_supp start alike: key, "<tag>%09d" name, a_rnd
+ * address, nation, phone (from the nation), account balance, each drawn from
+ * the table's own stream. Both tables lay these out as columns 0..5 and list
+ * the four streams first, in this order. */
+enum { DKB_PARTY_KEY, DKB_PARTY_NAME, DKB_PARTY_ADDRESS, DKB_PARTY_NATION, DKB_PARTY_PHONE,
+       DKB_PARTY_ACCTBAL, DKB_PARTY_NCOLS };
+enum { DKB_PARTY_ST_ADDR, DKB_PARTY_ST_NATION, DKB_PARTY_ST_PHONE, DKB_PARTY_ST_ACCTBAL,
+       DKB_PARTY_NSTREAMS };
+#define DKB_PARTY_ADDR_MIN DKB_TEXT_MIN(25)
+#define DKB_PARTY_ADDR_MAX DKB_TEXT_MAX(25)
+#define DKB_PARTY_TAG_LEN 9 /* "Customer#", "Supplier#" */
+
+typedef struct dkb_party_w {
+    int64_t *key, *nation, *acctbal;
+    dkb_strw name, addr, phone;
+} dkb_party_w;
+
+/* Room for n rows of the string columns (the address: a_rnd writes up to 4
+ * bytes past its length). */
+static inline int dkb__party_reserve(dkb_batch *b, size_t n) {
+    int rc = dkb__gen_reserve(b, DKB_PARTY_NAME, n * 32);
+    if (!rc) rc = dkb__gen_reserve(b, DKB_PARTY_ADDRESS, n * (DKB_PARTY_ADDR_MAX + 5));
+    if (!rc) rc = dkb__gen_reserve(b, DKB_PARTY_PHONE, n * DKB_PHONE_LEN);
+    return rc;
+}
+
+static inline dkb_party_w dkb__party_w(dkb_batch *b) {
+    dkb_party_w w = {b->col[DKB_PARTY_KEY].v,        b->col[DKB_PARTY_NATION].v,
+                     b->col[DKB_PARTY_ACCTBAL].v,    dkb__strw(b, DKB_PARTY_NAME),
+                     dkb__strw(b, DKB_PARTY_ADDRESS), dkb__strw(b, DKB_PARTY_PHONE)};
+    return w;
+}
+
+/* Row `row`, key `key`: st holds the four streams at the row's start. */
+static inline void dkb__party_row(dkb_party_w *w, const dkb_stream *st, const char *tag,
+                                  int64_t key, size_t row) {
+    uint32_t x;
+    w->key[row] = key;
+    dkb__strw_commit(&w->name, row,
+                     dkb__put_tagged(dkb__strw_tail(&w->name), tag, DKB_PARTY_TAG_LEN, key));
+
+    x = st[DKB_PARTY_ST_ADDR].row;
+    size_t alen =
+        dkb__gen_vstr(&x, DKB_PARTY_ADDR_MIN, DKB_PARTY_ADDR_MAX, dkb__strw_tail(&w->addr));
+    dkb__strw_commit(&w->addr, row, alen);
+
+    x = st[DKB_PARTY_ST_NATION].row;
+    int64_t nation = dkb__pm_draw(&x, 0, 24);
+    w->nation[row] = nation;
+
+    x = st[DKB_PARTY_ST_PHONE].row;
+    dkb__gen_phone(&x, nation, dkb__strw_tail(&w->phone));
+    dkb__strw_commit(&w->phone, row, DKB_PHONE_LEN);
+
+    x = st[DKB_PARTY_ST_ACCTBAL].row;
+    w->acctbal[row] = dkb__pm_draw(&x, -99999, 999999);
+}
+
+static inline void dkb__party_done(dkb_batch *b, const dkb_party_w *w) {
+    dkb__strw_done(b, DKB_PARTY_NAME, &w->name);
+    dkb__strw_done(b, DKB_PARTY_ADDRESS, &w->addr);
+    dkb__strw_done(b, DKB_PARTY_PHONE, &w->phone);
 }
 
 #endif

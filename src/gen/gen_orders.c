@@ -121,10 +121,9 @@ int dkb__gen_orders(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b
         dkb__strw_put_sstr(&prio_w, row, &g->priorities[dkb__pm_draw(&x, 1, 5) - 1]);
 
         x = clerk.row;
-        char *p = dkb__strw_tail(&clerk_w);
-        memcpy(p, "Clerk#", 6);
         int64_t ck_num = dkb__pm_draw(&x, 1, g->nclerks);
-        dkb__strw_commit(&clerk_w, row, (size_t)(dkb__put_zpad(p + 6, (uint64_t)ck_num, 9) - p));
+        dkb__strw_commit(&clerk_w, row,
+                         dkb__put_tagged(dkb__strw_tail(&clerk_w), "Clerk#", 6, ck_num));
 
         oship[row] = 0;
         dkb__strw_commit(&cmnt_w, row, dkb__slice_copy(g, cmnt[0], dkb__strw_tail(&cmnt_w)));

@@ -48,7 +48,7 @@ int dkb__gen_part(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) 
         (rc = dkb__gen_reserve(b, P_COMMENT, n * P_CMNT_MAX)))
         return rc;
     dkb_stream st[ST_COUNT];
-    for (int s = 0; s < ST_COUNT; s++) dkb__stream_at(&st[s], stream_ids[s], first);
+    dkb__streams_at(st, stream_ids, ST_COUNT, first);
     dkb_plan plan;
     dkb__plan_init(&plan, g, DKB_S_P_CMNT, first, count, 1, P_CMNT_MIN, P_CMNT_MAX);
     int64_t *const okey = b->col[P_KEY].v, *const osize = b->col[P_SIZE].v;
@@ -88,7 +88,7 @@ int dkb__gen_part(const dkb_gen *g, int64_t first, int64_t count, dkb_batch *b) 
         oprice[row] = dkb__retail_price(key);
         dkb__strw_commit(&cmnt_w, row, dkb__slice_copy(g, cmnt[0], dkb__strw_tail(&cmnt_w)));
 
-        for (int s = 0; s < ST_COUNT; s++) dkb__stream_next_row(&st[s]);
+        dkb__streams_next_row(st, ST_COUNT);
     }
     dkb__strw_done(b, P_NAME, &name_w);
     dkb__strw_done(b, P_MFGR, &mfgr_w);
