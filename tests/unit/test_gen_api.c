@@ -11,17 +11,7 @@
 
 #include "gen/gen.h"
 #include "tbl/tbl.h"
-
-static int failures;
-#define CHECK(cond, ...)                                           \
-    do {                                                           \
-        if (!(cond)) {                                             \
-            failures++;                                            \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                          \
-            fputc('\n', stderr);                                   \
-        }                                                          \
-    } while (0)
+#include "test_check.h"
 
 /* Text of units [first, first + count) of t. Caller frees. */
 static char *gen_text(const dkb_gen *g, dkb_table_id t, int64_t first, int64_t count, int *rc,

@@ -8,17 +8,7 @@
 #include <stdlib.h>
 
 #include "gen/rng.h"
-
-static int failures;
-#define CHECK(cond, ...)                                           \
-    do {                                                           \
-        if (!(cond)) {                                             \
-            failures++;                                            \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                          \
-            fputc('\n', stderr);                                   \
-        }                                                          \
-    } while (0)
+#include "test_check.h"
 
 /* dbgen's UnifInt: lo + (long long)((double)x / 2147483647.0 * (hi - lo + 1)). */
 static int64_t dbgen_unif(uint32_t x, int64_t lo, int64_t range) {

@@ -14,17 +14,7 @@
 #include "gen/gen.h"
 #include "gen/rng.h"
 #include "tbl/tbl.h"
-
-static int failures;
-#define CHECK(cond, ...)                                           \
-    do {                                                           \
-        if (!(cond)) {                                             \
-            failures++;                                            \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                          \
-            fputc('\n', stderr);                                   \
-        }                                                          \
-    } while (0)
+#include "test_check.h"
 
 /* ---- sha256 (FIPS 180-4), test-only ---- */
 typedef struct sha256 {

@@ -1,5 +1,5 @@
-/* test_harness_util.h: shared by the harness tests: a CHECK macro that
- * counts failures, temporary directories, writing and compiling small C
+/* test_harness_util.h: shared by the harness tests: test_check.h's CHECK
+ * macros, temporary directories, writing and compiling small C
  * files, finding the dkb binary and dkb/candidate.h, and a tiny generated
  * store. */
 #ifndef DKB_TEST_HARNESS_UTIL_H
@@ -15,18 +15,7 @@
 
 #include "driver/gen_driver.h"
 #include "harness/harness.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-        }                                                                 \
-    } while (0)
+#include "test_check.h"
 
 static inline int rm_entry_(const char *p, const struct stat *st, int flag, struct FTW *f) {
     (void)st, (void)flag, (void)f;

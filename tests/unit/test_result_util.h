@@ -1,5 +1,6 @@
-/* test_result_util.h: shared by the result and parameter tests: check
- * macros, temporary files, and building small results from text rows. */
+/* test_result_util.h: shared by the result and parameter tests:
+ * test_check.h, CHECK_STR, temporary files, and building small results
+ * from text rows. */
 #ifndef DKB_TEST_RESULT_UTIL_H
 #define DKB_TEST_RESULT_UTIL_H
 
@@ -9,27 +10,7 @@
 #include <unistd.h>
 
 #include "dkb/result.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
-
-/* rc must be code and err.msg must contain want. */
-#define CHECK_ERR(rc, code, err, want)                                                          \
-    do {                                                                                        \
-        int rc_ = (rc);                                                                         \
-        if (rc_ != (code) || !strstr((err).msg, (want))) {                                      \
-            fprintf(stderr, "%s:%d: expected %s containing \"%s\"\n    got %s \"%s\"\n", __FILE__, \
-                    __LINE__, dkb_err_name(code), (want), dkb_err_name(rc_), (err).msg);        \
-            failures++;                                                                         \
-        }                                                                                       \
-    } while (0)
+#include "test_check.h"
 
 /* Strings must be equal. */
 #define CHECK_STR(got, want)                                                                        \

@@ -1,4 +1,4 @@
-/* test_store_util.h: shared by the store tests: check macros, temporary
+/* test_store_util.h: shared by the store tests: test_check.h, temporary
  * directories, a deterministic synthetic lineitem (every logical type,
  * dictionary values first seen out of sorted order, empty and long text)
  * and a helper writing it as a store with parallel encodes; small .tbl
@@ -17,27 +17,7 @@
 #include "dkb/store.h"
 #include "store/store_writer.h"
 #include "table/batch.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
-
-/* rc must be code and err.msg must contain want. */
-#define CHECK_ERR(rc, code, err, want)                                                          \
-    do {                                                                                        \
-        int rc_ = (rc);                                                                         \
-        if (rc_ != (code) || !strstr((err).msg, (want))) {                                      \
-            fprintf(stderr, "%s:%d: expected %s containing \"%s\"\n    got %s \"%s\"\n", __FILE__, \
-                    __LINE__, dkb_err_name(code), (want), dkb_err_name(rc_), (err).msg);        \
-            failures++;                                                                         \
-        }                                                                                       \
-    } while (0)
+#include "test_check.h"
 
 static inline int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f) {
     (void)st, (void)flag, (void)f;

@@ -9,17 +9,7 @@
 
 #include "common/date.h"
 #include "tbl/tbl.h"
-
-static int failures;
-#define CHECK(cond, ...)                                           \
-    do {                                                           \
-        if (!(cond)) {                                             \
-            failures++;                                            \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                          \
-            fputc('\n', stderr);                                   \
-        }                                                          \
-    } while (0)
+#include "test_check.h"
 
 /* ---- reference formatting with snprintf ---- */
 static size_t ref_field(const dkb_batch *b, int c, size_t r, char *out) {

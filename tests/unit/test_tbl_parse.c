@@ -5,16 +5,7 @@
 #include <string.h>
 
 #include "tbl/tbl.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
+#include "test_check.h"
 
 /* Parse text as table t into a fresh batch of capacity cap. */
 static int parse(dkb_table_id t, const char *text, size_t cap, dkb_batch *b, dkb_error *err) {

@@ -1,6 +1,7 @@
-/* test_tensor_util.h: shared helpers of the TensorPlan unit tests: a CHECK
- * macro that counts failures, a deterministic random generator, the awkward
- * sizes and thread counts every test runs over, and tensor builders. */
+/* test_tensor_util.h: shared helpers of the TensorPlan unit tests: CHECK
+ * (test_check.h, printing the first 30 failures), a deterministic random
+ * generator, the awkward sizes and thread counts every test runs over, and
+ * tensor builders. */
 #ifndef DKB_TEST_TENSOR_UTIL_H
 #define DKB_TEST_TENSOR_UTIL_H
 
@@ -12,17 +13,8 @@
 #include "dkb/tensor.h"
 #include "tensor/tp_internal.h"
 
-static int failures;
-#define CHECK(cond, ...)                                          \
-    do {                                                          \
-        if (!(cond)) {                                            \
-            if (++failures <= 30) {                               \
-                fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                     \
-                fputc('\n', stderr);                              \
-            }                                                     \
-        }                                                         \
-    } while (0)
+#define CHECK_PRINT_LIMIT 30 /* checks run in loops over sizes and threads */
+#include "test_check.h"
 
 static const int64_t SIZES[] = {0, 1, 7, 65, 1000, 100003};
 #define NSIZES ((int)(sizeof SIZES / sizeof SIZES[0]))
