@@ -39,6 +39,25 @@ int cli_parse_format(const char *opt, const char *s, cli_format *out);
 int cli_parse_tables(const char *opt, const char *s, unsigned *mask);
 /* Number of threads to use by default (online processors). */
 int cli_default_threads(void);
+/* The one operand after the options, argv[optind]: 0, or print "CMD: missing
+ * WHAT" (none) or "CMD: unexpected argument '...'" (more) and return
+ * DKB_EXIT_USAGE. */
+int cli_one_operand(const char *cmd, const char *what, int argc, char **argv);
+
+/* Options that gen, import and export share: -j/--threads N, --force,
+ * --summary FMT and -q/--quiet. Their getopt_long values: 'j', 'q' and these
+ * (a command's own long-only options start at 256). */
+enum { CLI_OPT_FORCE = 200, CLI_OPT_SUMMARY };
+typedef struct cli_work_opts {
+    int threads;         /* default cli_default_threads() */
+    int force, quiet;
+    cli_format summary;  /* default CLI_FMT_TABLE */
+} cli_work_opts;
+void cli_work_opts_init(cli_work_opts *w);
+/* Take option c (argument arg), which a command's own options did not: 0
+ * when it is one of the shared ones, else print the usage error (a bad
+ * value, or "CMD: bad option") and return DKB_EXIT_USAGE. */
+int cli_work_opt(cli_work_opts *w, const char *cmd, int c, const char *arg);
 
 /* Progress bar on stderr, drawn only when stderr is a terminal and not quiet. */
 typedef struct cli_bar {

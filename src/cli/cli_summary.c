@@ -4,6 +4,14 @@
 
 #include <stdio.h>
 
+void cli_summary_fill(cli_summary *s, const int64_t *rows, const uint64_t *bytes, const double *seconds) {
+    for (int t = 0; t < DKB_TABLE_COUNT; t++) {
+        s->rows[t] = rows[t];
+        s->bytes[t] = bytes[t];
+        s->seconds[t] = seconds[t];
+    }
+}
+
 void cli_print_summary(const cli_summary *s, cli_format fmt) {
     int64_t rows = 0;
     uint64_t bytes = 0;

@@ -21,6 +21,9 @@ typedef struct cli_summary {
     double total_seconds;
 } cli_summary;
 
+/* Copy the per-table rows, bytes and seconds (DKB_TABLE_COUNT each) of a
+ * gen, import or export summary into s. */
+void cli_summary_fill(cli_summary *s, const int64_t *rows, const uint64_t *bytes, const double *seconds);
 void cli_print_summary(const cli_summary *s, cli_format fmt);
 
 #endif

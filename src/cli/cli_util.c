@@ -1,6 +1,7 @@
 /* cli_util.c: error printing and option parsing shared by the subcommands. */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -77,6 +78,30 @@ int cli_parse_tables(const char *opt, const char *s, unsigned *mask) {
 int cli_default_threads(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+int cli_one_operand(const char *cmd, const char *what, int argc, char **argv) {
+    if (optind >= argc) return cli_usage_error("%s: missing %s", cmd, what);
+    if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument '%s'", cmd, argv[optind + 1]);
+    return 0;
+}
+
+void cli_work_opts_init(cli_work_opts *w) {
+    *w = (cli_work_opts){.threads = cli_default_threads(), .summary = CLI_FMT_TABLE};
+}
+
+int cli_work_opt(cli_work_opts *w, const char *cmd, int c, const char *arg) {
+    long v;
+    switch (c) {
+    case 'j':
+        if (cli_parse_int("--threads", arg, 1, 1024, &v)) return DKB_EXIT_USAGE;
+        w->threads = (int)v;
+        return 0;
+    case CLI_OPT_FORCE: w->force = 1; return 0;
+    case CLI_OPT_SUMMARY: return cli_parse_format("--summary", arg, &w->summary);
+    case 'q': w->quiet = 1; return 0;
+    default: return cli_usage_error("%s: bad option", cmd);
+    }
 }
 
 void cli_json_string(FILE *f, const char *s) {

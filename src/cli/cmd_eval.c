@@ -153,8 +153,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
         default: return cli_usage_error("eval: unknown option %s", argv[optind - 1]);
         }
     }
-    if (optind >= argc) return cli_usage_error("eval: missing DIR (the candidate directory)");
-    if (optind + 1 < argc) return cli_usage_error("eval: unexpected argument '%s'", argv[optind + 1]);
+    if (cli_one_operand("eval", "DIR (the candidate directory)", argc, argv)) return DKB_EXIT_USAGE;
     o->dir = argv[optind];
     if (!o->store) return cli_usage_error("eval: missing --data STORE");
     return 0;

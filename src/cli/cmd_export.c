@@ -30,18 +30,18 @@ static void usage(FILE *f) {
 }
 
 int cmd_export(int argc, char **argv) {
-    enum { O_OUT = 256, O_FORMAT, O_TABLE, O_FORCE, O_VERIFY, O_SUMMARY };
+    enum { O_OUT = 256, O_FORMAT, O_TABLE, O_VERIFY };
     static const struct option longopts[] = {
         {"out", required_argument, 0, O_OUT},       {"format", required_argument, 0, O_FORMAT},
         {"table", required_argument, 0, O_TABLE},   {"threads", required_argument, 0, 'j'},
-        {"force", no_argument, 0, O_FORCE},         {"verify", no_argument, 0, O_VERIFY},
-        {"summary", required_argument, 0, O_SUMMARY}, {"quiet", no_argument, 0, 'q'},
+        {"force", no_argument, 0, CLI_OPT_FORCE},   {"verify", no_argument, 0, O_VERIFY},
+        {"summary", required_argument, 0, CLI_OPT_SUMMARY}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
-    dkb_export_opts o = {.threads = cli_default_threads()};
+    dkb_export_opts o = {0};
+    cli_work_opts w;
+    cli_work_opts_init(&w);
     const char *out = NULL;
-    cli_format summary = CLI_FMT_TABLE;
-    int quiet = 0, verify = 0, c;
-    long v;
+    int verify = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:qh", longopts, NULL)) != -1) {
         switch (c) {
@@ -52,29 +52,22 @@ int cmd_export(int argc, char **argv) {
         case O_TABLE:
             if (cli_parse_tables("--table", optarg, &o.tables)) return DKB_EXIT_USAGE;
             break;
-        case 'j':
-            if (cli_parse_int("--threads", optarg, 1, 1024, &v)) return DKB_EXIT_USAGE;
-            o.threads = (int)v;
-            break;
-        case O_FORCE: o.force = 1; break;
         case O_VERIFY: verify = 1; break;
-        case O_SUMMARY:
-            if (cli_parse_format("--summary", optarg, &summary)) return DKB_EXIT_USAGE;
-            break;
-        case 'q': quiet = 1; break;
         case 'h': usage(stdout); return DKB_EXIT_OK;
-        default: return cli_usage_error("export: bad option");
+        default:
+            if (cli_work_opt(&w, "export", c, optarg)) return DKB_EXIT_USAGE;
         }
     }
-    if (optind >= argc) return cli_usage_error("export: missing STORE");
-    if (optind + 1 < argc) return cli_usage_error("export: unexpected argument '%s'", argv[optind + 1]);
+    if (cli_one_operand("export", "STORE", argc, argv)) return DKB_EXIT_USAGE;
+    o.threads = w.threads;
+    o.force = w.force;
     if (!out) return cli_usage_error("export: missing --out DIR");
     dkb_store *s = NULL;
     dkb_error err = {0};
     int rc = dkb_store_open(argv[optind], verify ? DKB_STORE_VERIFY : 0, &s, &err);
     if (rc) return cli_fail("export", rc, &err);
     cli_bar bar;
-    cli_bar_init(&bar, quiet);
+    cli_bar_init(&bar, w.quiet);
     dkb_progress progress = cli_bar_progress(&bar);
     dkb_export_summary sum;
     rc = dkb__store_export(s, out, &o, &progress, &sum, &err);
@@ -83,7 +76,7 @@ int cmd_export(int argc, char **argv) {
         dkb_store_close(s);
         return cli_fail("export", rc, &err);
     }
-    if (!quiet) {
+    if (!w.quiet) {
         cli_summary cs = {.command = "export", .out = out, .format = "tbl", .bytes_label = "tbl bytes",
                           .sf = dkb_store_scale_factor(s), .threads = o.threads,
                           .total_seconds = sum.total_seconds};
@@ -92,12 +85,8 @@ int cmd_export(int argc, char **argv) {
             if (o.tables && !(o.tables & (1u << td->id))) continue;
             cs.tables |= 1u << td->id;
         }
-        for (int t = 0; t < DKB_TABLE_COUNT; t++) {
-            cs.rows[t] = sum.rows[t];
-            cs.bytes[t] = sum.bytes[t];
-            cs.seconds[t] = sum.seconds[t];
-        }
-        cli_print_summary(&cs, summary);
+        cli_summary_fill(&cs, sum.rows, sum.bytes, sum.seconds);
+        cli_print_summary(&cs, w.summary);
     }
     dkb_store_close(s);
     return DKB_EXIT_OK;

@@ -37,19 +37,19 @@ static void usage(FILE *f) {
 }
 
 int cmd_gen(int argc, char **argv) {
-    enum { O_SF = 256, O_OUT, O_FORMAT, O_TABLE, O_PART, O_PARTS, O_PARTITIONS, O_FORCE, O_SUMMARY };
+    enum { O_SF = 256, O_OUT, O_FORMAT, O_TABLE, O_PART, O_PARTS, O_PARTITIONS };
     static const struct option longopts[] = {
         {"sf", required_argument, 0, O_SF},         {"out", required_argument, 0, O_OUT},
         {"format", required_argument, 0, O_FORMAT}, {"table", required_argument, 0, O_TABLE},
         {"threads", required_argument, 0, 'j'},     {"part", required_argument, 0, O_PART},
         {"parts", required_argument, 0, O_PARTS},   {"partitions", required_argument, 0, O_PARTITIONS},
-        {"force", no_argument, 0, O_FORCE},         {"summary", required_argument, 0, O_SUMMARY},
+        {"force", no_argument, 0, CLI_OPT_FORCE},   {"summary", required_argument, 0, CLI_OPT_SUMMARY},
         {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    dkb_gen_opts o = {.sf = 1, .threads = cli_default_threads(), .part = 1, .parts = 1,
-                      .partitions = 1, .format = DKB_OUT_STORE};
-    cli_format summary = CLI_FMT_TABLE;
-    int quiet = 0, c;
+    dkb_gen_opts o = {.sf = 1, .part = 1, .parts = 1, .partitions = 1, .format = DKB_OUT_STORE};
+    cli_work_opts w;
+    cli_work_opts_init(&w);
+    int c;
     long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:qh", longopts, NULL)) != -1) {
@@ -71,10 +71,6 @@ int cmd_gen(int argc, char **argv) {
         case O_TABLE:
             if (cli_parse_tables("--table", optarg, &o.tables)) return DKB_EXIT_USAGE;
             break;
-        case 'j':
-            if (cli_parse_int("--threads", optarg, 1, 1024, &v)) return DKB_EXIT_USAGE;
-            o.threads = (int)v;
-            break;
         case O_PART:
             if (cli_parse_int("--part", optarg, 1, 1000000, &v)) return DKB_EXIT_USAGE;
             o.part = (int)v;
@@ -87,15 +83,13 @@ int cmd_gen(int argc, char **argv) {
             if (cli_parse_int("--partitions", optarg, 1, 65536, &v)) return DKB_EXIT_USAGE;
             o.partitions = (int)v;
             break;
-        case O_FORCE: o.force = 1; break;
-        case O_SUMMARY:
-            if (cli_parse_format("--summary", optarg, &summary)) return DKB_EXIT_USAGE;
-            break;
-        case 'q': quiet = 1; break;
         case 'h': usage(stdout); return DKB_EXIT_OK;
-        default: return cli_usage_error("gen: bad option");
+        default:
+            if (cli_work_opt(&w, "gen", c, optarg)) return DKB_EXIT_USAGE;
         }
     }
+    o.threads = w.threads;
+    o.force = w.force;
     if (optind < argc) return cli_usage_error("gen: unexpected argument '%s'", argv[optind]);
     if (o.part > o.parts) return cli_usage_error("--part %d is larger than --parts %d", o.part, o.parts);
     if (o.partitions > 1 && o.format == DKB_OUT_TBL)
@@ -107,22 +101,18 @@ int cmd_gen(int argc, char **argv) {
         o.out = outbuf;
     }
     cli_bar bar;
-    cli_bar_init(&bar, quiet);
+    cli_bar_init(&bar, w.quiet);
     o.progress = cli_bar_progress(&bar);
     dkb_gen_summary sum;
     dkb_error err = {0};
     int rc = dkb__gen_run(&o, &sum, &err);
     cli_bar_done(&bar);
     if (rc) return cli_fail("gen", rc, &err);
-    if (quiet) return DKB_EXIT_OK;
+    if (w.quiet) return DKB_EXIT_OK;
     cli_summary cs = {.command = "gen", .out = o.out, .format = o.format == DKB_OUT_TBL ? "tbl" : "store",
                       .bytes_label = o.format == DKB_OUT_TBL ? "tbl bytes" : "store bytes", .sf = sum.sf,
                       .threads = o.threads, .tables = o.tables, .total_seconds = sum.total_seconds};
-    for (int t = 0; t < DKB_TABLE_COUNT; t++) {
-        cs.rows[t] = sum.rows[t];
-        cs.bytes[t] = sum.bytes[t];
-        cs.seconds[t] = sum.seconds[t];
-    }
+    cli_summary_fill(&cs, sum.rows, sum.bytes, sum.seconds);
     if (o.format == DKB_OUT_STORE) {
         /* Report the store's own sizes, and prove it reopens. */
         dkb_store *st = NULL;
@@ -134,6 +124,6 @@ int cmd_gen(int argc, char **argv) {
         }
         dkb_store_close(st);
     }
-    cli_print_summary(&cs, summary);
+    cli_print_summary(&cs, w.summary);
     return DKB_EXIT_OK;
 }

@@ -33,18 +33,19 @@ static void usage(FILE *f) {
 }
 
 int cmd_import(int argc, char **argv) {
-    enum { O_OUT = 256, O_SF, O_PARTITIONS, O_FORCE, O_SUMMARY, O_TABLE };
+    enum { O_OUT = 256, O_SF, O_PARTITIONS, O_TABLE };
     static const struct option longopts[] = {
         {"out", required_argument, 0, O_OUT},       {"sf", required_argument, 0, O_SF},
         {"table", required_argument, 0, O_TABLE},
         {"partitions", required_argument, 0, O_PARTITIONS},
-        {"threads", required_argument, 0, 'j'},     {"force", no_argument, 0, O_FORCE},
-        {"summary", required_argument, 0, O_SUMMARY}, {"quiet", no_argument, 0, 'q'},
+        {"threads", required_argument, 0, 'j'},     {"force", no_argument, 0, CLI_OPT_FORCE},
+        {"summary", required_argument, 0, CLI_OPT_SUMMARY}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
-    dkb_import_opts o = {.threads = cli_default_threads(), .partitions = 1};
+    dkb_import_opts o = {.partitions = 1};
+    cli_work_opts w;
+    cli_work_opts_init(&w);
     const char *out = NULL;
-    cli_format summary = CLI_FMT_TABLE;
-    int quiet = 0, c;
+    int c;
     long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:qh", longopts, NULL)) != -1) {
@@ -61,41 +62,30 @@ int cmd_import(int argc, char **argv) {
             if (cli_parse_int("--partitions", optarg, 1, 65536, &v)) return DKB_EXIT_USAGE;
             o.partitions = (int)v;
             break;
-        case 'j':
-            if (cli_parse_int("--threads", optarg, 1, 1024, &v)) return DKB_EXIT_USAGE;
-            o.threads = (int)v;
-            break;
-        case O_FORCE: o.force = 1; break;
-        case O_SUMMARY:
-            if (cli_parse_format("--summary", optarg, &summary)) return DKB_EXIT_USAGE;
-            break;
-        case 'q': quiet = 1; break;
         case 'h': usage(stdout); return DKB_EXIT_OK;
-        default: return cli_usage_error("import: bad option");
+        default:
+            if (cli_work_opt(&w, "import", c, optarg)) return DKB_EXIT_USAGE;
         }
     }
-    if (optind >= argc) return cli_usage_error("import: missing TBL_DIR");
-    if (optind + 1 < argc) return cli_usage_error("import: unexpected argument '%s'", argv[optind + 1]);
+    if (cli_one_operand("import", "TBL_DIR", argc, argv)) return DKB_EXIT_USAGE;
+    o.threads = w.threads;
+    o.force = w.force;
     if (!out) return cli_usage_error("import: missing --out STORE");
     const char *in = argv[optind];
     cli_bar bar;
-    cli_bar_init(&bar, quiet);
+    cli_bar_init(&bar, w.quiet);
     dkb_progress progress = cli_bar_progress(&bar);
     dkb_import_summary sum;
     dkb_error err = {0};
     int rc = dkb__store_import(in, out, &o, &progress, &sum, &err);
     cli_bar_done(&bar);
     if (rc) return cli_fail("import", rc, &err);
-    if (quiet) return DKB_EXIT_OK;
+    if (w.quiet) return DKB_EXIT_OK;
     cli_summary cs = {.command = "import", .out = out, .format = "store", .bytes_label = "tbl bytes",
                       .sf = sum.sf, .threads = o.threads,
                       .tables = o.tables ? o.tables : (1u << DKB_TABLE_COUNT) - 1,
                       .total_seconds = sum.total_seconds};
-    for (int t = 0; t < DKB_TABLE_COUNT; t++) {
-        cs.rows[t] = sum.rows[t];
-        cs.bytes[t] = sum.bytes[t];
-        cs.seconds[t] = sum.seconds[t];
-    }
-    cli_print_summary(&cs, summary);
+    cli_summary_fill(&cs, sum.rows, sum.bytes, sum.seconds);
+    cli_print_summary(&cs, w.summary);
     return DKB_EXIT_OK;
 }

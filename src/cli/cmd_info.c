@@ -121,8 +121,7 @@ int cmd_info(int argc, char **argv) {
         default: return cli_usage_error("info: bad option");
         }
     }
-    if (optind >= argc) return cli_usage_error("info: missing STORE");
-    if (optind + 1 < argc) return cli_usage_error("info: unexpected argument '%s'", argv[optind + 1]);
+    if (cli_one_operand("info", "STORE", argc, argv)) return DKB_EXIT_USAGE;
     dkb_store *s = NULL;
     dkb_error err = {0};
     int rc = dkb_store_open(argv[optind], verify ? DKB_STORE_VERIFY : 0, &s, &err);

@@ -326,8 +326,7 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
         default: return cli_usage_error("run: bad option");
         }
     }
-    if (optind >= argc) return cli_usage_error("run: missing QUERY");
-    if (optind + 1 < argc) return cli_usage_error("run: unexpected argument '%s'", argv[optind + 1]);
+    if (cli_one_operand("run", "QUERY", argc, argv)) return DKB_EXIT_USAGE;
     *query = argv[optind];
     int all = !strcmp(*query, "all");
     if (!o->data) return cli_usage_error("run: missing --data STORE");

@@ -66,8 +66,7 @@ int cmd_sql(int argc, char **argv) {
         default: return cli_usage_error("sql: bad option");
         }
     }
-    if (optind >= argc) return cli_usage_error("sql: missing QUERY");
-    if (optind + 1 < argc) return cli_usage_error("sql: unexpected argument '%s'", argv[optind + 1]);
+    if (cli_one_operand("sql", "QUERY", argc, argv)) return DKB_EXIT_USAGE;
     const dkb_query *q;
     int rc = cli_query_arg("sql", argv[optind], &q);
     if (rc) return rc;

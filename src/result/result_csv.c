@@ -90,17 +90,11 @@ static int parse_record(char *buf, size_t size, size_t *pos, int64_t *line, reco
 }
 
 int dkb_result_read_csv(const char *path, const dkb_result *like, dkb_result *out, dkb_error *err) {
-    if (!path || !out) return dkb_fail(err, DKB_EINVAL, "read_csv: no path or output");
-    memset(out, 0, sizeof *out);
     char *buf;
     size_t size;
-    int rc = dkb__res_read_file(path, &buf, &size, err);
-    if (rc) return rc;
     dkb__res_builder b;
-    if ((rc = dkb__res_builder_init(&b, out, like, path, err))) {
-        free(buf);
-        return rc;
-    }
+    int rc = dkb__res_reader_start("read_csv", path, like, out, &b, &buf, &size, err);
+    if (rc) return rc;
     b.nulls = 1;
     size_t pos = 0;
     if (size >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) pos = 3; /* UTF-8 byte order mark */

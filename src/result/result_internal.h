@@ -63,5 +63,10 @@ int dkb__res_builder_row(dkb__res_builder *b, const char *const *fields, const s
                          const unsigned char *quoted, int64_t line, dkb_error *err);
 /* The whole of file path, NUL-terminated, malloc'ed; *size its length. */
 int dkb__res_read_file(const char *path, char **data, size_t *size, dkb_error *err);
+/* How both readers start: check path and out ("READER: no path or output"),
+ * zero out, read the whole file into *data (free it) and start b as like's
+ * columns. 0, or an error with nothing left to free. */
+int dkb__res_reader_start(const char *reader, const char *path, const dkb_result *like, dkb_result *out,
+                          dkb__res_builder *b, char **data, size_t *size, dkb_error *err);
 
 #endif

@@ -22,17 +22,11 @@ static int split(const char *line, size_t len, const char **field, size_t *flen,
 }
 
 int dkb_result_read_official(const char *path, const dkb_result *like, dkb_result *out, dkb_error *err) {
-    if (!path || !out) return dkb_fail(err, DKB_EINVAL, "read_official: no path or output");
-    memset(out, 0, sizeof *out);
     char *buf;
     size_t size;
-    int rc = dkb__res_read_file(path, &buf, &size, err);
-    if (rc) return rc;
     dkb__res_builder b;
-    if ((rc = dkb__res_builder_init(&b, out, like, path, err))) {
-        free(buf);
-        return rc;
-    }
+    int rc = dkb__res_reader_start("read_official", path, like, out, &b, &buf, &size, err);
+    if (rc) return rc;
     b.trim = 1;
     b.str_rtrim = 1;
     const char *field[DKB__RES_MAX_COLS + 1];

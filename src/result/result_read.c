@@ -62,6 +62,19 @@ int dkb__res_builder_init(dkb__res_builder *b, dkb_result *out, const dkb_result
     return 0;
 }
 
+int dkb__res_reader_start(const char *reader, const char *path, const dkb_result *like, dkb_result *out,
+                          dkb__res_builder *b, char **data, size_t *size, dkb_error *err) {
+    if (!path || !out) return dkb_fail(err, DKB_EINVAL, "%s: no path or output", reader);
+    memset(out, 0, sizeof *out);
+    int rc = dkb__res_read_file(path, data, size, err);
+    if (rc) return rc;
+    if ((rc = dkb__res_builder_init(b, out, like, path, err))) {
+        free(*data);
+        *data = NULL;
+    }
+    return rc;
+}
+
 /* A field quoted for a message (at most 40 bytes of it). */
 static const char *shown(const char *s, size_t len, char *buf, size_t n) {
     snprintf(buf, n, "'%.*s%s'", (int)(len > 40 ? 40 : len), s, len > 40 ? "..." : "");
