@@ -258,12 +258,17 @@ static double best_scan_ms(const char *buf, size_t bytes, int threads) {
     for (int r = 0; r < 50 && !(r >= 5 && spent > 100); r++) {
         double t0 = now_ms();
         size_t found = 0;
+        if (threads <= 1) {
+            /* no OpenMP region: its start-up would count against small buffers */
+            found = memchr(buf, 1, bytes) != NULL;
+        } else {
 #pragma omp parallel num_threads(threads) reduction(+ : found)
-        {
-            int nt = omp_get_num_threads(), me = omp_get_thread_num();
-            size_t chunk = (bytes / (size_t)nt + 63) & ~(size_t)63;
-            size_t lo = chunk * (size_t)me, hi = lo + chunk < bytes ? lo + chunk : bytes;
-            if (lo < hi) found += memchr(buf + lo, 1, hi - lo) != NULL;
+            {
+                int nt = omp_get_num_threads(), me = omp_get_thread_num();
+                size_t chunk = (bytes / (size_t)nt + 63) & ~(size_t)63;
+                size_t lo = chunk * (size_t)me, hi = lo + chunk < bytes ? lo + chunk : bytes;
+                if (lo < hi) found += memchr(buf + lo, 1, hi - lo) != NULL;
+            }
         }
         double t = now_ms() - t0;
         spent += t;
