@@ -10,6 +10,10 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One table: code name, value, generic message. */
 #define DKB_ERRNO_MAP(X)                                                   \
     X(OK, 0, "success")                                                    \
@@ -49,5 +53,9 @@ int dkb_fail(dkb_error *err, int code, const char *fmt, ...)
 int dkb_vfail(dkb_error *err, int code, const char *fmt, va_list ap);
 /* Map an errno value from a failed system call to a DKB_E* code. */
 int dkb_errno_code(int sys_errno);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

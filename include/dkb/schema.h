@@ -14,6 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     DKB_TYPE_INT = 0,
     DKB_TYPE_DECIMAL,
@@ -67,5 +71,9 @@ int dkb_table_def_column(const dkb_table_def *t, const char *name);
 bool dkb_column_is_wide(const dkb_column_def *c, double sf);
 /* "int", "decimal", "date", "dict", "text". */
 const char *dkb_type_name(dkb_type_t type);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

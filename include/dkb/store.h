@@ -32,6 +32,10 @@
 #include "dkb/error.h"
 #include "dkb/schema.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The manifest's "format" and the "format_version" this build reads. */
 #define DKB_STORE_FORMAT "dkb-store"
 #define DKB_STORE_FORMAT_VERSION 1
@@ -185,5 +189,9 @@ const dkb_store_file *dkb_column_file(const dkb_store_column *c, int i);
 /* "int32", "int64", "uint8"; and the element size in bytes (4, 8, 1). */
 const char *dkb_dtype_name(dkb_dtype_t dtype);
 int dkb_dtype_size(dkb_dtype_t dtype);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -38,6 +38,10 @@
 #include "dkb/error.h"
 #include "dkb/store.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- types ---- */
 
 typedef enum {
@@ -91,6 +95,33 @@ int dkb_tp_status(const dkb_tp *tp, dkb_error *err);
 dkb_tensor *dkb_tp_fail(dkb_tp *tp, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 dkb_tp_backend dkb_tp_backend_of(const dkb_tp *tp);
+/* True when this build has the CUDA backend and a usable GPU. */
+bool dkb_tp_cuda_available(void);
+
+/* Store columns made resident by the backend: CUDA copies a column to the
+ * device on its first dkb_tp_column (pinned staging, async copies) and keeps
+ * it until dkb_tp_destroy, across resets, queries and runs; the CPU backend
+ * maps columns in place (all zero). */
+typedef struct dkb_tp_resident_stats {
+    int64_t columns;   /* columns resident now */
+    int64_t bytes;     /* their bytes on the device */
+    double seconds;    /* wall time spent copying them */
+} dkb_tp_resident_stats;
+void dkb_tp_resident(const dkb_tp *tp, dkb_tp_resident_stats *st);
+
+/* The GPU a CUDA context would use (device 0, or $CUDA_VISIBLE_DEVICES'
+ * first): for reports and the hardware context of prompts. DKB_ENOENT with
+ * a message when there is none or CUDA is not built. */
+typedef struct dkb_tp_device_info {
+    char name[256];        /* "NVIDIA H200" */
+    int cc_major, cc_minor;/* compute capability */
+    int sms;               /* streaming multiprocessors */
+    int64_t mem_bytes;     /* global memory */
+    int64_t l2_bytes;      /* L2 cache */
+    int mem_bus_bits;      /* memory bus width (0 when unknown) */
+    double mem_clock_khz;  /* memory clock (0 when unknown) */
+} dkb_tp_device_info;
+int dkb_tp_device_query(dkb_tp_device_info *out, dkb_error *err);
 size_t dkb_tp_dtype_size(dkb_tp_dtype t);  /* bytes per element (STR: 8, offsets) */
 
 /* ---- moving data in and out ---- */
@@ -281,5 +312,9 @@ dkb_tensor *dkb_tp_sort(dkb_tp *tp, const dkb_sort_key *keys, int nkeys);
 /* The first k rows of that order (fewer if n < k), as I64 row numbers:
  * exactly the first k of dkb_tp_sort, ties included. */
 dkb_tensor *dkb_tp_topk(dkb_tp *tp, const dkb_sort_key *keys, int nkeys, int64_t k);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,21 +11,47 @@ struct dkb__arena_block {
     dkb__arena_block *next;
     size_t size;  /* usable bytes after the header */
     size_t used;
-    void *raw;    /* what malloc returned */
+    void *raw;    /* what malloc returned (host blocks) */
+    char *data;   /* the usable memory: ALIGN bytes after the aligned header
+                   * (host), or what mem_alloc returned (device) */
 };
 
-/* The usable memory of a block starts ALIGN bytes after its aligned header. */
-static char *block_data(dkb__arena_block *b) { return (char *)b + ALIGN; }
+static char *block_data(dkb__arena_block *b) { return b->data; }
 
 void dkb__arena_init(dkb__arena *a, size_t block_size) {
     a->used = NULL;
     a->idle = NULL;
     a->block_size = block_size ? block_size : DEFAULT_BLOCK;
     a->bytes_held = 0;
+    a->mem_alloc = NULL;
+    a->mem_free = NULL;
+}
+
+void dkb__arena_init_with(dkb__arena *a, size_t block_size, void *(*mem_alloc)(size_t),
+                          void (*mem_free)(void *)) {
+    dkb__arena_init(a, block_size);
+    a->mem_alloc = mem_alloc;
+    a->mem_free = mem_free;
 }
 
 static dkb__arena_block *block_new(dkb__arena *a, size_t size) {
     if (size > SIZE_MAX - 2 * ALIGN) return NULL;
+    if (a->mem_alloc) {
+        /* foreign memory (device): the header lives on the host */
+        dkb__arena_block *h = malloc(sizeof *h);
+        void *mem = h ? a->mem_alloc(size) : NULL;
+        if (!mem) {
+            free(h);
+            return NULL;
+        }
+        h->next = NULL;
+        h->size = size;
+        h->used = 0;
+        h->raw = h;
+        h->data = mem;
+        a->bytes_held += size;
+        return h;
+    }
     void *raw = malloc(size + 2 * ALIGN);
     if (!raw) return NULL;
     uintptr_t p = ((uintptr_t)raw + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
@@ -35,6 +61,7 @@ static dkb__arena_block *block_new(dkb__arena *a, size_t size) {
     b->size = size;
     b->used = 0;
     b->raw = raw;
+    b->data = (char *)b + ALIGN;
     a->bytes_held += size;
     return b;
 }
@@ -76,6 +103,7 @@ static void free_list(dkb__arena *a, dkb__arena_block *b) {
     while (b) {
         dkb__arena_block *next = b->next;
         a->bytes_held -= b->size;
+        if (a->mem_free) a->mem_free(b->data);
         free(b->raw);
         b = next;
     }

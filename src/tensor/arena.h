@@ -13,6 +13,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct dkb__arena_block dkb__arena_block;
 
 typedef struct dkb__arena {
@@ -20,6 +24,10 @@ typedef struct dkb__arena {
     dkb__arena_block *idle;  /* blocks kept for reuse */
     size_t block_size;       /* 0: default 16 MiB */
     size_t bytes_held;       /* total size of all blocks (for stats) */
+    /* where blocks come from: NULL for malloc (host); else e.g. cudaMalloc
+     * wrappers (mem_alloc returns NULL on failure; headers stay on the host) */
+    void *(*mem_alloc)(size_t bytes);
+    void (*mem_free)(void *p);
 } dkb__arena;
 
 /* A position in an arena, to release back to. */
@@ -30,6 +38,9 @@ typedef struct dkb__arena_mark {
 
 /* An empty arena (no memory held yet). */
 void dkb__arena_init(dkb__arena *a, size_t block_size);
+/* The same with blocks from mem_alloc / mem_free (device memory). */
+void dkb__arena_init_with(dkb__arena *a, size_t block_size, void *(*mem_alloc)(size_t),
+                          void (*mem_free)(void *));
 /* bytes of 64-byte aligned memory, or NULL when out of memory (or on
  * size overflow). bytes == 0 gives a valid unique pointer. */
 void *dkb__arena_alloc(dkb__arena *a, size_t bytes);
@@ -42,5 +53,9 @@ void dkb__arena_free(dkb__arena *a);
 /* The current position / release every allocation made after it. */
 dkb__arena_mark dkb__arena_get_mark(const dkb__arena *a);
 void dkb__arena_release(dkb__arena *a, dkb__arena_mark m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 
 #include "dkb/tensor.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct dkb__tp_backend {
     const char *name;  /* "cpu" */
 
@@ -76,5 +80,9 @@ typedef struct dkb__tp_backend {
 } dkb__tp_backend;
 
 extern const dkb__tp_backend dkb__tp_cpu;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

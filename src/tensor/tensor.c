@@ -58,9 +58,13 @@ size_t dkb_tp_dtype_size(dkb_tp_dtype t) {
 int dkb_tp_create(dkb_tp_backend backend, int threads, dkb_tp **out, dkb_error *err) {
     if (!out) return dkb_fail(err, DKB_EINVAL, "dkb_tp_create: NULL out");
     *out = NULL;
+#ifdef DKB_HAVE_CUDA
+    if (backend != DKB_TP_CPU && backend != DKB_TP_CUDA)
+#else
     if (backend != DKB_TP_CPU)
-        return dkb_fail(err, DKB_EINVAL, "dkb_tp_create: backend %d is not available in this build",
-                        (int)backend);
+#endif
+        return dkb_fail(err, DKB_EINVAL, "dkb_tp_create: backend %d is not available in this build%s",
+                        (int)backend, backend == DKB_TP_CUDA ? " (built without CUDA)" : "");
     if (threads < 0) return dkb_fail(err, DKB_EINVAL, "dkb_tp_create: threads %d < 0", threads);
     dkb_tp *tp = calloc(1, sizeof *tp);
     if (!tp) return dkb_fail(err, DKB_ENOMEM, "dkb_tp_create: out of memory");
@@ -71,12 +75,24 @@ int dkb_tp_create(dkb_tp_backend backend, int threads, dkb_tp **out, dkb_error *
     tp->par_min = DKB__PAR_MIN;
     dkb__arena_init(&tp->arena, 0);
     dkb__arena_init(&tp->scratch, 0);
+#ifdef DKB_HAVE_CUDA
+    if (backend == DKB_TP_CUDA) {
+        int rc = dkb__cuda_create(tp, err);
+        if (rc) {
+            dkb_tp_destroy(tp);
+            return rc;
+        }
+    }
+#endif
     *out = tp;
     return 0;
 }
 
 void dkb_tp_destroy(dkb_tp *tp) {
     if (!tp) return;
+#ifdef DKB_HAVE_CUDA
+    if (tp->cuda) dkb__cuda_destroy(tp);
+#endif
     dkb__arena_free(&tp->arena);
     dkb__arena_free(&tp->scratch);
     while (tp->dicts) {
@@ -91,6 +107,9 @@ void dkb_tp_destroy(dkb_tp *tp) {
 
 void dkb_tp_reset(dkb_tp *tp) {
     if (!tp) return;
+#ifdef DKB_HAVE_CUDA
+    if (tp->cuda) dkb__cuda_reset(tp);
+#endif
     dkb__arena_reset(&tp->arena);
     tp->err.code = 0;
     tp->err.msg[0] = '\0';
@@ -123,6 +142,25 @@ dkb_tensor *dkb_tp_fail(dkb_tp *tp, int code, const char *fmt, ...) {
 }
 
 dkb_tp_backend dkb_tp_backend_of(const dkb_tp *tp) { return tp ? tp->kind : DKB_TP_CPU; }
+
+#ifndef DKB_HAVE_CUDA
+bool dkb_tp_cuda_available(void) { return false; }
+
+int dkb_tp_device_query(dkb_tp_device_info *out, dkb_error *err) {
+    if (out) memset(out, 0, sizeof *out);
+    return dkb_fail(err, DKB_ENOENT, "no GPU: this build has no CUDA backend");
+}
+#endif
+
+void dkb_tp_resident(const dkb_tp *tp, dkb_tp_resident_stats *st) {
+    if (!st) return;
+    memset(st, 0, sizeof *st);
+#ifdef DKB_HAVE_CUDA
+    if (tp && tp->cuda) dkb__cuda_resident(tp, st);
+#else
+    (void)tp;
+#endif
+}
 
 /* ---- allocation helpers for backends ---- */
 

@@ -19,7 +19,12 @@
 #include "tensor/arena.h"
 #include "tensor/backend.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct dkb__dict_cache dkb__dict_cache;
+typedef struct dkb__cuda_ctx dkb__cuda_ctx;
 
 struct dkb_tp {
     dkb_tp_backend kind;
@@ -32,7 +37,17 @@ struct dkb_tp {
     dkb__arena scratch;    /* temporaries of one operation */
     dkb_error err;         /* sticky: err.code == 0 while all is well */
     dkb__dict_cache *dicts;/* dictionaries of store columns (kept until destroy) */
+    dkb__cuda_ctx *cuda;   /* CUDA backend state (cuda_backend.cu), else NULL */
 };
+
+/* The CUDA backend's context hooks (cuda_backend.cu; built with CUDA only):
+ * create fills tp->cuda and tp->be (device, stream, memory pools) or fails
+ * with one line in err; reset waits for the stream and frees the run's
+ * device tensors (resident columns stay); destroy frees everything. */
+int dkb__cuda_create(dkb_tp *tp, dkb_error *err);
+void dkb__cuda_reset(dkb_tp *tp);
+void dkb__cuda_destroy(dkb_tp *tp);
+void dkb__cuda_resident(const dkb_tp *tp, dkb_tp_resident_stats *st);
 
 /* Rows per chunk of chunked parallel loops. */
 #define DKB__CHUNK ((int64_t)65536)
@@ -82,5 +97,9 @@ static inline const char *dkb__str(const dkb_tensor *s, int64_t i, int64_t *len)
     *len = off[i + 1] - off[i];
     return s->bytes + off[i];
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
