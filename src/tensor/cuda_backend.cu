@@ -129,9 +129,34 @@ static dkb__cu_resident *resident_find(dkb__cuda_ctx *c, const dkb_store_column 
 }
 
 static void resident_free(dkb__cu_resident *r) {
-    cudaFree(r->data);
-    cudaFree(r->bytes);
+    if (!r->borrowed) {
+        cudaFree(r->data);
+        cudaFree(r->bytes);
+    }
     free(r);
+}
+
+extern "C" int dkb__cuda_adopt_column(dkb_tp *tp, const dkb_store_column *col, void *data, char *bytes,
+                                      int64_t nbytes, dkb_error *err) {
+    if (!tp || !tp->cuda || !col || !data) return dkb_fail(err, DKB_EINVAL, "adopt_column: bad arguments");
+    bool str = dkb_column_type(col) == DKB_TYPE_TEXT;
+    const void *host = str ? (const void *)dkb_column_text_offsets(col) : dkb_column_data(col);
+    int64_t rows = (int64_t)dkb_column_rows(col);
+    dkb__cuda_ctx *c = tp->cuda;
+    if (resident_find(c, col, host, rows))
+        return dkb_fail(err, DKB_EEXIST, "adopt_column %s: already resident", dkb_column_name(col));
+    dkb__cu_resident *r = (dkb__cu_resident *)calloc(1, sizeof *r);
+    if (!r) return dkb_fail(err, DKB_ENOMEM, "adopt_column: out of memory");
+    r->col = col;
+    r->host_data = host;
+    r->rows = rows;
+    r->data = data;
+    r->bytes = bytes;
+    r->nbytes = str ? nbytes : 0;
+    r->borrowed = true;
+    r->next = c->resident;
+    c->resident = r;
+    return 0;
 }
 
 static dkb__cu_resident *resident_load(dkb_tp *tp, const dkb_store_column *col, const dkb_tensor *t) {

@@ -38,6 +38,7 @@ typedef struct dkb__cu_resident {
     char *bytes;                  /* device: STR characters */
     int64_t nbytes;
     size_t device_bytes;
+    bool borrowed;                /* adopted memory (CUDA IPC): not freed here */
 } dkb__cu_resident;
 
 struct dkb__cuda_ctx {

@@ -48,6 +48,12 @@ int dkb__cuda_create(dkb_tp *tp, dkb_error *err);
 void dkb__cuda_reset(dkb_tp *tp);
 void dkb__cuda_destroy(dkb_tp *tp);
 void dkb__cuda_resident(const dkb_tp *tp, dkb_tp_resident_stats *st);
+/* Use device memory that already holds store column col (values, or a TEXT
+ * column's n + 1 offsets in data and nbytes characters in bytes; e.g. opened
+ * from another process by CUDA IPC) as its resident copy: dkb_tp_column then
+ * returns it without a copy. The context never frees it. */
+int dkb__cuda_adopt_column(dkb_tp *tp, const dkb_store_column *col, void *data, char *bytes, int64_t nbytes,
+                           dkb_error *err);
 
 /* Rows per chunk of chunked parallel loops. */
 #define DKB__CHUNK ((int64_t)65536)
