@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # install-deps.sh: install the Debian packages the build needs, if missing.
-# Needs: cJSON (libcjson-dev), zlib (zlib1g-dev); tests also use coreutils'
+# Needs: cJSON (libcjson-dev), zlib (zlib1g-dev), libcurl (libcurl4-openssl-dev); tests also use coreutils'
 # sha256sum, binutils' nm (with gcc) and python3 (installed when missing).
 set -euo pipefail
 need=()
 [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+ls /usr/include/*/curl/curl.h /usr/include/curl/curl.h >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
 command -v python3 >/dev/null || need+=(python3)
 for extra in "$@"; do dpkg -s "$extra" >/dev/null 2>&1 || need+=("$extra"); done
 [ ${#need[@]} -eq 0 ] && exit 0
