@@ -108,6 +108,12 @@ typedef struct dkb_tp_resident_stats {
     double seconds;    /* wall time spent copying them */
 } dkb_tp_resident_stats;
 void dkb_tp_resident(const dkb_tp *tp, dkb_tp_resident_stats *st);
+/* The distinct store columns passed to dkb_tp_column since the last
+ * dkb_tp_reset (or create), on any backend: their number in *columns and
+ * their bytes in *bytes (rows x element size; TEXT: the rows + 1 int64
+ * offsets plus the characters), the least a run must read once ("floor
+ * bytes"). Either pointer may be NULL; a NULL tp gives 0 and 0. */
+void dkb_tp_touched(const dkb_tp *tp, int64_t *columns, int64_t *bytes);
 
 /* The GPU a CUDA context would use (device 0, or $CUDA_VISIBLE_DEVICES'
  * first): for reports and the hardware context of prompts. DKB_ENOENT with

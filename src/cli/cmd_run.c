@@ -1,7 +1,15 @@
 /* cmd_run.c: `dkb run`: run TPC-H baseline plans on a store: parameters
  * from a seed and overrides, the result as a table, CSV or JSON, timing
  * (load apart from query; warm-ups, runs, median/min/max), and checks
- * against golden CSVs or the official answers. */
+ * against golden CSVs or the official answers.
+ *
+ * With --time each query's prepare runs once before timing, so that the
+ * columns it reads are resident (CUDA: copied to the device) before the
+ * first warm-up; the copy is reported apart from the query time (columns,
+ * bytes, seconds, GB/s from dkb_tp_resident), with the query's "floor":
+ * the bytes of the distinct store columns its prepare reads
+ * (dkb_tp_touched), and, given --bandwidth, the time reading them once
+ * would take at that bandwidth. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +38,7 @@ typedef struct run_opts {
     int nov;
     cli_format fmt;
     int fmt_given, time, runs, warmup, threads;
+    double bandwidth_gbps; /* --bandwidth: for floor ms (0: not given) */
     expect_kind expect;
     const char *expect_path;
 } run_opts;
@@ -41,7 +50,18 @@ typedef struct run_env {
     int nprinted;     /* results printed so far (separators in `all`) */
     int ntimed;       /* queries timed, and the sum of their medians */
     double median_sum;
+    double floor_ms_sum;     /* sum of the timed queries' floor ms (--bandwidth) */
+    int64_t floor_bytes_sum; /* and of their floor bytes */
 } run_env;
+
+/* One query's load before timing: what its prepare made resident, and its
+ * floor (the distinct store columns that prepare reads). */
+typedef struct load_stats {
+    int64_t columns, bytes;  /* newly resident (dkb_tp_resident's growth) */
+    double seconds;          /* copying them (dkb_tp_resident's growth) */
+    double prepare_ms;       /* wall time of that prepare, copies included */
+    int64_t floor_columns, floor_bytes;
+} load_stats;
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -62,10 +82,18 @@ static void usage(FILE *f) {
             "                        query) or json\n"
             "  --time                time it: W warm-ups, then N runs; print the load time\n"
             "                        (store open + backend context) and the query time\n"
-            "                        (median, min, max in ms); csv: on stderr\n"
+            "                        (median, min, max in ms); csv: on stderr. Before\n"
+            "                        timing, the query's prepare runs once so its columns\n"
+            "                        are resident (cuda: on the GPU); that load and the\n"
+            "                        floor (bytes of the distinct store columns the query\n"
+            "                        reads) are printed apart from the query time\n"
             "  --runs N              timed runs (default 5; implies --time)\n"
             "  --warmup W            warm-up runs (default 1; implies --time)\n"
             "  --threads N           worker threads (default 0: all cores)\n"
+            "  --bandwidth GBPS      with --time: also print each query's floor in ms,\n"
+            "                        its floor bytes read once at GBPS GB/s (10^9 B/s;\n"
+            "                        e.g. the copy bandwidth bench/gpu/bw.cu measures),\n"
+            "                        and median/floor (implies --time)\n"
             "  --expect FILE         compare with a golden CSV (exact decimals; floats\n"
             "                        within 1e-9 abs + 1e-9 rel); exit 1 on a difference\n"
             "  --expect-dir DIR      the same with DIR/qNN-sS.csv (S the seed), e.g.\n"
@@ -133,6 +161,52 @@ static int run_timed(const run_opts *o, run_env *env, const dkb_query *q, const 
     return rc;
 }
 
+static double gbps(int64_t bytes, double seconds) { return seconds > 0 ? (double)bytes / seconds / 1e9 : 0; }
+
+/* Floor ms of l at the --bandwidth (0 when not given). */
+static double floor_ms(const run_opts *o, const load_stats *l) {
+    return o->bandwidth_gbps > 0 ? (double)l->floor_bytes / (o->bandwidth_gbps * 1e9) * 1e3 : 0;
+}
+
+/* Run q's prepare once (then reset), so that its columns are resident
+ * before timing; fill l. 0, or an error "qNN prepare: ..." in err. */
+static int preload(run_env *env, const dkb_query *q, const dkb_params *p, load_stats *l, dkb_error *err) {
+    dkb_tp_resident_stats before, after;
+    dkb_tensor_set in;
+    memset(&in, 0, sizeof in);
+    memset(l, 0, sizeof *l);
+    dkb_tp_reset(env->tp);
+    dkb_tp_resident(env->tp, &before);
+    double t0 = now_ms();
+    int rc = q->prepare(env->tp, env->db, p, &in);
+    dkb_error tperr = {0};
+    int st = dkb_tp_status(env->tp, &tperr);
+    l->prepare_ms = now_ms() - t0;
+    dkb_tp_resident(env->tp, &after);
+    dkb_tp_touched(env->tp, &l->floor_columns, &l->floor_bytes);
+    dkb_tp_reset(env->tp);
+    l->columns = after.columns - before.columns;
+    l->bytes = after.bytes - before.bytes;
+    l->seconds = after.seconds - before.seconds;
+    if (st) return dkb_fail(err, st, "%s prepare: %s", q->name, tperr.msg[0] ? tperr.msg : dkb_strerror(st));
+    if (rc) return dkb_fail(err, rc, "%s prepare: failed (%s)", q->name, dkb_err_name(rc));
+    return 0;
+}
+
+/* "qNN floor: ..." and, on a backend with resident columns, "qNN load: ...". */
+static void print_load_lines(FILE *f, const run_opts *o, const dkb_query *q, const load_stats *l, const timing *t) {
+    fprintf(f, "%s floor: %lld column%s, %lld bytes (%.1f MB)", q->name, (long long)l->floor_columns,
+            l->floor_columns == 1 ? "" : "s", (long long)l->floor_bytes, (double)l->floor_bytes / 1e6);
+    double fm = floor_ms(o, l);
+    if (o->bandwidth_gbps > 0)
+        fprintf(f, "; %.4f ms at %.1f GB/s; median/floor %.2f", fm, o->bandwidth_gbps, fm > 0 ? t->median / fm : 0);
+    fprintf(f, "\n");
+    if (o->backend != DKB_TP_CPU)
+        fprintf(f, "%s load: %lld column%s, %lld bytes made resident in %.3f ms (%.2f GB/s; prepare %.3f ms)\n", q->name,
+                (long long)l->columns, l->columns == 1 ? "" : "s", (long long)l->bytes, l->seconds * 1e3,
+                gbps(l->bytes, l->seconds), l->prepare_ms);
+}
+
 static void print_time_line(FILE *f, const run_opts *o, const run_env *env, const dkb_query *q, const timing *t) {
     int threads = o->threads ? o->threads : cli_default_threads();
     fprintf(f, "%s time: load %.1f ms; query median %.3f ms, min %.3f, max %.3f (%d run%s after %d warm-up%s; %s, %d thread%s)\n",
@@ -140,12 +214,21 @@ static void print_time_line(FILE *f, const run_opts *o, const run_env *env, cons
             o->warmup == 1 ? "" : "s", o->backend_name, threads, threads == 1 ? "" : "s");
 }
 
-static void print_timing_json(FILE *f, const run_opts *o, const run_env *env, const timing *t) {
+static void print_timing_json(FILE *f, const run_opts *o, const run_env *env, const timing *t, const load_stats *l) {
     fprintf(f, ", \"timing\": {\"load_ms\": %.3f, \"warmup\": %d, \"runs\": %d, \"median_ms\": %.3f, \"min_ms\": %.3f, "
                "\"max_ms\": %.3f, \"ms\": [",
             env->load_ms, o->warmup, t->n, t->median, t->min, t->max);
     for (int i = 0; i < t->n; i++) fprintf(f, "%s%.3f", i ? ", " : "", t->ms[i]);
-    fprintf(f, "], \"backend\": \"%s\", \"threads\": %d}", o->backend_name, o->threads ? o->threads : cli_default_threads());
+    fprintf(f, "], \"backend\": \"%s\", \"threads\": %d", o->backend_name, o->threads ? o->threads : cli_default_threads());
+    fprintf(f, ", \"floor_columns\": %lld, \"floor_bytes\": %lld", (long long)l->floor_columns, (long long)l->floor_bytes);
+    if (o->bandwidth_gbps > 0) {
+        double fm = floor_ms(o, l);
+        fprintf(f, ", \"bandwidth_gbps\": %.3f, \"floor_ms\": %.6f, \"median_over_floor\": %.3f", o->bandwidth_gbps, fm,
+                fm > 0 ? t->median / fm : 0);
+    }
+    fprintf(f, ", \"resident_load\": {\"columns\": %lld, \"bytes\": %lld, \"seconds\": %.6f, \"gbps\": %.3f, "
+               "\"prepare_ms\": %.3f}}",
+            (long long)l->columns, (long long)l->bytes, l->seconds, gbps(l->bytes, l->seconds), l->prepare_ms);
 }
 
 /* The expectation file for q, or NULL when none (path in buf). */
@@ -186,8 +269,14 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
     dkb_error err = {0};
     char fbuf[4096];
     const char *file = expect_file(o, q, fbuf, sizeof fbuf);
-    rc = run_timed(o, env, q, &p, &res, &t, &err);
-    if (!rc && o->time) env->ntimed++, env->median_sum += t.median;
+    load_stats load = {0};
+    if (o->time) rc = preload(env, q, &p, &load, &err);
+    if (!rc) rc = run_timed(o, env, q, &p, &res, &t, &err);
+    if (!rc && o->time) {
+        env->ntimed++, env->median_sum += t.median;
+        env->floor_ms_sum += floor_ms(o, &load);
+        env->floor_bytes_sum += load.floor_bytes;
+    }
     int checked = 0;
     if (!rc && file) {
         rc = check_result(o, file, &res, &err);
@@ -204,7 +293,7 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
             printf(", ");
             dkb_result_print_json_fields(&res, stdout);
         }
-        if (res.cols && o->time) print_timing_json(stdout, o, env, &t);
+        if (res.cols && o->time) print_timing_json(stdout, o, env, &t, &load);
         if (file) {
             printf(", \"check\": {\"file\": ");
             cli_json_string(stdout, file);
@@ -229,7 +318,10 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
         } else if (o->fmt == CLI_FMT_CSV && show && res.cols) {
             dkb_result_print(&res, DKB_RES_FMT_CSV, stdout);
         }
-        if (res.cols && o->time) print_time_line(status, o, env, q, &t);
+        if (res.cols && o->time) {
+            print_time_line(status, o, env, q, &t);
+            print_load_lines(status, o, q, &load, &t);
+        }
         if (checked && !rc) {
             cli_params_line(status, q, o->seed, &p);
             fprintf(status, ": ok, %lld row%s match%s %s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s",
@@ -257,7 +349,7 @@ static int set_expect(run_opts *o, expect_kind kind, const char *path) {
 
 /* Parse the options into o; the query argument into *query. */
 static int parse(int argc, char **argv, run_opts *o, const char **query) {
-    enum { O_DATA = 256, O_BACKEND, O_SEED, O_PARAM, O_FORMAT, O_TIME, O_RUNS, O_WARMUP, O_THREADS,
+    enum { O_DATA = 256, O_BACKEND, O_SEED, O_PARAM, O_FORMAT, O_TIME, O_RUNS, O_WARMUP, O_THREADS, O_BANDWIDTH,
            O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
@@ -268,6 +360,7 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
                                               {"runs", required_argument, 0, O_RUNS},
                                               {"warmup", required_argument, 0, O_WARMUP},
                                               {"threads", required_argument, 0, O_THREADS},
+                                              {"bandwidth", required_argument, 0, O_BANDWIDTH},
                                               {"expect", required_argument, 0, O_EXPECT},
                                               {"expect-dir", required_argument, 0, O_EXPECT_DIR},
                                               {"expect-official", required_argument, 0, O_OFFICIAL},
@@ -309,6 +402,12 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
         case O_THREADS:
             if (cli_parse_int("--threads", optarg, 0, 4096, &v)) return DKB_EXIT_USAGE;
             o->threads = (int)v;
+            break;
+        case O_BANDWIDTH:
+            if (cli_parse_double("--bandwidth", optarg, &o->bandwidth_gbps)) return DKB_EXIT_USAGE;
+            if (!(o->bandwidth_gbps > 0))
+                return cli_usage_error("--bandwidth %s: expected GB/s above 0 (e.g. 3900)", optarg);
+            o->time = 1;
             break;
         case O_EXPECT:
             if (set_expect(o, EXPECT_FILE, optarg)) return DKB_EXIT_USAGE;
@@ -420,8 +519,21 @@ int cmd_run(int argc, char **argv) {
     if (all && o.fmt == CLI_FMT_JSON) printf("%s]\n", env.nprinted ? "\n" : "[");
     if (all && o.fmt == CLI_FMT_TABLE && (o.expect || failed))
         printf("%s%d of 22 queries ok\n", env.nprinted ? "\n" : "", 22 - failed);
-    if (all && o.fmt == CLI_FMT_TABLE && o.time)
+    if (all && o.fmt == CLI_FMT_TABLE && o.time) {
         printf("all time: load %.1f ms; the %d query medians sum to %.3f ms\n", env.load_ms, env.ntimed, env.median_sum);
+        printf("all floor: %lld bytes (%.1f MB) summed over the %d queries", (long long)env.floor_bytes_sum,
+               (double)env.floor_bytes_sum / 1e6, env.ntimed);
+        if (o.bandwidth_gbps > 0)
+            printf("; %.4f ms at %.1f GB/s; medians/floors %.2f", env.floor_ms_sum, o.bandwidth_gbps,
+                   env.floor_ms_sum > 0 ? env.median_sum / env.floor_ms_sum : 0);
+        printf("\n");
+        if (o.backend != DKB_TP_CPU) {
+            dkb_tp_resident_stats st;
+            dkb_tp_resident(env.tp, &st);
+            printf("all load: %lld columns, %lld bytes resident, copied in %.3f ms (%.2f GB/s)\n", (long long)st.columns,
+                   (long long)st.bytes, st.seconds * 1e3, gbps(st.bytes, st.seconds));
+        }
+    }
     if (failed && exit_code == DKB_EXIT_OK) exit_code = DKB_EXIT_FAIL;
     dkb_tp_destroy(env.tp);
     dkb_store_close(env.db);

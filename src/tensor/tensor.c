@@ -9,11 +9,17 @@
 
 #include "tensor/tp_internal.h"
 
-/* A store column's dictionary as a dkb_tp_dict, built once per column. */
+/* One entry per store column given to dkb_tp_column (kept until destroy):
+ * its dictionary as a dkb_tp_dict (DICT columns, built once), and whether
+ * the column was touched since the last reset with its bytes (for
+ * dkb_tp_touched). */
 struct dkb__dict_cache {
     dkb__dict_cache *next;
     const dkb_store_column *col;
     dkb_tp_dict dict;
+    bool dict_built;
+    bool touched;   /* passed to dkb_tp_column since the last reset */
+    int64_t bytes;  /* rows x element size (TEXT: offsets + characters) */
 };
 
 const int64_t dkb__pow10_i64[19] = {1LL,
@@ -111,6 +117,7 @@ void dkb_tp_reset(dkb_tp *tp) {
     if (tp->cuda) dkb__cuda_reset(tp);
 #endif
     dkb__arena_reset(&tp->arena);
+    for (dkb__dict_cache *c = tp->dicts; c; c = c->next) c->touched = false;
     tp->err.code = 0;
     tp->err.msg[0] = '\0';
 }
@@ -204,35 +211,54 @@ void *dkb__tp_scratch(dkb_tp *tp, const char *op, size_t bytes) {
 
 /* ---- moving data in and out ---- */
 
-static const dkb_tp_dict *column_dict(dkb_tp *tp, const dkb_store_column *col) {
+/* The entry of col, created (untouched, no dictionary) on first sight;
+ * NULL when out of memory. */
+static dkb__dict_cache *column_entry(dkb_tp *tp, const dkb_store_column *col) {
     for (dkb__dict_cache *c = tp->dicts; c; c = c->next)
-        if (c->col == col) return &c->dict;
-    int size = dkb_column_dict_size(col);
+        if (c->col == col) return c;
     dkb__dict_cache *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->col = col;
+    c->next = tp->dicts;
+    tp->dicts = c;
+    return c;
+}
+
+/* The DICT column's dictionary, built on first use; NULL when out of memory. */
+static const dkb_tp_dict *column_dict(dkb__dict_cache *c) {
+    if (c->dict_built) return &c->dict;
+    int size = dkb_column_dict_size(c->col);
     const char **str = calloc((size_t)size + 1, sizeof *str);
     size_t *len = calloc((size_t)size + 1, sizeof *len);
-    if (!c || !str || !len) {
-        free(c);
+    if (!str || !len) {
         free(str);
         free(len);
         return NULL;
     }
     for (int i = 0; i < size; i++) {
-        str[i] = dkb_column_dict_entry(col, i, &len[i]);
+        str[i] = dkb_column_dict_entry(c->col, i, &len[i]);
         if (!str[i]) str[i] = "";
     }
-    c->col = col;
     c->dict.size = size;
     c->dict.str = str;
     c->dict.len = len;
-    c->next = tp->dicts;
-    tp->dicts = c;
+    c->dict_built = true;
     return &c->dict;
+}
+
+void dkb_tp_touched(const dkb_tp *tp, int64_t *columns, int64_t *bytes) {
+    int64_t n = 0, b = 0;
+    for (const dkb__dict_cache *c = tp ? tp->dicts : NULL; c; c = c->next)
+        if (c->touched) n++, b += c->bytes;
+    if (columns) *columns = n;
+    if (bytes) *bytes = b;
 }
 
 dkb_tensor *dkb_tp_column(dkb_tp *tp, const dkb_store_column *col) {
     if (!tp) return NULL;
     if (!col) return dkb__tp_error(tp, DKB_EINVAL, "column: NULL column");
+    dkb__dict_cache *entry = column_entry(tp, col);
+    if (!entry) return dkb__tp_error(tp, DKB_ENOMEM, "column %s: out of memory", dkb_column_name(col));
     dkb_tensor t = {0};
     t.n = dkb_column_rows(col);
     switch (dkb_column_type(col)) {
@@ -241,12 +267,16 @@ dkb_tensor *dkb_tp_column(dkb_tp *tp, const dkb_store_column *col) {
     case DKB_TYPE_DATE: t.dtype = DKB_TP_I32; break;
     case DKB_TYPE_DICT:
         t.dtype = DKB_TP_U8;
-        t.dict = column_dict(tp, col);
+        t.dict = column_dict(entry);
         if (!t.dict) return dkb__tp_error(tp, DKB_ENOMEM, "column %s: out of memory", dkb_column_name(col));
         break;
     case DKB_TYPE_TEXT: t.dtype = DKB_TP_STR; break;
     default: return dkb__tp_error(tp, DKB_EINVAL, "column %s: unknown type", dkb_column_name(col));
     }
+    uint64_t text_bytes = 0;
+    if (t.dtype == DKB_TP_STR) dkb_column_text_bytes(col, &text_bytes);
+    entry->bytes = (t.dtype == DKB_TP_STR ? t.n + 1 : t.n) * (int64_t)dkb_tp_dtype_size(t.dtype) + (int64_t)text_bytes;
+    entry->touched = true;
     return tp->be->column(tp, col, &t);
 }
 
