@@ -13,6 +13,9 @@ int cmd_run(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_optimize(int argc, char **argv);
+int cmd_prompt(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"gen", cmd_gen, "generate TPC-H data (dbgen-identical) as a store or .tbl files"},
@@ -23,6 +26,9 @@ static const cli_command commands[] = {
     {"sql", cmd_sql, "print a query's SQL (DuckDB) with parameters from a seed"},
     {"__worker", cmd_worker, NULL}, /* hidden: the harness's sandboxed worker */
     {"eval", cmd_eval, "evaluate candidate query implementations against the baseline; score them"},
+    {"optimize", cmd_optimize, "let a model write and repair candidates with harness feedback (trajectories)"},
+    {"prompt", cmd_prompt, "print the exact prompt dkb optimize sends for a query"},
+    {"report", cmd_report, "tables and an HTML report of dkb optimize runs"},
 };
 
 static void usage(FILE *f) {

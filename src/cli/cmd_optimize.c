@@ -1,0 +1,254 @@
+/* cmd_optimize.c: `dkb optimize`: the repair loop: a model writes candidate
+ * files for TPC-H queries, the harness judges each, the verdict goes back to
+ * the model, up to R rounds of K replies; trajectories in RUNDIR, resumable;
+ * the tables at the end (as `dkb report RUNDIR`). */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "harness/eval.h"
+#include "optimize/loop.h"
+#include "optimize/summary.h"
+
+int cli_parse_context(const char *s, int *workload, int *hardware);   /* cmd_prompt.c */
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dkb optimize --model NAME --data STORE [options]\n"
+            "\n"
+            "For each query x mode, ask a model for a complete candidate file, evaluate it\n"
+            "with the harness (as dkb eval), send the verdict back (diagnostics, failing\n"
+            "parameters and the first differing row, timings against baseline and\n"
+            "bandwidth floor), up to R rounds of K replies; keep the best valid candidate.\n"
+            "Every request and verdict goes to RUNDIR/trajectory.jsonl; running the same\n"
+            "command again resumes where it stopped. See docs/optimize.md.\n"
+            "\n"
+            "model:\n"
+            "  --model NAME        model name sent to the API (required)\n"
+            "  --base-url URL      OpenAI-compatible endpoint (default https://api.openai.com/v1)\n"
+            "  --api-key-env VAR   environment variable holding the key (default OPENAI_API_KEY)\n"
+            "  --model-cmd CMD     instead of HTTP: run CMD (sh -c), conversation on stdin\n"
+            "  --temperature T     sampling temperature (default: the server's)\n"
+            "  --reply-tokens N    max tokens per reply (default: the server's)\n"
+            "  --request-timeout S per request (default 600)\n"
+            "  --price-in USD, --price-out USD   per million tokens, for the cost limit\n"
+            "limits (the loop stops asking once one is passed, and says so):\n"
+            "  --max-tokens N      tokens in + out over the run\n"
+            "  --max-cost USD      cost over the run (needs --price-in/--price-out)\n"
+            "  --max-wall S        wall seconds of this invocation\n"
+            "loop:\n"
+            "  --data STORE        the store (required)\n"
+            "  --queries LIST      q01,q06,... or all (default all)\n"
+            "  --target T          c (default) or cuda (evaluated with dkb eval --backend cuda)\n"
+            "  --mode M            core, full or all (default core)\n"
+            "  --rounds R          rounds per query (default 5)\n"
+            "  --samples K         independent replies per round (default 1)\n"
+            "  --context LIST      workload,hardware (default), workload, hardware or none\n"
+            "  --templates DIR     prompt templates (default $DKB_PROMPTS, else prompts/)\n"
+            "  --jobs N            model requests at once (default 4); evaluations run one\n"
+            "                      at a time\n"
+            "  --out RUNDIR        run directory (default optimize-run)\n"
+            "harness (as dkb eval):\n"
+            "  --seeds N, --threshold X, --threads N, --timeout S, --warmup N,\n"
+            "  --min-runs N, --min-seconds S\n"
+            "  -q, --quiet         no progress lines or table\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "Exit status: 0 when the loop ran (whatever the model did), 1 when the run\n"
+            "directory, store, templates or model backend are unusable, 2 for a bad\n"
+            "command line.\n"
+            "\n"
+            "example:\n"
+            "  dkb optimize --model gpt-4.1 --data data/sf1 --queries q01,q06 --out runs/gpt41\n");
+}
+
+/* "dkb ARGS..." as typed, with nothing secret in it (keys never travel on the
+ * command line: only the name of their environment variable). */
+static char *command_line(int argc, char **argv) {
+    size_t n = 4;
+    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    strcpy(s, "dkb");
+    for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+    return s;
+}
+
+int cmd_optimize(int argc, char **argv) {
+    enum { O_MODEL = 256, O_BASE_URL, O_KEY_ENV, O_MODEL_CMD, O_TEMP, O_REPLY_TOKENS, O_REQ_TIMEOUT, O_PRICE_IN,
+           O_PRICE_OUT, O_MAX_TOKENS, O_MAX_COST, O_MAX_WALL, O_DATA, O_QUERIES, O_TARGET, O_MODE, O_ROUNDS,
+           O_SAMPLES, O_CONTEXT, O_TEMPLATES, O_JOBS, O_OUT, O_SEEDS, O_THRESHOLD, O_THREADS, O_TIMEOUT,
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS };
+    static const struct option longopts[] = {
+        {"model", required_argument, 0, O_MODEL},           {"base-url", required_argument, 0, O_BASE_URL},
+        {"api-key-env", required_argument, 0, O_KEY_ENV},   {"model-cmd", required_argument, 0, O_MODEL_CMD},
+        {"temperature", required_argument, 0, O_TEMP},      {"reply-tokens", required_argument, 0, O_REPLY_TOKENS},
+        {"request-timeout", required_argument, 0, O_REQ_TIMEOUT},
+        {"price-in", required_argument, 0, O_PRICE_IN},     {"price-out", required_argument, 0, O_PRICE_OUT},
+        {"max-tokens", required_argument, 0, O_MAX_TOKENS}, {"max-cost", required_argument, 0, O_MAX_COST},
+        {"max-wall", required_argument, 0, O_MAX_WALL},     {"data", required_argument, 0, O_DATA},
+        {"queries", required_argument, 0, O_QUERIES},       {"target", required_argument, 0, O_TARGET},
+        {"mode", required_argument, 0, O_MODE},             {"rounds", required_argument, 0, O_ROUNDS},
+        {"samples", required_argument, 0, O_SAMPLES},       {"context", required_argument, 0, O_CONTEXT},
+        {"templates", required_argument, 0, O_TEMPLATES},   {"jobs", required_argument, 0, O_JOBS},
+        {"out", required_argument, 0, O_OUT},               {"seeds", required_argument, 0, O_SEEDS},
+        {"threshold", required_argument, 0, O_THRESHOLD},   {"threads", required_argument, 0, O_THREADS},
+        {"timeout", required_argument, 0, O_TIMEOUT},       {"warmup", required_argument, 0, O_WARMUP},
+        {"min-runs", required_argument, 0, O_MIN_RUNS},     {"min-seconds", required_argument, 0, O_MIN_SECONDS},
+        {"quiet", no_argument, 0, 'q'},                     {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    dkb_opt_opts o = {.target = "c", .modes = DKB_EVAL_CORE, .rounds = 5, .samples = 1, .jobs = 4, .workload = 1,
+                      .hardware = 1, .out = "optimize-run", .nseeds = 5, .threshold = 1.0, .timeout_s = 120,
+                      .warmup = 2, .min_runs = 10, .min_seconds = 1.0};
+    dkb_model_opts_init(&o.model);
+    const char *queries = "all";
+    char *cmd = command_line(argc, argv);
+    o.command_line = cmd;
+    long v;
+    double d;
+    int ch, rc = 0;
+    optind = 1;
+    opterr = 0;
+    while (!rc && (ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case O_MODEL: o.model.model = optarg; break;
+        case O_BASE_URL: o.model.base_url = optarg; break;
+        case O_KEY_ENV: o.model.api_key_env = optarg; break;
+        case O_MODEL_CMD: o.model.cmd = optarg; break;
+        case O_TEMP:
+            if ((rc = cli_parse_double("--temperature", optarg, &d))) break;
+            if (d < 0 || d > 2) rc = cli_usage_error("--temperature %s: expected 0..2", optarg);
+            o.model.temperature = d;
+            break;
+        case O_REPLY_TOKENS:
+            if (!(rc = cli_parse_int("--reply-tokens", optarg, 1, 10000000, &v))) o.model.max_tokens = v;
+            break;
+        case O_REQ_TIMEOUT:
+            if ((rc = cli_parse_double("--request-timeout", optarg, &d))) break;
+            if (d <= 0) rc = cli_usage_error("--request-timeout %s: expected seconds > 0", optarg);
+            o.model.timeout_s = d;
+            break;
+        case O_PRICE_IN:
+        case O_PRICE_OUT:
+            if ((rc = cli_parse_double(ch == O_PRICE_IN ? "--price-in" : "--price-out", optarg, &d))) break;
+            if (d < 0) rc = cli_usage_error("%s %s: expected USD >= 0", ch == O_PRICE_IN ? "--price-in" : "--price-out", optarg);
+            *(ch == O_PRICE_IN ? &o.model.price_in_per_mtok : &o.model.price_out_per_mtok) = d;
+            break;
+        case O_MAX_TOKENS:
+            if (!(rc = cli_parse_int("--max-tokens", optarg, 1, LONG_MAX, &v))) o.max_tokens = v;
+            break;
+        case O_MAX_COST:
+            if ((rc = cli_parse_double("--max-cost", optarg, &d))) break;
+            if (d <= 0) rc = cli_usage_error("--max-cost %s: expected USD > 0", optarg);
+            o.max_cost = d;
+            break;
+        case O_MAX_WALL:
+            if ((rc = cli_parse_double("--max-wall", optarg, &d))) break;
+            if (d <= 0) rc = cli_usage_error("--max-wall %s: expected seconds > 0", optarg);
+            o.max_wall = d;
+            break;
+        case O_DATA: o.store = optarg; break;
+        case O_QUERIES: queries = optarg; break;
+        case O_TARGET:
+            if (strcmp(optarg, "c") && strcmp(optarg, "cuda")) rc = cli_usage_error("--target %s: expected c or cuda", optarg);
+            o.target = optarg;
+            break;
+        case O_MODE:
+            if (!strcmp(optarg, "core")) o.modes = DKB_EVAL_CORE;
+            else if (!strcmp(optarg, "full")) o.modes = DKB_EVAL_FULL;
+            else if (!strcmp(optarg, "all")) o.modes = DKB_EVAL_CORE | DKB_EVAL_FULL;
+            else rc = cli_usage_error("--mode %s: expected core, full or all", optarg);
+            break;
+        case O_ROUNDS:
+            if (!(rc = cli_parse_int("--rounds", optarg, 1, 1000, &v))) o.rounds = (int)v;
+            break;
+        case O_SAMPLES:
+            if (!(rc = cli_parse_int("--samples", optarg, 1, 100, &v))) o.samples = (int)v;
+            break;
+        case O_CONTEXT: rc = cli_parse_context(optarg, &o.workload, &o.hardware); break;
+        case O_TEMPLATES: o.templates = optarg; break;
+        case O_JOBS:
+            if (!(rc = cli_parse_int("--jobs", optarg, 1, 64, &v))) o.jobs = (int)v;
+            break;
+        case O_OUT: o.out = optarg; break;
+        case O_SEEDS:
+            if (!(rc = cli_parse_int("--seeds", optarg, 0, DKB_EVAL_MAX_SEEDS, &v))) o.nseeds = (int)v;
+            break;
+        case O_THRESHOLD:
+            if ((rc = cli_parse_double("--threshold", optarg, &d))) break;
+            if (d <= 0) rc = cli_usage_error("--threshold %s: expected a positive number", optarg);
+            o.threshold = d;
+            break;
+        case O_THREADS:
+            if (!(rc = cli_parse_int("--threads", optarg, 0, 4096, &v))) o.threads = (int)v;
+            break;
+        case O_TIMEOUT:
+            if ((rc = cli_parse_double("--timeout", optarg, &d))) break;
+            if (d <= 0 || d > 86400) rc = cli_usage_error("--timeout %s: expected seconds in (0, 86400]", optarg);
+            o.timeout_s = d;
+            break;
+        case O_WARMUP:
+            if (!(rc = cli_parse_int("--warmup", optarg, 0, 1000000, &v))) o.warmup = (int)v;
+            break;
+        case O_MIN_RUNS:
+            if (!(rc = cli_parse_int("--min-runs", optarg, 1, 1000000, &v))) o.min_runs = (int)v;
+            break;
+        case O_MIN_SECONDS:
+            if ((rc = cli_parse_double("--min-seconds", optarg, &d))) break;
+            if (d < 0 || d > 3600) rc = cli_usage_error("--min-seconds %s: expected seconds in [0, 3600]", optarg);
+            o.min_seconds = d;
+            break;
+        case 'q': o.quiet = 1; break;
+        case 'h':
+            usage(stdout);
+            free(cmd);
+            return DKB_EXIT_OK;
+        case ':': rc = cli_usage_error("optimize: option %s needs a value", argv[optind - 1]); break;
+        default: rc = cli_usage_error("optimize: unknown option %s", argv[optind - 1]); break;
+        }
+    }
+    if (!rc && optind < argc) rc = cli_usage_error("optimize: unexpected argument '%s'", argv[optind]);
+    if (!rc && !o.model.model) rc = cli_usage_error("optimize: missing --model NAME");
+    if (!rc && !o.store) rc = cli_usage_error("optimize: missing --data STORE");
+    if (!rc) {
+        dkb_error qe = {0};
+        if (dkb__eval_parse_queries(queries, &o.queries, &qe)) rc = cli_usage_error("%s", qe.msg);
+    }
+    if (rc) {
+        free(cmd);
+        return rc;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        free(cmd);
+        fprintf(stderr, "dkb optimize: error: /proc/self/exe: cannot find the dkb binary for the harness workers\n");
+        return DKB_EXIT_FAIL;
+    }
+    exe[n] = '\0';
+    o.exe = exe;
+
+    dkb_opt_outcome out;
+    dkb_error err = {0};
+    rc = dkb__opt_run(&o, &out, &err);
+    free(cmd);
+    if (rc) return cli_fail("optimize", rc, &err);
+    if (out.stopped[0]) fprintf(stderr, "dkb optimize: stopped asking: %s; run again with a larger limit to resume\n", out.stopped);
+    if (!o.quiet) {
+        fprintf(stderr, "dkb optimize: %d of %d query x mode pairs done; %d requests, %d evaluations, %lld tokens in, %lld out, %.4f USD\n",
+                out.finished, out.tasks, out.requests, out.evaluations, (long long)out.tokens_in,
+                (long long)out.tokens_out, out.cost_usd);
+        const char *dirs[1] = {o.out};
+        if (dkb__opt_report(dirs, 1, stdout, NULL, &err)) return cli_fail("optimize", err.code, &err);
+        printf("\ntrajectory: %s/trajectory.jsonl (dkb report %s --html report.html)\n", o.out, o.out);
+    }
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "dkb optimize: error: writing the output failed\n");
+        return DKB_EXIT_FAIL;
+    }
+    return DKB_EXIT_OK;
+}

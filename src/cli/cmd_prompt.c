@@ -1,0 +1,113 @@
+/* cmd_prompt.c: `dkb prompt QUERY`: print the exact first prompt `dkb
+ * optimize` sends a model for one query, target and mode (system and user
+ * message), so it can be read and the templates tuned. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dkb/query.h"
+#include "dkb/store.h"
+#include "optimize/prompt.h"
+#include "optimize/template.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dkb prompt QUERY --data STORE [options]\n"
+            "\n"
+            "Print the prompt `dkb optimize` sends for QUERY (q01..q22): the system\n"
+            "message, then the user message (task, SQL at the qualification parameters,\n"
+            "baseline plan source, candidate.h, workload and hardware context, reply\n"
+            "format), each after a line '### system' / '### user'.\n"
+            "\n"
+            "options:\n"
+            "  --data STORE        the store the workload context is measured on (required)\n"
+            "  --target T          c (default) or cuda\n"
+            "  --mode M            core (default) or full\n"
+            "  --context LIST      workload,hardware (default), workload, hardware or none\n"
+            "  --templates DIR     template directory (default $DKB_PROMPTS, else prompts/\n"
+            "                      of the source tree)\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "example:\n"
+            "  dkb prompt q06 --data data/sf1 --target cuda --mode core\n");
+}
+
+/* "workload,hardware" / "none" -> flags; 0 or a usage error. */
+int cli_parse_context(const char *s, int *workload, int *hardware);
+int cli_parse_context(const char *s, int *workload, int *hardware) {
+    *workload = *hardware = 0;
+    if (!strcmp(s, "none")) return 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(tok, "workload")) *workload = 1;
+        else if (!strcmp(tok, "hardware")) *hardware = 1;
+        else return cli_usage_error("--context %s: expected workload, hardware (comma-separated) or none", s);
+    }
+    if (!*workload && !*hardware) return cli_usage_error("--context %s: expected workload, hardware or none", s);
+    return 0;
+}
+
+int cmd_prompt(int argc, char **argv) {
+    enum { O_DATA = 256, O_TARGET, O_MODE, O_CONTEXT, O_TEMPLATES };
+    static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
+                                              {"target", required_argument, 0, O_TARGET},
+                                              {"mode", required_argument, 0, O_MODE},
+                                              {"context", required_argument, 0, O_CONTEXT},
+                                              {"templates", required_argument, 0, O_TEMPLATES},
+                                              {"help", no_argument, 0, 'h'},
+                                              {0, 0, 0, 0}};
+    const char *store = NULL, *templates = NULL;
+    dkb_opt_prompt_opts po = {.target = "c", .mode = DKB_MODE_CORE, .workload = 1, .hardware = 1};
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case O_DATA: store = optarg; break;
+        case O_TARGET:
+            if (strcmp(optarg, "c") && strcmp(optarg, "cuda")) return cli_usage_error("--target %s: expected c or cuda", optarg);
+            po.target = optarg;
+            break;
+        case O_MODE:
+            if (!strcmp(optarg, "core")) po.mode = DKB_MODE_CORE;
+            else if (!strcmp(optarg, "full")) po.mode = DKB_MODE_FULL;
+            else return cli_usage_error("--mode %s: expected core or full", optarg);
+            break;
+        case O_CONTEXT:
+            if (cli_parse_context(optarg, &po.workload, &po.hardware)) return DKB_EXIT_USAGE;
+            break;
+        case O_TEMPLATES: templates = optarg; break;
+        case 'h': usage(stdout); return DKB_EXIT_OK;
+        case ':': return cli_usage_error("prompt: option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("prompt: unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (cli_one_operand("prompt", "QUERY (q01..q22)", argc, argv)) return DKB_EXIT_USAGE;
+    const char *name = argv[optind];
+    if (!dkb_query_number(name)) return cli_usage_error("prompt: unknown query '%s' (expected q01..q22)", name);
+    const dkb_query *q = dkb_query_find(name);
+    if (!store) return cli_usage_error("prompt: missing --data STORE");
+    dkb_error err = {0};
+    if (!q) return cli_fail("prompt", dkb_fail(&err, DKB_ENOENT, "%s: no baseline plan in this build", name), &err);
+    po.templates = dkb__opt_templates_dir(templates);
+    dkb_store *db = NULL;
+    int rc = dkb_store_open(store, 0, &db, &err);
+    if (rc) return cli_fail("prompt", rc, &err);
+    dkb_params p;
+    char *system = NULL, *user = NULL;
+    rc = dkb_query_params(q, 0, dkb_store_scale_factor(db), NULL, 0, &p, &err);
+    if (!rc) rc = dkb__opt_build_prompt(&po, q, db, &p, &system, &user, &err);
+    dkb_store_close(db);
+    if (rc) return cli_fail("prompt", rc, &err);
+    printf("### system\n%s\n### user\n%s", system, user);
+    free(system);
+    free(user);
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "dkb prompt: error: writing the output failed\n");
+        return DKB_EXIT_FAIL;
+    }
+    return DKB_EXIT_OK;
+}

@@ -1,0 +1,49 @@
+/* loop.h: the repair loop of `dkb optimize`: for each query x mode, ask a
+ * model for a candidate file, evaluate it with the harness (dkb__eval_run,
+ * one evaluation at a time so timings stay clean), feed the verdict back,
+ * for up to `rounds` rounds with `samples` independent replies each; model
+ * requests of different queries run concurrently on `jobs` threads. Every
+ * event goes to the trajectory (traj.h); a run resumes from it. */
+#ifndef DKB_OPTIMIZE_LOOP_H
+#define DKB_OPTIMIZE_LOOP_H
+
+#include <stdint.h>
+
+#include "dkb/error.h"
+#include "model/model.h"
+
+typedef struct dkb_opt_opts {
+    dkb_model_opts model;     /* IN: the model client's options */
+    const char *store;        /* IN: store directory */
+    const char *out;          /* IN: run directory */
+    const char *exe;          /* IN: the dkb binary (harness workers) */
+    const char *templates;    /* IN: template directory (NULL: default) */
+    const char *target;       /* IN: "c" or "cuda" */
+    unsigned modes;           /* IN: DKB_EVAL_FULL | DKB_EVAL_CORE */
+    uint32_t queries;         /* IN: bit q for query q */
+    int rounds, samples, jobs;
+    int workload, hardware;   /* IN: context sections in the prompt */
+    int64_t max_tokens;       /* IN: stop asking past this many tokens in + out (0: no limit) */
+    double max_cost;          /* IN: ... past this many USD (0: no limit) */
+    double max_wall;          /* IN: ... past this many seconds of this invocation (0: no limit) */
+    /* the harness's options for each evaluation */
+    int nseeds, threads, warmup, min_runs;
+    double min_seconds, timeout_s, threshold;
+    int quiet;                /* no progress lines on stderr */
+    const char *command_line; /* recorded in run.json */
+} dkb_opt_opts;
+
+typedef struct dkb_opt_outcome {
+    int tasks, finished;      /* query x mode pairs; those that ran all rounds */
+    int requests, evaluations;
+    int64_t tokens_in, tokens_out;
+    double cost_usd;
+    char stopped[256];        /* why the loop stopped asking early ("" when it did not) */
+} dkb_opt_outcome;
+
+/* Run (or resume) the loop. 0 when it ran (whatever the models did), an
+ * error code with err set when the run directory, store or templates are
+ * unusable. */
+int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err);
+
+#endif

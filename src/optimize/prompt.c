@@ -1,0 +1,211 @@
+/* prompt.c: build the first prompt and the feedback messages of
+ * `dkb optimize` from the templates (prompt.h). */
+#include "optimize/prompt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fsutil.h"        // defines: dkb__read_file
+#include "optimize/context.h"     // defines: dkb__opt_workload_context, dkb__opt_hardware_context
+#include "optimize/template.h"    // defines: dkb__opt_render, dkb_opt_buf
+
+static const char *language(const char *target) { return !strcmp(target, "cuda") ? "CUDA C" : "C11"; }
+
+void dkb__opt_file_name(int qnum, dkb_mode mode, const char *target, char *buf, size_t n) {
+    snprintf(buf, n, "q%02d.%s.%s", qnum, mode == DKB_MODE_CORE ? "core" : "full", !strcmp(target, "cuda") ? "cu" : "c");
+}
+
+static int read_source(const char *rel, char **out, dkb_error *err) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dkb__opt_source_root(), rel);
+    size_t len;
+    int rc = dkb__read_file(path, 1u << 22, out, &len, err);
+    if (rc) dkb_fail(err, rc, "%s: cannot read the source (the prompt shows it)", path);
+    return rc;
+}
+
+/* The function starting at the line "static int NAME(" through the next line
+ * that is "}", appended to b; 0 when not found. */
+static int append_function(dkb_opt_buf *b, const char *src, const char *name) {
+    char head[64];
+    snprintf(head, sizeof head, "\nstatic int %s(", name);
+    const char *start = strstr(src, head);
+    if (!start) return 0;
+    start++;
+    const char *end = strstr(start, "\n}\n");
+    if (!end) return 0;
+    dkb__opt_buf_add(b, start, (size_t)(end - start) + 3);
+    return 1;
+}
+
+int dkb__opt_plan_source(int qnum, dkb_mode mode, char **out, dkb_error *err) {
+    char rel[64], *src = NULL;
+    snprintf(rel, sizeof rel, "src/queries/q%02d.c", qnum);
+    *out = NULL;
+    int rc = read_source(rel, &src, err);
+    if (rc) return rc;
+    if (mode == DKB_MODE_FULL) {
+        *out = src;
+        return 0;
+    }
+    dkb_opt_buf b = {0};
+    const char *end = strstr(src, "*/");
+    if (end) {
+        dkb__opt_buf_add(&b, src, (size_t)(end - src) + 2);
+        dkb__opt_buf_puts(&b, "\n\n");
+    }
+    int ok = append_function(&b, src, "prepare");
+    dkb__opt_buf_puts(&b, "\n");
+    ok &= append_function(&b, src, "core");
+    free(src);
+    *out = dkb__opt_buf_take(&b);
+    if (!*out) return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", rel);
+    if (!ok) {
+        free(*out);
+        *out = NULL;
+        return dkb_fail(err, DKB_EPARSE, "%s: no 'static int prepare(' or 'static int core(' function found", rel);
+    }
+    return 0;
+}
+
+/* Render template `name` with vars into *out. */
+static int render_file(const char *dir, const char *name, const dkb_opt_var *vars, int n, char **out,
+                       dkb_error *err) {
+    char *text = NULL;
+    int rc = dkb__opt_template_load(dir, name, &text, err);
+    if (!rc) rc = dkb__opt_render(name, text, vars, n, out, err);
+    free(text);
+    return rc;
+}
+
+static int reply_format(const dkb_opt_prompt_opts *o, int qnum, char **out, dkb_error *err) {
+    char file[32];
+    dkb__opt_file_name(qnum, o->mode, o->target, file, sizeof file);
+    const dkb_opt_var vars[] = {{"file", file}, {"fence", !strcmp(o->target, "cuda") ? "cuda" : "c"}};
+    return render_file(o->templates, "reply_format.md", vars, 2, out, err);
+}
+
+int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, const dkb_store *db,
+                          const dkb_params *p, char **system, char **user, dkb_error *err) {
+    *system = *user = NULL;
+    char *sql = NULL, *plan = NULL, *cand_h = NULL, *wl = NULL, *hw = NULL, *wl_sec = NULL, *hw_sec = NULL,
+         *fmt = NULL;
+    int rc = 0;
+    const dkb_opt_var sys_vars[] = {{"language", language(o->target)}};
+    if ((rc = render_file(o->templates, "system.md", sys_vars, 1, system, err))) goto done;
+    sql = dkb_query_sql(q, p);
+    if (!sql) {
+        rc = dkb_fail(err, DKB_ENOMEM, "%s: no SQL", q->name);
+        goto done;
+    }
+    if ((rc = dkb__opt_plan_source(q->number, o->mode, &plan, err))) goto done;
+    if ((rc = read_source("include/dkb/candidate.h", &cand_h, err))) goto done;
+    if (o->workload) {
+        if ((rc = dkb__opt_workload_context(q, db, p, &wl, err))) goto done;
+        const dkb_opt_var v[] = {{"workload_context", wl}};
+        if ((rc = render_file(o->templates, "workload.md", v, 1, &wl_sec, err))) goto done;
+    }
+    if (o->hardware) {
+        if ((rc = dkb__opt_hardware_context(o->target, &hw, err))) goto done;
+        const dkb_opt_var v[] = {{"hardware_context", hw}};
+        if ((rc = render_file(o->templates, "hardware.md", v, 1, &hw_sec, err))) goto done;
+    }
+    if ((rc = reply_format(o, q->number, &fmt, err))) goto done;
+    char file[32];
+    dkb__opt_file_name(q->number, o->mode, o->target, file, sizeof file);
+    const char *mode = o->mode == DKB_MODE_CORE ? "core" : "full";
+    const dkb_opt_var vars[] = {
+        {"query", q->name},
+        {"title", q->title},
+        {"mode", mode},
+        {"language", language(o->target)},
+        {"file", file},
+        {"entry", o->mode == DKB_MODE_CORE ? "dkb_candidate_core" : "dkb_candidate_full"},
+        {"sql", sql},
+        {"plan_source", plan},
+        {"candidate_h", cand_h},
+        {"workload_section", wl_sec ? wl_sec : ""},
+        {"hardware_section", hw_sec ? hw_sec : ""},
+        {"reply_format", fmt},
+    };
+    rc = render_file(o->templates, o->mode == DKB_MODE_CORE ? "task_core.md" : "task_full.md", vars,
+                     (int)(sizeof vars / sizeof vars[0]), user, err);
+done:
+    free(sql);
+    free(plan);
+    free(cand_h);
+    free(wl);
+    free(hw);
+    free(wl_sec);
+    free(hw_sec);
+    free(fmt);
+    if (rc) {
+        free(*system);
+        free(*user);
+        *system = *user = NULL;
+    }
+    return rc;
+}
+
+char *dkb__opt_trim(const char *s, size_t max) {
+    if (!s) return strdup("");
+    size_t n = strlen(s);
+    if (n <= max) return strdup(s);
+    static const char MARK[] = "\n[... trimmed ...]\n";
+    size_t keep = max > sizeof MARK ? max - sizeof MARK : 0, head = keep * 2 / 3, tail = keep - head;
+    char *out = malloc(max + 1);
+    if (!out) return NULL;
+    memcpy(out, s, head);
+    memcpy(out + head, MARK, sizeof MARK - 1);
+    memcpy(out + head + sizeof MARK - 1, s + n - tail, tail);
+    out[head + sizeof MARK - 1 + tail] = '\0';
+    return out;
+}
+
+int dkb__opt_feedback(const dkb_opt_prompt_opts *o, int qnum, const dkb_opt_feedback_in *in, char **out,
+                      dkb_error *err) {
+    *out = NULL;
+    char round[16], rounds[16];
+    snprintf(round, sizeof round, "%d", in->round);
+    snprintf(rounds, sizeof rounds, "%d", in->rounds);
+    dkb_opt_buf detail = {0}, log = {0}, checks = {0}, timings = {0}, best = {0};
+    if (in->detail && *in->detail) dkb__opt_buf_printf(&detail, "\n%s\n", in->detail);
+    if (in->compile_log && *in->compile_log) {
+        char *t = dkb__opt_trim(in->compile_log, 4000);
+        dkb__opt_buf_printf(&log, "\nCompiler diagnostics (trimmed):\n```\n%s\n```\n", t ? t : "");
+        free(t);
+    }
+    if (in->checks && *in->checks) dkb__opt_buf_printf(&checks, "\n%s", in->checks);
+    if (isfinite(in->baseline_ms) || isfinite(in->candidate_ms)) {
+        dkb__opt_buf_puts(&timings, "\nTimings (median):");
+        if (isfinite(in->candidate_ms)) dkb__opt_buf_printf(&timings, " yours %.3f ms,", in->candidate_ms);
+        if (isfinite(in->baseline_ms)) dkb__opt_buf_printf(&timings, " baseline %.3f ms,", in->baseline_ms);
+        if (isfinite(in->floor_ms)) dkb__opt_buf_printf(&timings, " bandwidth floor %.3f ms,", in->floor_ms);
+        if (isfinite(in->candidate_ms) && isfinite(in->baseline_ms) && in->candidate_ms > 0)
+            dkb__opt_buf_printf(&timings, " speedup %.2fx", in->baseline_ms / in->candidate_ms);
+        if (timings.s && timings.s[timings.n - 1] == ',') timings.s[--timings.n] = '\0';
+        dkb__opt_buf_puts(&timings, ".\n");
+    }
+    if (isfinite(in->best_speedup)) dkb__opt_buf_printf(&best, "\nBest valid speedup so far: %.2fx.\n", in->best_speedup);
+    char *fmt = NULL;
+    int rc = reply_format(o, qnum, &fmt, err);
+    char *d = dkb__opt_buf_take(&detail), *l = dkb__opt_buf_take(&log), *c = dkb__opt_buf_take(&checks),
+         *t = dkb__opt_buf_take(&timings), *b = dkb__opt_buf_take(&best);
+    if (!rc && (!d || !l || !c || !t || !b)) rc = dkb_fail(err, DKB_ENOMEM, "feedback: out of memory");
+    if (!rc) {
+        const dkb_opt_var vars[] = {{"round", round},         {"rounds", rounds}, {"verdict", in->cls},
+                                    {"verdict_text", in->verdict_text}, {"detail", d}, {"compile_log", l},
+                                    {"checks", c},            {"timings", t},     {"best", b},
+                                    {"reply_format", fmt}};
+        rc = render_file(o->templates, "feedback.md", vars, (int)(sizeof vars / sizeof vars[0]), out, err);
+    }
+    free(fmt);
+    free(d);
+    free(l);
+    free(c);
+    free(t);
+    free(b);
+    return rc;
+}
