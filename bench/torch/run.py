@@ -1,0 +1,213 @@
+"""run.py: the PyTorch calibration of docs/gpu.md: carefully written
+TorchPlan-style PyTorch plans of TPC-H Q1, Q3, Q5, Q6, Q9 and Q18 (plans.py)
+on the same store as dkb, eager and torch.compile, each result checked
+against `dkb run QUERY --data STORE --format json` (seed 0; same numbers
+within 1e-6 relative), timed with CUDA events (median of --reps after
+--warmup), next to dkb's CUDA baseline time of the same session.
+
+  python3 bench/torch/run.py --store /tmp/dkb-sf10 --dkb build/dkb \\
+      [--dkb-cuda-json cuda-sf10.json] [--json out.json] [--queries "q01 q06"]
+  python3 bench/torch/run.py --store data/sf0.01 --dkb build/dkb --backend numpy   # logic check, no GPU
+
+--dkb-cuda-json: the output of `dkb run all --backend cuda --format json
+--time ...` on the same store (bench/gpu_bench.sh writes it); without it
+the dkb column is empty. Columns are copied to the device once (load time
+and bytes printed); key maps are built at load time, untimed, like an index.
+--budget-s bounds the whole run: once spent, torch.compile is skipped for
+the queries left (reported as such). Exit 1 when any result differs from
+dkb's, 0 otherwise."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plans  # noqa: E402
+import store as st  # noqa: E402
+
+# H200, SF 10, best of eager/compile (the issue's anchor), ms.
+ANCHOR_MS = {"q01": 19.6, "q03": 2.4, "q05": 2.7, "q06": 0.85, "q09": 3.7, "q18": 1.1}
+
+
+def dkb_reference(dkb, store, q):
+    out = subprocess.run([dkb, "run", q, "--data", store, "--format", "json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("dkb run %s --data %s failed (%d): %s" % (q, store, out.returncode, out.stderr.strip()))
+    return json.loads(out.stdout)
+
+
+def cell_ok(got, want):
+    if want is None or got is None:
+        return got is None and want is None
+    if isinstance(want, str) or isinstance(got, str):
+        return str(got).rstrip() == str(want).rstrip()
+    g, w = float(got), float(want)
+    return abs(g - w) <= 1e-9 + 1e-6 * abs(w)
+
+
+def rows_ok(got, want):
+    """'' when equal (in order, or as a multiset: ORDER BY ties), else why."""
+    if len(got) != len(want):
+        return "%d rows, dkb has %d" % (len(got), len(want))
+    def row_ok(a, b):
+        return len(a) == len(b) and all(cell_ok(x, y) for x, y in zip(a, b))
+    bad = [i for i, (a, b) in enumerate(zip(got, want)) if not row_ok(a, b)]
+    if not bad:
+        return ""
+    left = list(got)
+    for w in want:
+        k = next((i for i, a in enumerate(left) if row_ok(a, w)), None)
+        if k is None:
+            i = bad[0]
+            return "row %d: got %s, dkb %s" % (i, got[i], want[i])
+        left.pop(k)
+    return ""
+
+
+class Timer:
+    def __init__(self, ops):
+        self.ops = ops
+        if ops.name == "torch":
+            self.torch = ops.torch
+
+    def run(self, fn, reps, warmup):
+        ms = []
+        for k in range(warmup + reps):
+            if self.ops.name == "torch":
+                a = self.torch.cuda.Event(enable_timing=True)
+                b = self.torch.cuda.Event(enable_timing=True)
+                a.record()
+                fn()
+                b.record()
+                b.synchronize()
+                t = a.elapsed_time(b)
+            else:
+                t0 = time.perf_counter()
+                fn()
+                t = (time.perf_counter() - t0) * 1e3
+            if k >= warmup:
+                ms.append(t)
+        ms.sort()
+        n = len(ms)
+        return ms[n // 2] if n % 2 else (ms[n // 2 - 1] + ms[n // 2]) / 2
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store", required=True)
+    ap.add_argument("--dkb", default="build/dkb")
+    ap.add_argument("--queries", default="q01 q03 q05 q06 q09 q18")
+    ap.add_argument("--backend", choices=["torch", "numpy"], default="torch")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--budget-s", type=float, default=300)
+    ap.add_argument("--dkb-cuda-json")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    t_start = time.perf_counter()
+    queries = a.queries.split()
+    for q in queries:
+        if q not in plans.PLANS:
+            sys.exit("run.py: no plan for %s (have %s)" % (q, " ".join(plans.PLANS)))
+
+    if a.backend == "torch":
+        import torch
+        if not torch.cuda.is_available():
+            sys.exit("run.py: torch sees no CUDA device")
+        ops = st.TorchOps(torch)
+        device = torch.cuda.get_device_name(0)
+        version = torch.__version__
+    else:
+        torch = None
+        ops = st.NumpyOps()
+        device, version = "host (numpy)", "numpy"
+
+    dkb_ms = {}
+    if a.dkb_cuda_json:
+        try:
+            with open(a.dkb_cuda_json) as f:
+                d = json.load(f)
+            for x in d if isinstance(d, list) else [d]:
+                if "timing" in x:
+                    dkb_ms[x["query"]] = x["timing"]["median_ms"]
+        except (OSError, ValueError, KeyError) as e:
+            print("run.py: ignoring --dkb-cuda-json %s: %s" % (a.dkb_cuda_json, e), file=sys.stderr)
+
+    store = st.Store(a.store)
+    refs = {q: dkb_reference(a.dkb, a.store, q) for q in queries}
+    L = st.Loaded(store, ops, queries)
+    plans.prepare_extra(L)
+    print("torch calibration: %s, %s, store %s (SF %g); loaded %d columns, %.1f MB in %.3f s (%.2f GB/s); "
+          "key maps %.3f s (untimed)" % (device, version, a.store, store.sf, L.columns, L.bytes / 1e6, L.seconds,
+                                         L.bytes / max(L.seconds, 1e-9) / 1e9, L.index_seconds), flush=True)
+
+    timer = Timer(ops)
+    results, failed = [], 0
+    for q in queries:
+        prep, core, finish = plans.PLANS[q]
+        ref = refs[q]
+        p = ref["params"]
+        s = prep(L, p)
+        r = {"query": q, "params": p, "eager_ms": None, "compile_ms": None, "check": "", "compile_note": ""}
+        try:
+            got = finish(L, p, core(L, s))
+            why = rows_ok(got, ref["rows"])
+            r["check"] = "ok" if not why else "DIFFERS: " + why
+            r["eager_ms"] = timer.run(lambda: finish(L, p, core(L, s)), a.reps, a.warmup)
+        except Exception as e:  # report and go on with the next query
+            r["check"] = "FAILED: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        if torch is not None and not a.no_compile and r["check"] == "ok":
+            if time.perf_counter() - t_start > a.budget_s:
+                r["compile_note"] = "skipped: --budget-s %g spent" % a.budget_s
+            else:
+                try:
+                    torch._dynamo.reset()
+                    cc = torch.compile(core)
+                    t0 = time.perf_counter()
+                    got = finish(L, p, cc(L, s))
+                    r["compile_s"] = time.perf_counter() - t0
+                    why = rows_ok(got, ref["rows"])
+                    if why:
+                        r["check"] = "compile DIFFERS: " + why
+                    else:
+                        r["compile_ms"] = timer.run(lambda: finish(L, p, cc(L, s)), a.reps, a.warmup)
+                except Exception as e:
+                    r["compile_note"] = "failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        if r["check"] != "ok":
+            failed += 1
+        best = min([x for x in (r["eager_ms"], r["compile_ms"]) if x is not None], default=None)
+        r["best_ms"] = best
+        r["dkb_cuda_ms"] = dkb_ms.get(q)
+        r["dkb_over_torch"] = r["dkb_cuda_ms"] / best if best and r["dkb_cuda_ms"] else None
+        r["anchor_ms"] = ANCHOR_MS.get(q)
+        results.append(r)
+        print("  %s: eager %s ms, compile %s ms %s; check %s" % (
+            q, fmt(r["eager_ms"]), fmt(r["compile_ms"]), r["compile_note"], r["check"]), flush=True)
+
+    print()
+    print("| query | torch eager ms | torch compile ms | dkb cuda ms | dkb / best torch | anchor ms (H200 SF10) | check |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for r in results:
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (r["query"], fmt(r["eager_ms"]), fmt(r["compile_ms"]),
+                                                      fmt(r["dkb_cuda_ms"]), fmt(r["dkb_over_torch"], 2),
+                                                      fmt(r["anchor_ms"]), r["check"] + (
+                                                          " (compile " + r["compile_note"] + ")" if r["compile_note"]
+                                                          else "")))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"device": device, "version": version, "store": a.store, "sf": store.sf,
+                       "load": {"columns": L.columns, "bytes": L.bytes, "seconds": L.seconds,
+                                "index_seconds": L.index_seconds},
+                       "reps": a.reps, "warmup": a.warmup, "results": results}, f, indent=1)
+    sys.exit(1 if failed else 0)
+
+
+def fmt(x, digits=3):
+    return "-" if x is None else ("%.*f" % (digits, x))
+
+
+if __name__ == "__main__":
+    main()
