@@ -252,6 +252,17 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A client that went away (timeouts, cut replies) is expected."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, OSError):
+            return
+        sys.stderr.write("fake_model_server: %s: %r\n" % (client_address, exc))
+
+
 def watch_parent(ppid):
     while True:
         time.sleep(0.5)
@@ -267,8 +278,7 @@ def main():
     ap.add_argument("--cycle", action="store_true", help="start the steps over after the last one")
     a = ap.parse_args()
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), Handler)
     server.script = Script(a.script, a.cycle)
     server.log = Log(a.log)
 
