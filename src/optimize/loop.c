@@ -293,9 +293,9 @@ static cJSON *attempt(run *R, const task *t, const history *h, int round, int sa
     dkb_error te = {0};
     if (dkb__traj_append(&R->traj, rec, &te) && !o->quiet) fprintf(stderr, "dkb optimize: warning: %s\n", te.msg);
     if (!o->quiet && isatty(2))
-        fprintf(stderr, "dkb optimize: %s %s round %d/%d sample %d/%d: %s%s\n", t->q->name, t->mode_name, round,
-                o->rounds, sample + 1, o->samples, str(rec, "class"),
-                isfinite(num(rec, "raw_speedup")) ? "" : "");
+        fprintf(stderr, "dkb optimize: %s %s round %d/%d sample %d/%d: %s (raw speedup %.2fx; best so far %.2fx)\n",
+                t->q->name, t->mode_name, round, o->rounds, sample + 1, o->samples, str(rec, "class"),
+                num(rec, "raw_speedup"), best);
     return rec;
 }
 
