@@ -1,0 +1,206 @@
+/* q05.full.c: expert CPU candidate for TPC-H Q5 (Local Supplier Volume).
+ *
+ *   select n_name, sum(l_extendedprice * (1 - l_discount)) as revenue
+ *   from customer, orders, lineitem, supplier, nation, region
+ *   where c_custkey = o_custkey and l_orderkey = o_orderkey
+ *     and l_suppkey = s_suppkey and c_nationkey = s_nationkey
+ *     and s_nationkey = n_nationkey and n_regionkey = r_regionkey
+ *     and r_name = ':region' and o_orderdate >= date ':date'
+ *     and o_orderdate < date ':date' + interval '1' year
+ *   group by n_name order by revenue desc;
+ *
+ * Plan: the region (dictionary code) gives a nation mask; customers and
+ * suppliers become arrays over their dense keys holding the nation key when
+ * it is in the region, else -1 (so c_nationkey = s_nationkey folds into one
+ * compare). Then one partition-local merge of orders and lineitem (lineitem
+ * is grouped by orderkey in the order of orders): an order of the year whose
+ * customer is in the region sums its items whose supplier has the same
+ * nation, per nation, into per-chunk __int128 sums (exact, scale 4), merged
+ * at the end. Orders outside the test only skip their run of items. */
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { MAXNAT = 256 };
+
+static inline int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static inline void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+static inline int64_t plus_one_year(int64_t days) {
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    y += 1;
+    const int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if (m == 2 && d == 29 && !leap) d = 28;
+    return days_from_civil(y, m, d);
+}
+
+static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static inline int64_t max_i32(const int32_t *a, int64_t n) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
+    return m;
+}
+
+/* key -> nation key when that nation is in the region, else -1. */
+static int8_t *nation_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const int8_t *in_region, int64_t *maxk) {
+    const int32_t *k = key->data, *nk = nat->data;
+    *maxk = max_i32(k, key->n);
+    int8_t *out = malloc((size_t)*maxk + 1);
+    if (!out) return NULL;
+    memset(out, -1, (size_t)*maxk + 1);
+    for (int64_t i = 0; i < key->n; i++)
+        if (k[i] >= 0 && nk[i] >= 0 && nk[i] < MAXNAT && in_region[nk[i]]) out[k[i]] = (int8_t)nk[i];
+    return out;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
+    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
+    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
+    if (!rkey || !rname || !nkey || !nname || !nreg || !ckey || !cnat || !skey || !snat || !okey || !ocust ||
+        !odate || !lkey || !lsupp || !lprice || !ldisc || !region || !date || !region->s)
+        return 1;
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
+        res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING ||
+        res->cols[1].type != DKB_CAND_RES_DECIMAL || res->cols[1].scale < 4)
+        return 2;
+
+    /* the region's nations */
+    int8_t in_region[MAXNAT] = {0};
+    int name_of[MAXNAT];
+    const int rc = dkb_cand_dict_code(rname->dict, region->s);
+    const int32_t *rk = rkey->data, *nk = nkey->data, *nr = nreg->data;
+    const uint8_t *rn = rname->data, *nn = nname->data;
+    for (int64_t i = 0; i < nkey->n; i++) {
+        if (nk[i] < 0 || nk[i] >= MAXNAT) return 2;
+        name_of[nk[i]] = nn[i];
+        for (int64_t j = 0; j < rkey->n; j++)
+            if (rn[j] == rc && rk[j] == nr[i]) in_region[nk[i]] = 1;
+    }
+    int64_t maxc, maxs;
+    int8_t *c_nat = nation_of(ckey, cnat, in_region, &maxc);
+    int8_t *s_nat = nation_of(skey, snat, in_region, &maxs);
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t no = okey->n, nl = lkey->n;
+    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    __int128 *sums = calloc((size_t)nchunks * MAXNAT, sizeof(__int128));
+    int64_t *hits = calloc((size_t)nchunks * MAXNAT, sizeof(int64_t));
+    if (!c_nat || !s_nat || !sums || !hits) {
+        free(c_nat), free(s_nat), free(sums), free(hits);
+        return 3;
+    }
+
+    const int32_t lo_day = (int32_t)date->i;
+    const uint32_t width = (uint32_t)(plus_one_year(date->i) - date->i);
+    const int32_t *ok = okey->data, *oc = ocust->data, *od = odate->data;
+    const int32_t *lk = lkey->data, *lsu = lsupp->data;
+    const int64_t *lp = lprice->data, *ld = ldisc->data;
+
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+    for (int64_t c = 0; c < nchunks; c++) {
+        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+        if (o0 >= o1) continue;
+        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
+        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        __int128 *sum = sums + c * MAXNAT;
+        int64_t *hit = hits + c * MAXNAT;
+        for (int64_t o = o0; o < o1; o++) {
+            const int32_t k = ok[o];
+            const int64_t cu = oc[o];
+            const int cn = (uint32_t)(od[o] - lo_day) < width && cu >= 0 && cu <= maxc ? c_nat[cu] : -1;
+            if (cn < 0) {
+                while (j < jend && lk[j] == k) j++;
+                continue;
+            }
+            int64_t s = 0, h = 0;
+            for (; j < jend && lk[j] == k; j++) {
+                const int64_t su = lsu[j];
+                if (su >= 0 && su <= maxs && s_nat[su] == cn) {
+                    s += lp[j] * (100 - ld[j]);
+                    h++;
+                }
+            }
+            sum[cn] += s;
+            hit[cn] += h;
+        }
+    }
+
+    /* per nation present; order by revenue desc */
+    typedef struct { __int128 rev; int nation; } group;
+    group g[MAXNAT];
+    int ng = 0;
+    for (int n = 0; n < MAXNAT; n++) {
+        __int128 s = 0;
+        int64_t h = 0;
+        for (int64_t c = 0; c < nchunks; c++) s += sums[c * MAXNAT + n], h += hits[c * MAXNAT + n];
+        if (h) g[ng++] = (group){s, n};
+    }
+    free(c_nat), free(s_nat), free(sums), free(hits);
+    for (int a = 1; a < ng; a++)
+        for (int b = a; b > 0 && g[b].rev > g[b - 1].rev; b--) {
+            const group t = g[b];
+            g[b] = g[b - 1];
+            g[b - 1] = t;
+        }
+    if (ng > res->cap) return 4;
+    dkb_cand_res_col *c_name = &res->cols[0], *c_rev = &res->cols[1];
+    c_name->str_off[0] = 0;
+    for (int r = 0; r < ng; r++) {
+        const int code = name_of[g[r].nation];
+        const int64_t at = c_name->str_off[r], len = (int64_t)nname->dict->len[code];
+        if (at + len > c_name->bytes_cap) return 4;
+        memcpy(c_name->str_bytes + at, nname->dict->str[code], (size_t)len);
+        c_name->str_off[r + 1] = at + len;
+        __int128 v = g[r].rev;
+        for (int s = 4; s < c_rev->scale; s++) v *= 10;
+        c_rev->dec[r] = v;
+        c_name->is_null[r] = c_rev->is_null[r] = 0;
+    }
+    res->nrows = ng;
+    return 0;
+}

@@ -1,0 +1,190 @@
+/* q07.full.c: expert CPU candidate for TPC-H Q7 (Volume Shipping).
+ *
+ *   select supp_nation, cust_nation, l_year, sum(volume) as revenue
+ *   from (select n1.n_name as supp_nation, n2.n_name as cust_nation,
+ *                extract(year from l_shipdate) as l_year,
+ *                l_extendedprice * (1 - l_discount) as volume
+ *         from supplier, lineitem, orders, customer, nation n1, nation n2
+ *         where s_suppkey = l_suppkey and o_orderkey = l_orderkey
+ *           and c_custkey = o_custkey and s_nationkey = n1.n_nationkey
+ *           and c_nationkey = n2.n_nationkey
+ *           and ((n1.n_name = ':nation1' and n2.n_name = ':nation2')
+ *             or (n1.n_name = ':nation2' and n2.n_name = ':nation1'))
+ *           and l_shipdate between date '1995-01-01' and date '1996-12-31') as shipping
+ *   group by supp_nation, cust_nation, l_year order by supp_nation, cust_nation, l_year;
+ *
+ * Plan: the two names are dictionary codes; suppliers and customers become
+ * arrays over their dense keys holding 0 or 1 (which of the two nations) or
+ * -1. Then one partition-local merge of orders and lineitem (lineitem is
+ * grouped by orderkey in the order of orders): an order whose customer is
+ * of one of the nations sums those of its items shipped in 1995..1996 whose
+ * supplier is of the other listed nation (or the same one, when both
+ * parameters name it), into 2 x 2 x 2 per-chunk __int128 sums (exact, scale
+ * 4). The few groups are sorted by name code (string order) and year. */
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+static inline int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* key -> 0 / 1 when its nation key is nk[0] / nk[1] (0 when both), else -1. */
+static int8_t *side_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const int64_t nk[2], int64_t *maxk) {
+    const int32_t *k = key->data, *n = nat->data;
+    int64_t m = 0;
+    for (int64_t i = 0; i < key->n; i++) m = k[i] > m ? k[i] : m;
+    *maxk = m;
+    int8_t *out = malloc((size_t)m + 1);
+    if (!out) return NULL;
+    memset(out, -1, (size_t)m + 1);
+    for (int64_t i = 0; i < key->n; i++)
+        if (k[i] >= 0) out[k[i]] = n[i] == nk[0] ? 0 : n[i] == nk[1] ? 1 : -1;
+    return out;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *p1 = dkb_cand_param_find(params, "nation1");
+    const dkb_cand_param *p2 = dkb_cand_param_find(params, "nation2");
+    if (!nkey || !nname || !ckey || !cnat || !skey || !snat || !okey || !ocust || !lkey || !lsupp || !lship ||
+        !lprice || !ldisc || !p1 || !p2 || !p1->s || !p2->s)
+        return 1;
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
+        res->ncols != 4 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_STRING ||
+        res->cols[2].type != DKB_CAND_RES_INT || res->cols[3].type != DKB_CAND_RES_DECIMAL ||
+        res->cols[3].scale < 4)
+        return 2;
+
+    /* the two nations: name code -> nation key (-2: absent, matches nothing) */
+    const int code[2] = {dkb_cand_dict_code(nname->dict, p1->s), dkb_cand_dict_code(nname->dict, p2->s)};
+    int64_t nk[2] = {-2, -2};
+    const int32_t *nkd = nkey->data;
+    const uint8_t *nnd = nname->data;
+    for (int64_t i = 0; i < nkey->n; i++)
+        for (int s = 0; s < 2; s++)
+            if (code[s] >= 0 && nnd[i] == code[s]) nk[s] = nkd[i];
+    if (nk[0] < 0 || nk[1] < 0) { /* a name absent: no row */
+        res->nrows = 0;
+        return 0;
+    }
+    const int same = nk[0] == nk[1];
+    int64_t maxc, maxs;
+    int8_t *c_side = side_of(ckey, cnat, nk, &maxc);
+    int8_t *s_side = side_of(skey, snat, nk, &maxs);
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t no = okey->n, nl = lkey->n;
+    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    __int128 *sums = calloc((size_t)nchunks * 8, sizeof(__int128));
+    int64_t *hits = calloc((size_t)nchunks * 8, sizeof(int64_t));
+    if (!c_side || !s_side || !sums || !hits) {
+        free(c_side), free(s_side), free(sums), free(hits);
+        return 3;
+    }
+
+    const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
+    const uint32_t width = (uint32_t)(days_from_civil(1997, 1, 1) - d95);
+    const int32_t *ok = okey->data, *oc = ocust->data;
+    const int32_t *lk = lkey->data, *lsu = lsupp->data, *ls = lship->data;
+    const int64_t *lp = lprice->data, *ld = ldisc->data;
+
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+    for (int64_t c = 0; c < nchunks; c++) {
+        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+        if (o0 >= o1) continue;
+        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
+        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        __int128 *sum = sums + c * 8;
+        int64_t *hit = hits + c * 8;
+        for (int64_t o = o0; o < o1; o++) {
+            const int32_t k = ok[o];
+            const int64_t cu = oc[o];
+            const int cs = cu >= 0 && cu <= maxc ? c_side[cu] : -1;
+            if (cs < 0) {
+                while (j < jend && lk[j] == k) j++;
+                continue;
+            }
+            const int want = same ? 0 : 1 - cs; /* the supplier's side */
+            for (; j < jend && lk[j] == k; j++) {
+                const int64_t su = lsu[j];
+                if ((uint32_t)(ls[j] - d95) >= width || su < 0 || su > maxs || s_side[su] != want) continue;
+                const int g = (want * 2 + cs) * 2 + (ls[j] >= d96);
+                sum[g] += lp[j] * (100 - ld[j]);
+                hit[g]++;
+            }
+        }
+    }
+
+    typedef struct { int scode, ccode, year; __int128 rev; } group;
+    group g[8];
+    int ng = 0;
+    for (int x = 0; x < 8; x++) {
+        __int128 s = 0;
+        int64_t h = 0;
+        for (int64_t c = 0; c < nchunks; c++) s += sums[c * 8 + x], h += hits[c * 8 + x];
+        if (!h) continue;
+        const int ss = x >> 2, cs = (x >> 1) & 1;
+        g[ng++] = (group){code[ss], code[cs], 1995 + (x & 1), s};
+    }
+    free(c_side), free(s_side), free(sums), free(hits);
+    for (int a = 1; a < ng; a++)
+        for (int b = a; b > 0; b--) {
+            const group *p = &g[b - 1], *q = &g[b];
+            const int gt = p->scode != q->scode ? p->scode > q->scode
+                         : p->ccode != q->ccode ? p->ccode > q->ccode
+                                                : p->year > q->year;
+            if (!gt) break;
+            const group t = g[b];
+            g[b] = g[b - 1];
+            g[b - 1] = t;
+        }
+    if (ng > res->cap) return 4;
+    dkb_cand_res_col *c_s = &res->cols[0], *c_c = &res->cols[1], *c_y = &res->cols[2], *c_r = &res->cols[3];
+    c_s->str_off[0] = c_c->str_off[0] = 0;
+    for (int r = 0; r < ng; r++) {
+        dkb_cand_res_col *cols[2] = {c_s, c_c};
+        const int codes[2] = {g[r].scode, g[r].ccode};
+        for (int k = 0; k < 2; k++) {
+            const int64_t at = cols[k]->str_off[r], len = (int64_t)nname->dict->len[codes[k]];
+            if (at + len > cols[k]->bytes_cap) return 4;
+            memcpy(cols[k]->str_bytes + at, nname->dict->str[codes[k]], (size_t)len);
+            cols[k]->str_off[r + 1] = at + len;
+            cols[k]->is_null[r] = 0;
+        }
+        __int128 v = g[r].rev;
+        for (int s = 4; s < c_r->scale; s++) v *= 10;
+        c_y->i64[r] = g[r].year;
+        c_r->dec[r] = v;
+        c_y->is_null[r] = c_r->is_null[r] = 0;
+    }
+    res->nrows = ng;
+    return 0;
+}
