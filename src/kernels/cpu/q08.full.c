@@ -1,0 +1,182 @@
+/* q08.full.c: expert CPU candidate for TPC-H Q8 (National Market Share).
+ *
+ *   select o_year, sum(case when nation = ':nation' then volume else 0 end)
+ *                  / sum(volume) as mkt_share
+ *   from (select extract(year from o_orderdate) as o_year,
+ *                l_extendedprice * (1 - l_discount) as volume, n2.n_name as nation
+ *         from part, supplier, lineitem, orders, customer, nation n1, nation n2, region
+ *         where p_partkey = l_partkey and s_suppkey = l_suppkey
+ *           and l_orderkey = o_orderkey and o_custkey = c_custkey
+ *           and c_nationkey = n1.n_nationkey and n1.n_regionkey = r_regionkey
+ *           and r_name = ':region' and s_nationkey = n2.n_nationkey
+ *           and o_orderdate between date '1995-01-01' and date '1996-12-31'
+ *           and p_type = ':type') as all_nations
+ *   group by o_year order by o_year;
+ *
+ * Plan: the part type and the region are dictionary codes; the parts of the
+ * type become a bitmap over the dense partkeys (a semi-join), the region's
+ * customers a byte array over custkeys, and the suppliers of the nation a
+ * byte array over suppkeys. Then one partition-local merge of orders and
+ * lineitem (lineitem is grouped by orderkey in the order of orders): an
+ * order of 1995..1996 from the region walks its items, and the items whose
+ * part is in the bitmap add their volume (and, when the supplier is of the
+ * nation, the nation's volume) to per-chunk __int128 sums per year (exact,
+ * scale 4). The share is the quotient of the two exact sums as doubles, as
+ * the baseline computes it. */
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+static inline int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static inline int64_t max_i32(const int32_t *a, int64_t n) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
+    return m;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
+    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
+    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
+    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *nation = dkb_cand_param_find(params, "nation");
+    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
+    const dkb_cand_param *type = dkb_cand_param_find(params, "type");
+    if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !ptype || !ckey || !cnat || !skey || !snat ||
+        !okey || !ocust || !odate || !lkey || !lpart || !lsupp || !lprice || !ldisc || !nation || !region ||
+        !type || !nation->s || !region->s || !type->s)
+        return 1;
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
+        res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT || res->cols[1].type != DKB_CAND_RES_FLOAT)
+        return 2;
+
+    /* dimension filters on dictionary codes (absent: -1, matches nothing) */
+    const int rcode = dkb_cand_dict_code(rname->dict, region->s);
+    const int ncode = dkb_cand_dict_code(nname->dict, nation->s);
+    const int tcode = dkb_cand_dict_code(ptype->dict, type->s);
+    uint8_t nat_in_region[256] = {0};
+    int64_t target = -2; /* nation key of :nation */
+    {
+        const int32_t *rk = rkey->data, *nk = nkey->data, *nr = nreg->data;
+        const uint8_t *rn = rname->data, *nn = nname->data;
+        for (int64_t i = 0; i < nkey->n; i++) {
+            if (nk[i] < 0 || nk[i] > 255) return 2;
+            if (nn[i] == ncode) target = nk[i];
+            for (int64_t j = 0; j < rkey->n; j++)
+                if (rn[j] == rcode && rk[j] == nr[i]) nat_in_region[nk[i]] = 1;
+        }
+    }
+    const int64_t maxp = max_i32(pkey->data, pkey->n), maxc = max_i32(ckey->data, ckey->n),
+                  maxs = max_i32(skey->data, skey->n);
+    uint64_t *pbits = calloc((size_t)(maxp >> 6) + 1, sizeof(uint64_t));
+    uint8_t *c_in = calloc((size_t)maxc + 1, 1), *s_is = calloc((size_t)maxs + 1, 1);
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t no = okey->n, nl = lkey->n;
+    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    __int128 *sums = calloc((size_t)nchunks * 4, sizeof(__int128)); /* [chunk][year][all, nation] */
+    int64_t *hits = calloc((size_t)nchunks * 2, sizeof(int64_t));
+    if (!pbits || !c_in || !s_is || !sums || !hits) {
+        free(pbits), free(c_in), free(s_is), free(sums), free(hits);
+        return 3;
+    }
+    {
+        const int32_t *pk = pkey->data, *ck = ckey->data, *cn = cnat->data, *sk = skey->data, *sn = snat->data;
+        const uint8_t *pt = ptype->data;
+        if (tcode >= 0)
+            for (int64_t i = 0; i < pkey->n; i++)
+                if (pt[i] == tcode && pk[i] >= 0) pbits[pk[i] >> 6] |= 1ull << (pk[i] & 63);
+        for (int64_t i = 0; i < ckey->n; i++)
+            if (ck[i] >= 0 && cn[i] >= 0 && cn[i] < 256) c_in[ck[i]] = nat_in_region[cn[i]];
+        for (int64_t i = 0; i < skey->n; i++)
+            if (sk[i] >= 0) s_is[sk[i]] = sn[i] == target;
+    }
+
+    const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
+    const uint32_t width = (uint32_t)(days_from_civil(1997, 1, 1) - d95);
+    const int32_t *ok = okey->data, *oc = ocust->data, *od = odate->data;
+    const int32_t *lk = lkey->data, *lpa = lpart->data, *lsu = lsupp->data;
+    const int64_t *lp = lprice->data, *ld = ldisc->data;
+
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+    for (int64_t c = 0; c < nchunks; c++) {
+        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+        if (o0 >= o1) continue;
+        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
+        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        __int128 *sum = sums + c * 4;
+        int64_t *hit = hits + c * 2;
+        for (int64_t o = o0; o < o1; o++) {
+            const int32_t k = ok[o];
+            const int64_t cu = oc[o];
+            if ((uint32_t)(od[o] - d95) >= width || cu < 0 || cu > maxc || !c_in[cu]) {
+                while (j < jend && lk[j] == k) j++;
+                continue;
+            }
+            const int y = od[o] >= d96;
+            int64_t all = 0, mine = 0, h = 0;
+            for (; j < jend && lk[j] == k; j++) {
+                const int64_t pa = lpa[j], su = lsu[j];
+                if (pa < 0 || pa > maxp || !((pbits[pa >> 6] >> (pa & 63)) & 1)) continue;
+                const int64_t v = lp[j] * (100 - ld[j]);
+                all += v;
+                if (su >= 0 && su <= maxs && s_is[su]) mine += v;
+                h++;
+            }
+            sum[y * 2] += all;
+            sum[y * 2 + 1] += mine;
+            hit[y] += h;
+        }
+    }
+
+    int64_t r = 0;
+    dkb_cand_res_col *c_year = &res->cols[0], *c_share = &res->cols[1];
+    for (int y = 0; y < 2; y++) {
+        __int128 all = 0, mine = 0;
+        int64_t h = 0;
+        for (int64_t c = 0; c < nchunks; c++) all += sums[c * 4 + y * 2], mine += sums[c * 4 + y * 2 + 1],
+                                               h += hits[c * 2 + y];
+        if (!h) continue;
+        if (r >= res->cap) break;
+        c_year->i64[r] = 1995 + y;
+        c_share->f64[r] = (double)mine / (double)all;
+        c_year->is_null[r] = c_share->is_null[r] = 0;
+        r++;
+    }
+    free(pbits), free(c_in), free(s_is), free(sums), free(hits);
+    res->nrows = r;
+    return 0;
+}
