@@ -176,11 +176,13 @@ static pid_t spawn(const char *cmd, int fds[3], const sigset_t *child_mask) {
     return pid;
 }
 
-/* Has the child exited (not reaped, so its pid and group id stay reserved)? */
+/* Has the child exited (not reaped, so its pid and group id stay reserved)?
+ * ECHILD (SIGCHLD ignored, so the kernel reaped it) counts as exited. */
 static int child_exited(pid_t pid) {
     siginfo_t si;
     memset(&si, 0, sizeof si);
-    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == ECHILD;
+    return si.si_pid == pid;
 }
 
 /* Poll the pipes until the command's stdout ends and it has exited, the
