@@ -157,6 +157,7 @@ extern "C" dkb_groups dkb__cuda_group(dkb_tp *tp, const dkb_tensor *const *keys,
         return g;
     }
     CU_SCRATCH_BEGIN(tp);
+    SCRATCH_BEGIN(tp); /* host scratch: the key descriptors of > 64 keys */
     key_set ks;
     memset(&ks, 0, sizeof ks);
     ks.nkeys = nkeys;
@@ -225,6 +226,7 @@ extern "C" dkb_groups dkb__cuda_group(dkb_tp *tp, const dkb_tensor *const *keys,
         g.ngroups = ng;
     }
 out:
+    SCRATCH_END(tp);
     CU_SCRATCH_END(tp);
     return g;
 }
