@@ -1,0 +1,253 @@
+/* q09.full.c: expert CPU candidate for TPC-H Q9 (Product Type Profit Measure).
+ *
+ *   select nation, o_year, sum(amount) as sum_profit
+ *   from (select n_name as nation, extract(year from o_orderdate) as o_year,
+ *                l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity as amount
+ *         from part, supplier, lineitem, partsupp, orders, nation
+ *         where s_suppkey = l_suppkey and ps_suppkey = l_suppkey
+ *           and ps_partkey = l_partkey and p_partkey = l_partkey
+ *           and o_orderkey = l_orderkey and s_nationkey = n_nationkey
+ *           and p_name like '%:color%') as profit
+ *   group by nation, o_year order by nation, o_year desc;
+ *
+ * Plan: LIKE on p_name (a substring search, or a general LIKE matcher when
+ * the word holds wildcards), in parallel, into a bitmap over the dense
+ * partkeys; the matching parts' partsupp rows go into a compact
+ * open-addressing table keyed by (partkey, suppkey) holding the cost; the
+ * supplier's nation is an array over the dense suppkeys. Then one
+ * partition-local merge of orders and lineitem (lineitem is grouped by
+ * orderkey in the order of orders): each item whose part is in the bitmap
+ * looks up its cost and adds the exact scale-4 amount to per-chunk __int128
+ * sums per (nation key, order year); the year is worked out once per order
+ * (orderdates lie in 1992..1998 by the spec; others are refused). Groups
+ * are sorted by nation name (code order is string order), year desc. */
+#define _GNU_SOURCE 1 /* memmem */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dkb/candidate.h"
+
+enum { YEAR0 = 1992, NYEAR = 8, NAT = 256 };
+
+static inline int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static inline int64_t max_i32(const int32_t *a, int64_t n) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
+    return m;
+}
+
+/* SQL LIKE of s[0..n) against pattern p (NUL-terminated; % any run, _ one byte). */
+static int like(const char *s, int64_t n, const char *p) {
+    while (*p) {
+        if (*p == '%') {
+            while (*p == '%') p++;
+            if (!*p) return 1;
+            for (int64_t i = 0; i <= n; i++)
+                if (like(s + i, n - i, p)) return 1;
+            return 0;
+        }
+        if (n == 0 || (*p != '_' && *p != *s)) return 0;
+        p++, s++, n--;
+    }
+    return n == 0;
+}
+
+static inline uint64_t hash_key(uint64_t k) {
+    k ^= k >> 31;
+    k *= 0x9e3779b97f4a7c15ull;
+    return k ^ (k >> 29);
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
+    const dkb_cand_vec *pname = dkb_cand_column(db, "part", "p_name");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
+    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
+    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *color = dkb_cand_param_find(params, "color");
+    if (!nkey || !nname || !pkey || !pname || !skey || !snat || !pspart || !pssupp || !pscost || !okey ||
+        !odate || !lkey || !lpart || !lsupp || !lqty || !lprice || !ldisc || !color || !color->s)
+        return 1;
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || pname->type != DKB_CAND_STR ||
+        lprice->scale != 2 || ldisc->scale != 2 || lqty->scale != 2 || pscost->scale != 2 || res->ncols != 3 ||
+        res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT ||
+        res->cols[2].type != DKB_CAND_RES_DECIMAL || res->cols[2].scale < 4)
+        return 2;
+    const int nt = env->threads > 0 ? env->threads : 1;
+
+    /* p_name like '%color%' -> bitmap over partkey (one byte per part first,
+     * so threads never share a word) */
+    const int64_t np = pkey->n, maxp = max_i32(pkey->data, np);
+    uint8_t *pmatch = calloc((size_t)maxp + 1, 1);
+    const size_t clen = strlen(color->s);
+    const int wild = strpbrk(color->s, "%_") != NULL;
+    char *pattern = malloc(clen + 3);
+    if (!pmatch || !pattern) {
+        free(pmatch), free(pattern);
+        return 3;
+    }
+    pattern[0] = '%';
+    memcpy(pattern + 1, color->s, clen);
+    pattern[clen + 1] = '%', pattern[clen + 2] = 0;
+    {
+        const int32_t *pk = pkey->data;
+        const int64_t *off = pname->data;
+        const char *bytes = pname->bytes;
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t i = 0; i < np; i++) {
+            const char *s = bytes + off[i];
+            const int64_t n = off[i + 1] - off[i];
+            const int hit = wild ? like(s, n, pattern) : memmem(s, (size_t)n, color->s, clen) != NULL;
+            if (hit && pk[i] >= 0) pmatch[pk[i]] = 1;
+        }
+    }
+    free(pattern);
+
+    /* the matching parts' partsupp rows: (partkey, suppkey) -> cost */
+    const int32_t *psp = pspart->data, *pss = pssupp->data;
+    const int64_t *psc = pscost->data, nps = pspart->n;
+    int64_t nsel = 0;
+    for (int64_t i = 0; i < nps; i++) nsel += psp[i] >= 0 && psp[i] <= maxp && pmatch[psp[i]];
+    uint64_t cap = 16;
+    while (cap < 2 * (uint64_t)nsel) cap <<= 1;
+    uint64_t *hkeys = malloc(cap * sizeof(uint64_t));
+    int64_t *hcost = malloc(cap * sizeof(int64_t));
+    const int64_t maxs = max_i32(skey->data, skey->n);
+    int16_t *s_nat = malloc(((size_t)maxs + 1) * sizeof(int16_t));
+    const int64_t no = okey->n, nl = lkey->n;
+    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    __int128 *sums = calloc((size_t)nchunks * NAT * NYEAR, sizeof(__int128));
+    uint8_t *seen = calloc((size_t)nchunks * NAT * NYEAR, 1);
+    if (!hkeys || !hcost || !s_nat || !sums || !seen) {
+        free(pmatch), free(hkeys), free(hcost), free(s_nat), free(sums), free(seen);
+        return 3;
+    }
+    const uint64_t mask = cap - 1, EMPTY = ~0ull;
+    memset(hkeys, 0xff, cap * sizeof(uint64_t));
+    for (int64_t i = 0; i < nps; i++) {
+        if (psp[i] < 0 || psp[i] > maxp || !pmatch[psp[i]]) continue;
+        const uint64_t k = (uint64_t)(uint32_t)psp[i] << 32 | (uint32_t)pss[i];
+        uint64_t h = hash_key(k) & mask;
+        while (hkeys[h] != EMPTY && hkeys[h] != k) h = (h + 1) & mask;
+        hkeys[h] = k;
+        hcost[h] = psc[i];
+    }
+    {
+        const int32_t *sk = skey->data, *sn = snat->data;
+        for (int64_t i = 0; i <= maxs; i++) s_nat[i] = -1;
+        for (int64_t i = 0; i < skey->n; i++)
+            if (sk[i] >= 0 && sn[i] >= 0 && sn[i] < NAT) s_nat[sk[i]] = (int16_t)sn[i];
+    }
+    int32_t jan1[NYEAR + 1];
+    for (int y = 0; y <= NYEAR; y++) jan1[y] = (int32_t)days_from_civil(YEAR0 + y, 1, 1);
+
+    const int32_t *ok = okey->data, *od = odate->data;
+    const int32_t *lk = lkey->data, *lpa = lpart->data, *lsu = lsupp->data;
+    const int64_t *lq = lqty->data, *lp = lprice->data, *ld = ldisc->data;
+    int bad = 0;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
+    for (int64_t c = 0; c < nchunks; c++) {
+        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+        if (o0 >= o1) continue;
+        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
+        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        __int128 *sum = sums + c * NAT * NYEAR;
+        uint8_t *sn = seen + c * NAT * NYEAR;
+        for (int64_t o = o0; o < o1; o++) {
+            const int32_t k = ok[o];
+            int y = -1;
+            for (; j < jend && lk[j] == k; j++) {
+                const int64_t pa = lpa[j];
+                if (pa < 0 || pa > maxp || !pmatch[pa]) continue;
+                const int64_t su = lsu[j];
+                const uint64_t key = (uint64_t)(uint32_t)pa << 32 | (uint32_t)su;
+                uint64_t h = hash_key(key) & mask;
+                while (hkeys[h] != key && hkeys[h] != EMPTY) h = (h + 1) & mask;
+                if (hkeys[h] == EMPTY || su < 0 || su > maxs || s_nat[su] < 0) continue;
+                if (y < 0) {
+                    const int32_t d = od[o];
+                    if (d < jan1[0] || d >= jan1[NYEAR]) { bad = 1; break; }
+                    y = 0;
+                    while (d >= jan1[y + 1]) y++;
+                }
+                const int g = s_nat[su] * NYEAR + y;
+                sum[g] += lp[j] * (100 - ld[j]) - hcost[h] * lq[j];
+                sn[g] = 1;
+            }
+            while (j < jend && lk[j] == k) j++;
+        }
+    }
+    free(pmatch), free(hkeys), free(hcost), free(s_nat);
+    if (bad) {
+        free(sums), free(seen);
+        return 5;
+    }
+
+    /* groups by nation name code, year desc */
+    int code_of[NAT];
+    for (int n = 0; n < NAT; n++) code_of[n] = -1;
+    const int32_t *nk = nkey->data;
+    const uint8_t *nn = nname->data;
+    for (int64_t i = 0; i < nkey->n; i++)
+        if (nk[i] >= 0 && nk[i] < NAT) code_of[nk[i]] = nn[i];
+    int64_t r = 0;
+    dkb_cand_res_col *c_nat = &res->cols[0], *c_year = &res->cols[1], *c_sum = &res->cols[2];
+    c_nat->str_off[0] = 0;
+    for (int code = 0; code < nname->dict->size && !bad; code++)
+        for (int n = 0; n < NAT && !bad; n++) {
+            if (code_of[n] != code) continue;
+            for (int y = NYEAR - 1; y >= 0; y--) {
+                __int128 s = 0;
+                int any = 0;
+                for (int64_t c = 0; c < nchunks; c++) {
+                    s += sums[(c * NAT + n) * NYEAR + y];
+                    any |= seen[(c * NAT + n) * NYEAR + y];
+                }
+                if (!any) continue;
+                const int64_t at = c_nat->str_off[r], len = (int64_t)nname->dict->len[code];
+                if (r >= res->cap || at + len > c_nat->bytes_cap) { bad = 1; break; }
+                memcpy(c_nat->str_bytes + at, nname->dict->str[code], (size_t)len);
+                c_nat->str_off[r + 1] = at + len;
+                for (int sc = 4; sc < c_sum->scale; sc++) s *= 10;
+                c_year->i64[r] = YEAR0 + y;
+                c_sum->dec[r] = s;
+                c_nat->is_null[r] = c_year->is_null[r] = c_sum->is_null[r] = 0;
+                r++;
+            }
+        }
+    free(sums), free(seen);
+    if (bad) return 4;
+    res->nrows = r;
+    return 0;
+}
