@@ -54,6 +54,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" { /* CUDA candidates are compiled as C++ (nvcc): the ABI stays C */
+#endif
+
 #define DKB_CANDIDATE_ABI_VERSION 1
 
 /* Element types (same numbering as TensorPlan's dkb_tp_dtype). */
@@ -228,5 +232,14 @@ static inline int dkb_cand_dict_code(const dkb_cand_dict *d, const char *s) {
         if (d->len[i] == n && memcmp(d->str[i], s, n) == 0) return i;
     return -1;
 }
+
+#ifdef __CUDACC__
+/* CUDA candidates: the stream to launch on, typed. */
+static inline cudaStream_t dkb_cand_stream(const dkb_cand_env *env) { return (cudaStream_t)env->stream; }
+#endif
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

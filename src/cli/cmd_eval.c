@@ -27,7 +27,8 @@ static void usage(FILE *f) {
             "\n"
             "options:\n"
             "  --data STORE        the store directory (required)\n"
-            "  --backend B         cpu (default; the only one so far)\n"
+            "  --backend B         cpu (default: qNN.<mode>.c candidates) or cuda (qNN.<mode>.cu\n"
+            "                      candidates; the baseline on the GPU too; needs a GPU)\n"
             "  --mode M            full, core or all (default): which files to evaluate\n"
             "  --queries LIST      evaluate these queries (q01,q06,... or all); a query\n"
             "                      without a file is scored as the baseline ('missing').\n"
@@ -91,7 +92,8 @@ static int parse(int argc, char **argv, eval_cli *c) {
         switch (ch) {
         case O_DATA: o->store = optarg; break;
         case O_BACKEND:
-            if (strcmp(optarg, "cpu")) return cli_usage_error("--backend %s: expected cpu (the only backend so far)", optarg);
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+                return cli_usage_error("--backend %s: expected cpu or cuda", optarg);
             o->backend = optarg;
             break;
         case O_MODE:
@@ -197,7 +199,7 @@ int cmd_eval(int argc, char **argv) {
     if ((rc = dkb__results_write(&res, &err))) exit_code = cli_fail("eval", rc, &err);
     if (!c.quiet) {
         for (int i = 0; i < res.nignored; i++)
-            fprintf(stderr, "dkb eval: note: ignored %s (candidates are named qNN.full.c or qNN.core.c)\n", res.ignored[i]);
+            fprintf(stderr, "dkb eval: note: ignored %s (candidates are named qNN.full.c or qNN.core.c; .cu with --backend cuda)\n", res.ignored[i]);
         if (!res.n) fprintf(stderr, "dkb eval: note: no candidates to evaluate in %s\n", c.o.dir);
     }
     dkb_results_format fmt = c.fmt == CLI_FMT_JSON ? DKB_RESULTS_JSON : c.fmt == CLI_FMT_CSV ? DKB_RESULTS_CSV

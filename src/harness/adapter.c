@@ -424,8 +424,11 @@ static void *ro_share(const dkb_store *s, dkb_ro_arena *ro, const void *p, size_
     return dkb__ro_memdup(ro, p, bytes);
 }
 
-int dkb__adapt_inputs(const dkb_tensor_set *in, const dkb_store *s, dkb_ro_arena *ro, const dkb_cand_set **out,
-                      dkb_error *err) {
+/* The prepared set as a candidate set; with device, every vector's data
+ * is shared as it is (device memory), else store views are shared and the
+ * rest copied into ro. */
+static int adapt_inputs(const dkb_tensor_set *in, const dkb_store *s, bool device, dkb_ro_arena *ro,
+                        const dkb_cand_set **out, dkb_error *err) {
     *out = NULL;
     dkb_cand_set *set = dkb__ro_alloc(ro, sizeof *set);
     dkb_cand_vec *vec = dkb__ro_alloc(ro, (size_t)(in->n ? in->n : 1) * sizeof *vec);
@@ -439,11 +442,12 @@ int dkb__adapt_inputs(const dkb_tensor_set *in, const dkb_store *s, dkb_ro_arena
         v->type = (dkb_cand_type)t->dtype;
         v->scale = t->scale;
         v->n = t->n;
-        v->data = ro_share(s, ro, t->data, tensor_bytes(t));
+        v->data = device ? t->data : ro_share(s, ro, t->data, tensor_bytes(t));
+        if (device && !v->data) v->data = (void *)""; /* no elements: any non-NULL pointer */
         if (!v->name || !v->data) return dkb_fail(err, DKB_ENOMEM, "out of memory copying input '%s'", in->name[i]);
         if (t->dtype == DKB_TP_STR) {
             v->nbytes = t->nbytes;
-            v->bytes = ro_share(s, ro, t->bytes, (size_t)t->nbytes);
+            v->bytes = device ? (t->bytes ? t->bytes : (char *)"") : ro_share(s, ro, t->bytes, (size_t)t->nbytes);
             if (!v->bytes) return dkb_fail(err, DKB_ENOMEM, "out of memory copying input '%s'", in->name[i]);
         }
         if (t->dict) {
@@ -464,6 +468,15 @@ int dkb__adapt_inputs(const dkb_tensor_set *in, const dkb_store *s, dkb_ro_arena
     set->scalar = sc;
     *out = set;
     return 0;
+}
+
+int dkb__adapt_inputs(const dkb_tensor_set *in, const dkb_store *s, dkb_ro_arena *ro, const dkb_cand_set **out,
+                      dkb_error *err) {
+    return adapt_inputs(in, s, false, ro, out, err);
+}
+
+int dkb__adapt_inputs_device(const dkb_tensor_set *in, dkb_ro_arena *ro, const dkb_cand_set **out, dkb_error *err) {
+    return adapt_inputs(in, NULL, true, ro, out, err);
 }
 
 int dkb__out_likes_add(dkb_out_like *likes, int *n, const dkb_tensor_set *out, dkb_error *err) {

@@ -105,6 +105,11 @@ int dkb__out_result_collect(const dkb_cand_out_result *o, const dkb_result *like
 int dkb__adapt_inputs(const dkb_tensor_set *in, const dkb_store *s, dkb_ro_arena *ro, const dkb_cand_set **out,
                       dkb_error *err);
 
+/* The same for a set computed by a CUDA context: every vector's data (and
+ * STR bytes) is device memory, shared as it is (never copied); the
+ * descriptors, names, scalars and dictionaries (host memory) go into ro. */
+int dkb__adapt_inputs_device(const dkb_tensor_set *in, dkb_ro_arena *ro, const dkb_cand_set **out, dkb_error *err);
+
 /* What one core output looks like (from the baseline's core runs). */
 typedef struct dkb_out_like {
     const char *name;          /* static (the plan's) */

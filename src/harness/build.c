@@ -420,6 +420,58 @@ static int source_has_asm(const char *ifile, const char *src, char *what, size_t
 
 /* ---- the build ---- */
 
+bool dkb__is_cuda_source(const char *src) {
+    size_t n = src ? strlen(src) : 0;
+    return n > 3 && !strcmp(src + n - 3, ".cu");
+}
+
+#define NVCC_STD "-std=c++17"
+#define NVCC_GENCODE "arch=compute_90,code=[sm_90,compute_90]"
+
+/* The CUDA build of a .cu candidate (after the size check): preprocess
+ * (include and asm checks), then compile and link in one nvcc step. */
+static int build_cuda(const char *src, dkb_mode mode, const char *inc, const char *hdr, const char *dfile,
+                      const char *ifile, const char *plog, const char *logfile, dkb_build *b, dkb_error *err) {
+    const char *nv = getenv("DKB_NVCC");
+    if (!nv || !*nv) nv = "nvcc";
+    char nvpath[4096];
+    if (find_program(nv, nvpath, sizeof nvpath) != 0)
+        return dkb_fail(err, DKB_ENOENT, "build: CUDA compiler %s not found (set DKB_NVCC)", nv);
+    /* 1. preprocess the host side: the files it reads, asm in its lines */
+    char *pp[] = {nvpath, (char *)NVCC_STD, (char *)"-I", (char *)inc, (char *)"-E", (char *)"-Xcompiler",
+                  (char *)"-MD", (char *)"-Xcompiler", (char *)"-MF", (char *)"-Xcompiler", (char *)dfile,
+                  (char *)"-o", (char *)ifile, (char *)src, NULL};
+    int ok = 0;
+    int rc = compile_step(pp, plog, b, &ok, err);
+    if (rc || !ok) {
+        if (!rc) replace_log(b, plog, src);
+        return rc;
+    }
+    char bad[PATH_MAX];
+    int deps = check_deps(dfile, src, hdr, bad, sizeof bad);
+    if (deps < 0) return dkb_fail(err, DKB_EIO, "build: cannot read the compiler's dependency file %s", dfile);
+    if (deps > 0) {
+        b->verdict = DKB_VERDICT_COMPILE_ERROR;
+        snprintf(b->detail, sizeof b->detail, "includes %.400s (only dkb/candidate.h and system headers are allowed)",
+                 bad);
+        return 0;
+    }
+    if (source_has_asm(ifile, src, bad, sizeof bad)) {
+        b->verdict = DKB_VERDICT_COMPILE_ERROR;
+        snprintf(b->detail, sizeof b->detail, "uses inline assembly (%.100s), which is not allowed", bad);
+        return 0;
+    }
+    /* 2. compile and link (the diagnostics are the log) */
+    char *cc[] = {nvpath, (char *)NVCC_STD, (char *)"-O3", (char *)"-gencode", (char *)NVCC_GENCODE,
+                  (char *)"-Xcompiler", (char *)"-fPIC", (char *)"-shared", (char *)"-cudart", (char *)"shared",
+                  (char *)"-I", (char *)inc, (char *)"-o", b->so_path, (char *)src, NULL};
+    rc = compile_step(cc, logfile, b, &ok, err);
+    if (!rc) replace_log(b, logfile, NULL);
+    if (rc || !ok) return rc;
+    return dkb__symbols_check_cuda(b->so_path, dkb__entry_symbol(mode), &b->verdict, b->detail, sizeof b->detail,
+                                   err);
+}
+
 int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir, dkb_build *b, dkb_error *err) {
     memset(b, 0, sizeof *b);
     b->verdict = DKB_VERDICT_HARNESS_ERROR;
@@ -439,11 +491,13 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
         return dkb_fail(err, DKB_ENOENT, "build: cannot find dkb/candidate.h near the dkb binary; set DKB_CANDIDATE_H");
     if ((rc = make_dir(inc, err)) || (rc = make_dir(incdkb, err)) || (rc = copy_file(ours, hdr, err))) return rc;
 
-    /* names: SCRATCH/<base>.so, .d, .log (base: the file name less .c) */
+    /* names: SCRATCH/<base>.so, .d, .log (base: the file name less .c / .cu) */
     const char *base = strrchr(src, '/');
     base = base ? base + 1 : src;
     size_t blen = strlen(base);
-    if (blen > 2 && !strcmp(base + blen - 2, ".c")) blen -= 2;
+    int cuda = dkb__is_cuda_source(src);
+    if (cuda) blen -= 3;
+    else if (blen > 2 && !strcmp(base + blen - 2, ".c")) blen -= 2;
     char dfile[4096], logfile[4096];
     if ((size_t)snprintf(b->so_path, sizeof b->so_path, "%s/%.*s.so", scratch_dir, (int)blen, base) >= sizeof b->so_path)
         return dkb_fail(err, DKB_EINVAL, "build: scratch path too long");
@@ -460,6 +514,15 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
         return b->log ? 0 : dkb_fail(err, DKB_ENOMEM, "out of memory");
     }
 
+    if (cuda) {
+        char ifile[4096], plog[4096];
+        snprintf(ifile, sizeof ifile, "%s/%.*s.ii", scratch_dir, (int)blen, base);
+        snprintf(plog, sizeof plog, "%s/%.*s.pp.log", scratch_dir, (int)blen, base);
+        unlink(ifile);
+        b->log = strdup("");
+        if (!b->log) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+        return build_cuda(src, mode, inc, hdr, dfile, ifile, plog, logfile, b, err);
+    }
     const char *cc = getenv("DKB_CC");
     if (!cc || !*cc) cc = "cc";
     char ccpath[4096];

@@ -15,6 +15,7 @@
 #include "dkb/query.h"
 #include "dkb/store.h"
 #include "harness/eval.h"
+#include "harness/harness_cuda.h"
 #include "harness/protocol.h"
 
 _Static_assert(DKB_EVAL_MAX_SEEDS + 1 <= DKB_JOB_MAX_SEEDS, "every seed fits in a job");
@@ -31,8 +32,8 @@ static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
 static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
     if (!o->dir || !o->store || !o->out) return dkb_fail(err, DKB_EINVAL, "eval: candidate dir, store and results dir are required");
-    if (o->backend && strcmp(o->backend, "cpu"))
-        return dkb_fail(err, DKB_EINVAL, "--backend %s: only cpu is supported so far", o->backend);
+    if (o->backend && strcmp(o->backend, "cpu") && strcmp(o->backend, "cuda"))
+        return dkb_fail(err, DKB_EINVAL, "--backend %s: expected cpu or cuda", o->backend);
     if (o->modes & ~(DKB_EVAL_FULL | DKB_EVAL_CORE)) return dkb_fail(err, DKB_EINVAL, "eval: bad mode set");
     if (o->nseeds < 0 || o->nseeds > DKB_EVAL_MAX_SEEDS)
         return dkb_fail(err, DKB_EINVAL, "--seeds %d: expected 0 to %d", o->nseeds, DKB_EVAL_MAX_SEEDS);
@@ -75,6 +76,8 @@ static int prepare_out(const char *out, dkb_error *err) {
     return rc;
 }
 
+static bool is_cuda(const dkb_eval_opts *o) { return o->backend && !strcmp(o->backend, "cuda"); }
+
 /* One row per (query, mode) as eval.h says, by query then mode. */
 static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t listed, dkb_eval_results *res,
                      dkb_error *err) {
@@ -96,7 +99,7 @@ static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t l
             it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
             if (has) {
                 char name[16];
-                snprintf(name, sizeof name, "%s.%s.c", it->query, dkb__eval_mode_name(it->mode));
+                snprintf(name, sizeof name, "%s.%s.%s", it->query, dkb__eval_mode_name(it->mode), is_cuda(o) ? "cu" : "c");
                 if (!(it->file = dkb__path_join(o->dir, name))) return dkb_fail(err, DKB_ENOMEM, "out of memory");
             }
         }
@@ -109,6 +112,7 @@ typedef struct eval_ctx {
     const dkb_eval_opts *o;
     dkb_eval_results *res;
     char *store_abs, *work_abs;   /* absolute paths handed to the workers */
+    dkb__eval_cuda *cuda;         /* backend cuda: the resident columns */
 } eval_ctx;
 
 static void copy_timing(dkb_eval_timing *to, const dkb_timing *from) {
@@ -143,10 +147,12 @@ static void job_base(const eval_ctx *c, const dkb_eval_item *it, dkb_job *job) {
     job->warmup = c->o->warmup;
     job->min_runs = c->o->min_runs;
     job->min_seconds = c->o->min_seconds;
+    job->cuda = c->cuda != NULL;
+    job->cuda_columns = c->cuda ? (char *)dkb__eval_cuda_columns(c->cuda) : NULL;  /* borrowed */
 }
 
 static void job_release(dkb_job *job) {
-    job->store = job->query = job->so = NULL;
+    job->store = job->query = job->so = job->cuda_columns = NULL;
     dkb__job_free(job);
 }
 
@@ -157,6 +163,27 @@ static int run_job(const eval_ctx *c, const dkb_job *job, const char *dir, dkb_r
     if (rc) return rc;
     rc = dkb__run_job(job, c->o->exe, dir, &c->res->limits, rep, sr, err);
     it->run_s += sr->seconds;
+    if (!rc && c->cuda) {
+        /* the columns are shared: put back any the worker changed, before
+         * anything else runs on them, and say so */
+        char changed[400];
+        int n = 0;
+        rc = dkb__eval_cuda_restore(c->cuda, changed, sizeof changed, &n, err);
+        if (!rc && n) {
+            dkb_verdict v = rep->verdict;
+            if (!job->so) {
+                rep->verdict = DKB_VERDICT_HARNESS_ERROR;
+                snprintf(rep->detail, sizeof rep->detail, "the baseline changed device column(s) %s (restored)", changed);
+            } else if (v == DKB_VERDICT_CRASH || v == DKB_VERDICT_TIMEOUT || v == DKB_VERDICT_WROTE_INPUT) {
+                size_t used = strlen(rep->detail);
+                snprintf(rep->detail + used, sizeof rep->detail - used, "%s(it changed device column(s) %s; restored)",
+                         used ? " " : "", changed);
+            } else {
+                rep->verdict = DKB_VERDICT_WROTE_INPUT;
+                snprintf(rep->detail, sizeof rep->detail, "wrote to read-only device column(s) %s (restored)", changed);
+            }
+        }
+    }
     return rc;
 }
 
@@ -288,7 +315,7 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     int rc = check_opts(opts, err);
     uint32_t listed = 0, found[2] = {0, 0};
     if (!rc && opts->queries) rc = dkb__eval_parse_queries(opts->queries, &listed, err);
-    if (!rc) rc = dkb__eval_scan(opts->dir, found, res, err);
+    if (!rc) rc = dkb__eval_scan_ext(opts->dir, is_cuda(opts), found, res, err);
     if (!rc) rc = probe_store(opts->store, res, err);
     if (!rc) rc = prepare_out(opts->out, err);
     if (!rc) rc = make_rows(opts, found, listed, res, err);
@@ -303,7 +330,23 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     res->limits.mem_bytes = opts->mem_bytes ? opts->mem_bytes : 2 * res->store_bytes + (2ull << 30);
     res->limits.output_bytes = opts->output_bytes ? opts->output_bytes : 1u << 20;
 
-    eval_ctx c = {opts, res, abs_path(opts->store, err), NULL};
+    eval_ctx c = {opts, res, abs_path(opts->store, err), NULL, NULL};
+    if (c.store_abs && is_cuda(opts)) {
+        /* the store's columns go onto the GPU once, for every worker */
+        if (!dkb_tp_cuda_available()) {
+            rc = dkb_fail(err, DKB_EINVAL, "--backend cuda: no usable GPU (or this dkb was built without CUDA)");
+        } else {
+            rc = dkb__eval_cuda_open(c.store_abs, &c.cuda, err);
+            if (rc) {
+                dkb__eval_cuda_close(c.cuda);
+                c.cuda = NULL;
+            }
+        }
+        if (rc) {
+            free(c.store_abs);
+            return rc;
+        }
+    }
     char *work = dkb__path_join(opts->out, "work");
     c.work_abs = work ? abs_path(work, err) : NULL;
     free(work);
@@ -316,6 +359,7 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     }
     free(c.store_abs);
     free(c.work_abs);
+    dkb__eval_cuda_close(c.cuda);
     if (rc) return rc;
     dkb__progress(progress, "eval", (uint64_t)res->n, (uint64_t)res->n);
     res->wall_s = now_s() - t0;

@@ -9,6 +9,7 @@
 #ifndef DKB_HARNESS_EVAL_H
 #define DKB_HARNESS_EVAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/progress.h"
@@ -29,7 +30,8 @@ typedef struct dkb_eval_opts {
     const char *store;         /* IN: store directory */
     const char *out;           /* IN: results directory (created; work/ inside) */
     const char *exe;           /* IN: the dkb binary (workers run `exe __worker JOB`) */
-    const char *backend;       /* IN: "cpu" (the only one for now) */
+    const char *backend;       /* IN: "cpu" (NULL too) or "cuda" (qNN.<mode>.cu candidates,
+                                * baseline and candidates on the GPU) */
     unsigned modes;            /* IN: DKB_EVAL_FULL | DKB_EVAL_CORE (0: both) */
     const char *queries;       /* IN: "q01,q06", "all", or NULL: queries with a file */
     int nseeds;                /* IN: random parameter seeds besides seed 0 */
@@ -118,6 +120,9 @@ int dkb__eval_score(dkb_eval_results *res, dkb_error *err);
  * qNN.<mode>.c (q 1..22); other *.c / *.cu names go to res->ignored
  * (sorted). DKB_ENOENT etc. when dir cannot be read. */
 int dkb__eval_scan(const char *dir, uint32_t found[2], dkb_eval_results *res, dkb_error *err);
+/* The same with cuda: the candidate files are qNN.<mode>.cu (and *.c files
+ * are the ignored ones). */
+int dkb__eval_scan_ext(const char *dir, bool cuda, uint32_t found[2], dkb_eval_results *res, dkb_error *err);
 /* "q01,6,Q14" or "all" -> bit q for each query. DKB_EINVAL naming a bad entry. */
 int dkb__eval_parse_queries(const char *list, uint32_t *mask, dkb_error *err);
 /* seeds[0] = 0, seeds[1..n] distinct, nonzero, below 2^31, from /dev/urandom. */

@@ -17,14 +17,14 @@
 
 /* "qNN.full.c" / "qNN.core.c" with NN in 01..22: the query number and the
  * mode; 0 for any other name. */
-static int candidate_name(const char *name, dkb_mode *mode) {
-    if (strlen(name) != 10 || name[0] != 'q' || !isdigit((unsigned char)name[1]) ||
+static int candidate_name(const char *name, bool cuda, dkb_mode *mode) {
+    if (strlen(name) != (cuda ? 11u : 10u) || name[0] != 'q' || !isdigit((unsigned char)name[1]) ||
         !isdigit((unsigned char)name[2]))
         return 0;
     int q = (name[1] - '0') * 10 + (name[2] - '0');
     if (q < 1 || q > 22) return 0;
-    if (!strcmp(name + 3, ".full.c")) *mode = DKB_MODE_FULL;
-    else if (!strcmp(name + 3, ".core.c")) *mode = DKB_MODE_CORE;
+    if (!strcmp(name + 3, cuda ? ".full.cu" : ".full.c")) *mode = DKB_MODE_FULL;
+    else if (!strcmp(name + 3, cuda ? ".core.cu" : ".core.c")) *mode = DKB_MODE_CORE;
     else return 0;
     return q;
 }
@@ -45,6 +45,10 @@ static int push_ignored(dkb_eval_results *res, const char *name, dkb_error *err)
 }
 
 int dkb__eval_scan(const char *dir, uint32_t found[2], dkb_eval_results *res, dkb_error *err) {
+    return dkb__eval_scan_ext(dir, false, found, res, err);
+}
+
+int dkb__eval_scan_ext(const char *dir, bool cuda, uint32_t found[2], dkb_eval_results *res, dkb_error *err) {
     found[0] = found[1] = 0;
     DIR *d = opendir(dir);
     if (!d) return dkb__io_fail(err, dir, "cannot open the candidate directory");
@@ -52,7 +56,7 @@ int dkb__eval_scan(const char *dir, uint32_t found[2], dkb_eval_results *res, dk
     struct dirent *e;
     while (!rc && (e = readdir(d))) {
         dkb_mode mode;
-        int q = candidate_name(e->d_name, &mode);
+        int q = candidate_name(e->d_name, cuda, &mode);
         if (!q && !looks_like_candidate(e->d_name)) continue;
         char *path = dkb__path_join(dir, e->d_name);
         if (!path) {

@@ -71,7 +71,8 @@ typedef struct dkb_build {
     double compile_s;          /* wall seconds of the compiler run */
 } dkb_build;
 
-/* Compile src (a .c candidate) for mode into scratch_dir with fixed flags;
+/* Compile src (a .c candidate; a .cu candidate: see below) for mode into
+ * scratch_dir with fixed flags;
  * fill b. The compiler is $DKB_CC (default cc), run in the sandbox (60 s,
  * its diagnostics kept: at most 60 lines / 8 KiB, the first ones), with
  *   -std=c11 -O3 -march=native -fopenmp -fPIC -shared -Wall
@@ -86,6 +87,12 @@ typedef struct dkb_build {
  * sees; only an empty asm statement, a compiler barrier, is allowed);
  * assemble and link. A step that fails or runs past its time is a
  * COMPILE_ERROR. Then the symbol check.
+ * A .cu candidate is compiled by $DKB_NVCC (default nvcc) in two sandboxed
+ * steps: preprocess (-E -MD: the same include and inline-assembly checks;
+ * PTX inline assembly is refused too), then compile and link with
+ *   -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90]
+ *   -Xcompiler -fPIC -shared -cudart shared -I SCRATCH/include
+ * (its diagnostics are the log); then dkb__symbols_check_cuda.
  * scratch_dir must exist. Returns 0 when the build step itself ran
  * (whatever the verdict), an error when the harness could not run the
  * compiler or write into scratch_dir. b is initialised by the call (free
@@ -115,6 +122,20 @@ int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *
                        dkb_error *err);
 /* The allow-list: name without its @version. */
 bool dkb__symbol_allowed(const char *name);
+/* CUDA candidates (.cu): the same check with the CUDA allow-list: the C
+ * list, plus the CUDA runtime's cuda* functions but those that select or
+ * reset the device, set limits or configuration, share memory with other
+ * processes (cudaIpc*, memory pool export/import, external memory,
+ * graphics interop) or reach the driver API (cudaGetExportTable,
+ * cudaGetDriverEntryPoint*), plus what nvcc emits to register and launch
+ * kernels (not __cudaRegisterVar: no __device__/__constant__ variables),
+ * plus the C++ runtime's operator new/delete, guarded statics and
+ * exceptions (docs/harness.md, "CUDA candidates"). */
+int dkb__symbols_check_cuda(const char *so, const char *entry, dkb_verdict *v, char *detail, size_t n,
+                            dkb_error *err);
+bool dkb__symbol_allowed_cuda(const char *name);
+/* Is src a CUDA candidate (its name ends in .cu)? */
+bool dkb__is_cuda_source(const char *src);
 
 /* ---- sandbox (sandbox.c) ---- */
 

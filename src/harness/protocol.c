@@ -61,7 +61,8 @@ void dkb__job_free(dkb_job *j) {
     free(j->store);
     free(j->query);
     free(j->so);
-    j->store = j->query = j->so = NULL;
+    free(j->cuda_columns);
+    j->store = j->query = j->so = j->cuda_columns = NULL;
 }
 
 #define EXACT_LIMIT 9007199254740992.0 /* 2^53: integers exact in a double */
@@ -121,6 +122,12 @@ int dkb__job_write(const dkb_job *j, const char *path, dkb_error *err) {
         bad |= !cJSON_AddNumberToObject(o, "min_runs", j->min_runs);
         bad |= !cJSON_AddNumberToObject(o, "min_seconds", j->min_seconds);
         bad |= !cJSON_AddNumberToObject(o, "floor_slack", j->floor_slack);
+        bad |= !cJSON_AddStringToObject(o, "backend", j->cuda ? "cuda" : "cpu");
+        if (j->cuda && !bad) {
+            cJSON *cols = cJSON_Parse(j->cuda_columns ? j->cuda_columns : "");
+            bad |= !cJSON_IsArray(cols) || !cJSON_AddItemToObject(o, "cuda_columns", cols);
+            if (!cJSON_IsArray(cols)) cJSON_Delete(cols);
+        }
     } else {
         cJSON_Delete(seeds);
     }
@@ -222,6 +229,17 @@ int dkb__job_read(const char *path, dkb_job *j, dkb_error *err) {
         else j->mode = (dkb_job_mode)m;
     }
     free(mode);
+    char *backend = NULL;
+    if (!rc) rc = get_str(o, "backend", 0, 0, &backend, path, err);
+    if (!rc && backend && strcmp(backend, "cpu") && strcmp(backend, "cuda"))
+        rc = dkb_fail(err, DKB_EPARSE, "%s: \"backend\" must be cpu or cuda", path);
+    j->cuda = backend && !strcmp(backend, "cuda");
+    free(backend);
+    const cJSON *cols = cJSON_GetObjectItemCaseSensitive(o, "cuda_columns");
+    if (!rc && j->cuda) {
+        if (!cJSON_IsArray(cols)) rc = dkb_fail(err, DKB_EPARSE, "%s: backend cuda needs a \"cuda_columns\" array", path);
+        else if (!(j->cuda_columns = cJSON_PrintUnformatted(cols))) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
     if (!rc) rc = get_int(o, "threads", 0, 4096, &j->threads, path, err);
     if (!rc) rc = get_int(o, "warmup", 0, 1000000, &j->warmup, path, err);
     if (!rc) rc = get_int(o, "min_runs", 1, 100000000, &j->min_runs, path, err);

@@ -14,8 +14,12 @@
  *                                decimal strings); default [0]
  *    "threads": 0,               0: all cores (omp_get_max_threads)
  *    "warmup": 2, "min_runs": 10, "min_seconds": 1.0,
- *    "floor_slack": 0.5}         implausible when the candidate's median is
+ *    "floor_slack": 0.5,         implausible when the candidate's median is
  *                                below floor_slack * floor_ms
+ *    "backend": "cpu",           "cpu" | "cuda"
+ *    "cuda_columns": [...]}      cuda only: the store's columns resident in the
+ *                                harness process, as CUDA IPC handles
+ *                                (worker_cuda.h: one object per column)
  *
  * Report:
  *   {"verdict": "ok",            a dkb_verdict name (harness.h)
@@ -61,6 +65,8 @@ typedef struct dkb_job {
     int min_runs;              /* default 10 */
     double min_seconds;        /* default 1.0 */
     double floor_slack;        /* default 0.5 */
+    bool cuda;                 /* backend cuda (default cpu) */
+    char *cuda_columns;        /* malloc'd JSON array text (cuda only) */
 } dkb_job;
 
 /* Defaults for a job (strings NULL, seeds {0}). */

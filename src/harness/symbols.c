@@ -3,7 +3,10 @@
  * memory, string, conversion, sorting, malloc and printing functions, all
  * of libm, OpenMP, and what the compiler itself emits; nothing that reaches
  * the system (files, processes, threads, signals, clocks, dynamic loading)
- * and nothing of DataKernelBench. */
+ * and nothing of DataKernelBench. CUDA candidates (.cu) may also use the CUDA
+ * runtime (but device selection and reset, limits, IPC, driver access),
+ * what nvcc emits for kernels, and the C++ runtime's allocation and
+ * exception support. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +106,76 @@ static int is_libm(const char *name, size_t len) {
     return 0;
 }
 
+/* ---- CUDA candidates: the CUDA runtime and what nvcc and g++ emit ---- */
+
+/* cuda* functions of libcudart that are not allowed: device selection and
+ * reset, limits and configuration that would outlive a call or change the
+ * harness's measurements, IPC and other sharing with processes, devices
+ * or graphics APIs, and the doors into the driver API. */
+static const char *const CUDA_NOT_PREFIX[] = {
+    "cudaIpc",                 /* opening other processes' memory (the harness's columns) */
+    "cudaDeviceReset", "cudaThreadExit", "cudaDeviceSetLimit", "cudaThreadSetLimit",
+    "cudaSetDevice", "cudaSetValidDevices", "cudaInitDevice", "cudaDeviceEnablePeerAccess",
+    "cudaDeviceDisablePeerAccess", "cudaDeviceSetCacheConfig", "cudaThreadSetCacheConfig",
+    "cudaDeviceSetSharedMemConfig", "cudaDeviceSetMemPool", "cudaDeviceSetGraphMemAttribute",
+    "cudaMemPoolSetAttribute", "cudaMemPoolSetAccess", "cudaMemPoolExport", "cudaMemPoolImport",
+    "cudaImportExternal", "cudaExternal", "cudaDestroyExternal", "cudaSignalExternal", "cudaWaitExternal",
+    "cudaGraphics", "cudaGL", "cudaEGL", "cudaVDPAU", "cudaD3D",
+    "cudaGetExportTable", "cudaGetDriverEntryPoint", /* raw driver API function pointers */
+    "cudaHostRegister", "cudaHostUnregister",          /* pinning (and mapping) the harness's memory */
+    "cudaProfilerInitialize", "cudaLogs",
+};
+/* What nvcc emits into a candidate (kernel registration and launch). Not
+ * __cudaRegisterVar / __cudaRegisterManagedVar: __device__, __constant__
+ * and __managed__ variables keep state on the device between calls, which
+ * the worker cannot restore. */
+static const char *const CUDA_EMITTED[] = {
+    "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaUnregisterFatBinary",
+    "__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+    "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "__cudaGetKernel", "__cudaInitModule",
+    "__cudaRegisterLinkedBinary", "__cudaRegisterEntry",
+};
+/* The C++ runtime as nvcc's host code (g++) uses it: operator new/delete,
+ * guarded statics, exceptions, static destructors (never run: the worker
+ * _exits), and the std exception classes CUB/Thrust may throw. */
+static const char *const CXX_EXACT[] = {
+    "__cxa_atexit", "atexit", "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort",
+    "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch",
+    "__cxa_end_catch", "__cxa_pure_virtual", "__cxa_deleted_virtual", "__cxa_call_unexpected",
+    "__cxa_get_exception_ptr", "__cxa_current_exception_type", "__cxa_bad_cast", "__cxa_bad_typeid",
+    "__cxa_throw_bad_array_new_length", "__gxx_personality_v0", "_Unwind_Resume", "_ZSt9terminatev",
+    "__dynamic_cast", "_ZdlPv", "_ZdaPv", "_Znwm", "_Znam", "_ZdlPvm", "_ZdaPvm",
+};
+/* Itanium-mangled names allowed by prefix: operator new/delete in all their
+ * forms, typeinfo and vtables (data), std's throw helpers and the standard
+ * exception classes' members. */
+static const char *const CXX_PREFIX[] = {
+    "_Znw", "_Zna", "_Zdl", "_Zda", "_ZTI", "_ZTS", "_ZTV", "_ZSt19__throw_", "_ZSt20__throw_",
+    "_ZSt21__throw_", "_ZSt24__throw_", "_ZSt16__throw_", "_ZSt17__throw_", "_ZSt18__throw_",
+    "_ZNSt9exception", "_ZNKSt9exception", "_ZNSt9bad_alloc", "_ZNKSt9bad_alloc", "_ZNSt11logic_error",
+    "_ZNKSt11logic_error", "_ZNSt13runtime_error", "_ZNKSt13runtime_error", "_ZNSt12length_error",
+    "_ZNSt12out_of_range", "_ZNSt16invalid_argument", "_ZNSt20bad_array_new_length", "_ZNSt11range_error",
+    "_ZNSt14overflow_error", "_ZNSt15underflow_error", "_ZNSt12domain_error", "_ZNSt9bad_cast",
+};
+
+static int has_prefix(const char *name, size_t len, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        size_t pl = strlen(list[i]);
+        if (len >= pl && !memcmp(name, list[i], pl)) return 1;
+    }
+    return 0;
+}
+
+bool dkb__symbol_allowed_cuda(const char *name) {
+    if (!name || !*name) return false;
+    size_t len = strcspn(name, "@");
+    if (len > 4 && !memcmp(name, "cuda", 4)) return !has_prefix(name, len, CUDA_NOT_PREFIX, COUNT(CUDA_NOT_PREFIX));
+    if (in_list(name, len, CUDA_EMITTED, COUNT(CUDA_EMITTED))) return true;
+    if (in_list(name, len, CXX_EXACT, COUNT(CXX_EXACT))) return true;
+    if (has_prefix(name, len, CXX_PREFIX, COUNT(CXX_PREFIX))) return true;
+    return dkb__symbol_allowed(name);
+}
+
 bool dkb__symbol_allowed(const char *name) {
     if (!name || !*name) return false;
     size_t len = strcspn(name, "@");
@@ -153,7 +226,8 @@ static void append_name(char *detail, size_t n, const char *name, size_t len, in
     strncat(detail, name, len);
 }
 
-int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *detail, size_t n, dkb_error *err) {
+static int symbols_check(const char *so, const char *entry, bool cuda, dkb_verdict *v, char *detail, size_t n,
+                         dkb_error *err) {
     *v = DKB_VERDICT_HARNESS_ERROR;
     if (n) detail[0] = 0;
     char *undef = NULL, *def = NULL;
@@ -173,7 +247,7 @@ int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *
         char *name = strrchr(line, ' ');
         name = name ? name + 1 : line;
         size_t len = strcspn(name, "@");
-        if (len && !dkb__symbol_allowed(name)) {
+        if (len && !(cuda ? dkb__symbol_allowed_cuda(name) : dkb__symbol_allowed(name))) {
             /* list each name once */
             char key[256];
             snprintf(key, sizeof key, "%.*s", (int)(len < 200 ? len : 200), name);
@@ -200,7 +274,8 @@ int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *
     free(def);
     if (bad) {
         *v = DKB_VERDICT_FORBIDDEN_SYMBOL;
-        snprintf(detail, n, "imports %s (not on the allow-list: libc memory/string/printing, libm, OpenMP)", list);
+        snprintf(detail, n, "imports %s (not on the allow-list: libc memory/string/printing, libm, %s)", list,
+                 cuda ? "the CUDA runtime but device selection, limits, IPC and driver access" : "OpenMP");
     } else if (!has_entry) {
         *v = DKB_VERDICT_BAD_ENTRY;
         snprintf(detail, n, "does not define %s", entry);
@@ -208,4 +283,13 @@ int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *
         *v = DKB_VERDICT_OK;
     }
     return 0;
+}
+
+int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *detail, size_t n, dkb_error *err) {
+    return symbols_check(so, entry, false, v, detail, n, err);
+}
+
+int dkb__symbols_check_cuda(const char *so, const char *entry, dkb_verdict *v, char *detail, size_t n,
+                            dkb_error *err) {
+    return symbols_check(so, entry, true, v, detail, n, err);
 }

@@ -20,6 +20,13 @@
  *     bandwidth floor;
  *   - writes one JSON report (protocol.h) to the report fd and _exits
  *     (no candidate destructor or atexit handler runs after the report).
+ * With backend cuda (worker_cuda.c) the store's columns are the evaluating
+ * process's device copies (CUDA IPC), baseline and candidate run on the
+ * GPU and are timed with CUDA events, core outputs are device buffers, and
+ * input columns are watched by checksum (a change is wrote_input); a CUDA
+ * error after a candidate call is a crash. The system call filter and the
+ * address-space backstop are off there: the CUDA driver needs ioctls on
+ * its device files and reserves a large address space.
  * The worker may exit without freeing: it is a short-lived process. */
 #include <dirent.h>
 #include <sched.h>  // defines: CLONE_THREAD
@@ -47,6 +54,7 @@
 #include <unistd.h>
 
 #include "harness/adapter.h"
+#include "harness/harness_cuda.h"
 #include "harness/protocol.h"
 
 #define MAX_RANGES 4096
@@ -363,6 +371,9 @@ typedef struct worker {
     dkb_cand_out_result ores;
     dkb_cand_out_set oset;
     dkb_result *first;         /* ns: the candidate's answers of the first pass */
+    /* backend cuda */
+    int cuda;
+    dkb__wcuda *cu;
 } worker;
 
 /* Write the report and leave (never returns). */
@@ -503,6 +514,8 @@ static double baseline_call(worker *w, int s) {
     dkb_tp_reset(w->tp);
     dkb_error e = {0};
     double t0, t1;
+    if (w->cuda && dkb__wcuda_time_begin(w->cu, &e))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)w->job.seeds[s], e.msg);
     if (w->core) {
         dkb_tensor_set out;
         memset(&out, 0, sizeof out);
@@ -520,6 +533,12 @@ static double baseline_call(worker *w, int s) {
         t1 = now_ms();
         if (rc) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)w->job.seeds[s], e.msg);
         dkb_result_free(&res);
+    }
+    if (w->cuda) {
+        double ms;
+        if (dkb__wcuda_time_end(w->cu, &ms, &e))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)w->job.seeds[s], e.msg);
+        t0 = 0, t1 = ms;
     }
     dkb_tp_reset(w->tp);
     return t1 - t0;
@@ -543,6 +562,13 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     icvs_set(&w->icv);
     if (w->core) dkb__out_set_reset(&w->oset, poison);
     else dkb__out_result_reset(&w->ores, poison);
+    dkb_error e = {0};
+    if (w->cuda) {
+        /* device outputs, poisoned; the cache flushed; the device idle */
+        if ((w->core && dkb__wcuda_outs_point(w->cu, &w->oset, poison, &e)) || dkb__wcuda_time_begin(w->cu, &e))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "before %s (seed %llu): %s", what, (unsigned long long)seed, e.msg);
+        count = 0; /* the CUDA runtime starts threads of its own */
+    }
     int before = count ? count_threads() : 0;
     set_phase(what, seed);
     double t0 = now_ms();
@@ -552,6 +578,14 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     icvs_set(&w->icv);
     snprintf(g_phase, sizeof g_phase, "the harness (after a candidate call, seed %llu)", (unsigned long long)seed);
     o->ms = t1 - t0;
+    if (w->cuda) {
+        /* a CUDA error the call left (illegal address, trap, bad launch)
+         * usually kills the context: nothing more can run here */
+        if (dkb__wcuda_time_end(w->cu, &o->ms, &e))
+            fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);
+        if (w->core && dkb__wcuda_outs_fetch(w->cu, &w->oset, &e))
+            fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);
+    }
     if (rc != 0) {
         o->v = DKB_VERDICT_RETURNED_ERROR;
         snprintf(o->msg, sizeof o->msg, "returned %d", rc);
@@ -616,9 +650,17 @@ static void setup(worker *w, const char *job_path) {
         (void)x;
     }
     w->icv = icvs_get();
-    if (dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp, &e) ||
-        (w->core && (dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp_prep, &e) ||
+    /* cuda: baseline and prepared inputs on the GPU over the shared columns;
+     * the finish over the candidate's (copied back) outputs on the CPU */
+    w->cuda = w->job.cuda;
+    dkb_tp_backend be = w->cuda ? DKB_TP_CUDA : DKB_TP_CPU;
+    if (w->cuda && dkb__wcuda_open(w->job.cuda_columns, w->db, &w->cu, &e))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    if (dkb_tp_create(be, w->threads, &w->tp, &e) ||
+        (w->core && (dkb_tp_create(be, w->threads, &w->tp_prep, &e) ||
                      dkb_tp_create(DKB_TP_CPU, w->threads, &w->tp_fin, &e))))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    if (w->cuda && (dkb__wcuda_adopt(w->cu, w->tp, &e) || (w->core && dkb__wcuda_adopt(w->cu, w->tp_prep, &e))))
         fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
 
     w->ns = w->job.nseeds;
@@ -643,6 +685,22 @@ static void setup(worker *w, const char *job_path) {
         }
     }
     /* bytes the query reads: the store columns its prepare step hands over */
+    if (w->cuda) {
+        /* device views: the columns the prepare step asked for */
+        dkb_tensor_set in;
+        memset(&in, 0, sizeof in);
+        dkb_tp_reset(w->tp);
+        if (w->q->prepare(w->tp, w->db, &w->params[0], &in)) check_tp(w, w->tp, "prepare", w->job.seeds[0]);
+        check_tp(w, w->tp, "prepare", w->job.seeds[0]);
+        int64_t bytes = 0;
+        dkb_tp_touched(w->tp, NULL, &bytes);
+        w->rep.bytes_read = (double)bytes;
+        dkb_tp_reset(w->tp);
+        w->rep.bandwidth_gbs = dkb__wcuda_bandwidth(w->cu, (size_t)bytes);
+        w->rep.floor_ms = w->rep.bytes_read / (w->rep.bandwidth_gbs * 1e9) * 1e3;
+        snprintf(g_phase, sizeof g_phase, "the harness");
+        return;
+    }
     if (w->core) {
         w->rep.bytes_read = (double)dkb__set_store_bytes(&w->prep[0], w->db);
     } else {
@@ -658,6 +716,36 @@ static void setup(worker *w, const char *job_path) {
     snprintf(g_phase, sizeof g_phase, "the harness");
 }
 
+/* cuda: the device inputs whose checksums must not change: every store
+ * column, and in core mode every prepared vector. */
+static void cuda_watch_inputs(worker *w) {
+    dkb_error e = {0};
+    int rc = dkb__wcuda_watch_columns(w->cu, &e);
+    for (int s = 0; !rc && w->core && s < w->ns; s++)
+        for (int i = 0; !rc && i < w->cin[s]->nvec; i++) {
+            const dkb_cand_vec *v = &w->cin[s]->vec[i];
+            size_t es = dkb_tp_dtype_size((dkb_tp_dtype)v->type);
+            char label[160];
+            snprintf(label, sizeof label, "input vector '%.100s'", v->name);
+            rc = dkb__wcuda_watch_add(w->cu, v->data, (size_t)(v->type == DKB_CAND_STR ? v->n + 1 : v->n) * es, label, &e);
+            if (!rc && v->type == DKB_CAND_STR)
+                rc = dkb__wcuda_watch_add(w->cu, v->bytes, (size_t)v->nbytes, label, &e);
+        }
+    if (rc) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+}
+
+/* cuda: did the candidate write to a device input? (wrote_input, and the
+ * report leaves) */
+static void cuda_check_inputs(worker *w, const char *when) {
+    if (!w->cuda) return;
+    dkb_error e = {0};
+    char changed[512];
+    int n = 0;
+    if (dkb__wcuda_watch_check(w->cu, changed, sizeof changed, &n, &e))
+        fail_report(w, DKB_VERDICT_CRASH, "checking the inputs %s: %s", when, e.msg);
+    if (n) fail_report(w, DKB_VERDICT_WROTE_INPUT, "wrote to read-only device %s (checksum changed %s)", changed, when);
+}
+
 /* The candidate's inputs and outputs, in read-only memory and harness
  * buffers; the fault handler's ranges. */
 static void setup_candidate(worker *w) {
@@ -668,7 +756,8 @@ static void setup_candidate(worker *w) {
         int nl = 0;
         if (!w->cin) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
         for (int s = 0; s < w->ns; s++) {
-            if (dkb__adapt_inputs(&w->prep[s], w->db, &w->ro, &w->cin[s], &e))
+            if (w->cuda ? dkb__adapt_inputs_device(&w->prep[s], &w->ro, &w->cin[s], &e)
+                        : dkb__adapt_inputs(&w->prep[s], w->db, &w->ro, &w->cin[s], &e))
                 fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: inputs: %s", e.msg);
             /* the baseline core's outputs: names, types, scales, sizes */
             dkb_tp_reset(w->tp);
@@ -680,11 +769,13 @@ static void setup_candidate(worker *w) {
                 fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s: %s", w->q->name, e.msg);
             dkb_tp_reset(w->tp);
         }
-        if (dkb__out_set_init(&w->oset, likes, nl, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+        if (dkb__out_set_init(&w->oset, likes, nl, &e) || (w->cuda && dkb__wcuda_outs_init(w->cu, &w->oset, &e)))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
     } else {
         w->cparams = calloc((size_t)w->ns, sizeof *w->cparams);
         if (!w->cparams) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
-        if (dkb__adapt_db(w->db, &w->ro, &w->cdb, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: db: %s", e.msg);
+        if (dkb__adapt_db(w->db, &w->ro, &w->cdb, &e) || (w->cuda && dkb__wcuda_patch_db(w->cu, w->db, w->cdb, &e)))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: db: %s", e.msg);
         int64_t rows = 0, bytes = 0;
         for (int s = 0; s < w->ns; s++) {
             if (dkb__adapt_params(&w->params[s], &w->ro, &w->cparams[s], &e))
@@ -705,8 +796,9 @@ static void setup_candidate(worker *w) {
     if (!env) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
     env->abi_version = DKB_CANDIDATE_ABI_VERSION;
     env->threads = w->threads;
-    env->stream = NULL;
+    env->stream = w->cuda ? dkb__wcuda_stream(w->cu) : NULL;
     w->env = env;
+    if (w->cuda) cuda_watch_inputs(w);
     if (dkb__ro_seal(&w->ro, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
 
     /* fault ranges: store files by column, then the harness's read-only copies */
@@ -1012,7 +1104,7 @@ int dkb__worker_run(const char *job_path) {
     dkb_error e = {0};
     if (install_handlers(&e)) fail_report(&w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
     setup(&w, job_path);
-    set_backstops();
+    if (!w.cuda) set_backstops();
     int with_cand = w.job.so != NULL && w.job.mode != DKB_JOB_BASELINE;
     if (!with_cand) {
         timing(&w, 0);
@@ -1024,9 +1116,15 @@ int dkb__worker_run(const char *job_path) {
     mallopt(M_PERTURB, 0xA5);
     load_candidate(&w);
     setup_candidate(&w);
-    install_syscall_filter();
+    if (w.cuda) {
+        if (dkb__wcuda_watch_snapshot(w.cu, &e)) fail_report(&w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    } else {
+        install_syscall_filter();
+    }
     w.rep.verdict = DKB_VERDICT_OK;
-    if (check_pass(&w) != DKB_VERDICT_OK) {
+    dkb_verdict first = check_pass(&w);
+    cuda_check_inputs(&w, "during the first check");
+    if (first != DKB_VERDICT_OK) {
         /* still time the baseline, so the score has it */
         dkb_report keep = w.rep;
         timing(&w, 0);
@@ -1034,8 +1132,12 @@ int dkb__worker_run(const char *job_path) {
         w.rep = keep;
         finish_report(&w);
     }
-    if (timing(&w, 1) != DKB_VERDICT_OK) finish_report(&w);
-    if (recheck_pass(&w) != DKB_VERDICT_OK) finish_report(&w);
+    dkb_verdict timed = timing(&w, 1);
+    cuda_check_inputs(&w, "while timing");
+    if (timed != DKB_VERDICT_OK) finish_report(&w);
+    dkb_verdict again = recheck_pass(&w);
+    cuda_check_inputs(&w, "during the second check");
+    if (again != DKB_VERDICT_OK) finish_report(&w);
     if (w.rep.candidate.runs && isfinite(w.rep.floor_ms) &&
         w.rep.candidate.median < w.job.floor_slack * w.rep.floor_ms) {
         w.rep.verdict = DKB_VERDICT_IMPLAUSIBLE;

@@ -1,0 +1,117 @@
+/* harness_cuda.h: the CUDA parts of the harness (dkb eval --backend cuda).
+ *
+ *   eval_cuda.c      the evaluating process: loads the store's columns onto
+ *                    the GPU once (a CUDA TensorPlan context, one cudaMalloc
+ *                    per column), exports them as CUDA IPC handles for the
+ *                    workers, and after every worker run checksums them on
+ *                    the device and re-uploads any a candidate changed;
+ *   worker_cuda.c    the worker: opens the handles, adopts them as the
+ *                    resident columns of its CUDA contexts, gives the
+ *                    candidate device views, poisons device outputs, times
+ *                    calls with CUDA events (L2 flushed before each), watches
+ *                    the inputs' checksums, measures device bandwidth;
+ *   cuda_checksum.cu the device kernels (a 64-bit hash of device bytes).
+ *
+ * Every function here exists in every build; without CUDA (DKB_HAVE_CUDA
+ * undefined) they fail with DKB_EINVAL "not built with CUDA".
+ *
+ * The columns handed to a worker (job "cuda_columns"), one object each:
+ *   {"table": "lineitem", "column": "l_shipdate",
+ *    "data": "<128 hex digits: cudaIpcMemHandle_t of the values / offsets>",
+ *    "data_size": 240000,        bytes of data (TEXT: rows + 1 int64 offsets)
+ *    "bytes": "<128 hex>" | null, TEXT: the characters' handle
+ *    "nbytes": 1234}              TEXT: characters */
+#ifndef DKB_HARNESS_CUDA_H
+#define DKB_HARNESS_CUDA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dkb/candidate.h"
+#include "dkb/error.h"
+#include "dkb/store.h"
+#include "dkb/tensor.h"
+#include "harness/adapter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- device kernels (cuda_checksum.cu) ---- */
+
+/* A 64-bit hash of bytes of device memory at dev (any alignment), computed
+ * on the device on `stream` (a cudaStream_t; NULL: the legacy stream) and
+ * waited for. 0, or DKB_EIO with the CUDA error in err. */
+int dkb__cuda_checksum(const void *dev, size_t bytes, void *stream, uint64_t *out, dkb_error *err);
+
+/* ---- the evaluating process (eval_cuda.c) ---- */
+
+typedef struct dkb__eval_cuda dkb__eval_cuda;
+
+/* Open the store, make every column resident on the GPU, export the IPC
+ * handles and record each column's checksum. *out owns it all (close it
+ * with dkb__eval_cuda_close, also after a failure). */
+int dkb__eval_cuda_open(const char *store_dir, dkb__eval_cuda **out, dkb_error *err);
+/* The job's "cuda_columns" array (JSON text owned by c). */
+const char *dkb__eval_cuda_columns(const dkb__eval_cuda *c);
+/* After a worker run: checksum every column on the device; re-upload (from
+ * the store's mapped files) every one whose checksum changed. Their names,
+ * "table.column" comma-separated, in changed (truncated to n); their count
+ * in *nchanged. 0, or an error when the GPU cannot be read or written. */
+int dkb__eval_cuda_restore(dkb__eval_cuda *c, char *changed, size_t n, int *nchanged, dkb_error *err);
+void dkb__eval_cuda_close(dkb__eval_cuda *c);   /* accepts NULL */
+
+/* ---- the worker (worker_cuda.c) ---- */
+
+typedef struct dkb__wcuda dkb__wcuda;
+
+/* Set the persisting-L2 limit to 0, open the IPC handles of columns_json
+ * (matching each to db's column by table and name), create the candidate's
+ * stream, the timing events and the L2 flush buffer (2 x the L2 size). */
+int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **out, dkb_error *err);
+/* Register every opened column as the resident copy in CUDA context tp
+ * (dkb__cuda_adopt_column), so the baseline reads the shared memory. */
+int dkb__wcuda_adopt(dkb__wcuda *c, dkb_tp *tp, dkb_error *err);
+/* Point every column of the candidate's database view (dkb__adapt_db over
+ * db, not yet sealed) at its device memory. */
+int dkb__wcuda_patch_db(const dkb__wcuda *c, const dkb_store *db, const dkb_cand_db *cdb, dkb_error *err);
+/* The candidate's stream (a cudaStream_t). */
+void *dkb__wcuda_stream(const dkb__wcuda *c);
+
+/* Core outputs on the device: a device buffer per output of o (cap
+ * elements, STR: cap + 1 offsets and bytes_cap characters). */
+int dkb__wcuda_outs_init(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *err);
+/* After dkb__out_set_reset(o, poison): the descriptors the candidate gets
+ * point at the device buffers, which are filled with poison. */
+int dkb__wcuda_outs_point(dkb__wcuda *c, dkb_cand_out_set *o, uint8_t poison, dkb_error *err);
+/* After a call: the device buffers copied into o's host buffers (what
+ * dkb__out_set_collect reads). */
+int dkb__wcuda_outs_fetch(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *err);
+
+/* Timing one call: begin flushes L2 (writes the flush buffer), waits for
+ * the device and records the start event on the candidate's stream; end
+ * waits for the whole device (work on any stream counts), records the stop
+ * event and gives the elapsed ms. end fails (DKB_EIO) with the CUDA error
+ * the call left ("an illegal memory access was encountered
+ * (cudaErrorIllegalAddress)"); after most such errors the context is dead. */
+int dkb__wcuda_time_begin(dkb__wcuda *c, dkb_error *err);
+int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err);
+
+/* Inputs watched for writes: add device ranges (label copied), take the
+ * reference checksums, and compare later (changed: the first labels). */
+int dkb__wcuda_watch_add(dkb__wcuda *c, const void *dev, size_t bytes, const char *label, dkb_error *err);
+int dkb__wcuda_watch_columns(dkb__wcuda *c, dkb_error *err);   /* every opened column */
+int dkb__wcuda_watch_snapshot(dkb__wcuda *c, dkb_error *err);
+int dkb__wcuda_watch_check(dkb__wcuda *c, char *changed, size_t n, int *nchanged, dkb_error *err);
+
+/* Device copy bandwidth (GB/s: bytes read and written per second of a
+ * cudaMemcpy device to device, best of several) over a buffer of at least
+ * `bytes` and 4 x the L2 size (at most 1 GiB). NaN on failure. */
+double dkb__wcuda_bandwidth(dkb__wcuda *c, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

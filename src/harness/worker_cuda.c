@@ -1,0 +1,404 @@
+/* worker_cuda.c: the worker's side of `dkb eval --backend cuda`
+ * (harness_cuda.h): open the columns the evaluating process exported (CUDA
+ * IPC), adopt them as the resident columns of the worker's CUDA contexts,
+ * point the candidate's views at them, give it device outputs (poisoned
+ * before every call), time calls with CUDA events after an L2 flush and a
+ * device-wide synchronisation, watch input checksums, measure device
+ * bandwidth. The fault handling, checks and report stay in worker.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/harness_cuda.h"
+
+#ifdef DKB_HAVE_CUDA
+
+#include <cuda_runtime_api.h>
+#include <cjson/cJSON.h>
+
+#include "tensor/tp_internal.h"  // defines: dkb__cuda_adopt_column
+
+#define MAX_WATCH 8192
+#define BW_MAX ((size_t)1 << 30)
+
+typedef struct wcol {
+    const dkb_store_column *col;
+    const char *table, *name;  /* the store's strings */
+    void *data;
+    size_t data_size;
+    char *bytes;
+    int64_t nbytes;
+} wcol;
+
+typedef struct watch {
+    const void *dev;
+    size_t bytes;
+    char *label;
+    uint64_t sum;
+} watch;
+
+typedef struct dev_out {
+    void *data;                /* cap (STR: cap + 1) elements */
+    char *bytes;               /* STR: bytes_cap characters */
+    size_t data_size, bytes_size;
+} dev_out;
+
+struct dkb__wcuda {
+    int n;
+    wcol *cols;
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    void *flush;               /* L2 flush buffer */
+    size_t flush_size, l2;
+    int flush_round;
+    int nout;
+    dev_out *outs;
+    int nwatch;
+    watch *watch;
+};
+
+static int cu_fail(dkb_error *err, const char *what, cudaError_t e) {
+    return dkb_fail(err, DKB_EIO, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+#define CU_TRY(what, call)                                     \
+    do {                                                       \
+        cudaError_t e_ = (call);                               \
+        if (e_ != cudaSuccess) return cu_fail(err, what, e_);  \
+    } while (0)
+
+static int parse_handle(const char *hex, cudaIpcMemHandle_t *h) {
+    if (!hex || strlen(hex) != 2 * CUDA_IPC_HANDLE_SIZE) return -1;
+    memset(h, 0, sizeof *h);
+    for (int i = 0; i < CUDA_IPC_HANDLE_SIZE; i++) {
+        int v = 0;
+        for (int k = 0; k < 2; k++) {
+            char ch = hex[2 * i + k];
+            int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+            if (d < 0) return -1;
+            v = v * 16 + d;
+        }
+        ((unsigned char *)h->reserved)[i] = (unsigned char)v;
+    }
+    return 0;
+}
+
+static int open_handle(const char *hex, const char *label, void **p, dkb_error *err) {
+    cudaIpcMemHandle_t h;
+    if (parse_handle(hex, &h)) return dkb_fail(err, DKB_EPARSE, "worker: bad IPC handle for %s", label);
+    cudaError_t e = cudaIpcOpenMemHandle(p, h, cudaIpcMemLazyEnablePeerAccess);
+    if (e != cudaSuccess) {
+        char what[256];
+        snprintf(what, sizeof what, "worker: cudaIpcOpenMemHandle %s", label);
+        return cu_fail(err, what, e);
+    }
+    return 0;
+}
+
+int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **out, dkb_error *err) {
+    *out = NULL;
+    dkb__wcuda *c = calloc(1, sizeof *c);
+    if (!c) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    *out = c;
+    /* no persisting L2 lines: every call starts from the same cold cache */
+    cudaError_t le = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    if (le != cudaSuccess && le != cudaErrorUnsupportedLimit) return cu_fail(err, "worker: persisting L2 limit", le);
+    cudaGetLastError();
+    cJSON *arr = cJSON_Parse(columns_json ? columns_json : "");
+    if (!cJSON_IsArray(arr)) {
+        cJSON_Delete(arr);
+        return dkb_fail(err, DKB_EPARSE, "worker: cuda_columns is not a JSON array");
+    }
+    int n = cJSON_GetArraySize(arr), rc = 0;
+    c->cols = calloc((size_t)(n ? n : 1), sizeof *c->cols);
+    if (!c->cols) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+    const cJSON *o;
+    cJSON_ArrayForEach(o, arr) {
+        if (rc) break;
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "table"), *k = cJSON_GetObjectItemCaseSensitive(o, "column"),
+                    *d = cJSON_GetObjectItemCaseSensitive(o, "data"), *ds = cJSON_GetObjectItemCaseSensitive(o, "data_size"),
+                    *b = cJSON_GetObjectItemCaseSensitive(o, "bytes"), *nb = cJSON_GetObjectItemCaseSensitive(o, "nbytes");
+        if (!cJSON_IsString(t) || !cJSON_IsString(k) || !cJSON_IsString(d) || !cJSON_IsNumber(ds) || !cJSON_IsNumber(nb)) {
+            rc = dkb_fail(err, DKB_EPARSE, "worker: cuda_columns entry %d is incomplete", c->n);
+            break;
+        }
+        const dkb_store_table *tab = dkb_store_table_find(db, t->valuestring);
+        const dkb_store_column *col = tab ? dkb_store_table_column(tab, k->valuestring) : NULL;
+        if (!col) {
+            rc = dkb_fail(err, DKB_EPARSE, "worker: the store has no column %s.%s", t->valuestring, k->valuestring);
+            break;
+        }
+        wcol *w = &c->cols[c->n++];
+        w->col = col;
+        w->table = dkb_store_table_name(tab);
+        w->name = dkb_column_name(col);
+        w->data_size = (size_t)ds->valuedouble;
+        w->nbytes = (int64_t)nb->valuedouble;
+        rc = open_handle(d->valuestring, w->name, &w->data, err);
+        if (!rc && cJSON_IsString(b)) rc = open_handle(b->valuestring, w->name, (void **)&w->bytes, err);
+    }
+    cJSON_Delete(arr);
+    if (rc) return rc;
+    CU_TRY("worker: cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    CU_TRY("worker: cudaEventCreate", cudaEventCreate(&c->start));
+    CU_TRY("worker: cudaEventCreate", cudaEventCreate(&c->stop));
+    int dev = 0, l2 = 0;
+    CU_TRY("worker: cudaGetDevice", cudaGetDevice(&dev));
+    CU_TRY("worker: L2 size", cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    c->l2 = l2 > 0 ? (size_t)l2 : ((size_t)64 << 20);
+    c->flush_size = 2 * c->l2;
+    CU_TRY("worker: cudaMalloc (L2 flush buffer)", cudaMalloc(&c->flush, c->flush_size));
+    return 0;
+}
+
+int dkb__wcuda_adopt(dkb__wcuda *c, dkb_tp *tp, dkb_error *err) {
+    for (int i = 0; i < c->n; i++) {
+        const wcol *w = &c->cols[i];
+        int rc = dkb__cuda_adopt_column(tp, w->col, w->data, w->bytes, w->nbytes, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int dkb__wcuda_patch_db(const dkb__wcuda *c, const dkb_store *db, const dkb_cand_db *cdb, dkb_error *err) {
+    (void)db;
+    for (int i = 0; i < c->n; i++) {
+        const wcol *w = &c->cols[i];
+        dkb_cand_vec *v = NULL;
+        for (int t = 0; t < cdb->ntables && !v; t++) {
+            if (strcmp(cdb->tables[t].name, w->table)) continue;
+            for (int k = 0; k < cdb->tables[t].ncols && !v; k++)
+                if (!strcmp(cdb->tables[t].cols[k].name, w->name)) v = (dkb_cand_vec *)&cdb->tables[t].cols[k];
+        }
+        if (!v) return dkb_fail(err, DKB_EINVAL, "worker: the database view has no column %s.%s", w->table, w->name);
+        v->data = w->data;
+        if (w->bytes) v->bytes = w->bytes;
+    }
+    /* a column the harness did not export would still point at host memory */
+    for (int t = 0; t < cdb->ntables; t++)
+        for (int k = 0; k < cdb->tables[t].ncols; k++) {
+            int found = 0;
+            for (int i = 0; i < c->n && !found; i++)
+                found = !strcmp(cdb->tables[t].name, c->cols[i].table) && !strcmp(cdb->tables[t].cols[k].name, c->cols[i].name);
+            if (!found)
+                return dkb_fail(err, DKB_EINVAL, "worker: column %s.%s is not resident on the GPU", cdb->tables[t].name,
+                                cdb->tables[t].cols[k].name);
+        }
+    return 0;
+}
+
+void *dkb__wcuda_stream(const dkb__wcuda *c) { return (void *)c->stream; }
+
+int dkb__wcuda_outs_init(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *err) {
+    c->outs = calloc((size_t)(o->n ? o->n : 1), sizeof *c->outs);
+    if (!c->outs) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    c->nout = o->n;
+    for (int i = 0; i < o->n; i++) {
+        const dkb_cand_vec *s = &o->saved[i];
+        dev_out *d = &c->outs[i];
+        size_t es = dkb_tp_dtype_size((dkb_tp_dtype)s->type);
+        d->data_size = (size_t)(s->type == DKB_CAND_STR ? s->cap + 1 : s->cap) * es;
+        CU_TRY("worker: cudaMalloc (core output)", cudaMalloc(&d->data, d->data_size ? d->data_size : 1));
+        if (s->type == DKB_CAND_STR) {
+            d->bytes_size = (size_t)s->bytes_cap;
+            CU_TRY("worker: cudaMalloc (core output)", cudaMalloc((void **)&d->bytes, d->bytes_size ? d->bytes_size : 1));
+        }
+    }
+    return 0;
+}
+
+int dkb__wcuda_outs_point(dkb__wcuda *c, dkb_cand_out_set *o, uint8_t poison, dkb_error *err) {
+    for (int i = 0; i < c->nout; i++) {
+        dev_out *d = &c->outs[i];
+        CU_TRY("worker: poisoning a core output", cudaMemset(d->data, poison, d->data_size));
+        if (d->bytes) CU_TRY("worker: poisoning a core output", cudaMemset(d->bytes, poison, d->bytes_size));
+        o->vec[i].data = d->data;
+        o->vec[i].bytes = d->bytes;
+    }
+    CU_TRY("worker: poisoning the core outputs", cudaDeviceSynchronize());
+    return 0;
+}
+
+int dkb__wcuda_outs_fetch(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *err) {
+    for (int i = 0; i < c->nout; i++) {
+        dev_out *d = &c->outs[i];
+        CU_TRY("worker: copying a core output back", cudaMemcpy(o->saved[i].data, d->data, d->data_size,
+                                                                 cudaMemcpyDeviceToHost));
+        if (d->bytes)
+            CU_TRY("worker: copying a core output back", cudaMemcpy(o->saved[i].bytes, d->bytes, d->bytes_size,
+                                                                     cudaMemcpyDeviceToHost));
+    }
+    return 0;
+}
+
+int dkb__wcuda_time_begin(dkb__wcuda *c, dkb_error *err) {
+    /* a different value each time, so the writes cannot be elided */
+    CU_TRY("worker: L2 flush", cudaMemsetAsync(c->flush, (c->flush_round++ & 0x7f) + 1, c->flush_size, c->stream));
+    CU_TRY("worker: synchronising before a timed call", cudaDeviceSynchronize());
+    CU_TRY("worker: cudaEventRecord", cudaEventRecord(c->start, c->stream));
+    return 0;
+}
+
+int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err) {
+    *ms = NAN;
+    /* every stream: work the call left on side streams counts */
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) return dkb_fail(err, DKB_EIO, "CUDA error %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    CU_TRY("worker: cudaEventRecord", cudaEventRecord(c->stop, c->stream));
+    CU_TRY("worker: cudaEventSynchronize", cudaEventSynchronize(c->stop));
+    float f = 0;
+    CU_TRY("worker: cudaEventElapsedTime", cudaEventElapsedTime(&f, c->start, c->stop));
+    *ms = f;
+    return 0;
+}
+
+int dkb__wcuda_watch_add(dkb__wcuda *c, const void *dev, size_t bytes, const char *label, dkb_error *err) {
+    if (!dev || !bytes) return 0;
+    for (int i = 0; i < c->nwatch; i++)
+        if (c->watch[i].dev == dev && c->watch[i].bytes == bytes) return 0;
+    if (!c->watch && !(c->watch = calloc(MAX_WATCH, sizeof *c->watch))) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    if (c->nwatch == MAX_WATCH) return dkb_fail(err, DKB_ERANGE, "worker: more than %d inputs to watch", MAX_WATCH);
+    watch *w = &c->watch[c->nwatch];
+    w->dev = dev;
+    w->bytes = bytes;
+    if (!(w->label = strdup(label))) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    c->nwatch++;
+    return 0;
+}
+
+int dkb__wcuda_watch_columns(dkb__wcuda *c, dkb_error *err) {
+    for (int i = 0; i < c->n; i++) {
+        const wcol *w = &c->cols[i];
+        char label[200];
+        snprintf(label, sizeof label, "column %s.%s", w->table, w->name);
+        int rc = dkb__wcuda_watch_add(c, w->data, w->data_size, label, err);
+        if (!rc && w->bytes) {
+            snprintf(label, sizeof label, "column %s.%s (characters)", w->table, w->name);
+            rc = dkb__wcuda_watch_add(c, w->bytes, (size_t)w->nbytes, label, err);
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int dkb__wcuda_watch_snapshot(dkb__wcuda *c, dkb_error *err) {
+    for (int i = 0; i < c->nwatch; i++) {
+        int rc = dkb__cuda_checksum(c->watch[i].dev, c->watch[i].bytes, c->stream, &c->watch[i].sum, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int dkb__wcuda_watch_check(dkb__wcuda *c, char *changed, size_t n, int *nchanged, dkb_error *err) {
+    if (n) changed[0] = 0;
+    *nchanged = 0;
+    for (int i = 0; i < c->nwatch; i++) {
+        uint64_t s = 0;
+        int rc = dkb__cuda_checksum(c->watch[i].dev, c->watch[i].bytes, c->stream, &s, err);
+        if (rc) return rc;
+        if (s == c->watch[i].sum) continue;
+        if (*nchanged == 0) snprintf(changed, n, "%s", c->watch[i].label);
+        else if (*nchanged == 1 && strlen(changed) + 8 < n) strcat(changed, ", ...");
+        (*nchanged)++;
+    }
+    return 0;
+}
+
+double dkb__wcuda_bandwidth(dkb__wcuda *c, size_t bytes) {
+    size_t size = bytes > 4 * c->l2 ? bytes : 4 * c->l2;
+    if (size > BW_MAX) size = BW_MAX;
+    void *a = NULL, *b = NULL;
+    if (cudaMalloc(&a, size) != cudaSuccess || cudaMalloc(&b, size) != cudaSuccess) {
+        cudaFree(a);
+        cudaGetLastError();
+        return NAN;
+    }
+    double best = INFINITY;
+    int ok = cudaMemset(a, 0x5a, size) == cudaSuccess && cudaMemset(b, 0, size) == cudaSuccess &&
+             cudaDeviceSynchronize() == cudaSuccess;
+    for (int r = 0; ok && r < 10; r++) {
+        float f = 0;
+        ok = cudaEventRecord(c->start, c->stream) == cudaSuccess &&
+             cudaMemcpyAsync(b, a, size, cudaMemcpyDeviceToDevice, c->stream) == cudaSuccess &&
+             cudaEventRecord(c->stop, c->stream) == cudaSuccess && cudaEventSynchronize(c->stop) == cudaSuccess &&
+             cudaEventElapsedTime(&f, c->start, c->stop) == cudaSuccess;
+        if (ok && f > 0 && f < best) best = f;
+    }
+    cudaFree(a);
+    cudaFree(b);
+    cudaGetLastError();
+    /* a copy reads size bytes and writes size bytes */
+    return ok && isfinite(best) ? 2.0 * (double)size / (best * 1e-3) / 1e9 : NAN;
+}
+
+#else /* no CUDA in this build: every entry fails */
+
+struct dkb__wcuda {
+    int unused;
+};
+
+static int no_cuda(dkb_error *err) { return dkb_fail(err, DKB_EINVAL, "worker: this dkb was built without CUDA"); }
+
+int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **out, dkb_error *err) {
+    (void)columns_json, (void)db;
+    *out = NULL;
+    return no_cuda(err);
+}
+int dkb__wcuda_adopt(dkb__wcuda *c, dkb_tp *tp, dkb_error *err) {
+    (void)c, (void)tp;
+    return no_cuda(err);
+}
+int dkb__wcuda_patch_db(const dkb__wcuda *c, const dkb_store *db, const dkb_cand_db *cdb, dkb_error *err) {
+    (void)c, (void)db, (void)cdb;
+    return no_cuda(err);
+}
+void *dkb__wcuda_stream(const dkb__wcuda *c) {
+    (void)c;
+    return NULL;
+}
+int dkb__wcuda_outs_init(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *err) {
+    (void)c, (void)o;
+    return no_cuda(err);
+}
+int dkb__wcuda_outs_point(dkb__wcuda *c, dkb_cand_out_set *o, uint8_t poison, dkb_error *err) {
+    (void)c, (void)o, (void)poison;
+    return no_cuda(err);
+}
+int dkb__wcuda_outs_fetch(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *err) {
+    (void)c, (void)o;
+    return no_cuda(err);
+}
+int dkb__wcuda_time_begin(dkb__wcuda *c, dkb_error *err) {
+    (void)c;
+    return no_cuda(err);
+}
+int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err) {
+    (void)c;
+    *ms = 0;
+    return no_cuda(err);
+}
+int dkb__wcuda_watch_add(dkb__wcuda *c, const void *dev, size_t bytes, const char *label, dkb_error *err) {
+    (void)c, (void)dev, (void)bytes, (void)label;
+    return no_cuda(err);
+}
+int dkb__wcuda_watch_columns(dkb__wcuda *c, dkb_error *err) {
+    (void)c;
+    return no_cuda(err);
+}
+int dkb__wcuda_watch_snapshot(dkb__wcuda *c, dkb_error *err) {
+    (void)c;
+    return no_cuda(err);
+}
+int dkb__wcuda_watch_check(dkb__wcuda *c, char *changed, size_t n, int *nchanged, dkb_error *err) {
+    (void)c;
+    if (n) changed[0] = 0;
+    *nchanged = 0;
+    return no_cuda(err);
+}
+double dkb__wcuda_bandwidth(dkb__wcuda *c, size_t bytes) {
+    (void)c, (void)bytes;
+    return NAN;
+}
+
+#endif
