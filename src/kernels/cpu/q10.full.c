@@ -1,0 +1,239 @@
+/* q10.full.c: expert CPU candidate for TPC-H Q10 (Returned Item Reporting).
+ *
+ *   select c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) as revenue,
+ *          c_acctbal, n_name, c_address, c_phone, c_comment
+ *   from customer, orders, lineitem, nation
+ *   where c_custkey = o_custkey and l_orderkey = o_orderkey
+ *     and o_orderdate >= date ':date' and o_orderdate < date ':date' + interval '3' month
+ *     and l_returnflag = 'R' and c_nationkey = n_nationkey
+ *   group by c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
+ *   order by revenue desc limit 20;
+ *
+ * Plan: one partition-local merge of orders and lineitem (lineitem is
+ * grouped by orderkey in the order of orders): an order of the quarter sums
+ * its items whose return flag has the code of 'R' (exact int64, scale 4) and
+ * appends (custkey, revenue) to its chunk's slice of a per-order array; no
+ * shared writes. The slices are then added sequentially into an array over
+ * the dense custkeys (late materialization: nothing of the customer is read
+ * yet), the top 20 are picked in one scan, and only those 20 customers'
+ * rows, names and texts are fetched (row = custkey - 1 when the keys are
+ * dense, a search otherwise). */
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TOPK = 20 };
+
+typedef struct {
+    int64_t rev;
+    int64_t cust;
+} entry;
+
+static inline int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static inline void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+static inline int64_t plus_months(int64_t days, int k) {
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int64_t mm = (int64_t)m - 1 + k;
+    y += mm >= 0 ? mm / 12 : (mm - 11) / 12;
+    m = (int)(((mm % 12) + 12) % 12) + 1;
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int len = mdays[m - 1];
+    if (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) len = 29;
+    if (d > len) d = len;
+    return days_from_civil(y, m, d);
+}
+
+static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static inline int put_text(dkb_cand_res_col *col, int64_t r, const dkb_cand_vec *v, int64_t row) {
+    const int64_t *off = v->data;
+    const int64_t at = col->str_off[r], len = off[row + 1] - off[row];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, v->bytes + off[row], (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+/* a ranks before b: revenue desc, then custkey (a fixed order for ties) */
+static inline int before(const entry *a, const entry *b) {
+    return a->rev != b->rev ? a->rev > b->rev : a->cust < b->cust;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cname = dkb_cand_column(db, "customer", "c_name");
+    const dkb_cand_vec *caddr = dkb_cand_column(db, "customer", "c_address");
+    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
+    const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
+    const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
+    const dkb_cand_vec *ccomment = dkb_cand_column(db, "customer", "c_comment");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lflag = dkb_cand_column(db, "lineitem", "l_returnflag");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
+    if (!nkey || !nname || !ckey || !cname || !caddr || !cnat || !cphone || !cbal || !ccomment || !okey ||
+        !ocust || !odate || !lkey || !lflag || !lprice || !ldisc || !date)
+        return 1;
+    dkb_cand_res_col *r_key = res_col(res, "c_custkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *r_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_rev = res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_bal = res_col(res, "c_acctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_nat = res_col(res, "n_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_addr = res_col(res, "c_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_phone = res_col(res, "c_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_comment = res_col(res, "c_comment", DKB_CAND_RES_STRING);
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
+        !r_key || !r_name || !r_rev || !r_bal || !r_nat || !r_addr || !r_phone || !r_comment ||
+        r_rev->scale < 4 || r_bal->scale < cbal->scale)
+        return 2;
+
+    const int rflag = dkb_cand_dict_code(lflag->dict, "R");
+    const int32_t lo_day = (int32_t)date->i;
+    const uint32_t width = (uint32_t)(plus_months(date->i, 3) - date->i);
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t no = okey->n, nl = lkey->n, nc = ckey->n;
+    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    const int32_t *ck = ckey->data;
+    int64_t maxc = 0;
+    for (int64_t i = 0; i < nc; i++) maxc = ck[i] > maxc ? ck[i] : maxc;
+    entry *ent = malloc(sizeof(entry) * (size_t)(no + 1));
+    int64_t *nent = calloc((size_t)nchunks, sizeof(int64_t));
+    int64_t *rev = calloc((size_t)maxc + 1, sizeof(int64_t));
+    uint8_t *has = calloc((size_t)maxc + 1, 1);
+    if (!ent || !nent || !rev || !has) {
+        free(ent), free(nent), free(rev), free(has);
+        return 3;
+    }
+    const int32_t *ok = okey->data, *oc = ocust->data, *od = odate->data, *lk = lkey->data;
+    const uint8_t *lf = lflag->data;
+    const int64_t *lp = lprice->data, *ld = ldisc->data;
+
+    if (rflag >= 0) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+        for (int64_t c = 0; c < nchunks; c++) {
+            const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+            if (o0 >= o1) continue;
+            int64_t j = lower_bound_i32(lk, nl, ok[o0]);
+            const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+            entry *out = ent + o0;
+            int64_t n = 0;
+            for (int64_t o = o0; o < o1; o++) {
+                const int32_t k = ok[o];
+                if ((uint32_t)(od[o] - lo_day) >= width) {
+                    while (j < jend && lk[j] == k) j++;
+                    continue;
+                }
+                int64_t s = 0;
+                int any = 0;
+                for (; j < jend && lk[j] == k; j++)
+                    if (lf[j] == rflag) {
+                        s += lp[j] * (100 - ld[j]);
+                        any = 1;
+                    }
+                if (any) out[n++] = (entry){s, oc[o]};
+            }
+            nent[c] = n;
+        }
+    }
+    int bad = 0;
+    for (int64_t c = 0; c < nchunks; c++) {
+        const entry *e = ent + c * no / nchunks;
+        for (int64_t i = 0; i < nent[c]; i++) {
+            if (e[i].cust < 0 || e[i].cust > maxc) { bad = 1; continue; }
+            rev[e[i].cust] += e[i].rev;
+            has[e[i].cust] = 1;
+        }
+    }
+    entry top[TOPK];
+    int ntop = 0;
+    for (int64_t k = 0; k <= maxc; k++) {
+        if (!has[k]) continue;
+        const entry x = {rev[k], k};
+        if (ntop == TOPK && !before(&x, &top[TOPK - 1])) continue;
+        int i = ntop < TOPK ? ntop++ : TOPK - 1;
+        while (i > 0 && before(&x, &top[i - 1])) {
+            top[i] = top[i - 1];
+            i--;
+        }
+        top[i] = x;
+    }
+    free(ent), free(nent), free(rev), free(has);
+    if (bad || ntop > res->cap) return 4;
+
+    /* late materialization: the 20 customers' columns */
+    const int32_t *cn = cnat->data, *nk = nkey->data;
+    const uint8_t *nn = nname->data;
+    const int64_t *cb = cbal->data;
+    r_name->str_off[0] = r_nat->str_off[0] = r_addr->str_off[0] = r_phone->str_off[0] = r_comment->str_off[0] = 0;
+    for (int r = 0; r < ntop; r++) {
+        const int64_t key = top[r].cust;
+        int64_t row = key - 1;
+        if (row < 0 || row >= nc || ck[row] != key)
+            for (row = 0; row < nc && ck[row] != key; row++) {}
+        if (row >= nc) return 4;
+        int64_t nrow = 0;
+        while (nrow < nkey->n && nk[nrow] != cn[row]) nrow++;
+        if (nrow >= nkey->n) return 4;
+        const int code = nn[nrow];
+        const int64_t at = r_nat->str_off[r], len = (int64_t)nname->dict->len[code];
+        if (at + len > r_nat->bytes_cap) return 4;
+        memcpy(r_nat->str_bytes + at, nname->dict->str[code], (size_t)len);
+        r_nat->str_off[r + 1] = at + len;
+        r_nat->is_null[r] = 0;
+        if (!put_text(r_name, r, cname, row) || !put_text(r_addr, r, caddr, row) ||
+            !put_text(r_phone, r, cphone, row) || !put_text(r_comment, r, ccomment, row))
+            return 4;
+        __int128 v = top[r].rev, b = cb[row];
+        for (int s = 4; s < r_rev->scale; s++) v *= 10;
+        for (int s = cbal->scale; s < r_bal->scale; s++) b *= 10;
+        r_key->i64[r] = key;
+        r_rev->dec[r] = v;
+        r_bal->dec[r] = b;
+        r_key->is_null[r] = r_rev->is_null[r] = r_bal->is_null[r] = 0;
+    }
+    res->nrows = ntop;
+    return 0;
+}
