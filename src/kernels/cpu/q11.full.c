@@ -1,0 +1,131 @@
+/* q11.full.c: expert CPU candidate for TPC-H Q11 (Important Stock Identification).
+ *
+ *   select ps_partkey, sum(ps_supplycost * ps_availqty) as value
+ *   from partsupp, supplier, nation
+ *   where ps_suppkey = s_suppkey and s_nationkey = n_nationkey and n_name = ':nation'
+ *   group by ps_partkey
+ *   having sum(ps_supplycost * ps_availqty) > (
+ *       select sum(ps_supplycost * ps_availqty) * :fraction
+ *       from partsupp, supplier, nation
+ *       where ps_suppkey = s_suppkey and s_nationkey = n_nationkey and n_name = ':nation')
+ *   order by value desc;
+ *
+ * Plan: the nation is a dictionary code; its suppliers a byte mask over the
+ * dense suppkeys (a semi-join). One parallel pass over partsupp keeps the
+ * rows of those suppliers as (partkey, value) in each chunk's own slice of
+ * an array (no shared writes); the slices are then added sequentially into
+ * an array over the dense partkeys, which also gives the subquery's total
+ * (both exact, scale 2, in int64 / __int128). As values are whole
+ * hundredths, value > total * fraction exactly when value >
+ * floor(total * fraction) in hundredths, computed in __int128. The parts
+ * above it are sorted by value desc (partkey breaks ties, a fixed order). */
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+typedef struct {
+    int64_t value;
+    int64_t key;
+} entry;
+
+static int by_value_desc(const void *a, const void *b) {
+    const entry *x = a, *y = b;
+    if (x->value != y->value) return x->value > y->value ? -1 : 1;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
+    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
+    const dkb_cand_vec *psqty = dkb_cand_column(db, "partsupp", "ps_availqty");
+    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
+    const dkb_cand_param *nation = dkb_cand_param_find(params, "nation");
+    const dkb_cand_param *fraction = dkb_cand_param_find(params, "fraction");
+    if (!nkey || !nname || !skey || !snat || !pspart || !pssupp || !psqty || !pscost || !nation || !nation->s ||
+        !fraction)
+        return 1;
+    if (psqty->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 || res->ncols != 2 ||
+        res->cols[0].type != DKB_CAND_RES_INT || res->cols[1].type != DKB_CAND_RES_DECIMAL ||
+        res->cols[1].scale < pscost->scale || fraction->scale < 0 || fraction->scale > 30 || fraction->i < 0)
+        return 2;
+
+    /* the nation's suppliers: a byte mask over suppkey */
+    const int code = dkb_cand_dict_code(nname->dict, nation->s);
+    int64_t nk = -2;
+    for (int64_t i = 0; i < nkey->n; i++)
+        if (((const uint8_t *)nname->data)[i] == code) nk = ((const int32_t *)nkey->data)[i];
+    const int32_t *sk = skey->data, *sn = snat->data;
+    int64_t maxs = 0, maxp = 0;
+    for (int64_t i = 0; i < skey->n; i++) maxs = sk[i] > maxs ? sk[i] : maxs;
+    const int32_t *pp = pspart->data, *psu = pssupp->data, *pq = psqty->data;
+    const int64_t *pc = pscost->data, nps = pspart->n;
+    for (int64_t i = 0; i < nps; i++) maxp = pp[i] > maxp ? pp[i] : maxp;
+    uint8_t *s_in = calloc((size_t)maxs + 1, 1);
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t nchunks = nps < 1024 ? 1 : (int64_t)nt * 8;
+    entry *ent = malloc(sizeof(entry) * (size_t)(nps + 1));
+    int64_t *nent = calloc((size_t)nchunks, sizeof(int64_t));
+    int64_t *sum = calloc((size_t)maxp + 1, sizeof(int64_t));
+    uint8_t *has = calloc((size_t)maxp + 1, 1);
+    if (!s_in || !ent || !nent || !sum || !has) {
+        free(s_in), free(ent), free(nent), free(sum), free(has);
+        return 3;
+    }
+    for (int64_t i = 0; i < skey->n; i++)
+        if (sk[i] >= 0 && sn[i] == nk) s_in[sk[i]] = 1;
+
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t c = 0; c < nchunks; c++) {
+        const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
+        entry *out = ent + i0;
+        int64_t n = 0;
+        for (int64_t i = i0; i < i1; i++) {
+            const int64_t s = psu[i];
+            if (s < 0 || s > maxs || !s_in[s]) continue;
+            out[n++] = (entry){pc[i] * pq[i], pp[i]};
+        }
+        nent[c] = n;
+    }
+    __int128 total = 0;
+    for (int64_t c = 0; c < nchunks; c++) {
+        const entry *e = ent + c * nps / nchunks;
+        for (int64_t i = 0; i < nent[c]; i++) {
+            const int64_t k = e[i].key;
+            if (k < 0) continue; /* keys are >= 1 by the schema */
+            sum[k] += e[i].value;
+            has[k] = 1;
+            total += e[i].value;
+        }
+    }
+    /* bound = floor(total * fraction), at the values' scale */
+    __int128 unit = 1;
+    for (int i = 0; i < fraction->scale; i++) unit *= 10;
+    const __int128 bound = total * fraction->i / unit;
+
+    entry *out = ent; /* reuse: at most one entry per row */
+    int64_t n = 0;
+    for (int64_t k = 0; k <= maxp; k++)
+        if (has[k] && (__int128)sum[k] > bound) out[n++] = (entry){sum[k], k};
+    qsort(out, (size_t)n, sizeof(entry), by_value_desc);
+    free(s_in), free(nent), free(sum), free(has);
+    if (n > res->cap) {
+        free(ent);
+        return 4;
+    }
+    dkb_cand_res_col *c_key = &res->cols[0], *c_val = &res->cols[1];
+    for (int64_t r = 0; r < n; r++) {
+        __int128 v = out[r].value;
+        for (int s = pscost->scale; s < c_val->scale; s++) v *= 10;
+        c_key->i64[r] = out[r].key;
+        c_val->dec[r] = v;
+        c_key->is_null[r] = c_val->is_null[r] = 0;
+    }
+    free(ent);
+    res->nrows = n;
+    return 0;
+}
