@@ -1,0 +1,255 @@
+/* q02.full.c: expert CPU candidate for TPC-H Q2 (Minimum Cost Supplier).
+ *
+ *   select s_acctbal, s_name, n_name, p_partkey, p_mfgr, s_address, s_phone, s_comment
+ *   from part, supplier, partsupp, nation, region
+ *   where p_partkey = ps_partkey and s_suppkey = ps_suppkey
+ *     and p_size = :size and p_type like '%:type'
+ *     and s_nationkey = n_nationkey and n_regionkey = r_regionkey and r_name = ':region'
+ *     and ps_supplycost = (select min(ps_supplycost)
+ *         from partsupp, supplier, nation, region
+ *         where p_partkey = ps_partkey and s_suppkey = ps_suppkey
+ *           and s_nationkey = n_nationkey and n_regionkey = r_regionkey
+ *           and r_name = ':region')
+ *   order by s_acctbal desc, n_name, s_name, p_partkey limit 100;
+ *
+ * Plan: predicates on dictionary codes: LIKE is evaluated once per p_type
+ * dictionary entry (a code lookup table), the region is a code. The parts
+ * of the size and type get a compact index in an array over the dense
+ * partkeys; the region's suppliers their row in an array over the dense
+ * suppkeys. One parallel pass over partsupp keeps the (few) rows of a
+ * selected part and a region supplier in each chunk's own slice; the
+ * decorrelated subquery is the minimum cost per compact part index over
+ * those rows, and the rows at the minimum are sorted on the ORDER BY keys
+ * (acctbal, name code = string order, s_name bytes, partkey) for the top
+ * 100. Only those rows' text columns are read (late materialization). */
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { LIMIT = 100 };
+
+typedef struct {
+    int64_t acctbal;
+    int ncode;
+    int64_t partkey;
+    int64_t srow, prow;
+    const char *sname;
+    int64_t sname_len;
+    int64_t cost;
+    int64_t pidx;
+} cand;
+
+static int like(const char *s, int64_t n, const char *p) {
+    while (*p) {
+        if (*p == '%') {
+            while (*p == '%') p++;
+            if (!*p) return 1;
+            for (int64_t i = 0; i <= n; i++)
+                if (like(s + i, n - i, p)) return 1;
+            return 0;
+        }
+        if (n == 0 || (*p != '_' && *p != *s)) return 0;
+        p++, s++, n--;
+    }
+    return n == 0;
+}
+
+static int order(const void *a, const void *b) {
+    const cand *x = a, *y = b;
+    if (x->acctbal != y->acctbal) return x->acctbal > y->acctbal ? -1 : 1;
+    if (x->ncode != y->ncode) return x->ncode < y->ncode ? -1 : 1;
+    const int64_t m = x->sname_len < y->sname_len ? x->sname_len : y->sname_len;
+    const int c = memcmp(x->sname, y->sname, (size_t)m);
+    if (c) return c;
+    if (x->sname_len != y->sname_len) return x->sname_len < y->sname_len ? -1 : 1;
+    return (x->partkey > y->partkey) - (x->partkey < y->partkey);
+}
+
+static inline int64_t max_i32(const int32_t *a, int64_t n) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
+    return m;
+}
+
+static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+static inline int put_bytes(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    const int64_t at = col->str_off[r];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+static inline int put_text(dkb_cand_res_col *col, int64_t r, const dkb_cand_vec *v, int64_t row) {
+    const int64_t *off = v->data;
+    return put_bytes(col, r, v->bytes + off[row], off[row + 1] - off[row]);
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
+    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
+    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
+    const dkb_cand_vec *pmfgr = dkb_cand_column(db, "part", "p_mfgr");
+    const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
+    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
+    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
+    const dkb_cand_vec *sbal = dkb_cand_column(db, "supplier", "s_acctbal");
+    const dkb_cand_vec *scomment = dkb_cand_column(db, "supplier", "s_comment");
+    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
+    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
+    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
+    const dkb_cand_param *size = dkb_cand_param_find(params, "size");
+    const dkb_cand_param *type = dkb_cand_param_find(params, "type");
+    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
+    if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !pmfgr || !psize || !ptype || !skey || !sname ||
+        !saddr || !snat || !sphone || !sbal || !scomment || !pspart || !pssupp || !pscost || !size || !type ||
+        !type->s || !region || !region->s)
+        return 1;
+    dkb_cand_res_col *r_bal = res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_sname = res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_nname = res_col(res, "n_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_pkey = res_col(res, "p_partkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *r_mfgr = res_col(res, "p_mfgr", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_phone = res_col(res, "s_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_comment = res_col(res, "s_comment", DKB_CAND_RES_STRING);
+    if (!r_bal || !r_sname || !r_nname || !r_pkey || !r_mfgr || !r_addr || !r_phone || !r_comment ||
+        r_bal->scale < sbal->scale || !ptype->dict || ptype->dict->size > 256)
+        return 2;
+
+    /* the region's nations (name code per nation key) */
+    const int rc = dkb_cand_dict_code(rname->dict, region->s);
+    int ncode_of[256];
+    uint8_t nat_ok[256] = {0};
+    {
+        const int32_t *rk = rkey->data, *nk = nkey->data, *nr = nreg->data;
+        const uint8_t *rn = rname->data, *nn = nname->data;
+        for (int64_t i = 0; i < nkey->n; i++) {
+            if (nk[i] < 0 || nk[i] > 255) return 2;
+            ncode_of[nk[i]] = nn[i];
+            for (int64_t j = 0; j < rkey->n; j++)
+                if (rn[j] == rc && rk[j] == nr[i]) nat_ok[nk[i]] = 1;
+        }
+    }
+    /* p_type like '%:type', once per dictionary entry */
+    uint8_t type_ok[256] = {0};
+    {
+        const size_t tl = strlen(type->s);
+        char *pattern = malloc(tl + 2);
+        if (!pattern) return 3;
+        pattern[0] = '%';
+        memcpy(pattern + 1, type->s, tl + 1);
+        for (int c = 0; c < ptype->dict->size; c++)
+            type_ok[c] = (uint8_t)like(ptype->dict->str[c], (int64_t)ptype->dict->len[c], pattern);
+        free(pattern);
+    }
+    const int64_t maxp = max_i32(pkey->data, pkey->n), maxs = max_i32(skey->data, skey->n);
+    int32_t *pidx = malloc(((size_t)maxp + 1) * sizeof(int32_t));
+    int32_t *srow = malloc(((size_t)maxs + 1) * sizeof(int32_t));
+    int64_t *prow = malloc(((size_t)pkey->n + 1) * sizeof(int64_t));
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t nps = pspart->n, nchunks = nps < 1024 ? 1 : (int64_t)nt * 8;
+    int64_t *hitrow = malloc(((size_t)nps + 1) * sizeof(int64_t));
+    int64_t *nhit = calloc((size_t)nchunks, sizeof(int64_t));
+    if (!pidx || !srow || !prow || !hitrow || !nhit) {
+        free(pidx), free(srow), free(prow), free(hitrow), free(nhit);
+        return 3;
+    }
+    int64_t nsel = 0;
+    {
+        const int32_t *pk = pkey->data, *ps = psize->data, *sk = skey->data, *sn = snat->data;
+        const uint8_t *pt = ptype->data;
+        for (int64_t k = 0; k <= maxp; k++) pidx[k] = -1;
+        for (int64_t k = 0; k <= maxs; k++) srow[k] = -1;
+        for (int64_t i = 0; i < pkey->n; i++)
+            if (ps[i] == size->i && type_ok[pt[i]] && pk[i] >= 0) {
+                pidx[pk[i]] = (int32_t)nsel;
+                prow[nsel++] = i;
+            }
+        for (int64_t i = 0; i < skey->n; i++)
+            if (sk[i] >= 0 && sn[i] >= 0 && sn[i] < 256 && nat_ok[sn[i]]) srow[sk[i]] = (int32_t)i;
+    }
+
+    /* partsupp rows of a selected part from a region supplier */
+    const int32_t *pp = pspart->data, *psu = pssupp->data;
+    const int64_t *pc = pscost->data;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t c = 0; c < nchunks; c++) {
+        const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
+        int64_t *out = hitrow + i0, n = 0;
+        for (int64_t i = i0; i < i1; i++) {
+            const int64_t p = pp[i], s = psu[i];
+            if (p < 0 || p > maxp || pidx[p] < 0 || s < 0 || s > maxs || srow[s] < 0) continue;
+            out[n++] = i;
+        }
+        nhit[c] = n;
+    }
+    int64_t *mincost = malloc(((size_t)nsel + 1) * sizeof(int64_t));
+    int64_t ncand = 0;
+    for (int64_t c = 0; c < nchunks; c++) ncand += nhit[c];
+    cand *cs = malloc(((size_t)ncand + 1) * sizeof(cand));
+    if (!mincost || !cs) {
+        free(pidx), free(srow), free(prow), free(hitrow), free(nhit), free(mincost), free(cs);
+        return 3;
+    }
+    for (int64_t k = 0; k < nsel; k++) mincost[k] = INT64_MAX;
+    const int32_t *sn = snat->data;
+    const int64_t *sb = sbal->data, *soff = sname->data;
+    int64_t m = 0;
+    for (int64_t c = 0; c < nchunks; c++) {
+        const int64_t *rows = hitrow + c * nps / nchunks;
+        for (int64_t h = 0; h < nhit[c]; h++) {
+            const int64_t i = rows[h], k = pidx[pp[i]], sr = srow[psu[i]];
+            if (pc[i] < mincost[k]) mincost[k] = pc[i];
+            cs[m++] = (cand){sb[sr], ncode_of[sn[sr]], pp[i], sr, prow[k], sname->bytes + soff[sr],
+                             soff[sr + 1] - soff[sr], pc[i], k};
+        }
+    }
+    int64_t nbest = 0;
+    for (int64_t i = 0; i < m; i++)
+        if (cs[i].cost == mincost[cs[i].pidx]) cs[nbest++] = cs[i];
+    qsort(cs, (size_t)nbest, sizeof(cand), order);
+    free(pidx), free(srow), free(prow), free(hitrow), free(nhit), free(mincost);
+
+    const int64_t nout = nbest < LIMIT ? nbest : LIMIT;
+    if (nout > res->cap) {
+        free(cs);
+        return 4;
+    }
+    r_sname->str_off[0] = r_nname->str_off[0] = r_mfgr->str_off[0] = r_addr->str_off[0] = 0;
+    r_phone->str_off[0] = r_comment->str_off[0] = 0;
+    const uint8_t *pm = pmfgr->data;
+    int bad = 0;
+    for (int64_t r = 0; r < nout && !bad; r++) {
+        const cand *x = &cs[r];
+        __int128 b = x->acctbal;
+        for (int s = sbal->scale; s < r_bal->scale; s++) b *= 10;
+        r_bal->dec[r] = b;
+        r_pkey->i64[r] = x->partkey;
+        r_bal->is_null[r] = r_pkey->is_null[r] = 0;
+        const int mc = pm[x->prow];
+        bad = !put_bytes(r_sname, r, x->sname, x->sname_len) ||
+              !put_bytes(r_nname, r, nname->dict->str[x->ncode], (int64_t)nname->dict->len[x->ncode]) ||
+              !put_bytes(r_mfgr, r, pmfgr->dict->str[mc], (int64_t)pmfgr->dict->len[mc]) ||
+              !put_text(r_addr, r, saddr, x->srow) || !put_text(r_phone, r, sphone, x->srow) ||
+              !put_text(r_comment, r, scomment, x->srow);
+    }
+    free(cs);
+    if (bad) return 4;
+    res->nrows = nout;
+    return 0;
+}
