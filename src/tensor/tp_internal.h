@@ -36,7 +36,8 @@ struct dkb_tp {
     dkb__arena arena;      /* tensors, headers, host copies: freed by reset */
     dkb__arena scratch;    /* temporaries of one operation */
     dkb_error err;         /* sticky: err.code == 0 while all is well */
-    dkb__dict_cache *dicts;/* dictionaries of store columns (kept until destroy) */
+    dkb__dict_cache *dicts;/* per store column: its dictionary (DICT) and the touched
+                            * flag for dkb_tp_touched (kept until destroy) */
     dkb__cuda_ctx *cuda;   /* CUDA backend state (cuda_backend.cu), else NULL */
 };
 
