@@ -1,0 +1,128 @@
+/* q14.full.c: expert CPU candidate for TPC-H Q14 (Promotion Effect).
+ *
+ *   select 100.00 * sum(case when p_type like 'PROMO%' then l_extendedprice * (1 - l_discount) else 0 end)
+ *          / sum(l_extendedprice * (1 - l_discount)) as promo_revenue
+ *   from lineitem, part
+ *   where l_partkey = p_partkey
+ *     and l_shipdate >= date ':date' and l_shipdate < date ':date' + interval '1' month;
+ *
+ * Plan: one fused pass over lineitem: the month as one unsigned compare on
+ * l_shipdate; a line in the month looks up its part's type code directly at
+ * p_type[l_partkey - 1] (part keys are dense 1..N) and a 256-entry mask of
+ * the type codes whose string starts with PROMO (the LIKE evaluated once on
+ * the dictionary). Revenue is price * (100 - discount) at scale 4, summed
+ * in int64 per block of rows (a block cannot overflow) and the blocks in
+ * __int128 per thread; the two exact sums are turned into the float ratio
+ * with the same operations as the baseline (one division). No line: NULL. */
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
+static int64_t add_months(int64_t days, int k) {
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int64_t months = y * 12 + (m - 1) + k;
+    y = months / 12 - (months % 12 < 0);
+    m = (int)(months - y * 12 + 1);
+    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+    return days_from_civil(y, m, d < last ? d : last);
+}
+
+enum { BLOCK = 1 << 13 };
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
+    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
+    if (!ship || !lpart || !price || !disc || !ptype || !pdate) return 1;
+    if (ship->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 || price->type != DKB_CAND_I64 ||
+        disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2 || ptype->type != DKB_CAND_U8 ||
+        !ptype->dict)
+        return 2;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return 3;
+    dkb_cand_res_col *out = &res->cols[0];
+
+    uint8_t promo[256] = {0};
+    for (int c = 0; c < ptype->dict->size && c < 256; c++)
+        promo[c] = ptype->dict->len[c] >= 5 && memcmp(ptype->dict->str[c], "PROMO", 5) == 0;
+    const int32_t lo = (int32_t)pdate->i;
+    const uint32_t span = (uint32_t)(add_months(pdate->i, 1) - 1 - pdate->i);
+    const int32_t *sd = ship->data, *pk = lpart->data;
+    const int64_t *pr = price->data, *dc = disc->data;
+    const uint8_t *ty = ptype->data;
+    const uint32_t nparts = (uint32_t)ptype->n;
+    const int64_t n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
+    const int nt = env->threads > 0 ? env->threads : 1;
+    __int128 promo_sum = 0, total = 0;
+    int64_t hits = 0;
+    int bad = 0;
+
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+    {
+        __int128 my_promo = 0, my_total = 0;
+        int64_t my_hits = 0;
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nblocks; b++) {
+            const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
+            int64_t sp = 0, st = 0, h = 0;
+            for (int64_t i = from; i < to; i++) {
+                if ((uint32_t)(sd[i] - lo) > span) continue;
+                const uint32_t p = (uint32_t)pk[i] - 1u;
+                if (p >= nparts) { bad = 1; continue; }
+                const int64_t rev = pr[i] * (100 - dc[i]);
+                st += rev;
+                sp += promo[ty[p]] ? rev : 0;
+                h++;
+            }
+            my_promo += sp;
+            my_total += st;
+            my_hits += h;
+        }
+#pragma omp critical
+        {
+            promo_sum += my_promo;
+            total += my_total;
+            hits += my_hits;
+        }
+    }
+    if (bad) return 4;
+    res->nrows = 1;
+    if (hits == 0) {
+        out->f64[0] = 0;
+        out->is_null[0] = 1;
+        return 0;
+    }
+    /* as the baseline: (promo * 100.00 at scale 6) / (total at scale 4), in doubles */
+    const double x = (double)(promo_sum * 10000) / 1e6, y = (double)total / 1e4;
+    out->f64[0] = x / y;
+    out->is_null[0] = 0;
+    return 0;
+}
