@@ -1,0 +1,184 @@
+/* q15.full.c: expert CPU candidate for TPC-H Q15 (Top Supplier).
+ *
+ *   with revenue0 (supplier_no, total_revenue) as (
+ *       select l_suppkey, sum(l_extendedprice * (1 - l_discount)) from lineitem
+ *       where l_shipdate >= date ':date' and l_shipdate < date ':date' + interval '3' month
+ *       group by l_suppkey)
+ *   select s_suppkey, s_name, s_address, s_phone, total_revenue
+ *   from supplier, revenue0
+ *   where s_suppkey = supplier_no and total_revenue = (select max(total_revenue) from revenue0)
+ *   order by s_suppkey;
+ *
+ * Plan: one fused pass over lineitem: the window as one unsigned compare,
+ * the revenue (scale 4, exact int64: one line is below 2^34 and a supplier
+ * has a few hundred lines at any scale factor) added into the thread's
+ * array indexed by l_suppkey - 1 (supplier keys are dense 1..N), with a
+ * "seen" flag per supplier (the group exists). The arrays are merged per
+ * supplier in __int128, the maximum taken exactly, and the suppliers equal
+ * to it come out in key order, their columns read at row suppkey - 1. */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "dkb/candidate.h"
+
+static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    const int64_t at = col->str_off[r];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
+    for (; from < col->scale; from++) v *= 10;
+    col->dec[r] = v;
+    col->is_null[r] = 0;
+}
+
+/* Row r of a text (STR) or dictionary (U8) column into result row `row`. */
+static inline int put_text(dkb_cand_res_col *col, int64_t row, const dkb_cand_vec *v, int64_t r) {
+    if (v->type == DKB_CAND_STR) {
+        const int64_t *off = v->data;
+        return put_str(col, row, v->bytes + off[r], off[r + 1] - off[r]);
+    }
+    if (v->type == DKB_CAND_U8 && v->dict) {
+        const int c = ((const uint8_t *)v->data)[r];
+        return c < v->dict->size && put_str(col, row, v->dict->str[c], (int64_t)v->dict->len[c]);
+    }
+    return 0;
+}
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
+static int64_t add_months(int64_t days, int k) {
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int64_t months = y * 12 + (m - 1) + k;
+    y = months / 12 - (months % 12 < 0);
+    m = (int)(months - y * 12 + 1);
+    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+    return days_from_civil(y, m, d < last ? d : last);
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
+    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
+    const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
+    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
+    if (!ship || !lsupp || !price || !disc || !skey || !sname || !saddr || !sphone || !pdate) return 1;
+    if (ship->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 ||
+        price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2)
+        return 2;
+    dkb_cand_res_col *c_key = res_col(res, "s_suppkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_phone = res_col(res, "s_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_rev = res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
+    if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return 3;
+
+    const int64_t ns = skey->n, n = ship->n;
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int32_t lo = (int32_t)pdate->i;
+    const uint32_t span = (uint32_t)(add_months(pdate->i, 3) - 1 - pdate->i);
+    int64_t *rev = malloc((size_t)nt * (size_t)(ns + 1) * sizeof(int64_t));
+    uint8_t *seen = malloc((size_t)nt * (size_t)(ns + 1));
+    __int128 *total = malloc((size_t)(ns + 1) * sizeof(__int128));
+    if (!rev || !seen || !total) { free(rev); free(seen); free(total); return 4; }
+    const int32_t *sd = ship->data, *sk = lsupp->data;
+    const int64_t *pr = price->data, *dc = disc->data;
+    int bad = 0;
+
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        int64_t *my = rev + (size_t)tid * (size_t)(ns + 1);
+        uint8_t *my_seen = seen + (size_t)tid * (size_t)(ns + 1);
+        memset(my, 0, (size_t)ns * sizeof(int64_t));
+        memset(my_seen, 0, (size_t)ns);
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            if ((uint32_t)(sd[i] - lo) > span) continue;
+            const uint32_t s = (uint32_t)sk[i] - 1u;
+            if (s >= (uint64_t)ns) { bad = 1; continue; }
+            my[s] += pr[i] * (100 - dc[i]);
+            my_seen[s] = 1;
+        }
+    }
+    if (bad) { free(rev); free(seen); free(total); return 5; }
+
+    /* merge per supplier; the maximum over the suppliers seen */
+    __int128 best = 0;
+    int any = 0;
+    for (int64_t s = 0; s < ns; s++) {
+        __int128 t = 0;
+        int was = 0;
+        for (int k = 0; k < nt; k++) {
+            t += rev[(size_t)k * (size_t)(ns + 1) + (size_t)s];
+            was |= seen[(size_t)k * (size_t)(ns + 1) + (size_t)s];
+        }
+        total[s] = t;
+        seen[s] = (uint8_t)was; /* thread 0's flags, now the merged ones */
+        if (was && (!any || t > best)) best = t, any = 1;
+    }
+    int64_t row = 0;
+    c_name->str_off[0] = c_addr->str_off[0] = c_phone->str_off[0] = 0;
+    const int32_t *keys = skey->data;
+    for (int64_t s = 0; any && s < ns; s++) {
+        if (!seen[s] || total[s] != best) continue;
+        if (keys[s] != s + 1 || row >= res->cap || !put_text(c_name, row, sname, s) ||
+            !put_text(c_addr, row, saddr, s) || !put_text(c_phone, row, sphone, s)) {
+            bad = 1;
+            break;
+        }
+        c_key->i64[row] = keys[s];
+        c_key->is_null[row] = 0;
+        put_dec(c_rev, row, total[s], 4);
+        row++;
+    }
+    free(rev);
+    free(seen);
+    free(total);
+    if (bad) return 6;
+    res->nrows = row;
+    return 0;
+}
