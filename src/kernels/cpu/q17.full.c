@@ -1,0 +1,150 @@
+/* q17.full.c: expert CPU candidate for TPC-H Q17 (Small-Quantity-Order
+ * Revenue).
+ *
+ *   select sum(l_extendedprice) / 7.0 as avg_yearly
+ *   from lineitem, part
+ *   where p_partkey = l_partkey and p_brand = ':brand' and p_container = ':container'
+ *     and l_quantity < (select 0.2 * avg(l_quantity) from lineitem where l_partkey = p_partkey);
+ *
+ * Plan: the parts of the brand and container (two dictionary codes, about
+ * 1 in 1000) become a bitmap over partkey - 1 (part keys are dense 1..N)
+ * with a rank per 64-bit word, so a part's dense slot is rank + popcount.
+ * One parallel pass over l_partkey tests the bit; the few lines that pass
+ * are kept per thread (slot, quantity, price). Per slot the exact quantity
+ * sum and count give the average as the baseline computes it (long double
+ * quotient rounded once to double, times 0.2 as a double; the quantity as a
+ * double), so the "<" decides the same way; the prices of the small lines
+ * are summed exactly in __int128 and divided by 7.0 once. No line: NULL. */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "dkb/candidate.h"
+
+
+typedef struct {
+    int32_t slot;
+    int64_t qty, price;
+} hit;
+
+typedef struct {
+    hit *h;
+    int64_t n, cap;
+} hit_list;
+
+static int push(hit_list *l, hit x) {
+    if (l->n == l->cap) {
+        const int64_t cap = l->cap ? 2 * l->cap : 1024;
+        hit *h = realloc(l->h, (size_t)cap * sizeof(hit));
+        if (!h) return 0;
+        l->h = h, l->cap = cap;
+    }
+    l->h[l->n++] = x;
+    return 1;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
+    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
+    const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
+    const dkb_cand_param *pc = dkb_cand_param_find(params, "container");
+    if (!pkey || !pbrand || !pcont || !lpart || !lqty || !lprice || !pb || !pc || !pb->s || !pc->s) return 1;
+    if (pkey->type != DKB_CAND_I32 || pbrand->type != DKB_CAND_U8 || pcont->type != DKB_CAND_U8 ||
+        !pbrand->dict || !pcont->dict || lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
+        lprice->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2)
+        return 2;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return 3;
+    dkb_cand_res_col *out = &res->cols[0];
+    res->nrows = 1;
+    out->f64[0] = 0;
+    out->is_null[0] = 1;
+    const int bc = dkb_cand_dict_code(pbrand->dict, pb->s), cc = dkb_cand_dict_code(pcont->dict, pc->s);
+    if (bc < 0 || cc < 0) return 0; /* no part qualifies: sum over no rows */
+
+    const int64_t np = pkey->n, nwords = (np + 63) / 64, n = lpart->n;
+    const int nt = env->threads > 0 ? env->threads : 1;
+    uint64_t *bits = malloc((size_t)(nwords + 1) * sizeof(uint64_t));
+    int32_t *rank = malloc((size_t)(nwords + 1) * sizeof(int32_t));
+    hit_list *lists = calloc((size_t)nt, sizeof(hit_list));
+    if (!bits || !rank || !lists) { free(bits); free(rank); free(lists); return 4; }
+    const uint8_t *br = pbrand->data, *co = pcont->data;
+    const int32_t *keys = pkey->data;
+    int bad = 0;
+
+    /* the parts' bitmap over partkey - 1, word by word */
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
+    for (int64_t w = 0; w < nwords; w++) {
+        uint64_t m = 0;
+        const int64_t hi = (w + 1) * 64 < np ? (w + 1) * 64 : np;
+        for (int64_t r = w * 64; r < hi; r++) {
+            if ((br[r] == bc) & (co[r] == cc)) {
+                if (keys[r] != r + 1) bad = 1; /* keys are dense 1..N in row order */
+                m |= 1ull << (r - w * 64);
+            }
+        }
+        bits[w] = m;
+    }
+    int32_t nsel = 0;
+    for (int64_t w = 0; w < nwords; w++) rank[w] = nsel, nsel += __builtin_popcountll(bits[w]);
+
+    const int32_t *lp = lpart->data;
+    const int64_t *lq = lqty->data, *lpr = lprice->data;
+    if (!bad && nsel > 0) {
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+        {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            hit_list *mine = &lists[tid];
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < n; i++) {
+                const uint64_t p = (uint64_t)((uint32_t)lp[i] - 1u);
+                if (p >= (uint64_t)np || !((bits[p >> 6] >> (p & 63)) & 1)) continue;
+                const int32_t slot = rank[p >> 6] + __builtin_popcountll(bits[p >> 6] & ((1ull << (p & 63)) - 1));
+                if (!push(mine, (hit){slot, lq[i], lpr[i]})) bad = 1;
+            }
+        }
+    }
+    int64_t *qsum = calloc((size_t)nsel + 1, sizeof(int64_t)), *qcnt = calloc((size_t)nsel + 1, sizeof(int64_t));
+    double *limit = malloc(((size_t)nsel + 1) * sizeof(double));
+    if (!qsum || !qcnt || !limit) bad = 1;
+    __int128 lost = 0;
+    int64_t nlost = 0;
+    if (!bad) {
+        for (int t = 0; t < nt; t++)
+            for (int64_t k = 0; k < lists[t].n; k++) {
+                qsum[lists[t].h[k].slot] += lists[t].h[k].qty;
+                qcnt[lists[t].h[k].slot]++;
+            }
+        /* 0.2 * avg(l_quantity), as the baseline: exact avg rounded once, times 0.2 */
+        const double fifth = (double)2 / (double)10;
+        for (int32_t s = 0; s < nsel; s++)
+            limit[s] = qcnt[s] ? (double)((long double)qsum[s] / ((long double)qcnt[s] * (long double)100)) * fifth
+                               : 0;
+        for (int t = 0; t < nt; t++)
+            for (int64_t k = 0; k < lists[t].n; k++) {
+                const hit *h = &lists[t].h[k];
+                if ((double)h->qty / (double)100 < limit[h->slot]) lost += h->price, nlost++;
+            }
+    }
+    for (int t = 0; t < nt; t++) free(lists[t].h);
+    free(lists);
+    free(bits);
+    free(rank);
+    free(qsum);
+    free(qcnt);
+    free(limit);
+    if (bad) return 5;
+    if (nlost > 0) {
+        out->f64[0] = ((double)lost / (double)100) / ((double)70 / (double)10);
+        out->is_null[0] = 0;
+    }
+    return 0;
+}
