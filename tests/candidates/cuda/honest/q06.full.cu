@@ -1,0 +1,122 @@
+/* q06.full.cu: an honest full-mode CUDA candidate for TPC-H Q6. The
+ * database columns are device memory (resident, shared by the harness); the
+ * parameters are turned into the columns' units on the host (as
+ * tests/candidates/honest/q06.full.c does), one fused kernel filters and
+ * sums, and the two numbers (sum, hits) come back to fill the host result.
+ *
+ * Evaluate: build/dkb eval tests/candidates/cuda/honest --data data/sf1 --backend cuda --mode full */
+#include "dkb/candidate.h"
+
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's
+ * algorithms). */
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* date + interval '1' year, as SQL: Feb 29 becomes Feb 28 in a common year. */
+static int64_t plus_one_year(int64_t days) {
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    y += 1;
+    const int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if (m == 2 && d == 29 && !leap) d = 28;
+    return days_from_civil(y, m, d);
+}
+
+/* v (at scale `from`) at scale `to`, exactly; 0 when it cannot be (digits
+ * would be lost or it would overflow). */
+static int rescale(int64_t v, int from, int to, int64_t *out) {
+    for (; from < to; from++) {
+        if (v > INT64_MAX / 10 || v < INT64_MIN / 10) return 0;
+        v *= 10;
+    }
+    for (; from > to; from--) {
+        if (v % 10) return 0;
+        v /= 10;
+    }
+    *out = v;
+    return 1;
+}
+
+__global__ void q06_sum(const int32_t *s, const int64_t *d, const int64_t *q, const int64_t *p, int64_t n,
+                        int64_t slo, uint64_t sw, int64_t dlo, uint64_t dw, int64_t qlt, unsigned long long *acc) {
+    unsigned long long sum = 0, cnt = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        bool keep = ((uint64_t)s[i] - (uint64_t)slo <= sw) && ((uint64_t)d[i] - (uint64_t)dlo <= dw) && q[i] < qlt;
+        if (keep) sum += (unsigned long long)(p[i] * d[i]), cnt++;
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        sum += __shfl_down_sync(0xffffffffu, sum, o);
+        cnt += __shfl_down_sync(0xffffffffu, cnt, o);
+    }
+    if ((threadIdx.x & 31) == 0 && cnt) {
+        atomicAdd(&acc[0], sum);
+        atomicAdd(&acc[1], cnt);
+    }
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_vec *qty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
+    const dkb_cand_param *discount = dkb_cand_param_find(params, "discount");
+    const dkb_cand_param *quantity = dkb_cand_param_find(params, "quantity");
+    if (!ship || !disc || !qty || !price || !date || !discount || !quantity) return 1;
+    if (ship->type != DKB_CAND_I32 || disc->type != DKB_CAND_I64 || qty->type != DKB_CAND_I64 ||
+        price->type != DKB_CAND_I64 || res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL ||
+        res->cap < 1)
+        return 2;
+    dkb_cand_res_col *revenue = &res->cols[0];
+    const int64_t slo = date->i, shi = plus_one_year(date->i) - 1;   /* inclusive */
+    int64_t centre, one_cent, qlt;
+    if (!rescale(discount->i, discount->scale, disc->scale, &centre) ||
+        !rescale(1, 2, disc->scale, &one_cent) || !rescale(quantity->i, 0, qty->scale, &qlt))
+        return 3;
+    const int64_t dlo = centre - one_cent, dhi = centre + one_cent;
+    const int out_scale = price->scale + disc->scale;
+    if (revenue->scale < out_scale) return 4;
+
+    /* the columns are device memory: one fused kernel, two numbers back */
+    cudaStream_t st = dkb_cand_stream(env);
+    unsigned long long *acc = NULL, host[2] = {0, 0};
+    if (cudaMallocAsync((void **)&acc, sizeof host, st) != cudaSuccess) return 5;
+    cudaMemsetAsync(acc, 0, sizeof host, st);
+    const int64_t n = ship->n;
+    int blocks = (int)((n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024);
+    q06_sum<<<blocks > 0 ? blocks : 1, 256, 0, st>>>(
+        (const int32_t *)ship->data, (const int64_t *)disc->data, (const int64_t *)qty->data,
+        (const int64_t *)price->data, n, slo, (uint64_t)shi - (uint64_t)slo, dlo, (uint64_t)dhi - (uint64_t)dlo,
+        qlt, acc);
+    cudaMemcpyAsync(host, acc, sizeof host, cudaMemcpyDeviceToHost, st);
+    cudaFreeAsync(acc, st);
+    if (cudaStreamSynchronize(st) != cudaSuccess || cudaGetLastError() != cudaSuccess) return 6;
+
+    /* the result table is host memory: every reported cell written */
+    __int128 total = (__int128)(long long)host[0];
+    for (int sc = out_scale; sc < revenue->scale; sc++) total *= 10;
+    res->nrows = 1;
+    revenue->dec[0] = host[1] > 0 ? total : 0;
+    revenue->is_null[0] = host[1] == 0;   /* sum over no rows: NULL */
+    return 0;
+}

@@ -1,0 +1,87 @@
+# eval_corpus_cuda.sh: `dkb eval --backend cuda` classifies the CUDA
+# candidate corpus (tests/candidates/cuda) correctly at SF 0.01.
+#
+# tests/candidates/cuda/honest holds correct Q6 candidates (core and full);
+# tests/candidates/cuda/adversarial/CASE/ one or two candidates per case,
+# with an EXPECTED file holding the verdict every row must have:
+# illegal_address (crash), never_ends (timeout), side_stream (ok: work left
+# on a side stream is timed by the device-wide synchronisation), writes_input
+# (wrote_input: checksums), uninitialized_output (wrong_answer: poisoned
+# device outputs), forbidden_symbol (cudaDeviceReset, cudaIpcOpenMemHandle),
+# compile_error. Directories with two files also show that the candidate
+# after a crash or a write runs normally without reloading the data.
+#
+# Exits 77 (skipped) when dkb reports no usable GPU or no CUDA build.
+# Environment: CASES="a b" runs only those case directories.
+source "$(dirname "$0")/lib/common.bash"
+
+CAND="$(cd "$(dirname "$0")/../candidates/cuda" && pwd)"
+S="$WORK/sf001"
+"$DKB" gen --sf 0.01 --out "$S" -q
+
+# Is there a GPU? An empty candidate directory evaluates nothing but loads
+# the store onto the GPU.
+mkdir -p "$WORK/empty"
+if ! "$DKB" eval "$WORK/empty" --data "$S" --backend cuda --out "$WORK/probe" -q >"$WORK/probe.out" 2>&1; then
+    if grep -qE "no usable GPU|without CUDA" "$WORK/probe.out"; then
+        echo "skipped: $(tail -1 "$WORK/probe.out")"
+        exit 77
+    fi
+    fail "dkb eval --backend cuda on an empty directory: $(tail -3 "$WORK/probe.out")"
+fi
+
+failures=0
+eval_case() {
+    local name=$1 dir=$2 expected=$3
+    shift 3
+    local out="$WORK/results/$name" rc=0
+    "$DKB" eval "$dir" --data "$S" --backend cuda --out "$out" --seeds 3 --min-seconds 0.2 -q "$@" \
+        >"$WORK/$name.stdout" 2>"$WORK/$name.stderr" || rc=$?
+    if [ "$rc" != 0 ]; then
+        echo "FAIL: dkb eval $name exited $rc: $(tail -3 "$WORK/$name.stderr")" >&2
+        failures=$((failures + 1))
+        return
+    fi
+    python3 - "$out/results.json" "$expected" "$dir" <<'PY' || failures=$((failures + 1))
+import json, os, sys
+path, want, cand_dir = sys.argv[1], sys.argv[2].split()[0], sys.argv[3]
+doc = json.load(open(path, encoding="utf-8"))
+files = sorted(f for f in os.listdir(cand_dir) if f.endswith(".cu"))
+rows = {(r["query"], r["mode"]): r for r in doc["candidates"]}
+bad = []
+for f in files:
+    q, mode = f.split(".")[0], f.split(".")[1]
+    r = rows.get((q, mode))
+    if r is None:
+        bad.append(f"{f}: no row in results.json")
+        continue
+    what = f"{f}: {r['class']} ({r.get('detail') or ''}) baseline {r.get('baseline_ms')} candidate {r.get('candidate_ms')}"
+    if r["class"] != want:
+        bad.append(f"{what}; expected {want}")
+    else:
+        print(f"ok: {os.path.basename(cand_dir)}/{what}")
+if doc.get("harness_errors"):
+    bad.append(f"harness_errors = {doc['harness_errors']}")
+if len(doc["candidates"]) != len(files):
+    bad.append(f"{len(doc['candidates'])} rows for {len(files)} files")
+for b in bad:
+    print(f"FAIL: {os.path.basename(cand_dir)}/{b}", file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+cases=$(echo ${CASES:-honest $(cd "$CAND/adversarial" && ls)})
+for c in $cases; do
+    if [ "$c" = honest ]; then
+        eval_case honest "$CAND/honest" "$(cat "$CAND/honest/EXPECTED")"
+        continue
+    fi
+    d="$CAND/adversarial/$c"
+    [ -f "$d/EXPECTED" ] || fail "$d/EXPECTED missing"
+    extra=()
+    [ "$c" = never_ends ] && extra+=(--timeout 15)
+    eval_case "$c" "$d" "$(cat "$d/EXPECTED")" "${extra[@]}"
+done
+
+[ "$failures" = 0 ] || fail "$failures case(s) misclassified (KEEP_WORK=1 keeps $WORK)"
+pass "CUDA corpus classified as expected: $cases"
