@@ -1,0 +1,135 @@
+/* q19.full.c: expert CPU candidate for TPC-H Q19 (Discounted Revenue).
+ *
+ *   select sum(l_extendedprice * (1 - l_discount)) as revenue
+ *   from lineitem, part
+ *   where p_partkey = l_partkey and l_shipmode in ('AIR', 'AIR REG')
+ *     and l_shipinstruct = 'DELIVER IN PERSON'
+ *     and (   (p_brand = ':brand1' and p_container in ('SM CASE', 'SM BOX', 'SM PACK', 'SM PKG')
+ *              and l_quantity between :quantity1 and :quantity1 + 10 and p_size between 1 and 5)
+ *          or (p_brand = ':brand2' and p_container in ('MED BAG', 'MED BOX', 'MED PKG', 'MED PACK')
+ *              and l_quantity between :quantity2 and :quantity2 + 10 and p_size between 1 and 10)
+ *          or (p_brand = ':brand3' and p_container in ('LG CASE', 'LG BOX', 'LG PACK', 'LG PKG')
+ *              and l_quantity between :quantity3 and :quantity3 + 10 and p_size between 1 and 15));
+ *
+ * Plan: one fused pass over lineitem. The common conditions (ship mode and
+ * instruction codes through a 256-entry mask) drop all but about 1 line in
+ * 28; each branch is a bit: the quantity ranges give a 3-bit mask, and only
+ * a line with some bit left reads its part at row partkey - 1 (part keys
+ * are dense 1..N), where 256-entry brand and container masks and the size
+ * bounds give the part's bits. Revenue (scale 4) is summed in int64 per
+ * block and in __int128 per thread: exact. No line: NULL. */
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { BLOCK = 1 << 13, NBRANCH = 3, NCONT = 4 };
+
+static const char *const CONTAINER[NBRANCH][NCONT] = {
+    {"SM CASE", "SM BOX", "SM PACK", "SM PKG"},
+    {"MED BAG", "MED BOX", "MED PKG", "MED PACK"},
+    {"LG CASE", "LG BOX", "LG PACK", "LG PKG"},
+};
+static const int MAX_SIZE[NBRANCH] = {5, 10, 15};
+static const char *const BRAND[NBRANCH] = {"brand1", "brand2", "brand3"};
+static const char *const QUANTITY[NBRANCH] = {"quantity1", "quantity2", "quantity3"};
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_vec *lmode = dkb_cand_column(db, "lineitem", "l_shipmode");
+    const dkb_cand_vec *linstr = dkb_cand_column(db, "lineitem", "l_shipinstruct");
+    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
+    const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
+    const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
+    if (!lpart || !lqty || !lprice || !ldisc || !lmode || !linstr || !pbrand || !pcont || !psize) return 1;
+    if (lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 || lprice->type != DKB_CAND_I64 ||
+        ldisc->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2 || ldisc->scale != 2 ||
+        lmode->type != DKB_CAND_U8 || linstr->type != DKB_CAND_U8 || pbrand->type != DKB_CAND_U8 ||
+        pcont->type != DKB_CAND_U8 || psize->type != DKB_CAND_I32 || !lmode->dict || !linstr->dict ||
+        !pbrand->dict || !pcont->dict)
+        return 2;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1 || res->cols[0].scale < 4)
+        return 3;
+    dkb_cand_res_col *out = &res->cols[0];
+
+    /* common conditions: one mask over (mode, instruction) codes */
+    uint8_t mode_ok[256] = {0}, brand_bits[256] = {0}, cont_bits[256] = {0};
+    const int air = dkb_cand_dict_code(lmode->dict, "AIR"), air_reg = dkb_cand_dict_code(lmode->dict, "AIR REG");
+    if (air >= 0) mode_ok[air] = 1;
+    if (air_reg >= 0) mode_ok[air_reg] = 1;
+    const int in_person = dkb_cand_dict_code(linstr->dict, "DELIVER IN PERSON");
+    int64_t qlo[NBRANCH], qhi[NBRANCH];
+    for (int b = 0; b < NBRANCH; b++) {
+        const dkb_cand_param *pb = dkb_cand_param_find(params, BRAND[b]);
+        const dkb_cand_param *pq = dkb_cand_param_find(params, QUANTITY[b]);
+        if (!pb || !pq || !pb->s) return 1;
+        if (pq->i > INT64_MAX / 100 - 10 || pq->i < INT64_MIN / 100) return 3;
+        const int bc = dkb_cand_dict_code(pbrand->dict, pb->s);
+        if (bc >= 0) brand_bits[bc] |= (uint8_t)(1u << b);
+        for (int c = 0; c < NCONT; c++) {
+            const int cc = dkb_cand_dict_code(pcont->dict, CONTAINER[b][c]);
+            if (cc >= 0) cont_bits[cc] |= (uint8_t)(1u << b);
+        }
+        qlo[b] = pq->i * 100;
+        qhi[b] = (pq->i + 10) * 100;
+    }
+
+    const int32_t *lp = lpart->data, *ps = psize->data;
+    const int64_t *lq = lqty->data, *lpr = lprice->data, *ld = ldisc->data;
+    const uint8_t *lm = lmode->data, *li = linstr->data, *pbr = pbrand->data, *pco = pcont->data;
+    const int64_t n = lpart->n, nparts = pbrand->n, nblocks = (n + BLOCK - 1) / BLOCK;
+    const int nt = env->threads > 0 ? env->threads : 1;
+    __int128 total = 0;
+    int64_t hits = 0;
+    int bad = 0;
+    if (in_person >= 0 && (air >= 0 || air_reg >= 0)) {
+        const uint8_t ip = (uint8_t)in_person;
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+        {
+            __int128 my_total = 0;
+            int64_t my_hits = 0;
+#pragma omp for schedule(static)
+            for (int64_t k = 0; k < nblocks; k++) {
+                const int64_t from = k * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
+                int64_t sum = 0, h = 0;
+                for (int64_t i = from; i < to; i++) {
+                    if (!(mode_ok[lm[i]] & (li[i] == ip))) continue;
+                    const int64_t q = lq[i];
+                    unsigned bits = 0;
+                    for (int b = 0; b < NBRANCH; b++) bits |= (unsigned)((q >= qlo[b]) & (q <= qhi[b])) << b;
+                    if (!bits) continue;
+                    const uint32_t p = (uint32_t)lp[i] - 1u;
+                    if (p >= (uint64_t)nparts) { bad = 1; continue; }
+                    const int32_t size = ps[p];
+                    unsigned size_bits = 0;
+                    for (int b = 0; b < NBRANCH; b++) size_bits |= (unsigned)((size >= 1) & (size <= MAX_SIZE[b])) << b;
+                    bits &= brand_bits[pbr[p]] & cont_bits[pco[p]] & size_bits;
+                    if (!bits) continue;
+                    sum += lpr[i] * (100 - ld[i]);
+                    h++;
+                }
+                my_total += sum;
+                my_hits += h;
+            }
+#pragma omp critical
+            {
+                total += my_total;
+                hits += my_hits;
+            }
+        }
+    }
+    if (bad) return 4;
+    res->nrows = 1;
+    if (hits == 0) {
+        out->dec[0] = 0;
+        out->is_null[0] = 1;
+        return 0;
+    }
+    for (int s = 4; s < out->scale; s++) total *= 10;
+    out->dec[0] = total;
+    out->is_null[0] = 0;
+    return 0;
+}
