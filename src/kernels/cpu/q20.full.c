@@ -1,0 +1,273 @@
+/* q20.full.c: expert CPU candidate for TPC-H Q20 (Potential Part Promotion).
+ *
+ *   select s_name, s_address from supplier, nation
+ *   where s_suppkey in (select ps_suppkey from partsupp
+ *           where ps_partkey in (select p_partkey from part where p_name like ':color%')
+ *             and ps_availqty > (select 0.5 * sum(l_quantity) from lineitem
+ *                                where l_partkey = ps_partkey and l_suppkey = ps_suppkey
+ *                                  and l_shipdate >= date ':date'
+ *                                  and l_shipdate < date ':date' + interval '1' year))
+ *     and s_nationkey = n_nationkey and n_name = ':nation'
+ *   order by s_name;
+ *
+ * Plan: the parts whose name starts with the color (a prefix compare on
+ * the free text) become a bitmap over partkey - 1 (part keys are dense
+ * 1..N); their partsupp rows (about 1%) go into a compact open-addressing
+ * table keyed by (partkey, suppkey). One parallel pass over lineitem tests
+ * the ship year and the part bit, and only those lines probe the table and
+ * add their quantity into the thread's array of sums per table slot. After
+ * the merge, a partsupp row qualifies when it has lines and
+ * 200 * availqty > sum (hundredths): exact, and a row without lines drops
+ * out as SQL's comparison with NULL does. Its supplier's bit is set; the
+ * nation's suppliers with the bit come out sorted by s_name. */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "dkb/candidate.h"
+
+static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    const int64_t at = col->str_off[r];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
+    for (; from < col->scale; from++) v *= 10;
+    col->dec[r] = v;
+    col->is_null[r] = 0;
+}
+
+/* Row r of a text (STR) or dictionary (U8) column into result row `row`. */
+static inline int put_text(dkb_cand_res_col *col, int64_t row, const dkb_cand_vec *v, int64_t r) {
+    if (v->type == DKB_CAND_STR) {
+        const int64_t *off = v->data;
+        return put_str(col, row, v->bytes + off[r], off[r + 1] - off[r]);
+    }
+    if (v->type == DKB_CAND_U8 && v->dict) {
+        const int c = ((const uint8_t *)v->data)[r];
+        return c < v->dict->size && put_str(col, row, v->dict->str[c], (int64_t)v->dict->len[c]);
+    }
+    return 0;
+}
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
+static int64_t add_months(int64_t days, int k) {
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int64_t months = y * 12 + (m - 1) + k;
+    y = months / 12 - (months % 12 < 0);
+    m = (int)(months - y * 12 + 1);
+    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+    return days_from_civil(y, m, d < last ? d : last);
+}
+
+static inline uint64_t slot_of(uint64_t key, int shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
+
+static const dkb_cand_vec *g_names; /* for the sort's comparison only (set, used and done in one call) */
+
+static int by_name(const void *a, const void *b) {
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    const int64_t *off = g_names->data;
+    const int64_t lx = off[x + 1] - off[x], ly = off[y + 1] - off[y];
+    const int c = memcmp(g_names->bytes + off[x], g_names->bytes + off[y], (size_t)(lx < ly ? lx : ly));
+    if (c) return c;
+    return (lx > ly) - (lx < ly);
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *pname = dkb_cand_column(db, "part", "p_name");
+    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
+    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
+    const dkb_cand_vec *psavail = dkb_cand_column(db, "partsupp", "ps_availqty");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
+    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
+    const dkb_cand_vec *snation = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_param *pcolor = dkb_cand_param_find(params, "color");
+    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
+    const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
+    if (!pname || !pspart || !pssupp || !psavail || !lpart || !lsupp || !lqty || !lship || !sname || !saddr ||
+        !snation || !nkey || !nname || !pcolor || !pdate || !pnation || !pcolor->s || !pnation->s)
+        return 1;
+    if (pname->type != DKB_CAND_STR || sname->type != DKB_CAND_STR || pspart->type != DKB_CAND_I32 ||
+        pssupp->type != DKB_CAND_I32 || psavail->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 ||
+        lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
+        lqty->scale != 2 || snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 ||
+        nname->type != DKB_CAND_U8 || !nname->dict)
+        return 2;
+    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
+    if (!c_name || !c_addr) return 3;
+    res->nrows = 0;
+    c_name->str_off[0] = c_addr->str_off[0] = 0;
+
+    /* the nation's key */
+    const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
+    int64_t nation = -1;
+    for (int64_t r = 0; ncode >= 0 && r < nname->n; r++)
+        if (((const uint8_t *)nname->data)[r] == ncode) nation = ((const int32_t *)nkey->data)[r];
+    if (nation < 0) return 0;
+
+    const int64_t np = pname->n, nwords = (np + 63) / 64, nps = pspart->n, nl = lpart->n, ns = sname->n;
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const char *color = pcolor->s;
+    const size_t clen = strlen(color);
+    const int64_t *noff = pname->data;
+    const char *ntxt = pname->bytes;
+    uint64_t *bits = malloc((size_t)(nwords + 1) * sizeof(uint64_t));
+    uint8_t *supp_ok = calloc((size_t)ns + 1, 1);
+    if (!bits || !supp_ok) { free(bits); free(supp_ok); return 4; }
+
+    /* part bitmap: p_name like 'color%' */
+    int64_t nsel = 0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : nsel)
+    for (int64_t w = 0; w < nwords; w++) {
+        uint64_t m = 0;
+        const int64_t hi = (w + 1) * 64 < np ? (w + 1) * 64 : np;
+        for (int64_t r = w * 64; r < hi; r++)
+            if ((size_t)(noff[r + 1] - noff[r]) >= clen && memcmp(ntxt + noff[r], color, clen) == 0)
+                m |= 1ull << (r - w * 64);
+        bits[w] = m;
+        nsel += __builtin_popcountll(m);
+    }
+
+    /* the table of those parts' partsupp rows (partsupp holds 4 per part in
+     * TPC-H; counted, not assumed) */
+    const int32_t *pk = pspart->data, *sk = pssupp->data, *av = psavail->data;
+    int64_t nrows_sel = 0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : nrows_sel)
+    for (int64_t i = 0; i < nps; i++) {
+        const uint64_t p = (uint64_t)((uint32_t)pk[i] - 1u);
+        nrows_sel += p < (uint64_t)np && ((bits[p >> 6] >> (p & 63)) & 1);
+    }
+    int shift = 64;
+    int64_t size = 1;
+    while (size < 2 * nrows_sel + 2) size <<= 1, shift--;
+    uint64_t *tkey = malloc((size_t)size * sizeof(uint64_t));
+    int64_t *tsum = malloc((size_t)size * (size_t)(nt + 1) * sizeof(int64_t));
+    int32_t *tavail = malloc((size_t)size * sizeof(int32_t));
+    uint8_t *tseen = malloc((size_t)size * (size_t)(nt + 1));
+    int bad = !tkey || !tsum || !tavail || !tseen;
+    if (!bad) {
+        memset(tkey, 0, (size_t)size * sizeof(uint64_t)); /* 0: empty (keys are >= 1) */
+        for (int64_t i = 0; i < nps; i++) {
+            const uint64_t p = (uint64_t)((uint32_t)pk[i] - 1u);
+            if (p >= (uint64_t)np || !((bits[p >> 6] >> (p & 63)) & 1)) continue;
+            const uint64_t key = (uint64_t)(uint32_t)pk[i] << 32 | (uint32_t)sk[i];
+            uint64_t s = slot_of(key, shift);
+            while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
+            tkey[s] = key;
+            tavail[s] = av[i];
+        }
+    }
+
+    /* lineitem: the year's lines of those parts, summed per table slot */
+    const int32_t *lp = lpart->data, *ls = lsupp->data, *sd = lship->data;
+    const int64_t *lq = lqty->data;
+    const int32_t lo = (int32_t)pdate->i;
+    const uint32_t span = (uint32_t)(add_months(pdate->i, 12) - 1 - pdate->i);
+    if (!bad && nrows_sel > 0) {
+#pragma omp parallel num_threads(nt)
+        {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            int64_t *sum = tsum + (size_t)tid * (size_t)size;
+            uint8_t *seen = tseen + (size_t)tid * (size_t)size;
+            memset(sum, 0, (size_t)size * sizeof(int64_t));
+            memset(seen, 0, (size_t)size);
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < nl; i++) {
+                const uint64_t p = (uint64_t)((uint32_t)lp[i] - 1u);
+                if ((uint32_t)(sd[i] - lo) > span || p >= (uint64_t)np || !((bits[p >> 6] >> (p & 63)) & 1)) continue;
+                const uint64_t key = (uint64_t)(uint32_t)lp[i] << 32 | (uint32_t)ls[i];
+                uint64_t s = slot_of(key, shift);
+                while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
+                if (!tkey[s]) continue; /* no partsupp row: no subquery row matches */
+                sum[s] += lq[i];
+                seen[s] = 1;
+            }
+        }
+        for (int64_t s = 0; s < size; s++) {
+            if (!tkey[s]) continue;
+            int64_t total = 0;
+            int was = 0;
+            for (int t = 0; t < nt; t++) {
+                total += tsum[(size_t)t * (size_t)size + (size_t)s];
+                was |= tseen[(size_t)t * (size_t)size + (size_t)s];
+            }
+            const uint64_t supp = (uint64_t)((uint32_t)(tkey[s] & 0xffffffffu) - 1u);
+            if (was && (int64_t)tavail[s] * 200 > total && supp < (uint64_t)ns) supp_ok[supp] = 1;
+        }
+    }
+    free(bits);
+    free(tkey);
+    free(tsum);
+    free(tavail);
+    free(tseen);
+    if (bad) { free(supp_ok); return 5; }
+
+    /* the nation's suppliers with the bit, by name */
+    const int32_t *sn = snation->data;
+    int64_t m = 0;
+    for (int64_t s = 0; s < ns; s++) m += supp_ok[s] && sn[s] == nation;
+    int64_t *rows = malloc((size_t)(m > 0 ? m : 1) * sizeof(int64_t));
+    if (!rows) { free(supp_ok); return 6; }
+    m = 0;
+    for (int64_t s = 0; s < ns; s++)
+        if (supp_ok[s] && sn[s] == nation) rows[m++] = s;
+    free(supp_ok);
+    g_names = sname;
+    qsort(rows, (size_t)m, sizeof(int64_t), by_name);
+    g_names = NULL;
+    if (m > res->cap) { free(rows); return 7; }
+    for (int64_t r = 0; r < m; r++)
+        if (!put_text(c_name, r, sname, rows[r]) || !put_text(c_addr, r, saddr, rows[r])) {
+            free(rows);
+            return 8;
+        }
+    free(rows);
+    res->nrows = m;
+    return 0;
+}
