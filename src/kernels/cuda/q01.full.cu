@@ -1,0 +1,271 @@
+/* q01.full.cu: expert CUDA full-mode candidate for TPC-H Q1 (Pricing
+ * Summary Report).
+ *
+ *   select l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice),
+ *          sum(l_extendedprice * (1 - l_discount)),
+ *          sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)),
+ *          avg(l_quantity), avg(l_extendedprice), avg(l_discount), count(*)
+ *   from lineitem
+ *   where l_shipdate <= date '1998-12-01' - interval ':delta' day
+ *   group by l_returnflag, l_linestatus
+ *   order by l_returnflag, l_linestatus;
+ *
+ * Plan: one fused pass over the seven device-resident columns (bytes read
+ * per row: 4 + 1 + 1 + 4 x 8 = 38; SF10 ~60M rows = 2.28 GB). The group is
+ * the pair of dictionary codes (g = flag * nstatus + status). The groups are
+ * few and hot (4 present in TPC-H), so there are no atomics at all: every
+ * thread owns private accumulators in shared memory, laid out
+ * [group][field][thread] so a warp's updates hit distinct banks; a row adds
+ * to its group's six slots (count, qty, price, disc, disc_price at scale 4,
+ * charge at scale 6), all exact int64 (a block reads at most 2^20 rows, so
+ * its charge sum stays below 2^20 * 1.2e11). At the end each block sums its
+ * threads' slots (rotated to avoid bank conflicts) into per-block int64
+ * partials, and a second kernel adds the partials of each (group, field) in
+ * __int128 in a fixed order (deterministic). Only G x 6 __int128 come back.
+ *
+ * Spec guarantee used: l_returnflag and l_linestatus have small domains
+ * (3 and 2 values); more than MAX_GROUPS code pairs is reported as an error.
+ * Result filling (strings from the dictionaries, avg as sum/100/count)
+ * follows the honest C candidate. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TPB = 256, UNROLL = 4, NFIELD = 6, MAX_GROUPS = 16, MAX_ROWS_PER_BLOCK = 1 << 20, RED_TPB = 256 };
+enum { F_COUNT = 0, F_QTY, F_PRICE, F_DISC, F_DISC_PRICE, F_CHARGE };
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q01.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* partial[(block * G + g) * NFIELD + f]: block's int64 sum of field f of
+ * group g. Dynamic shared memory: G * NFIELD * TPB int64. A row whose
+ * group is out of range (cannot happen with valid codes) sets *bad. */
+__global__ void __launch_bounds__(TPB) q01_scan(const int32_t *__restrict__ ship, const uint8_t *__restrict__ flag,
+                                                const uint8_t *__restrict__ status, const int64_t *__restrict__ qty,
+                                                const int64_t *__restrict__ price, const int64_t *__restrict__ disc,
+                                                const int64_t *__restrict__ tax, int64_t n, int32_t hi_day, int ns,
+                                                int G, int64_t *__restrict__ partial, int *__restrict__ bad) {
+    extern __shared__ int64_t acc[]; /* [G][NFIELD][TPB] */
+    const int tid = threadIdx.x;
+    for (int i = tid; i < G * NFIELD * TPB; i += TPB) acc[i] = 0;
+    __syncthreads();
+    const int64_t stride = (int64_t)gridDim.x * TPB;
+    int oob = 0;
+    for (int64_t base = (int64_t)blockIdx.x * TPB + tid; base < n; base += stride * UNROLL) {
+        bool keep[UNROLL];
+        int g[UNROLL];
+        int64_t q[UNROLL], p[UNROLL], d[UNROLL], t[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            const int64_t i = base + u * stride;
+            const bool in = i < n;
+            keep[u] = in && __ldg(ship + i) <= hi_day;
+            g[u] = in ? (int)__ldg(flag + i) * ns + (int)__ldg(status + i) : G;
+            q[u] = in ? __ldg(qty + i) : 0;
+            p[u] = in ? __ldg(price + i) : 0;
+            d[u] = in ? __ldg(disc + i) : 0;
+            t[u] = in ? __ldg(tax + i) : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (!keep[u]) continue;
+            if (g[u] >= G) {
+                oob = 1;
+                continue;
+            }
+            int64_t *a = acc + (size_t)g[u] * NFIELD * TPB + tid;
+            const int64_t dp = p[u] * (100 - d[u]);
+            a[F_COUNT * TPB] += 1;
+            a[F_QTY * TPB] += q[u];
+            a[F_PRICE * TPB] += p[u];
+            a[F_DISC * TPB] += d[u];
+            a[F_DISC_PRICE * TPB] += dp;
+            a[F_CHARGE * TPB] += dp * (100 + t[u]);
+        }
+    }
+    if (oob) *bad = 1;
+    __syncthreads();
+    /* block sums: slot k = g * NFIELD + f sums its TPB thread values,
+     * starting at a rotated thread so the warp's reads spread over banks */
+    for (int k = tid; k < G * NFIELD; k += TPB) {
+        const int64_t *row = acc + (size_t)k * TPB;
+        int64_t s = 0;
+        for (int j = 0; j < TPB; j++) s += row[(j + k) & (TPB - 1)];
+        partial[(size_t)blockIdx.x * G * NFIELD + k] = s;
+    }
+}
+
+/* out[k] = sum over blocks b of partial[b * K + k], in __int128, in a fixed
+ * order (deterministic). One block per k. */
+__global__ void __launch_bounds__(RED_TPB) sum_partials(const int64_t *__restrict__ partial, int64_t nblocks, int K,
+                                                        __int128 *__restrict__ out) {
+    __shared__ __int128 sh[RED_TPB];
+    const int k = blockIdx.x;
+    __int128 s = 0;
+    for (int64_t b = threadIdx.x; b < nblocks; b += RED_TPB) s += partial[b * K + k];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = RED_TPB / 2; w > 0; w >>= 1) {
+        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[k] = sh[0];
+}
+
+static dkb_cand_res_col *column(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+static int put_str(dkb_cand_res_col *col, int64_t r, const dkb_cand_dict *dict, int code) {
+    const int64_t at = col->str_off[r];
+    const int64_t len = (int64_t)dict->len[code];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, dict->str[code], (size_t)len);
+    col->str_off[r + 1] = at + len;
+    return 1;
+}
+
+static void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
+    for (; from < col->scale; from++) v *= 10;
+    col->dec[r] = v;
+    col->is_null[r] = 0;
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *flag = dkb_cand_column(db, "lineitem", "l_returnflag");
+    const dkb_cand_vec *status = dkb_cand_column(db, "lineitem", "l_linestatus");
+    const dkb_cand_vec *qty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_vec *tax = dkb_cand_column(db, "lineitem", "l_tax");
+    const dkb_cand_param *delta = dkb_cand_param_find(params, "delta");
+    if (!ship || !flag || !status || !qty || !price || !disc || !tax || !delta) return 1;
+    if (ship->type != DKB_CAND_I32 || flag->type != DKB_CAND_U8 || status->type != DKB_CAND_U8 || !flag->dict ||
+        !status->dict || qty->type != DKB_CAND_I64 || price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 ||
+        tax->type != DKB_CAND_I64 || qty->scale != 2 || price->scale != 2 || disc->scale != 2 || tax->scale != 2)
+        return 2;
+    dkb_cand_res_col *c_flag = column(res, "l_returnflag", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_status = column(res, "l_linestatus", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_sum_qty = column(res, "sum_qty", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_sum_price = column(res, "sum_base_price", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_sum_disc_price = column(res, "sum_disc_price", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_sum_charge = column(res, "sum_charge", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_avg_qty = column(res, "avg_qty", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_avg_price = column(res, "avg_price", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_avg_disc = column(res, "avg_disc", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_count = column(res, "count_order", DKB_CAND_RES_INT);
+    if (!c_flag || !c_status || !c_sum_qty || !c_sum_price || !c_sum_disc_price || !c_sum_charge || !c_avg_qty ||
+        !c_avg_price || !c_avg_disc || !c_count || c_sum_qty->scale < 2 || c_sum_price->scale < 2 ||
+        c_sum_disc_price->scale < 4 || c_sum_charge->scale < 6)
+        return 3;
+
+    const int64_t hi64 = days_from_civil(1998, 12, 1) - delta->i;
+    const int32_t hi_day = hi64 > INT32_MAX ? INT32_MAX : hi64 < INT32_MIN ? INT32_MIN : (int32_t)hi64;
+    const int ns = status->dict->size, ngroups = flag->dict->size * ns;
+    if (ngroups > MAX_GROUPS) {
+        fprintf(stderr, "q01.full.cu: %d flag/status pairs, more than the %d the spec allows for\n", ngroups,
+                MAX_GROUPS);
+        return 4;
+    }
+
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int64_t n = ship->n;
+    const int K = ngroups * NFIELD;
+    const size_t smem = sizeof(int64_t) * (size_t)K * TPB;
+    int rc = 0, dev = 0, sms = 0, h_bad = 0;
+    int64_t grid = 0;
+    int64_t *d_part = NULL;
+    __int128 *d_sum = NULL, h_sum[MAX_GROUPS * NFIELD];
+    int *d_bad = NULL;
+    int64_t r = 0;
+    memset(h_sum, 0, sizeof h_sum);
+    if (n > 0 && K > 0) {
+        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        if (smem > 48 * 1024)
+            CUDA_TRY("cudaFuncSetAttribute", cudaFuncSetAttribute(q01_scan, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                                  (int)smem));
+        int per_sm = 0;
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q01_scan, TPB, smem));
+        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
+        if (grid < need) grid = need;
+        const int64_t useful = (n + TPB - 1) / TPB;
+        if (grid > useful) grid = useful;
+        CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * K * grid, stream));
+        CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sum, sizeof(__int128) * K, stream));
+        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        q01_scan<<<(unsigned)grid, TPB, smem, stream>>>(
+            (const int32_t *)ship->data, (const uint8_t *)flag->data, (const uint8_t *)status->data,
+            (const int64_t *)qty->data, (const int64_t *)price->data, (const int64_t *)disc->data,
+            (const int64_t *)tax->data, n, hi_day, ns, ngroups, d_part, d_bad);
+        CUDA_TRY("q01_scan launch", cudaGetLastError());
+        sum_partials<<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
+        CUDA_TRY("sum_partials launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sum, d_sum, sizeof(__int128) * K, cudaMemcpyDeviceToHost,
+                                                         stream));
+        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        if (h_bad) {
+            fprintf(stderr, "q01.full.cu: a flag/status code outside its dictionary\n");
+            rc = 5;
+            goto done;
+        }
+    }
+
+    /* one row per group present, in code order (= string order) */
+    c_flag->str_off[0] = c_status->str_off[0] = 0;
+    for (int g = 0; g < ngroups; g++) {
+        const __int128 *a = h_sum + g * NFIELD;
+        const int64_t count = (int64_t)a[F_COUNT];
+        if (!count) continue;
+        if (r >= res->cap || !put_str(c_flag, r, flag->dict, g / ns) || !put_str(c_status, r, status->dict, g % ns)) {
+            fprintf(stderr, "q01.full.cu: result row %lld does not fit\n", (long long)r);
+            rc = 6;
+            goto done;
+        }
+        c_flag->is_null[r] = c_status->is_null[r] = 0;
+        put_dec(c_sum_qty, r, a[F_QTY], 2);
+        put_dec(c_sum_price, r, a[F_PRICE], 2);
+        put_dec(c_sum_disc_price, r, a[F_DISC_PRICE], 4);
+        put_dec(c_sum_charge, r, a[F_CHARGE], 6);
+        c_avg_qty->f64[r] = (double)(int64_t)a[F_QTY] / 100.0 / (double)count;
+        c_avg_price->f64[r] = (double)(int64_t)a[F_PRICE] / 100.0 / (double)count;
+        c_avg_disc->f64[r] = (double)(int64_t)a[F_DISC] / 100.0 / (double)count;
+        c_count->i64[r] = count;
+        c_avg_qty->is_null[r] = c_avg_price->is_null[r] = c_avg_disc->is_null[r] = 0;
+        c_count->is_null[r] = 0;
+        r++;
+    }
+    res->nrows = r;
+done:
+    if (d_part) cudaFreeAsync(d_part, stream);
+    if (d_sum) cudaFreeAsync(d_sum, stream);
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    cudaStreamSynchronize(stream);
+    return rc;
+}
