@@ -1,0 +1,182 @@
+/* q22.full.c: expert CPU candidate for TPC-H Q22 (Global Sales Opportunity).
+ *
+ *   select cntrycode, count(*) as numcust, sum(c_acctbal) as totacctbal
+ *   from (select substring(c_phone from 1 for 2) as cntrycode, c_acctbal from customer
+ *         where substring(c_phone from 1 for 2) in (':code1', ..., ':code7')
+ *           and c_acctbal > (select avg(c_acctbal) from customer
+ *                            where c_acctbal > 0.00
+ *                              and substring(c_phone from 1 for 2) in (':code1', ..., ':code7'))
+ *           and not exists (select * from orders where o_custkey = c_custkey)) as custsale
+ *   group by cntrycode order by cntrycode;
+ *
+ * Plan: NOT EXISTS is a bitmap over custkey - 1 (customer keys are dense
+ * 1..N): each thread sets bits for its range of o_custkey in its own
+ * bitmap, and the bitmaps are OR-ed word by word (no atomics). The phone's
+ * two-digit prefix indexes a 100-entry mask of the wanted codes. A first
+ * parallel pass over customer sums the positive balances of those codes
+ * exactly; the average is computed as the baseline does (long double
+ * quotient rounded once to double; the balance compared as a double). A
+ * second pass counts and sums (exactly, __int128) per code the customers
+ * above it without orders; codes come out in numeric order, which is the
+ * string order of two-digit codes. */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "dkb/candidate.h"
+
+static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    const int64_t at = col->str_off[r];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
+    for (; from < col->scale; from++) v *= 10;
+    col->dec[r] = v;
+    col->is_null[r] = 0;
+}
+
+enum { NCODE = 7 };
+static const char *const CODE[NCODE] = {"code1", "code2", "code3", "code4", "code5", "code6", "code7"};
+
+/* The first two characters of a phone as a number 0..99, or -1. */
+static inline int prefix_code(const char *s, int64_t len) {
+    if (len < 2 || s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9') return -1;
+    return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+/* C's atoi (leading blanks, a sign, digits), kept small: the baseline parses the codes so. */
+static int64_t parse_int(const char *s) {
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r')) s++;
+    int neg = *s == '-';
+    if (*s == '-' || *s == '+') s++;
+    int64_t v = 0;
+    while (*s >= '0' && *s <= '9' && v < 1000000000) v = v * 10 + (*s++ - '0');
+    return neg ? -v : v;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
+    const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    if (!ckey || !cphone || !cbal || !ocust) return 1;
+    if (ckey->type != DKB_CAND_I32 || cphone->type != DKB_CAND_STR || cbal->type != DKB_CAND_I64 ||
+        cbal->scale != 2 || ocust->type != DKB_CAND_I32)
+        return 2;
+    dkb_cand_res_col *c_code = res_col(res, "cntrycode", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_num = res_col(res, "numcust", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_bal = res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
+    if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return 3;
+    res->nrows = 0;
+    c_code->str_off[0] = 0;
+
+    uint8_t want[100] = {0};
+    for (int k = 0; k < NCODE; k++) {
+        const dkb_cand_param *pc = dkb_cand_param_find(params, CODE[k]);
+        if (!pc || !pc->s) return 1;
+        const int64_t v = parse_int(pc->s);
+        if (v >= 0 && v < 100) want[v] = 1;
+    }
+
+    const int64_t nc = ckey->n, no = ocust->n, nwords = (nc + 63) / 64;
+    const int nt = env->threads > 0 ? env->threads : 1;
+    uint64_t *has = calloc((size_t)nt * (size_t)(nwords + 1), sizeof(uint64_t));
+    if (!has) return 4;
+    const int32_t *oc = ocust->data, *ck = ckey->data;
+    const int64_t *off = cphone->data, *bal = cbal->data;
+    const char *ph = cphone->bytes;
+    int bad = 0;
+
+    /* customers with an order: per-thread bitmaps, OR-ed */
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        uint64_t *mine = has + (size_t)tid * (size_t)(nwords + 1);
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < no; i++) {
+            const uint64_t c = (uint64_t)((uint32_t)oc[i] - 1u);
+            if (c >= (uint64_t)nc) { bad = 1; continue; }
+            mine[c >> 6] |= 1ull << (c & 63);
+        }
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int64_t w = 0; w < nwords; w++)
+            for (int t = 1; t < nt; t++) has[w] |= has[(size_t)t * (size_t)(nwords + 1) + (size_t)w];
+    }
+
+    /* avg(c_acctbal) over the positive balances of the wanted codes */
+    __int128 pos_sum = 0;
+    int64_t pos_cnt = 0;
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+    {
+        __int128 my_sum = 0;
+        int64_t my_cnt = 0;
+#pragma omp for schedule(static)
+        for (int64_t c = 0; c < nc; c++) {
+            if (ck[c] != c + 1) bad = 1; /* keys are dense 1..N in row order */
+            const int code = prefix_code(ph + off[c], off[c + 1] - off[c]);
+            if (code < 0 || !want[code] || bal[c] <= 0) continue;
+            my_sum += bal[c];
+            my_cnt++;
+        }
+#pragma omp critical
+        {
+            pos_sum += my_sum;
+            pos_cnt += my_cnt;
+        }
+    }
+    if (bad) { free(has); return 5; }
+    if (pos_cnt == 0) { free(has); return 0; } /* avg of no rows is NULL: nothing compares true */
+    const double avg = (double)((long double)pos_sum / ((long double)pos_cnt * (long double)100));
+
+    /* per code: count and exact sum of the customers above it without orders */
+    int64_t num[100] = {0};
+    __int128 sum[100] = {0};
+#pragma omp parallel num_threads(nt)
+    {
+        int64_t my_num[100] = {0};
+        __int128 my_sum[100] = {0};
+#pragma omp for schedule(static)
+        for (int64_t c = 0; c < nc; c++) {
+            const int code = prefix_code(ph + off[c], off[c + 1] - off[c]);
+            if (code < 0 || !want[code] || !((double)bal[c] / (double)100 > avg) || ((has[c >> 6] >> (c & 63)) & 1))
+                continue;
+            my_num[code]++;
+            my_sum[code] += bal[c];
+        }
+#pragma omp critical
+        for (int k = 0; k < 100; k++) {
+            num[k] += my_num[k];
+            sum[k] += my_sum[k];
+        }
+    }
+    free(has);
+    int64_t r = 0;
+    for (int k = 0; k < 100; k++) {
+        if (!num[k]) continue;
+        const char text[2] = {(char)('0' + k / 10), (char)('0' + k % 10)};
+        if (r >= res->cap || !put_str(c_code, r, text, 2)) return 6;
+        c_num->i64[r] = num[k];
+        c_num->is_null[r] = 0;
+        put_dec(c_bal, r, sum[k], 2);
+        r++;
+    }
+    res->nrows = r;
+    return 0;
+}
