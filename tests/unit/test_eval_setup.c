@@ -116,8 +116,8 @@ static void test_run_refusals(const char *base) {
     eval_fails(&o, DKB_EINVAL, "--seeds 1001: expected 0 to 1000");
     o.nseeds = 5, o.timeout_s = 0;
     eval_fails(&o, DKB_EINVAL, "--timeout 0");
-    o.timeout_s = 10, o.backend = "cuda";
-    eval_fails(&o, DKB_EINVAL, "--backend cuda: only cpu");
+    o.timeout_s = 10, o.backend = "gpu";
+    eval_fails(&o, DKB_EINVAL, "--backend gpu: expected cpu or cuda");
     o.backend = NULL, o.queries = "q99";
     eval_fails(&o, DKB_EINVAL, "unknown query 'q99'");
     o.queries = NULL, o.dir = file;
