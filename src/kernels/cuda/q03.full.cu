@@ -1,0 +1,364 @@
+/* q03.full.cu: expert CUDA full-mode candidate for TPC-H Q3 (Shipping
+ * Priority).
+ *
+ *   select l_orderkey, sum(l_extendedprice * (1 - l_discount)) as revenue,
+ *          o_orderdate, o_shippriority
+ *   from customer, orders, lineitem
+ *   where c_mktsegment = ':segment' and c_custkey = o_custkey
+ *     and l_orderkey = o_orderkey
+ *     and o_orderdate < date ':date' and l_shipdate > date ':date'
+ *   group by l_orderkey, o_orderdate, o_shippriority
+ *   order by revenue desc, o_orderdate limit 10;
+ *
+ * Plan (all on env->stream):
+ *  1. cust_bitmap: the segment test on the dictionary code, as a semi-join
+ *     bitmap over the dense custkeys 1..N (atomicOr on distinct words).
+ *  2. chunk_bounds: orders are cut into chunks of OCHUNK rows; lineitem is
+ *     grouped by orderkey in orders' order, so each chunk's line items are
+ *     one range, found by a binary search on l_orderkey per chunk.
+ *  3. q03_join (partition-local join, persistent blocks over chunks): the
+ *     chunk's orders are tested (date, customer bit) into shared memory;
+ *     then the chunk's line items are read in tiles, each row's order found
+ *     by counting run starts (ballot + popc + a per-warp prefix), and only
+ *     rows of passing orders read l_shipdate, then price and discount (late
+ *     materialization); revenue is summed per order in shared memory
+ *     (int64, scale 4, <= 7 items per order, cold keys). Each finished order
+ *     is offered to its warp's top-10 list (a threshold test and a ballot;
+ *     lane 0 inserts the rare winners); at the end each block merges its
+ *     warps' lists.
+ *  4. top_merge: one block merges the blocks' lists; 10 rows come back.
+ * The result order is revenue desc, o_orderdate, then l_orderkey (a fixed
+ * order for ties, as the CPU expert). A line item whose order index does not
+ * match o_orderkey is reported as an error instead of a wrong answer.
+ *
+ * Bytes read (floor, SF10): l_orderkey, l_shipdate 4 + 4, l_extendedprice,
+ * l_discount 8 + 8 per item (60M: 1.44 GB; in practice only the passing
+ * orders' sectors of the last three), o_orderdate, o_custkey (+ o_orderkey,
+ * o_shippriority for winners) 8-16 B per order (15M: 0.12-0.24 GB),
+ * c_custkey, c_mktsegment 5 B per customer (7.5 MB). */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TOPK = 10, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024 };
+#define FULL_MASK 0xffffffffu
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q03.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+typedef struct {
+    int64_t revenue; /* scale 4 */
+    int64_t key;
+    int32_t date;
+    int32_t prio;
+} cand;
+
+/* a before b in the result order */
+__host__ __device__ static inline bool before(const cand &a, const cand &b) {
+    if (a.revenue != b.revenue) return a.revenue > b.revenue;
+    if (a.date != b.date) return a.date < b.date;
+    return a.key < b.key;
+}
+
+/* Insert x into the sorted list top[0..*n) (at most TOPK). */
+__host__ __device__ static inline void top_insert(cand *top, int *n, const cand &x) {
+    if (*n == TOPK && !before(x, top[TOPK - 1])) return;
+    int i = *n < TOPK ? (*n)++ : TOPK - 1;
+    while (i > 0 && before(x, top[i - 1])) {
+        top[i] = top[i - 1];
+        i--;
+    }
+    top[i] = x;
+}
+
+/* Every lane of the warp calls this; lanes with has offer c to the warp's
+ * shared list (list, *cnt). Only candidates that beat the list's last
+ * entry are moved (by shuffles) to lane 0, which inserts them. */
+__device__ static void warp_offer(cand *list, int *cnt, bool has, const cand &c) {
+    const int lane = threadIdx.x & 31;
+    __syncwarp();
+    const int n = *cnt;
+    const bool want = has && (n < TOPK || before(c, list[TOPK - 1]));
+    unsigned m = __ballot_sync(FULL_MASK, want);
+    while (m) {
+        const int src = __ffs(m) - 1;
+        m &= m - 1;
+        cand x;
+        x.revenue = __shfl_sync(FULL_MASK, c.revenue, src);
+        x.key = __shfl_sync(FULL_MASK, c.key, src);
+        x.date = __shfl_sync(FULL_MASK, c.date, src);
+        x.prio = __shfl_sync(FULL_MASK, c.prio, src);
+        if (lane == 0) top_insert(list, cnt, x);
+    }
+    __syncwarp();
+}
+
+/* bits[k >> 5] bit (k & 31) for every customer key k of the segment;
+ * a key outside 0..maxkey sets *bad. */
+__global__ void cust_bitmap(const int32_t *__restrict__ ckey, const uint8_t *__restrict__ cseg, int64_t nc, int seg,
+                            int64_t maxkey, uint32_t *__restrict__ bits, int *__restrict__ bad) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nc; i += (int64_t)gridDim.x * blockDim.x) {
+        if (cseg[i] != seg) continue;
+        const int64_t k = ckey[i];
+        if (k < 0 || k > maxkey) {
+            *bad = 1;
+            continue;
+        }
+        atomicOr(&bits[k >> 5], 1u << (k & 31));
+    }
+}
+
+/* bound[c] = first lineitem row of orders chunk c (bound[nchunks] = nl). */
+__global__ void chunk_bounds(const int32_t *__restrict__ okey, int64_t no, const int32_t *__restrict__ lkey, int64_t nl,
+                             int64_t nchunks, int64_t *__restrict__ bound) {
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c > nchunks) return;
+    if (c == nchunks) {
+        bound[c] = nl;
+        return;
+    }
+    const int32_t key = okey[c * OCHUNK];
+    int64_t lo = 0, hi = nl;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (lkey[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    bound[c] = lo;
+    (void)no;
+}
+
+__global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ ocust,
+                                                const int32_t *__restrict__ odate, const int32_t *__restrict__ oprio,
+                                                int64_t no, const int32_t *__restrict__ lkey,
+                                                const int32_t *__restrict__ lship, const int64_t *__restrict__ lprice,
+                                                const int64_t *__restrict__ ldisc, const int64_t *__restrict__ bound,
+                                                int64_t nchunks, const uint32_t *__restrict__ cbits, int64_t maxc,
+                                                int32_t day, cand *__restrict__ blist, int *__restrict__ bcount,
+                                                int *__restrict__ bad) {
+    __shared__ unsigned long long sum_s[OCHUNK];
+    __shared__ uint8_t pass_s[OCHUNK], hit_s[OCHUNK];
+    __shared__ int wtot[2][NWARP];
+    __shared__ cand wlist[NWARP][TOPK];
+    __shared__ int wcnt[NWARP];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (lane == 0) wcnt[warp] = 0;
+    int oops = 0;
+
+    for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
+        const int64_t o0 = c * OCHUNK;
+        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
+        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        /* 1. the chunk's orders: date and customer tests */
+        for (int o = tid; o < OCHUNK; o += TPB) {
+            bool pass = false;
+            if (o < nord) {
+                const int64_t cu = ocust[o0 + o];
+                pass = odate[o0 + o] < day && cu >= 0 && cu <= maxc && ((cbits[cu >> 5] >> (cu & 31)) & 1u);
+            }
+            pass_s[o] = pass;
+            hit_s[o] = 0;
+            sum_s[o] = 0;
+        }
+        __syncthreads();
+        /* 2. the chunk's line items, tile by tile; idx = the row's order in the chunk */
+        int carry = 0, parity = 0;
+        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
+            const int64_t j = base + tid;
+            const bool active = j < j1;
+            const int32_t key = active ? lkey[j] : 0;
+            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
+            const bool start = active && (j == j0 || key != prev);
+            const unsigned ballot = __ballot_sync(FULL_MASK, start);
+            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            if (lane == 0) wtot[parity][warp] = __popc(ballot);
+            __syncthreads();
+            int before_me = carry, total = 0;
+            for (int w = 0; w < NWARP; w++) {
+                const int t = wtot[parity][w];
+                if (w < warp) before_me += t;
+                total += t;
+            }
+            carry += total;
+            if (!active) continue;
+            const int idx = before_me + incl - 1;
+            if (idx < 0 || idx >= nord) {
+                oops = 1;
+                continue;
+            }
+            if (!pass_s[idx]) continue;
+            if (start && okey[o0 + idx] != key) oops = 1;
+            if (lship[j] <= day) continue;
+            const int64_t v = lprice[j] * (100 - ldisc[j]);
+            atomicAdd(&sum_s[idx], (unsigned long long)v);
+            hit_s[idx] = 1;
+        }
+        __syncthreads();
+        /* 3. the chunk's finished orders, offered to the warps' top lists */
+        for (int r = 0; r < OCHUNK; r += TPB) {
+            const int o = r + tid;
+            const bool has = o < nord && hit_s[o];
+            cand x = {0, 0, 0, 0};
+            if (has) {
+                x.revenue = (int64_t)sum_s[o];
+                x.key = okey[o0 + o];
+                x.date = odate[o0 + o];
+                x.prio = oprio[o0 + o];
+            }
+            warp_offer(wlist[warp], &wcnt[warp], has, x);
+        }
+        __syncthreads();
+    }
+    if (oops) *bad = 1;
+    __syncthreads();
+    if (tid == 0) {
+        cand top[TOPK];
+        int n = 0;
+        for (int w = 0; w < NWARP; w++)
+            for (int i = 0; i < wcnt[w]; i++) top_insert(top, &n, wlist[w][i]);
+        for (int i = 0; i < n; i++) blist[(int64_t)blockIdx.x * TOPK + i] = top[i];
+        bcount[blockIdx.x] = n;
+    }
+}
+
+/* One block: the union of the nb blocks' lists -> out[0..*nout). */
+__global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ blist, const int *__restrict__ bcount,
+                                                       int64_t nb, cand *__restrict__ out, int *__restrict__ nout) {
+    __shared__ cand wlist[MERGE_TPB / 32][TOPK];
+    __shared__ int wcnt[MERGE_TPB / 32];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (lane == 0) wcnt[warp] = 0;
+    const int64_t total = nb * TOPK;
+    for (int64_t base = 0; base < total; base += MERGE_TPB) {
+        const int64_t i = base + tid;
+        const bool has = i < total && (int)(i % TOPK) < bcount[i / TOPK];
+        cand x = {0, 0, 0, 0};
+        if (has) x = blist[i];
+        warp_offer(wlist[warp], &wcnt[warp], has, x);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        cand top[TOPK];
+        int n = 0;
+        for (int w = 0; w < MERGE_TPB / 32; w++)
+            for (int i = 0; i < wcnt[w]; i++) top_insert(top, &n, wlist[w][i]);
+        for (int i = 0; i < n; i++) out[i] = top[i];
+        *nout = n;
+    }
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cseg = dkb_cand_column(db, "customer", "c_mktsegment");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
+    const dkb_cand_vec *oprio = dkb_cand_column(db, "orders", "o_shippriority");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *segment = dkb_cand_param_find(params, "segment");
+    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
+    if (!ckey || !cseg || !okey || !ocust || !odate || !oprio || !lkey || !lship || !lprice || !ldisc || !segment ||
+        !date || !segment->s)
+        return 1;
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
+        ocust->type != DKB_CAND_I32 || oprio->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
+        lship->type != DKB_CAND_I32 || cseg->type != DKB_CAND_U8 || lprice->scale != 2 || ldisc->scale != 2 ||
+        res->ncols != 4)
+        return 2;
+    dkb_cand_res_col *c_key = &res->cols[0], *c_rev = &res->cols[1], *c_date = &res->cols[2], *c_prio = &res->cols[3];
+    if (c_key->type != DKB_CAND_RES_INT || c_rev->type != DKB_CAND_RES_DECIMAL || c_rev->scale < 4 ||
+        c_date->type != DKB_CAND_RES_DATE || c_prio->type != DKB_CAND_RES_INT)
+        return 2;
+    if (date->i < INT32_MIN || date->i > INT32_MAX) return 3;
+
+    const int seg = dkb_cand_dict_code(cseg->dict, segment->s);
+    const int64_t nc = ckey->n, no = okey->n, nl = lkey->n;
+    const int64_t maxc = nc; /* dense custkeys 1..N */
+    const int64_t nwords = (maxc >> 5) + 1;
+    const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
+    cudaStream_t stream = dkb_cand_stream(env);
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0, h_n = 0;
+    int64_t grid = 0;
+    uint32_t *d_bits = NULL;
+    int64_t *d_bound = NULL;
+    cand *d_blist = NULL, *d_out = NULL, h_out[TOPK];
+    int *d_bcount = NULL, *d_flags = NULL; /* d_flags[0]: bad, [1]: rows out */
+    if (seg >= 0 && no > 0 && nl > 0 && nc > 0) {
+        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q03_join, TPB, 0));
+        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        if (grid > nchunks) grid = nchunks;
+        CUDA_TRY("cudaMallocAsync bitmap", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * nwords, stream));
+        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        CUDA_TRY("cudaMallocAsync lists", cudaMallocAsync((void **)&d_blist, sizeof(cand) * TOPK * grid, stream));
+        CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_bcount, sizeof(int) * grid, stream));
+        CUDA_TRY("cudaMallocAsync out", cudaMallocAsync((void **)&d_out, sizeof(cand) * TOPK, stream));
+        CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
+        CUDA_TRY("cudaMemsetAsync bitmap", cudaMemsetAsync(d_bits, 0, sizeof(uint32_t) * nwords, stream));
+        CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+        cust_bitmap<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data, (const uint8_t *)cseg->data,
+                                                             nc, seg, maxc, d_bits, d_flags);
+        CUDA_TRY("cust_bitmap launch", cudaGetLastError());
+        chunk_bounds<<<(unsigned)((nchunks + 1 + 255) / 256), 256, 0, stream>>>(
+            (const int32_t *)okey->data, no, (const int32_t *)lkey->data, nl, nchunks, d_bound);
+        CUDA_TRY("chunk_bounds launch", cudaGetLastError());
+        q03_join<<<(unsigned)grid, TPB, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
+            (const int32_t *)oprio->data, no, (const int32_t *)lkey->data, (const int32_t *)lship->data,
+            (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_bits, maxc,
+            (int32_t)date->i, d_blist, d_bcount, d_flags);
+        CUDA_TRY("q03_join launch", cudaGetLastError());
+        top_merge<<<1, MERGE_TPB, 0, stream>>>(d_blist, d_bcount, grid, d_out, d_flags + 1);
+        CUDA_TRY("top_merge launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync rows", cudaMemcpyAsync(h_out, d_out, sizeof(cand) * TOPK, cudaMemcpyDeviceToHost,
+                                                         stream));
+        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync count", cudaMemcpyAsync(&h_n, d_flags + 1, sizeof(int), cudaMemcpyDeviceToHost,
+                                                          stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        if (h_bad) {
+            fprintf(stderr, "q03.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
+            rc = 5;
+            goto done;
+        }
+    }
+    if (h_n > res->cap) {
+        rc = 4;
+        goto done;
+    }
+    for (int r = 0; r < h_n; r++) {
+        __int128 v = h_out[r].revenue;
+        for (int s = 4; s < c_rev->scale; s++) v *= 10;
+        c_key->i64[r] = h_out[r].key;
+        c_rev->dec[r] = v;
+        c_date->date[r] = h_out[r].date;
+        c_prio->i64[r] = h_out[r].prio;
+        c_key->is_null[r] = c_rev->is_null[r] = c_date->is_null[r] = c_prio->is_null[r] = 0;
+    }
+    res->nrows = h_n;
+done:
+    if (d_bits) cudaFreeAsync(d_bits, stream);
+    if (d_bound) cudaFreeAsync(d_bound, stream);
+    if (d_blist) cudaFreeAsync(d_blist, stream);
+    if (d_bcount) cudaFreeAsync(d_bcount, stream);
+    if (d_out) cudaFreeAsync(d_out, stream);
+    if (d_flags) cudaFreeAsync(d_flags, stream);
+    cudaStreamSynchronize(stream);
+    return rc;
+}
