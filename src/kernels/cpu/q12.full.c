@@ -75,6 +75,9 @@ static int64_t add_months(int64_t days, int k) {
     return days_from_civil(y, m, d < last ? d : last);
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 enum { BLOCK = 1 << 14 };
 
 /* The first index >= from whose key is >= key (keys ascending), galloping. */
@@ -131,7 +134,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const uint8_t *md = lmode->data, *pr = oprio->data;
     const int32_t *ok = okey->data;
     const int64_t n = lkey->n, no = okey->n, nblocks = (n + BLOCK - 1) / BLOCK;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     int64_t cnt_high[256] = {0}, cnt_low[256] = {0};
     if (m1 >= 0 || m2 >= 0) {
 #pragma omp parallel num_threads(nt)

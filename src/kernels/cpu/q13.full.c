@@ -75,6 +75,9 @@ static const char *find_next(const char *p, const char *end, const char *w, size
     return NULL;
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 typedef struct {
     int64_t count, dist;
 } hist_row;
@@ -99,7 +102,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!c_count || !c_dist) return 3;
 
     const int64_t ncust = customer->rows, n = ocust->n;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = n * 8 < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     const int32_t *ck = ocust->data;
     const int64_t *off = ocomment->data;
     const char *base = ocomment->bytes;

@@ -52,6 +52,9 @@ static int64_t add_months(int64_t days, int k) {
     return days_from_civil(y, m, d < last ? d : last);
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 enum { BLOCK = 1 << 13 };
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -80,7 +83,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const uint8_t *ty = ptype->data;
     const uint32_t nparts = (uint32_t)ptype->n;
     const int64_t n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     __int128 promo_sum = 0, total = 0;
     int64_t hits = 0;
     int bad = 0;

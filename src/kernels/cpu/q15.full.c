@@ -91,6 +91,9 @@ static int64_t add_months(int64_t days, int k) {
     return days_from_civil(y, m, d < last ? d : last);
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
@@ -114,13 +117,17 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return 3;
 
     const int64_t ns = skey->n, n = ship->n;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     const int32_t lo = (int32_t)pdate->i;
     const uint32_t span = (uint32_t)(add_months(pdate->i, 3) - 1 - pdate->i);
     int64_t *rev = malloc((size_t)nt * (size_t)(ns + 1) * sizeof(int64_t));
     uint8_t *seen = malloc((size_t)nt * (size_t)(ns + 1));
     __int128 *total = malloc((size_t)(ns + 1) * sizeof(__int128));
     if (!rev || !seen || !total) { free(rev); free(seen); free(total); return 4; }
+    memset(rev, 0, (size_t)nt * (size_t)(ns + 1) * sizeof(int64_t)); /* all nt: the team may be smaller */
+    memset(seen, 0, (size_t)nt * (size_t)(ns + 1));
     const int32_t *sd = ship->data, *sk = lsupp->data;
     const int64_t *pr = price->data, *dc = disc->data;
     int bad = 0;
@@ -133,8 +140,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 #endif
         int64_t *my = rev + (size_t)tid * (size_t)(ns + 1);
         uint8_t *my_seen = seen + (size_t)tid * (size_t)(ns + 1);
-        memset(my, 0, (size_t)ns * sizeof(int64_t));
-        memset(my_seen, 0, (size_t)ns);
 #pragma omp for schedule(static)
         for (int64_t i = 0; i < n; i++) {
             if ((uint32_t)(sd[i] - lo) > span) continue;

@@ -15,9 +15,9 @@
  * parallel pass over partsupp reads each row's part columns directly at
  * ps_partkey - 1 (part keys are dense 1..N; partsupp is grouped by part, so
  * this is sequential) and keeps the pairs (group, suppkey), the group being
- * the dense index (brand code, type code, size). A counting sort groups the
- * pairs; distinct suppliers per group are counted with a "last group seen"
- * array over suppliers (linear). Groups are walked in (brand, type, size)
+ * the dense index (brand code, type code, rank of the size among the 8). A
+ * counting sort groups the pairs; distinct suppliers per group are counted
+ * with a "last group seen" array over suppliers (linear). Groups are walked in (brand, type, size)
  * order (codes sort as strings), so a stable counting sort by count
  * descending gives the ORDER BY. Integer counts: exact. */
 #ifdef __AVX2__
@@ -77,6 +77,9 @@ static const char *find_next(const char *p, const char *end, const char *w, size
     return NULL;
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 /* s like '%w1%w2%' for one row: the leftmost w1, then w2 after it. */
 static int like_two_words(const char *s, const char *end, const char *w1, size_t l1, const char *w2, size_t l2) {
     const char *x = find_next(s, end, w1, l1);
@@ -121,11 +124,20 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         type_ok[c] = c < ntype && !(ptype->dict->len[c] >= tl && memcmp(ptype->dict->str[c], pt->s, tl) == 0);
 
     const int64_t nsupp = scomment->n, nps = pspart->n, nparts = pbrand->n;
-    const int64_t ngroups = (int64_t)nbrand * ntype * 64;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* the wanted sizes in ascending order: a group's size is its rank here */
+    int nsizes = 0, size_value[8];
+    int8_t size_rank[64];
+    for (int v = 0; v < 64; v++) {
+        size_rank[v] = (int8_t)((size_mask >> v) & 1 ? nsizes : -1);
+        if ((size_mask >> v) & 1) size_value[nsizes++] = v;
+    }
+    const int64_t ngroups = (int64_t)nbrand * ntype * (nsizes > 0 ? nsizes : 1);
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = nps < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     uint8_t *complained = malloc((size_t)nsupp + 1);
     uint64_t *pairs = malloc((size_t)(nps + 1) * sizeof(uint64_t)); /* thread t's at [start_t, ...) */
-    int64_t *used = calloc((size_t)nt + 1, sizeof(int64_t));
+    int64_t *used = calloc(2 * (size_t)nt + 1, sizeof(int64_t)); /* pairs kept, first row: per thread */
     int32_t *gstart = calloc((size_t)ngroups + 1, sizeof(int32_t));
     int32_t *supps = malloc((size_t)(nps + 1) * sizeof(int32_t));
     int32_t *last = malloc((size_t)(nsupp + 1) * sizeof(int32_t));
@@ -156,17 +168,19 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 const int keep = brand_ok[br[p]] & type_ok[ty[p]] & ((uint32_t)size < 64u) &
                                  (int)((size_mask >> (size & 63)) & 1) & !complained[s];
                 if (!keep) continue;
-                const uint64_t g = ((uint64_t)br[p] * (uint64_t)ntype + ty[p]) * 64u + (uint64_t)size;
+                const uint64_t g = ((uint64_t)br[p] * (uint64_t)ntype + ty[p]) * (uint64_t)nsizes +
+                                   (uint64_t)size_rank[size & 63];
                 out[m++] = g << 32 | s;
             }
             used[tid] = m;
+            used[nt + tid] = r0;
         }
     }
     int64_t nrows = 0;
     if (!bad) {
         /* counting sort of the pairs by group */
         for (int t = 0; t < nt; t++) {
-            const uint64_t *pp = pairs + nps * t / nt;
+            const uint64_t *pp = pairs + used[nt + t];
             for (int64_t k = 0; k < used[t]; k++) gstart[(pp[k] >> 32) + 1]++;
         }
         for (int64_t g = 0; g < ngroups; g++) gstart[g + 1] += gstart[g];
@@ -175,7 +189,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         else {
             memcpy(fill, gstart, (size_t)(ngroups + 1) * sizeof(int32_t));
             for (int t = 0; t < nt; t++) {
-                const uint64_t *pp = pairs + nps * t / nt;
+                const uint64_t *pp = pairs + used[nt + t];
                 for (int64_t k = 0; k < used[t]; k++) supps[fill[pp[k] >> 32]++] = (int32_t)(pp[k] & 0xffffffffu);
             }
             free(fill);
@@ -209,7 +223,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             for (int64_t r = 0; !bad && r < ng; r++) {
                 const uint64_t e = pairs[order[r]];
                 const int64_t g = (int64_t)(e >> 32);
-                const int size = (int)(g % 64), t = (int)(g / 64 % ntype), b = (int)(g / 64 / ntype);
+                const int size = size_value[g % nsizes], t = (int)(g / nsizes % ntype), b = (int)(g / nsizes / ntype);
                 if (!put_str(c_brand, r, pbrand->dict->str[b], (int64_t)pbrand->dict->len[b]) ||
                     !put_str(c_type, r, ptype->dict->str[t], (int64_t)ptype->dict->len[t])) {
                     bad = 1;

@@ -22,6 +22,8 @@
 
 #include "dkb/candidate.h"
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
 
 typedef struct {
     int32_t slot;
@@ -68,7 +70,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (bc < 0 || cc < 0) return 0; /* no part qualifies: sum over no rows */
 
     const int64_t np = pkey->n, nwords = (np + 63) / 64, n = lpart->n;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     uint64_t *bits = malloc((size_t)(nwords + 1) * sizeof(uint64_t));
     int32_t *rank = malloc((size_t)(nwords + 1) * sizeof(int32_t));
     hit_list *lists = calloc((size_t)nt, sizeof(hit_list));

@@ -57,6 +57,9 @@ static inline int put_text(dkb_cand_res_col *col, int64_t row, const dkb_cand_ve
     return 0;
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 typedef struct {
     int64_t order; /* row in orders */
     int64_t qty;   /* sum(l_quantity), hundredths */
@@ -128,7 +131,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *lk = lkey->data, *ok = okey->data, *od = odate->data;
     const int64_t *lq = lqty->data, *op = oprice->data;
     const int64_t nl = lkey->n, no = okey->n;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     big_list *lists = calloc((size_t)nt, sizeof(big_list));
     if (!lists) return 4;
     int bad = 0;

@@ -22,6 +22,9 @@
 
 #include "dkb/candidate.h"
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 enum { BLOCK = 1 << 13, NBRANCH = 3, NCONT = 4 };
 
 static const char *const CONTAINER[NBRANCH][NCONT] = {
@@ -81,7 +84,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t *lq = lqty->data, *lpr = lprice->data, *ld = ldisc->data;
     const uint8_t *lm = lmode->data, *li = linstr->data, *pbr = pbrand->data, *pco = pcont->data;
     const int64_t n = lpart->n, nparts = pbrand->n, nblocks = (n + BLOCK - 1) / BLOCK;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     __int128 total = 0;
     int64_t hits = 0;
     int bad = 0;

@@ -95,6 +95,9 @@ static int64_t add_months(int64_t days, int k) {
     return days_from_civil(y, m, d < last ? d : last);
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 static inline uint64_t slot_of(uint64_t key, int shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
 
 static const dkb_cand_vec *g_names; /* for the sort's comparison only (set, used and done in one call) */
@@ -149,7 +152,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (nation < 0) return 0;
 
     const int64_t np = pname->n, nwords = (np + 63) / 64, nps = pspart->n, nl = lpart->n, ns = sname->n;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     const char *color = pcolor->s;
     const size_t clen = strlen(color);
     const int64_t *noff = pname->data;
@@ -207,6 +212,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t lo = (int32_t)pdate->i;
     const uint32_t span = (uint32_t)(add_months(pdate->i, 12) - 1 - pdate->i);
     if (!bad && nrows_sel > 0) {
+        memset(tsum, 0, (size_t)size * (size_t)nt * sizeof(int64_t)); /* all nt: the team may be smaller */
+        memset(tseen, 0, (size_t)size * (size_t)nt);
 #pragma omp parallel num_threads(nt)
         {
             int tid = 0;
@@ -215,8 +222,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 #endif
             int64_t *sum = tsum + (size_t)tid * (size_t)size;
             uint8_t *seen = tseen + (size_t)tid * (size_t)size;
-            memset(sum, 0, (size_t)size * sizeof(int64_t));
-            memset(seen, 0, (size_t)size);
 #pragma omp for schedule(static)
             for (int64_t i = 0; i < nl; i++) {
                 const uint64_t p = (uint64_t)((uint32_t)lp[i] - 1u);

@@ -65,6 +65,9 @@ static inline int put_text(dkb_cand_res_col *col, int64_t row, const dkb_cand_ve
     return 0;
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 typedef struct {
     int64_t supp; /* row in supplier */
     int64_t count;
@@ -140,7 +143,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         slot[s] = sn[s] == nation ? nslots : -1;
         if (sn[s] == nation) slot_supp[nslots++] = s;
     }
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     int64_t *counts = calloc((size_t)nt * (size_t)(nslots + 1), sizeof(int64_t));
     if (!counts) bad = 1;
     const int32_t *lk = lkey->data, *ls = lsupp->data, *cd = lcommit->data, *rd = lreceipt->data, *ok = okey->data;

@@ -47,6 +47,9 @@ static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int fro
     col->is_null[r] = 0;
 }
 
+/* work (rows) below which one thread does it all, as the baseline's backend */
+enum { PAR_MIN = 262144 };
+
 enum { NCODE = 7 };
 static const char *const CODE[NCODE] = {"code1", "code2", "code3", "code4", "code5", "code6", "code7"};
 
@@ -92,7 +95,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
 
     const int64_t nc = ckey->n, no = ocust->n, nwords = (nc + 63) / 64;
-    const int nt = env->threads > 0 ? env->threads : 1;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = no < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     uint64_t *has = calloc((size_t)nt * (size_t)(nwords + 1), sizeof(uint64_t));
     if (!has) return 4;
     const int32_t *oc = ocust->data, *ck = ckey->data;
