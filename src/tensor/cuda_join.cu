@@ -47,7 +47,9 @@ static inline int table_bits(int64_t want) {
     return b;
 }
 
-static __device__ __forceinline__ uint64_t hash_slot(uint64_t d, int bits) { return (d * 0x9E3779B97F4A7C15ull) >> (64 - bits); }
+static __device__ __forceinline__ uint64_t hash_slot(uint64_t d, int bits) {
+    return (d * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+}
 
 /* Build-key offset d = key - min (as uint64). */
 static __device__ __forceinline__ uint64_t key_offset(const void *data, dkb_tp_dtype t, int64_t i, int64_t min) {
@@ -157,7 +159,7 @@ static __device__ __forceinline__ int64_t jt_row(const jtable &t, int64_t pos) {
 
 /* dir[d] = a build row with offset d; *dup = 1 when some d comes twice. */
 static __global__ void claim_kernel(const void *data, dkb_tp_dtype t, int64_t n, int64_t min, unsigned long long *dir,
-                             int *dup) {
+                                    int *dup) {
     bool twice = false;
     CU_FOR(i, n) {
         uint64_t d = key_offset(data, t, i, min);
@@ -166,13 +168,14 @@ static __global__ void claim_kernel(const void *data, dkb_tp_dtype t, int64_t n,
     if (twice) *dup = 1;
 }
 
-static __global__ void key_count_kernel(const void *data, dkb_tp_dtype t, int64_t n, int64_t min, unsigned long long *cnt) {
+static __global__ void key_count_kernel(const void *data, dkb_tp_dtype t, int64_t n, int64_t min,
+                                        unsigned long long *cnt) {
     CU_FOR(i, n) atomicAdd(&cnt[key_offset(data, t, i, min)], 1ull);
 }
 
 /* The sort's input: d[i] and row i. */
 static __global__ void sort_input_kernel(const void *data, dkb_tp_dtype t, int64_t n, int64_t min, uint64_t *d,
-                                  int64_t *rows) {
+                                         int64_t *rows) {
     CU_FOR(i, n) {
         d[i] = key_offset(data, t, i, min);
         rows[i] = i;
@@ -185,7 +188,7 @@ static __global__ void run_heads_kernel(const uint64_t *d, int64_t n, uint8_t *h
 }
 
 static __global__ void hash_insert_kernel(const uint64_t *sorted_d, const int64_t *rstart, int64_t nruns, hslot *slots,
-                                   int bits) {
+                                          int bits) {
     uint64_t mask = ((uint64_t)1 << bits) - 1;
     CU_FOR(r, nruns) {
         uint64_t d = sorted_d[rstart[r]];
@@ -304,7 +307,7 @@ static __global__ void probe_left_unique_kernel(jtable t, const void *pk, dkb_tp
 /* hd[i] = first sorted position of probe row i's matches (-1: none);
  * cnt[i] = its output pairs (LEFT: 1 for none). */
 static __global__ void probe_count_kernel(jtable t, const void *pk, dkb_tp_dtype pt, int64_t np, bool left, int64_t *hd,
-                                   int64_t *cnt) {
+                                          int64_t *cnt) {
     CU_FOR(i, np) {
         int64_t c, s = jt_lookup(t, dkb__d_ld_i64(pk, pt, i), &c);
         hd[i] = c ? s : -1;
@@ -316,7 +319,7 @@ static __global__ void probe_count_kernel(jtable t, const void *pk, dkb_tp_dtype
  * for an unmatched LEFT row. A warp takes 32 probe rows; rows with more
  * than SMALL_FANOUT pairs are written by the whole warp, coalesced. */
 static __global__ void probe_write_kernel(jtable t, const int64_t *hd, const int64_t *pos, int64_t np, int64_t *po,
-                                   int64_t *bo) {
+                                          int64_t *bo) {
     int lane = (int)(threadIdx.x & 31);
     int64_t w0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5, nw = ((int64_t)gridDim.x * blockDim.x) >> 5;
     for (int64_t base = w0 * 32; base < np; base += nw * 32) {

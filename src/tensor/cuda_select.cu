@@ -24,7 +24,9 @@ static inline unsigned warp_grid(const dkb_tp *tp, int64_t units) { return dkb__
 #define STREAM(tp) dkb__cu_stream(tp)
 
 static __device__ __forceinline__ int lane_id(void) { return (int)(threadIdx.x & 31); }
-static __device__ __forceinline__ int64_t warp_first(void) { return ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; }
+static __device__ __forceinline__ int64_t warp_first(void) {
+    return ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+}
 static __device__ __forceinline__ int64_t warp_count(void) { return ((int64_t)gridDim.x * blockDim.x) >> 5; }
 /* Lanes below this one. */
 static __device__ __forceinline__ unsigned lanes_below(void) { return (1u << lane_id()) - 1u; }
@@ -63,7 +65,7 @@ bool dkb__cu_exclusive_sum(dkb_tp *tp, const char *op, const int64_t *in, int64_
 /* cnt[s] = nonzero bytes of m in segment s; with ao (STR offsets), also
  * nbytes[s] = the bytes of the selected strings. */
 static __global__ void seg_count_kernel(const uint8_t *m, int64_t n, int64_t nseg, bool aligned, const int64_t *ao,
-                                 int64_t *cnt, int64_t *nbytes) {
+                                        int64_t *cnt, int64_t *nbytes) {
     int lane = lane_id();
     for (int64_t s = warp_first(); s < nseg; s += warp_count()) {
         int64_t lo = s * SEG, hi = lo + SEG < n ? lo + SEG : n;
@@ -144,7 +146,8 @@ struct load_position {
 
 /* out[off[s] + rank] = src(i) for the selected rows i of each segment s. */
 template <typename T, typename Src>
-static __global__ void seg_write_kernel(Src src, const uint8_t *m, int64_t n, int64_t nseg, const int64_t *off, T *out) {
+static __global__ void seg_write_kernel(Src src, const uint8_t *m, int64_t n, int64_t nseg, const int64_t *off,
+                                        T *out) {
     int lane = lane_id();
     unsigned below = lanes_below();
     for (int64_t s = warp_first(); s < nseg; s += warp_count()) {
@@ -159,8 +162,9 @@ static __global__ void seg_write_kernel(Src src, const uint8_t *m, int64_t n, in
 }
 
 /* STR: the selected strings' offsets (ro) and bytes (rb). */
-static __global__ void seg_write_str_kernel(const int64_t *ao, const char *ab, const uint8_t *m, int64_t n, int64_t nseg,
-                                     const int64_t *roff, const int64_t *boff, int64_t *ro, char *rb) {
+static __global__ void seg_write_str_kernel(const int64_t *ao, const char *ab, const uint8_t *m, int64_t n,
+                                            int64_t nseg, const int64_t *roff, const int64_t *boff, int64_t *ro,
+                                            char *rb) {
     int lane = lane_id();
     unsigned below = lanes_below();
     for (int64_t s = warp_first(); s < nseg; s += warp_count()) {
@@ -321,7 +325,7 @@ extern "C" int64_t dkb__cuda_count(dkb_tp *tp, const dkb_tensor *mask) {
  * INDEX flag (out[i] = fill). */
 template <typename T, typename I>
 static __global__ void gather_kernel(const T *x, int64_t an, const I *idx, int64_t n, T fill, T *out,
-                              unsigned long long *flag) {
+                                     unsigned long long *flag) {
     bool bad = false;
     CU_FOR(i, n) {
         int64_t k = (int64_t)idx[i];
@@ -335,7 +339,7 @@ static __global__ void gather_kernel(const T *x, int64_t an, const I *idx, int64
 /* len[i] = bytes of string idx[i] (0 for -1); bad indices raise the flag. */
 template <typename I>
 static __global__ void gather_len_kernel(const int64_t *ao, int64_t an, const I *idx, int64_t n, int64_t *len,
-                                  unsigned long long *flag) {
+                                         unsigned long long *flag) {
     bool bad = false;
     CU_FOR(i, n) {
         int64_t k = (int64_t)idx[i];
@@ -350,7 +354,7 @@ static __global__ void gather_len_kernel(const int64_t *ao, int64_t an, const I 
  * one string at a time. */
 template <typename I>
 static __global__ void gather_str_kernel(const int64_t *ao, const char *ab, const I *idx, int64_t n, const int64_t *ro,
-                                  char *rb) {
+                                         char *rb) {
     int lane = lane_id();
     for (int64_t g = warp_first(); g * 32 < n; g += warp_count()) {
         int64_t i = g * 32 + lane, src = 0, len = 0, dst = 0;
