@@ -16,6 +16,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_prompt(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"gen", cmd_gen, "generate TPC-H data (dbgen-identical) as a store or .tbl files"},
@@ -29,6 +30,7 @@ static const cli_command commands[] = {
     {"optimize", cmd_optimize, "let a model write and repair candidates with harness feedback (trajectories)"},
     {"prompt", cmd_prompt, "print the exact prompt dkb optimize sends for a query"},
     {"report", cmd_report, "tables and an HTML report of dkb optimize runs"},
+    {"bench", cmd_bench, "the benchmark: baselines vs expert kernels on the best backend; table, JSON, HTML"},
 };
 
 static void usage(FILE *f) {

@@ -11,6 +11,7 @@
 #include "common/fsutil.h"    // defines: dkb__read_file, dkb__path_join
 #include "harness/score.h"    // defines: dkb__score_rows, dkb__score_totals
 #include "optimize/traj.h"    // defines: dkb__traj_load
+#include "report/html.h"     // defines: dkb__html_begin, dkb__html_speedup_chart
 
 #define MAX_ROWS 44
 
@@ -124,16 +125,6 @@ static void fmt_ms(char *b, size_t n, double v) {
     else snprintf(b, n, "-");
 }
 
-static void html_escape(FILE *f, const char *s) {
-    for (; *s; s++) {
-        if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else if (*s == '"') fputs("&quot;", f);
-        else fputc(*s, f);
-    }
-}
-
 static const char *const MODES[2] = {"full", "core"};
 
 static void write_md(FILE *md, run_sum *runs, int n) {
@@ -163,10 +154,8 @@ static void write_md(FILE *md, run_sum *runs, int n) {
 }
 
 static void write_html(FILE *h, run_sum *runs, int n) {
-    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>dkb optimize report</title>\n"
-          "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-          "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#eee}</style></head><body>\n"
-          "<h1>dkb optimize report</h1>\n<h2>Totals</h2>\n<table><tr><th>model</th><th>target</th><th>mode</th>"
+    dkb__html_begin(h, "dkb optimize report");
+    fputs("<h2>Totals</h2>\n<table><tr><th>model</th><th>target</th><th>mode</th>"
           "<th>queries</th><th>pass rate</th><th>fast_1</th><th>fast_2</th><th>overall speedup</th><th>geomean</th>"
           "<th>rounds used</th></tr>\n",
           h);
@@ -175,41 +164,37 @@ static void write_html(FILE *h, run_sum *runs, int n) {
             const dkb_score_totals *t = &runs[i].totals[m];
             if (!t->rows) continue;
             fputs("<tr><td>", h);
-            html_escape(h, runs[i].model);
+            dkb__html_escape(h, runs[i].model);
             fprintf(h, "</td><td>%s</td><td>%s</td><td>%d</td><td>%.1f%%</td><td>%.1f%%</td><td>%.1f%%</td>"
                        "<td>%.2fx</td><td>%.2fx</td><td>%.1f</td></tr>\n",
                     runs[i].target, MODES[m], t->rows, 100 * t->pass_rate, 100 * t->fast_p[0], 100 * t->fast_p[2],
                     t->overall_speedup, t->geomean_speedup, runs[i].rounds_mean[m]);
         }
     fputs("</table>\n<h2>Per-query speedup (best valid candidate; 1.0 = baseline)</h2>\n", h);
-    /* one bar per (run, row), on a log2 scale from 1/8x to 64x */
-    int bars = 0;
-    for (int i = 0; i < n; i++) bars += runs[i].n;
-    const int bar_h = 18, left = 260, width = 520, height = bars * bar_h + 40;
-    fprintf(h, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"12\">\n",
-            left + width + 80, height);
-    const double lo = -3, hi = 6;   /* log2 range */
-    const double x1 = left + (0 - lo) / (hi - lo) * width;
-    int y = 10;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < runs[i].n; k++, y += bar_h) {
-            const row *w = &runs[i].rows[k];
-            double sp = isfinite(w->s.speedup) && w->s.speedup > 0 ? w->s.speedup : 1.0;
-            double l = log2(sp);
-            if (l < lo) l = lo;
-            if (l > hi) l = hi;
-            double x = left + (l - lo) / (hi - lo) * width;
-            double xa = x < x1 ? x : x1, wd = fabs(x - x1);
-            fprintf(h, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + 13);
-            html_escape(h, runs[i].model);
-            fprintf(h, " %s %s %s</text>\n", runs[i].target, w->query, w->mode);
-            fprintf(h, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s: %.2fx (%s)</title></rect>\n",
-                    xa, y + 2, wd < 1 ? 1 : wd, bar_h - 4, w->s.counted ? "#2a7" : "#bbb", w->query, w->mode, sp,
-                    w->cls);
-            fprintf(h, "<text x=\"%.1f\" y=\"%d\">%.2fx</text>\n", (x > x1 ? x : x1) + 4, y + 13, sp);
-        }
-    fprintf(h, "<line x1=\"%.1f\" y1=\"4\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>\n", x1, x1, y + 4);
-    fprintf(h, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1x (log scale)</text>\n</svg>\n", x1, y + 20);
+    /* one bar per (run, row) */
+    int nbars = 0;
+    for (int i = 0; i < n; i++) nbars += runs[i].n;
+    dkb_html_bar *bars = calloc(nbars > 0 ? (size_t)nbars : 1, sizeof *bars);
+    char (*labels)[320] = calloc(nbars > 0 ? (size_t)nbars : 1, sizeof *labels);
+    char (*titles)[400] = calloc(nbars > 0 ? (size_t)nbars : 1, sizeof *titles);
+    if (bars && labels && titles) {
+        int b = 0;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < runs[i].n; k++, b++) {
+                const row *w = &runs[i].rows[k];
+                double sp = isfinite(w->s.speedup) && w->s.speedup > 0 ? w->s.speedup : 1.0;
+                snprintf(labels[b], sizeof labels[b], "%s %s %s %s", runs[i].model, runs[i].target, w->query, w->mode);
+                snprintf(titles[b], sizeof titles[b], "%s %s: %.2fx (%s)", w->query, w->mode, sp, w->cls);
+                bars[b] = (dkb_html_bar){.label = labels[b], .speedup = sp, .title = titles[b],
+                                         .kind = w->s.counted ? DKB_HTML_BAR_COUNTED : DKB_HTML_BAR_NONE};
+            }
+        dkb__html_speedup_chart(h, bars, nbars);
+    } else {
+        fputs("<p>(chart left out: out of memory)</p>\n", h);
+    }
+    free(bars);
+    free(labels);
+    free(titles);
     fputs("<h2>Per query</h2>\n<table><tr><th>model</th><th>target</th><th>query</th><th>mode</th><th>class</th>"
           "<th>baseline ms</th><th>best ms</th><th>speedup</th><th>rounds used</th></tr>\n",
           h);
@@ -220,11 +205,12 @@ static void write_html(FILE *h, run_sum *runs, int n) {
             fmt_ms(b, sizeof b, w->s.baseline_ms);
             fmt_ms(c, sizeof c, w->s.valid ? w->s.candidate_ms : NAN);
             fputs("<tr><td>", h);
-            html_escape(h, runs[i].model);
+            dkb__html_escape(h, runs[i].model);
             fprintf(h, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2fx</td><td>%d</td></tr>\n",
                     runs[i].target, w->query, w->mode, w->cls, b, c, w->s.speedup, w->rounds_used);
         }
-    fputs("</table>\n<p>Metrics as in docs/harness.md, \"Scoring\".</p>\n</body></html>\n", h);
+    fputs("</table>\n<p>Metrics as in docs/harness.md, \"Scoring\".</p>\n", h);
+    dkb__html_end(h);
 }
 
 int dkb__opt_report(const char *const *rundirs, int n, FILE *md, FILE *html, dkb_error *err) {

@@ -1,0 +1,194 @@
+/* bench_report.c: the reports of `dkb bench` (bench.h): each query's
+ * numbers, the table and CSV on stdout, results.json with the "bench"
+ * summary, and the atomic writes of results.json, summary.md and
+ * report.html. The HTML itself is in bench_html.c. */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench/bench.h"
+#include "common/fsutil.h"     // defines: dkb__write_all, dkb__io_fail, dkb__fsync_dir
+#include "harness/report.h"    // defines: dkb__results_json, dkb__results_write
+
+void dkb__bench_row(const dkb_eval_item *it, dkb_bench_row *row) {
+    const dkb_score_row *s = &it->score;
+    row->query = it->query;
+    row->cls = dkb__eval_class(it);
+    row->pass = it->missing ? "-" : s->valid ? "yes" : "no";
+    row->baseline_ms = it->baseline.runs > 0 ? it->baseline.median : NAN;
+    row->expert_ms = !it->missing && it->candidate.runs > 0 ? it->candidate.median : NAN;
+    row->speedup = s->valid ? s->raw_speedup : NAN;
+    row->floor_ms = isfinite(it->floor_ms) && it->floor_ms > 0 ? it->floor_ms : NAN;
+    row->time_floor = s->valid && isfinite(row->floor_ms) ? row->expert_ms / row->floor_ms : NAN;
+}
+
+/* ---- results.json ---- */
+
+static void add_num(cJSON *o, const char *key, double v) {
+    if (isfinite(v)) cJSON_AddNumberToObject(o, key, v);
+    else cJSON_AddNullToObject(o, key);
+}
+
+cJSON *dkb__bench_json(const dkb_eval_results *res, const dkb_bench_info *info) {
+    cJSON *doc = dkb__results_json(res);
+    if (!doc) return NULL;
+    cJSON *b = cJSON_AddObjectToObject(doc, "bench");
+    cJSON_AddStringToObject(b, "backend", info->backend);
+    cJSON_AddStringToObject(b, "device", info->device ? info->device : "");
+    cJSON_AddStringToObject(b, "cpu", res->cpu_model);
+    cJSON_AddNumberToObject(b, "cores", res->cores);
+    cJSON_AddNumberToObject(b, "scale_factor", isfinite(res->scale_factor) && res->scale_factor > 0
+                                                   ? res->scale_factor : info->sf);
+    cJSON_AddStringToObject(b, "store", info->store);
+    cJSON_AddBoolToObject(b, "store_generated", info->generated);
+    add_num(b, "gen_seconds", info->generated ? info->gen_seconds : NAN);
+    cJSON_AddStringToObject(b, "experts", info->experts);
+    cJSON_AddNumberToObject(b, "experts_found", info->experts_found);
+    cJSON_AddBoolToObject(b, "quick", info->quick);
+    cJSON_AddStringToObject(b, "command", info->command_line ? info->command_line : "");
+    cJSON *rows = cJSON_AddArrayToObject(b, "queries");
+    for (int i = 0; i < res->n; i++) {
+        dkb_bench_row r;
+        dkb__bench_row(&res->items[i], &r);
+        cJSON *j = cJSON_CreateObject();
+        if (!cJSON_AddItemToArray(rows, j)) {
+            cJSON_Delete(j);
+            break;
+        }
+        cJSON_AddStringToObject(j, "query", r.query);
+        cJSON_AddStringToObject(j, "class", r.cls);
+        cJSON_AddStringToObject(j, "pass", r.pass);
+        add_num(j, "baseline_ms", r.baseline_ms);
+        add_num(j, "expert_ms", r.expert_ms);
+        add_num(j, "speedup", r.speedup);
+        add_num(j, "counted_speedup", res->items[i].score.speedup);
+        add_num(j, "floor_ms", r.floor_ms);
+        add_num(j, "time_floor", r.time_floor);
+    }
+    const dkb_score_totals *t = &res->totals;
+    cJSON *tj = cJSON_AddObjectToObject(b, "totals");
+    cJSON_AddNumberToObject(tj, "queries", t->rows);
+    cJSON_AddNumberToObject(tj, "experts", t->candidates);
+    cJSON_AddNumberToObject(tj, "missing", t->missing);
+    cJSON_AddNumberToObject(tj, "passed", t->valid);
+    cJSON_AddNumberToObject(tj, "pass_rate", t->pass_rate);
+    cJSON_AddNumberToObject(tj, "overall_speedup", t->overall_speedup);
+    cJSON_AddNumberToObject(tj, "geomean_speedup", t->geomean_speedup);
+    cJSON_AddNumberToObject(tj, "baseline_ms_sum", t->baseline_ms_sum);
+    cJSON_AddNumberToObject(tj, "final_ms_sum", t->final_ms_sum);
+    /* the last member tells whether every allocation went in */
+    if (!cJSON_GetObjectItemCaseSensitive(tj, "final_ms_sum") || cJSON_GetArraySize(rows) != res->n) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* ---- text ---- */
+
+static const char *fmt(char *buf, size_t n, const char *f, double v) {
+    if (!isfinite(v)) return "-";
+    snprintf(buf, n, f, v);
+    return buf;
+}
+
+int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *info, FILE *f, dkb_error *err) {
+    enum { NOTE_MAX = 60 };
+    fprintf(f, "%-5s %12s %12s %9s %10s %10s  %-4s  %-16s %s\n", "query", "baseline ms", "expert ms", "speedup",
+            "floor ms", "time/floor", "pass", "class", "note");
+    for (int i = 0; i < res->n; i++) {
+        const dkb_eval_item *it = &res->items[i];
+        dkb_bench_row r;
+        dkb__bench_row(it, &r);
+        char b1[32], b2[32], b3[32], b4[32], b5[32];
+        char *note = dkb__results_note(it, res->opts.threshold);
+        if (note && strlen(note) > NOTE_MAX) strcpy(note + NOTE_MAX - 3, "...");
+        fprintf(f, "%-5s %12s %12s %9s %10s %10s  %-4s  %-16s %s\n", r.query, fmt(b1, sizeof b1, "%.3f", r.baseline_ms),
+                fmt(b2, sizeof b2, "%.3f", r.expert_ms), fmt(b3, sizeof b3, "%.2fx", r.speedup),
+                fmt(b4, sizeof b4, "%.3f", r.floor_ms), fmt(b5, sizeof b5, "%.2f", r.time_floor), r.pass, r.cls,
+                note ? note : "");
+        free(note);
+    }
+    if (!res->n) fprintf(f, "(no queries)\n");
+    const dkb_score_totals *t = &res->totals;
+    fprintf(f, "\npass rate %.1f%% (%d of %d experts valid", 100 * t->pass_rate, t->valid, t->candidates);
+    if (t->missing) fprintf(f, "; %d quer%s without an expert", t->missing, t->missing == 1 ? "y" : "ies");
+    fprintf(f, ")\noverall speedup %.2fx (baseline %.3f ms / bench %.3f ms); geometric mean %.2fx\n",
+            t->overall_speedup, t->baseline_ms_sum, t->final_ms_sum, t->geomean_speedup);
+    fprintf(f, "backend %s%s%s, SF %g, %d thread%s; %s\n", info->backend, info->device && *info->device ? " " : "",
+            info->device ? info->device : "", res->scale_factor > 0 ? res->scale_factor : info->sf, res->threads,
+            res->threads == 1 ? "" : "s", res->cpu_model);
+    if (ferror(f)) return dkb_fail(err, DKB_EIO, "writing the table failed");
+    return 0;
+}
+
+int dkb__bench_print_csv(const dkb_eval_results *res, FILE *f, dkb_error *err) {
+    fputs("query,class,pass,baseline_ms,expert_ms,speedup,floor_ms,time_floor\n", f);
+    for (int i = 0; i < res->n; i++) {
+        dkb_bench_row r;
+        dkb__bench_row(&res->items[i], &r);
+        char b1[32], b2[32], b3[32], b4[32], b5[32];
+        fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%s\n", r.query, r.cls, r.pass, fmt(b1, sizeof b1, "%.6f", r.baseline_ms),
+                fmt(b2, sizeof b2, "%.6f", r.expert_ms), fmt(b3, sizeof b3, "%.6f", r.speedup),
+                fmt(b4, sizeof b4, "%.6f", r.floor_ms), fmt(b5, sizeof b5, "%.6f", r.time_floor));
+    }
+    if (ferror(f)) return dkb_fail(err, DKB_EIO, "writing the CSV failed");
+    return 0;
+}
+
+/* ---- files ---- */
+
+static int write_atomic(const char *dir, const char *name, const char *buf, size_t len, dkb_error *err) {
+    char path[4096], tmp[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
+        (size_t)snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) >= sizeof tmp)
+        return dkb_fail(err, DKB_EINVAL, "%s: path too long", dir);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return dkb__io_fail(err, tmp, "cannot create");
+    int rc = dkb__write_all(fd, buf, len, tmp, err);
+    if (close(fd) != 0 && !rc) rc = dkb__io_fail(err, tmp, "close failed");
+    if (!rc && rename(tmp, path) != 0) rc = dkb__io_fail(err, path, "rename failed");
+    if (rc) unlink(tmp);
+    else dkb__fsync_dir(dir, NULL);
+    return rc;
+}
+
+int dkb__bench_write(const dkb_eval_results *res, const dkb_bench_info *info, dkb_error *err) {
+    const char *dir = res->opts.out;
+    if (!dir) return dkb_fail(err, DKB_EINVAL, "bench: no results directory");
+    int rc = dkb__results_write(res, err);   /* summary.md and the harness's results.json */
+    if (rc) return rc;
+    cJSON *doc = dkb__bench_json(res, info);
+    char *json = doc ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!json) return dkb_fail(err, DKB_ENOMEM, "%s/results.json: out of memory building it", dir);
+    size_t jlen = strlen(json);
+    char *jnl = realloc(json, jlen + 2);   /* ends with a newline like every text file */
+    if (!jnl) {
+        free(json);
+        return dkb_fail(err, DKB_ENOMEM, "%s/results.json: out of memory", dir);
+    }
+    json = jnl;
+    json[jlen++] = '\n';
+    json[jlen] = '\0';
+    rc = write_atomic(dir, "results.json", json, jlen, err);
+    free(json);
+    if (rc) return rc;
+    char *html = NULL;
+    size_t hlen = 0;
+    FILE *f = open_memstream(&html, &hlen);
+    if (!f) return dkb_fail(err, DKB_ENOMEM, "%s/report.html: out of memory building it", dir);
+    dkb__bench_html(res, info, f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(html);
+        return dkb_fail(err, DKB_ENOMEM, "%s/report.html: out of memory building it", dir);
+    }
+    rc = write_atomic(dir, "report.html", html, hlen, err);
+    free(html);
+    return rc;
+}

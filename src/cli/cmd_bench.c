@@ -1,0 +1,311 @@
+/* cmd_bench.c: `dkb bench`: on the best backend available (CUDA with a GPU,
+ * else the CPU), generate the store if it is missing, run the 22 baseline
+ * plans and the expert implementations (src/kernels/<backend>/qNN.full.*)
+ * through the harness in full mode, print the per-query table and totals,
+ * and write results.json and a self-contained report.html. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench/bench.h"
+#include "cli.h"
+#include "common/fsutil.h"     // defines: dkb__mkdir_p
+#include "dkb/tensor.h"          // defines: dkb_tp_cuda_available, dkb_tp_device_query
+#include "harness/eval.h"
+#include "optimize/template.h"   // defines: dkb__opt_source_root
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dkb bench [--sf SF] [--data DIR] [--backend auto|cpu|cuda] [options]\n"
+            "\n"
+            "The benchmark: run the 22 TPC-H baseline plans and the expert implementations\n"
+            "(qNN.full.c on the CPU, qNN.full.cu on CUDA) through the harness, as dkb eval\n"
+            "--mode full does: each expert checked on seed 0 plus N random parameter sets,\n"
+            "then timed interleaved with the baseline. Prints per query the baseline and\n"
+            "expert medians, the speedup, the bandwidth floor and time/floor, and whether\n"
+            "the expert passed; then the pass rate, overall speedup and geometric mean.\n"
+            "A query without an expert file is 'missing': the baseline stands (1.0x).\n"
+            "The store is generated first (as dkb gen) when DIR holds none.\n"
+            "\n"
+            "options:\n"
+            "  --backend B         auto (default: cuda when a GPU is usable, else cpu), cpu, cuda\n"
+            "  --sf SF             scale factor (default 1 on cpu, 10 on cuda)\n"
+            "  --data DIR          the store (default data/sf<SF>); generated if missing\n"
+            "  --experts DIR       expert files (default src/kernels/<backend> of the source tree)\n"
+            "  --queries LIST      q01,q06,... or all (default all)\n"
+            "  --seeds N           random parameter seeds besides seed 0 (default 5)\n"
+            "  --threads N         threads for generation, baseline and experts (default: all cores)\n"
+            "  --quick             short timing (1 warm-up, at least 3 runs and 0.2 s per query;\n"
+            "                      default 2 warm-ups, at least 10 runs and 1 s)\n"
+            "  --timeout S         wall-clock limit per worker run (default 300)\n"
+            "  --out DIR           results (default bench-results): results.json, report.html,\n"
+            "                      summary.md, work/\n"
+            "  --format FMT        table (default), json (results.json) or csv on stdout\n"
+            "  -q, --quiet         no progress bar or notes\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "Exit status: 0 when the bench ran (experts that fail are results, not errors),\n"
+            "1 for an error (store or results directory unusable, no GPU for --backend cuda,\n"
+            "a baseline or worker that failed on the harness's side), 2 for a bad command line.\n"
+            "\n"
+            "examples:\n"
+            "  dkb bench                          # SF 1 on a CPU machine, SF 10 with a GPU\n"
+            "  dkb bench --sf 0.1 --queries q01,q06 --quick\n");
+}
+
+typedef struct bench_cli {
+    dkb_eval_opts o;
+    const char *backend;   /* "auto", "cpu", "cuda" */
+    double sf;             /* 0: the backend's default */
+    const char *data, *experts;
+    cli_format fmt;
+    int quick, quiet;
+} bench_cli;
+
+static int parse_sf(const char *s, double *sf) {
+    if (cli_parse_double("--sf", s, sf)) return DKB_EXIT_USAGE;
+    if (*sf <= 0) return cli_usage_error("--sf %s: scale factor must be positive", s);
+    if (*sf < 1 && (int)(1000 * *sf) < 1) return cli_usage_error("--sf %s: below the smallest scale factor, 0.001", s);
+    if (*sf > 100000) return cli_usage_error("--sf %s: above the largest scale factor, 100000", s);
+    return 0;
+}
+
+static int parse(int argc, char **argv, bench_cli *c) {
+    enum { O_SF = 256, O_DATA, O_BACKEND, O_EXPERTS, O_QUERIES, O_SEEDS, O_OUT, O_FORMAT, O_THREADS, O_QUICK,
+           O_TIMEOUT };
+    static const struct option longopts[] = {
+        {"sf", required_argument, 0, O_SF},           {"data", required_argument, 0, O_DATA},
+        {"backend", required_argument, 0, O_BACKEND}, {"experts", required_argument, 0, O_EXPERTS},
+        {"queries", required_argument, 0, O_QUERIES}, {"seeds", required_argument, 0, O_SEEDS},
+        {"out", required_argument, 0, O_OUT},         {"format", required_argument, 0, O_FORMAT},
+        {"threads", required_argument, 0, O_THREADS}, {"quick", no_argument, 0, O_QUICK},
+        {"timeout", required_argument, 0, O_TIMEOUT}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
+    dkb_eval_opts *o = &c->o;
+    long v;
+    double d;
+    int ch;
+    optind = 1;
+    opterr = 0;   /* one error line, ours */
+    while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case O_SF:
+            if (parse_sf(optarg, &c->sf)) return DKB_EXIT_USAGE;
+            break;
+        case O_DATA: c->data = optarg; break;
+        case O_BACKEND:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+                return cli_usage_error("--backend %s: expected auto, cpu or cuda", optarg);
+            c->backend = optarg;
+            break;
+        case O_EXPERTS: c->experts = optarg; break;
+        case O_QUERIES: {
+            uint32_t mask;
+            dkb_error err = {0};
+            if (dkb__eval_parse_queries(optarg, &mask, &err)) return cli_usage_error("%s", err.msg);
+            o->queries = optarg;
+            break;
+        }
+        case O_SEEDS:
+            if (cli_parse_int("--seeds", optarg, 0, DKB_EVAL_MAX_SEEDS, &v)) return DKB_EXIT_USAGE;
+            o->nseeds = (int)v;
+            break;
+        case O_OUT: o->out = optarg; break;
+        case O_FORMAT:
+            if (cli_parse_format("--format", optarg, &c->fmt)) return DKB_EXIT_USAGE;
+            break;
+        case O_THREADS:
+            if (cli_parse_int("--threads", optarg, 0, 4096, &v)) return DKB_EXIT_USAGE;
+            o->threads = (int)v;
+            break;
+        case O_QUICK: c->quick = 1; break;
+        case O_TIMEOUT:
+            if (cli_parse_double("--timeout", optarg, &d)) return DKB_EXIT_USAGE;
+            if (d <= 0 || d > 86400) return cli_usage_error("--timeout %s: expected seconds in (0, 86400]", optarg);
+            o->timeout_s = d;
+            break;
+        case 'q': c->quiet = 1; break;
+        case 'h': usage(stdout); return -1;
+        case ':': return cli_usage_error("bench: option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("bench: unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("bench: unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+/* "dkb ARGS..." as typed (recorded in the reports); malloc'd. */
+static char *command_line(int argc, char **argv) {
+    size_t n = 4;
+    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    strcpy(s, "dkb");
+    for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+    return s;
+}
+
+static int is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The progress bar says "bench" (the harness reports "eval"). */
+static void relabel(void *ctx, const char *what, uint64_t done, uint64_t total) {
+    const dkb_progress *inner = ctx;
+    (void)what;
+    dkb__progress(inner, "bench", done, total);
+}
+
+static int run_bench(bench_cli *c, const char *cmd) {
+    dkb_error err = {0};
+    /* backend */
+    const char *backend = c->backend;
+    char device[256] = "";
+    if (!strcmp(backend, "auto")) backend = dkb_tp_cuda_available() ? "cuda" : "cpu";
+    else if (!strcmp(backend, "cuda") && !dkb_tp_cuda_available()) {
+        fprintf(stderr, "dkb bench: error: --backend cuda: no usable GPU (or a build without CUDA); use --backend cpu\n");
+        return DKB_EXIT_FAIL;
+    }
+    if (!strcmp(backend, "cuda")) {
+        dkb_tp_device_info dev;
+        if (!dkb_tp_device_query(&dev, &err)) snprintf(device, sizeof device, "%s", dev.name);
+    }
+    double sf = c->sf > 0 ? c->sf : !strcmp(backend, "cuda") ? 10 : 1;
+    char databuf[64];
+    const char *data = c->data;
+    if (!data) {
+        snprintf(databuf, sizeof databuf, "data/sf%g", sf);
+        data = databuf;
+    }
+    /* the experts and candidate.h of the source tree this binary was built from */
+    const char *root = dkb__opt_source_root();
+    char header[4200], experts[4200];
+    snprintf(header, sizeof header, "%s/include/dkb/candidate.h", root);
+    if (!getenv("DKB_CANDIDATE_H") && access(header, R_OK) == 0) setenv("DKB_CANDIDATE_H", header, 0);
+    const char *expert_dir = c->experts;
+    if (!expert_dir) {
+        snprintf(experts, sizeof experts, "%s/src/kernels/%s", root, backend);
+        if (!is_dir(experts)) snprintf(experts, sizeof experts, "src/kernels/%s", backend);
+        expert_dir = experts;
+    } else if (!is_dir(expert_dir)) {
+        fprintf(stderr, "dkb bench: error: --experts %s: not a directory\n", expert_dir);
+        return DKB_EXIT_FAIL;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        fprintf(stderr, "dkb bench: error: /proc/self/exe: cannot find the dkb binary for the harness workers\n");
+        return DKB_EXIT_FAIL;
+    }
+    exe[n] = '\0';
+
+    /* the store */
+    cli_bar bar;
+    cli_bar_init(&bar, c->quiet);
+    int generated = 0;
+    double gen_s = 0;
+    int gen_threads = c->o.threads > 0 ? c->o.threads : cli_default_threads();
+    if (!c->quiet && access(data, F_OK) != 0)
+        fprintf(stderr, "dkb bench: generating SF %g into %s (%d threads)\n", sf, data, gen_threads);
+    int rc = dkb__bench_ensure_store(data, sf, gen_threads, cli_bar_progress(&bar), &generated, &gen_s, &err);
+    cli_bar_done(&bar);
+    if (rc) return cli_fail("bench", rc, &err);
+    if (generated && !c->quiet) fprintf(stderr, "dkb bench: generated %s in %.1f s\n", data, gen_s);
+
+    /* an empty experts directory stands in for a missing default one: every row is "missing" */
+    char empty[4200];
+    int found = is_dir(expert_dir) ? dkb__bench_count_experts(expert_dir, backend) : 0;
+    if (!is_dir(expert_dir)) {
+        snprintf(empty, sizeof empty, "%s/no-experts", c->o.out);
+        if ((rc = dkb__mkdir_p(empty, &err))) return cli_fail("bench", rc, &err);
+        if (!c->quiet) fprintf(stderr, "dkb bench: note: no experts directory %s: every query runs the baseline\n", expert_dir);
+        expert_dir = empty;
+    }
+
+    c->o.dir = expert_dir;
+    c->o.store = data;
+    c->o.exe = exe;
+    c->o.backend = backend;
+    c->o.modes = DKB_EVAL_FULL;
+    if (!c->o.queries) c->o.queries = "all";
+    if (c->quick) {
+        c->o.warmup = 1;
+        c->o.min_runs = 3;
+        c->o.min_seconds = 0.2;
+    }
+    c->o.command_line = cmd;
+    if (!c->quiet)
+        fprintf(stderr, "dkb bench: backend %s%s%s, store %s, experts %s (%d file%s), results %s\n", backend,
+                *device ? " " : "", device, data, expert_dir, found, found == 1 ? "" : "s", c->o.out);
+
+    dkb_progress inner = cli_bar_progress(&bar);
+    dkb_progress prog = {inner.fn ? relabel : NULL, &inner};
+    dkb_eval_results res;
+    rc = dkb__eval_run(&c->o, &prog, &res, &err);
+    cli_bar_done(&bar);
+    if (rc) {
+        dkb__eval_results_free(&res);
+        return cli_fail("bench", rc, &err);
+    }
+    dkb_bench_info info = {.backend = backend, .device = device, .sf = sf, .store = data, .experts = expert_dir,
+                           .experts_found = found, .generated = generated, .gen_seconds = gen_s, .quick = c->quick,
+                           .command_line = cmd};
+    int exit_code = DKB_EXIT_OK;
+    if ((rc = dkb__bench_write(&res, &info, &err))) exit_code = cli_fail("bench", rc, &err);
+    if (!c->quiet)
+        for (int i = 0; i < res.nignored; i++)
+            fprintf(stderr, "dkb bench: note: ignored %s/%s (experts are named qNN.full.%s)\n", expert_dir,
+                    res.ignored[i], !strcmp(backend, "cuda") ? "cu" : "c");
+    dkb_error perr = {0};
+    if (c->fmt == CLI_FMT_JSON) {
+        cJSON *doc = dkb__bench_json(&res, &info);
+        char *text = doc ? cJSON_Print(doc) : NULL;
+        cJSON_Delete(doc);
+        if (text) printf("%s\n", text);
+        else rc = dkb_fail(&perr, DKB_ENOMEM, "out of memory");
+        free(text);
+    } else if (c->fmt == CLI_FMT_CSV) {
+        rc = dkb__bench_print_csv(&res, stdout, &perr);
+    } else {
+        rc = dkb__bench_print_table(&res, &info, stdout, &perr);
+    }
+    if (rc) exit_code = cli_fail("bench", rc, &perr);
+    if (!exit_code && !c->quiet) {
+        FILE *f = c->fmt == CLI_FMT_TABLE ? stdout : stderr;
+        fprintf(f, "%sresults: %s/results.json, report: %s/report.html\n", c->fmt == CLI_FMT_TABLE ? "" : "dkb bench: ",
+                c->o.out, c->o.out);
+    }
+    if (res.harness_errors) {
+        fprintf(stderr, "dkb bench: error: %d row%s met a harness error (see %s/results.json)\n", res.harness_errors,
+                res.harness_errors == 1 ? "" : "s", c->o.out);
+        exit_code = DKB_EXIT_FAIL;
+    }
+    dkb__eval_results_free(&res);
+    return exit_code;
+}
+
+int cmd_bench(int argc, char **argv) {
+    bench_cli c = {.backend = "auto",
+                   .o = {.out = "bench-results", .nseeds = 5, .threshold = 1.0, .timeout_s = 300, .warmup = 2,
+                         .min_runs = 10, .min_seconds = 1.0}};
+    char *cmd = command_line(argc, argv);   /* before getopt permutes argv */
+    int rc = parse(argc, argv, &c);
+    if (rc) {
+        free(cmd);
+        return rc < 0 ? DKB_EXIT_OK : rc;
+    }
+    rc = run_bench(&c, cmd);
+    free(cmd);
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "dkb bench: error: writing the output failed\n");
+        return DKB_EXIT_FAIL;
+    }
+    return rc;
+}
