@@ -62,6 +62,24 @@ static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) 
     return lo;
 }
 
+/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
+ * forward from lo, then binary search; cheap when the answer is near lo. */
+static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
+    if (lo >= hi || a[lo] >= key) return lo;
+    int64_t step = 1, base = lo;
+    while (base + step < hi && a[base + step] < key) {
+        base += step;
+        step <<= 1;
+    }
+    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
+    while (l < h) {
+        const int64_t mid = l + (h - l) / 2;
+        if (a[mid] < key) l = mid + 1;
+        else h = mid;
+    }
+    return l;
+}
+
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
@@ -129,9 +147,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             const int64_t cu = oc[o];
             const int pass = od[o] < day && cu >= 0 && cu <= maxc && ((cbits[cu >> 6] >> (cu & 63)) & 1);
             if (!pass) {
-                while (j < jend && lk[j] == k) j++;
                 continue;
             }
+            j = gallop_i32(lk, j, jend, k);
             int64_t sum = 0;
             int any = 0;
             for (; j < jend && lk[j] == k; j++)

@@ -19,6 +19,8 @@
 
 #include "dkb/candidate.h"
 
+enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
+
 static inline int64_t days_from_civil(int64_t y, int m, int d) {
     y -= m <= 2;
     const int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -65,6 +67,24 @@ static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) 
     return lo;
 }
 
+/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
+ * forward from lo, then binary search; cheap when the answer is near lo. */
+static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
+    if (lo >= hi || a[lo] >= key) return lo;
+    int64_t step = 1, base = lo;
+    while (base + step < hi && a[base + step] < key) {
+        base += step;
+        step <<= 1;
+    }
+    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
+    while (l < h) {
+        const int64_t mid = l + (h - l) / 2;
+        if (a[mid] < key) l = mid + 1;
+        else h = mid;
+    }
+    return l;
+}
+
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
@@ -98,17 +118,34 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         int64_t j = lower_bound_i32(lk, nl, ok[o0]);
         const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
         int64_t *cnt = counts + c * 256;
-        for (int64_t o = o0; o < o1; o++) {
-            const int32_t k = ok[o];
-            if ((uint32_t)(od[o] - lo_day) >= width) {
-                while (j < jend && lk[j] == k) j++;
-                continue;
+        /* items per order in this chunk (about 4): where an order's run
+         * probably starts, to prefetch it a few orders ahead */
+        const int64_t j0 = j, per = o1 > o0 ? ((jend - j0) << 8) / (o1 - o0) : 0;
+        int32_t sel[SUB];
+        for (int64_t b = o0; b < o1; b += SUB) {
+            const int64_t be = b + SUB < o1 ? b + SUB : o1;
+            int ns = 0;
+            for (int64_t o = b; o < be; o++) {
+                sel[ns] = (int32_t)(o - b);
+                ns += (uint32_t)(od[o] - lo_day) < width;
             }
-            int late = 0;
-            for (; j < jend && lk[j] == k; j++)
-                if (cd[j] < rd[j]) { late = 1; break; }
-            while (j < jend && lk[j] == k) j++;
-            cnt[pr[o]] += late;
+            for (int x = 0; x < ns; x++) {
+                if (x + AHEAD < ns) {
+                    const int64_t est = j + (((b + sel[x + AHEAD]) - (b + sel[x])) * per >> 8);
+                    if (est < jend) {
+                        __builtin_prefetch(&lk[est]);
+                        __builtin_prefetch(&cd[est]);
+                        __builtin_prefetch(&rd[est]);
+                    }
+                }
+                const int64_t o = b + sel[x];
+                const int32_t k = ok[o];
+                j = gallop_i32(lk, j, jend, k);
+                int late = 0;
+                for (; j < jend && lk[j] == k; j++)
+                    if (cd[j] < rd[j]) { late = 1; break; }
+                cnt[pr[o]] += late;
+            }
         }
     }
 

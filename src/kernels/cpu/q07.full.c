@@ -44,6 +44,24 @@ static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) 
     return lo;
 }
 
+/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
+ * forward from lo, then binary search; cheap when the answer is near lo. */
+static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
+    if (lo >= hi || a[lo] >= key) return lo;
+    int64_t step = 1, base = lo;
+    while (base + step < hi && a[base + step] < key) {
+        base += step;
+        step <<= 1;
+    }
+    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
+    while (l < h) {
+        const int64_t mid = l + (h - l) / 2;
+        if (a[mid] < key) l = mid + 1;
+        else h = mid;
+    }
+    return l;
+}
+
 /* key -> 0 / 1 when its nation key is nk[0] / nk[1] (0 when both), else -1. */
 static int8_t *side_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const int64_t nk[2], int64_t *maxk) {
     const int32_t *k = key->data, *n = nat->data;
@@ -129,9 +147,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             const int64_t cu = oc[o];
             const int cs = cu >= 0 && cu <= maxc ? c_side[cu] : -1;
             if (cs < 0) {
-                while (j < jend && lk[j] == k) j++;
                 continue;
             }
+            j = gallop_i32(lk, j, jend, k);
             const int want = same ? 0 : 1 - cs; /* the supplier's side */
             for (; j < jend && lk[j] == k; j++) {
                 const int64_t su = lsu[j];

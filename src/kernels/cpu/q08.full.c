@@ -46,6 +46,24 @@ static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) 
     return lo;
 }
 
+/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
+ * forward from lo, then binary search; cheap when the answer is near lo. */
+static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
+    if (lo >= hi || a[lo] >= key) return lo;
+    int64_t step = 1, base = lo;
+    while (base + step < hi && a[base + step] < key) {
+        base += step;
+        step <<= 1;
+    }
+    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
+    while (l < h) {
+        const int64_t mid = l + (h - l) / 2;
+        if (a[mid] < key) l = mid + 1;
+        else h = mid;
+    }
+    return l;
+}
+
 static inline int64_t max_i32(const int32_t *a, int64_t n) {
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
@@ -143,9 +161,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             const int32_t k = ok[o];
             const int64_t cu = oc[o];
             if ((uint32_t)(od[o] - d95) >= width || cu < 0 || cu > maxc || !c_in[cu]) {
-                while (j < jend && lk[j] == k) j++;
                 continue;
             }
+            j = gallop_i32(lk, j, jend, k);
             const int y = od[o] >= d96;
             int64_t all = 0, mine = 0, h = 0;
             for (; j < jend && lk[j] == k; j++) {

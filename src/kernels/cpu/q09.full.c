@@ -27,7 +27,7 @@
 
 #include "dkb/candidate.h"
 
-enum { YEAR0 = 1992, NYEAR = 8, NAT = 256 };
+enum { YEAR0 = 1992, NYEAR = 8, NAT = 256, SUB = 1024, AHEAD = 8 };
 
 static inline int64_t days_from_civil(int64_t y, int m, int d) {
     y -= m <= 2;
@@ -46,6 +46,24 @@ static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) 
         else hi = mid;
     }
     return lo;
+}
+
+/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
+ * forward from lo, then binary search; cheap when the answer is near lo. */
+static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
+    if (lo >= hi || a[lo] >= key) return lo;
+    int64_t step = 1, base = lo;
+    while (base + step < hi && a[base + step] < key) {
+        base += step;
+        step <<= 1;
+    }
+    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
+    while (l < h) {
+        const int64_t mid = l + (h - l) / 2;
+        if (a[mid] < key) l = mid + 1;
+        else h = mid;
+    }
+    return l;
 }
 
 static inline int64_t max_i32(const int32_t *a, int64_t n) {
@@ -146,7 +164,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t maxs = max_i32(skey->data, skey->n);
     int16_t *s_nat = malloc(((size_t)maxs + 1) * sizeof(int16_t));
     const int64_t no = okey->n, nl = lkey->n;
-    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    const int64_t nchunks = nl < 64 ? 1 : (int64_t)nt * 16;
     __int128 *sums = calloc((size_t)nchunks * NAT * NYEAR, sizeof(__int128));
     uint8_t *seen = calloc((size_t)nchunks * NAT * NYEAR, 1);
     if (!hkeys || !hcost || !s_nat || !sums || !seen) {
@@ -178,34 +196,46 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int bad = 0;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
-        if (o0 >= o1) continue;
-        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
-        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        /* a range of line items; their orders found by galloping forward in
+         * orders (both sorted by orderkey) */
+        const int64_t j0 = c * nl / nchunks, j1 = (c + 1) * nl / nchunks;
+        if (j0 >= j1) continue;
+        int64_t o = lower_bound_i32(ok, no, lk[j0]);
         __int128 *sum = sums + c * NAT * NYEAR;
         uint8_t *sn = seen + c * NAT * NYEAR;
-        for (int64_t o = o0; o < o1; o++) {
-            const int32_t k = ok[o];
-            int y = -1;
-            for (; j < jend && lk[j] == k; j++) {
-                const int64_t pa = lpa[j];
-                if (pa < 0 || pa > maxp || !pmatch[pa]) continue;
-                const int64_t su = lsu[j];
+        int32_t sel[SUB];
+        for (int64_t b = j0; b < j1 && !bad; b += SUB) {
+            const int64_t be = b + SUB < j1 ? b + SUB : j1;
+            int ns = 0;
+            for (int64_t j = b; j < be; j++) { /* branch-free selection */
+                const uint64_t pa = (uint64_t)(int64_t)lpa[j];
+                sel[ns] = (int32_t)(j - b);
+                ns += pa <= (uint64_t)maxp && pmatch[pa];
+            }
+            for (int x = 0; x < ns; x++) {
+                if (x + AHEAD < ns) { /* the selected rows' wide columns, ahead */
+                    const int64_t jn = b + sel[x + AHEAD];
+                    __builtin_prefetch(&lp[jn]);
+                    __builtin_prefetch(&ld[jn]);
+                    __builtin_prefetch(&lq[jn]);
+                    __builtin_prefetch(&lsu[jn]);
+                }
+                const int64_t j = b + sel[x];
+                const int64_t pa = lpa[j], su = lsu[j];
                 const uint64_t key = (uint64_t)(uint32_t)pa << 32 | (uint32_t)su;
                 uint64_t h = hash_key(key) & mask;
                 while (hkeys[h] != key && hkeys[h] != EMPTY) h = (h + 1) & mask;
                 if (hkeys[h] == EMPTY || su < 0 || su > maxs || s_nat[su] < 0) continue;
-                if (y < 0) {
-                    const int32_t d = od[o];
-                    if (d < jan1[0] || d >= jan1[NYEAR]) { bad = 1; break; }
-                    y = 0;
-                    while (d >= jan1[y + 1]) y++;
-                }
+                o = gallop_i32(ok, o, no, lk[j]);
+                if (o >= no || ok[o] != lk[j]) continue; /* no such order: no join row */
+                const int32_t d = od[o];
+                if (d < jan1[0] || d >= jan1[NYEAR]) { bad = 1; break; }
+                int y = 0;
+                while (d >= jan1[y + 1]) y++;
                 const int g = s_nat[su] * NYEAR + y;
                 sum[g] += lp[j] * (100 - ld[j]) - hcost[h] * lq[j];
                 sn[g] = 1;
             }
-            while (j < jend && lk[j] == k) j++;
         }
     }
     free(pmatch), free(hkeys), free(hcost), free(s_nat);
