@@ -24,6 +24,8 @@
 
 #include "dkb/candidate.h"
 
+enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
+
 enum { TOPK = 10 };
 
 typedef struct {
@@ -140,26 +142,42 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (o0 >= o1) continue;
         int64_t j = lower_bound_i32(lk, nl, ok[o0]);
         const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
+        int32_t sel[SUB];
         row *top = tops + c * TOPK;
         int n = 0;
-        for (int64_t o = o0; o < o1; o++) {
-            const int32_t k = ok[o];
-            const int64_t cu = oc[o];
-            const int pass = od[o] < day && cu >= 0 && cu <= maxc && ((cbits[cu >> 6] >> (cu & 63)) & 1);
-            if (!pass) {
-                continue;
+        for (int64_t b = o0; b < o1; b += SUB) {
+            const int64_t be = b + SUB < o1 ? b + SUB : o1;
+            int ns = 0;
+            for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
+                const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
+                sel[ns] = (int32_t)(o - b);
+                ns += (od[o] < day) & (int)((cbits[ci >> 6] >> (ci & 63)) & 1);
             }
-            j = gallop_i32(lk, j, jend, k);
-            int64_t sum = 0;
-            int any = 0;
-            for (; j < jend && lk[j] == k; j++)
-                if (ls[j] > day) {
-                    sum += lp[j] * (100 - ld[j]);
-                    any = 1;
+            for (int x = 0; x < ns; x++) {
+                if (x + AHEAD < ns) { /* where a later order's items probably start */
+                    const int64_t est = j + (((int64_t)(sel[x + AHEAD] - sel[x]) * per) >> 8);
+                    if (est < jend) {
+                        __builtin_prefetch(&lk[est]);
+                        __builtin_prefetch(&ls[est]);
+                        __builtin_prefetch(&lp[est]);
+                        __builtin_prefetch(&ld[est]);
+                    }
                 }
-            if (any) {
-                const row x = {sum, od[o], op[o], k};
-                top_insert(top, &n, &x);
+                const int64_t o = b + sel[x];
+                const int32_t k = ok[o];
+                j = gallop_i32(lk, j, jend, k);
+                int64_t sum = 0;
+                int any = 0;
+                for (; j < jend && lk[j] == k; j++)
+                    if (ls[j] > day) {
+                        sum += lp[j] * (100 - ld[j]);
+                        any = 1;
+                    }
+                if (any) {
+                    const row x = {sum, od[o], op[o], k};
+                    top_insert(top, &n, &x);
+                }
             }
         }
         ntop[c] = n;

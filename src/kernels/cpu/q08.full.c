@@ -27,6 +27,8 @@
 
 #include "dkb/candidate.h"
 
+enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
+
 static inline int64_t days_from_civil(int64_t y, int m, int d) {
     y -= m <= 2;
     const int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -155,28 +157,46 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (o0 >= o1) continue;
         int64_t j = lower_bound_i32(lk, nl, ok[o0]);
         const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
+        int32_t sel[SUB];
         __int128 *sum = sums + c * 4;
         int64_t *hit = hits + c * 2;
-        for (int64_t o = o0; o < o1; o++) {
-            const int32_t k = ok[o];
-            const int64_t cu = oc[o];
-            if ((uint32_t)(od[o] - d95) >= width || cu < 0 || cu > maxc || !c_in[cu]) {
-                continue;
+        for (int64_t b = o0; b < o1; b += SUB) {
+            const int64_t be = b + SUB < o1 ? b + SUB : o1;
+            int ns = 0;
+            for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
+                const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
+                sel[ns] = (int32_t)(o - b);
+                ns += ((uint32_t)(od[o] - d95) < width) & c_in[ci];
             }
-            j = gallop_i32(lk, j, jend, k);
-            const int y = od[o] >= d96;
-            int64_t all = 0, mine = 0, h = 0;
-            for (; j < jend && lk[j] == k; j++) {
-                const int64_t pa = lpa[j], su = lsu[j];
-                if (pa < 0 || pa > maxp || !((pbits[pa >> 6] >> (pa & 63)) & 1)) continue;
-                const int64_t v = lp[j] * (100 - ld[j]);
-                all += v;
-                if (su >= 0 && su <= maxs && s_is[su]) mine += v;
-                h++;
+            for (int x = 0; x < ns; x++) {
+                if (x + AHEAD < ns) { /* where a later order's items probably start */
+                    const int64_t est = j + (((int64_t)(sel[x + AHEAD] - sel[x]) * per) >> 8);
+                    if (est < jend) {
+                        __builtin_prefetch(&lk[est]);
+                        __builtin_prefetch(&lpa[est]);
+                        __builtin_prefetch(&lsu[est]);
+                        __builtin_prefetch(&lp[est]);
+                        __builtin_prefetch(&ld[est]);
+                    }
+                }
+                const int64_t o = b + sel[x];
+                const int32_t k = ok[o];
+                j = gallop_i32(lk, j, jend, k);
+                const int y = od[o] >= d96;
+                int64_t all = 0, mine = 0, h = 0;
+                for (; j < jend && lk[j] == k; j++) {
+                    const int64_t pa = lpa[j], su = lsu[j];
+                    if (pa < 0 || pa > maxp || !((pbits[pa >> 6] >> (pa & 63)) & 1)) continue;
+                    const int64_t v = lp[j] * (100 - ld[j]);
+                    all += v;
+                    if (su >= 0 && su <= maxs && s_is[su]) mine += v;
+                    h++;
+                }
+                sum[y * 2] += all;
+                sum[y * 2 + 1] += mine;
+                hit[y] += h;
             }
-            sum[y * 2] += all;
-            sum[y * 2 + 1] += mine;
-            hit[y] += h;
         }
     }
 

@@ -22,6 +22,8 @@
 
 #include "dkb/candidate.h"
 
+enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
+
 enum { TOPK = 20 };
 
 typedef struct {
@@ -176,22 +178,39 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             if (o0 >= o1) continue;
             int64_t j = lower_bound_i32(lk, nl, ok[o0]);
             const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+            const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
+            int32_t sel[SUB];
             entry *out = ent + o0;
             int64_t n = 0;
-            for (int64_t o = o0; o < o1; o++) {
-                const int32_t k = ok[o];
-                if ((uint32_t)(od[o] - lo_day) >= width) {
-                    continue;
+            for (int64_t b = o0; b < o1; b += SUB) {
+                const int64_t be = b + SUB < o1 ? b + SUB : o1;
+                int ns = 0;
+                for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
+                    sel[ns] = (int32_t)(o - b);
+                    ns += (uint32_t)(od[o] - lo_day) < width;
                 }
-                j = gallop_i32(lk, j, jend, k);
-                int64_t s = 0;
-                int any = 0;
-                for (; j < jend && lk[j] == k; j++)
-                    if (lf[j] == rflag) {
-                        s += lp[j] * (100 - ld[j]);
-                        any = 1;
+                for (int x = 0; x < ns; x++) {
+                    if (x + AHEAD < ns) { /* where a later order's items probably start */
+                        const int64_t est = j + (((int64_t)(sel[x + AHEAD] - sel[x]) * per) >> 8);
+                        if (est < jend) {
+                            __builtin_prefetch(&lk[est]);
+                            __builtin_prefetch(&lf[est]);
+                            __builtin_prefetch(&lp[est]);
+                            __builtin_prefetch(&ld[est]);
+                        }
                     }
-                if (any) out[n++] = (entry){s, oc[o]};
+                    const int64_t o = b + sel[x];
+                    const int32_t k = ok[o];
+                    j = gallop_i32(lk, j, jend, k);
+                    int64_t s = 0;
+                    int any = 0;
+                    for (; j < jend && lk[j] == k; j++)
+                        if (lf[j] == rflag) {
+                            s += lp[j] * (100 - ld[j]);
+                            any = 1;
+                        }
+                    if (any) out[n++] = (entry){s, oc[o]};
+                }
             }
             nent[c] = n;
         }
