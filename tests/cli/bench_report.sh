@@ -82,7 +82,7 @@ t = b["totals"]
 assert t["queries"] == 2 and t["experts"] == 2 and t["missing"] == 0, t
 assert t["overall_speedup"] > 0 and t["geomean_speedup"] > 0, t
 # the harness's document is still there
-assert len(doc["results"]) == 2 and doc["config"]["modes"] == ["full"], doc["config"]
+assert len(doc["candidates"]) == 2 and doc["config"]["modes"] == ["full"], doc["config"]
 PY
 pass "results.json (bench summary and the harness's rows)"
 [ -f "$WORK/res/summary.md" ] || fail "no summary.md"
