@@ -14,12 +14,18 @@
  * and lineitem (lineitem is grouped by orderkey in the order of orders): the
  * orders are cut into chunks, each chunk's first line item found by binary
  * search, and each order's run of items is summed only when the order
- * passes the date and segment tests (otherwise the run is skipped). An
+ * passes the date and segment tests (other runs are never read). An
  * order is one group, so its revenue is final when its run ends and goes
  * straight into the chunk's top 10 (a small sorted array); the chunks' top
  * lists are merged at the end. Revenue is exact int64 at scale 4 (an order
  * has at most 7 items). A segment absent from the dictionary matches no
- * customer. */
+ * customer.
+ *
+ * Join mechanics: each chunk of orders first selects its qualifying orders
+ * branch-free (blocks of 512), then gallops forward in l_orderkey to each
+ * selected order's run of items, prefetching the probable run start of
+ * the order 6 selections ahead; the runs of other orders are never read.
+ * Orderkeys are int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"

@@ -9,12 +9,18 @@
  * Plan: a partition-local merge of orders and lineitem. dbgen (and the
  * store) keeps lineitem grouped by orderkey in the same ascending order as
  * orders, so the orders are cut into chunks, each chunk's first lineitem is
- * found by binary search on l_orderkey, and each chunk walks both tables
- * once. The EXISTS is decided per order on its own run of line items
+ * found by binary search on l_orderkey, and each chunk reads its
+ * orders once. The EXISTS is decided per order on its own run of line items
  * (stopping at the first late one); the run is only skipped, never read,
  * when the order is outside the window. Counts per priority code are kept
  * per chunk and added at the end (exact, deterministic); codes are in
- * string order, so the groups come out sorted. */
+ * string order, so the groups come out sorted.
+ *
+ * Join mechanics: each chunk of orders first selects its qualifying orders
+ * branch-free (blocks of 512), then gallops forward in l_orderkey to each
+ * selected order's run of items, prefetching the probable run start of
+ * the order 6 selections ahead; the runs of other orders are never read.
+ * Orderkeys are int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"

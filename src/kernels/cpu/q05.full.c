@@ -16,7 +16,13 @@
  * is grouped by orderkey in the order of orders): an order of the year whose
  * customer is in the region sums its items whose supplier has the same
  * nation, per nation, into per-chunk __int128 sums (exact, scale 4), merged
- * at the end. Orders outside the test only skip their run of items. */
+ * at the end. Items of orders outside the test are not read.
+ *
+ * Join mechanics: each chunk of orders first selects its qualifying orders
+ * branch-free (blocks of 512), then gallops forward in l_orderkey to each
+ * selected order's run of items, prefetching the probable run start of
+ * the order 6 selections ahead; the runs of other orders are never read.
+ * Orderkeys are int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"

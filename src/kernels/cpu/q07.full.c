@@ -20,7 +20,13 @@
  * of one of the nations sums those of its items shipped in 1995..1996 whose
  * supplier is of the other listed nation (or the same one, when both
  * parameters name it), into 2 x 2 x 2 per-chunk __int128 sums (exact, scale
- * 4). The few groups are sorted by name code (string order) and year. */
+ * 4). The few groups are sorted by name code (string order) and year.
+ *
+ * Join mechanics: each chunk of orders first selects its qualifying orders
+ * branch-free (blocks of 512), then gallops forward in l_orderkey to each
+ * selected order's run of items, prefetching the probable run start of
+ * the order 6 selections ahead; the runs of other orders are never read.
+ * Orderkeys are int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"

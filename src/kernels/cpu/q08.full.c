@@ -22,7 +22,13 @@
  * part is in the bitmap add their volume (and, when the supplier is of the
  * nation, the nation's volume) to per-chunk __int128 sums per year (exact,
  * scale 4). The share is the quotient of the two exact sums as doubles, as
- * the baseline computes it. */
+ * the baseline computes it.
+ *
+ * Join mechanics: each chunk of orders first selects its qualifying orders
+ * branch-free (blocks of 512), then gallops forward in l_orderkey to each
+ * selected order's run of items, prefetching the probable run start of
+ * the order 6 selections ahead; the runs of other orders are never read.
+ * Orderkeys are int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"

@@ -14,12 +14,14 @@
  * the word holds wildcards), in parallel, into a bitmap over the dense
  * partkeys; the matching parts' partsupp rows go into a compact
  * open-addressing table keyed by (partkey, suppkey) holding the cost; the
- * supplier's nation is an array over the dense suppkeys. Then one
- * partition-local merge of orders and lineitem (lineitem is grouped by
- * orderkey in the order of orders): each item whose part is in the bitmap
- * looks up its cost and adds the exact scale-4 amount to per-chunk __int128
- * sums per (nation key, order year); the year is worked out once per order
- * (orderdates lie in 1992..1998 by the spec; others are refused). Groups
+ * supplier's nation is an array over the dense suppkeys. Then lineitem is
+ * scanned in chunks: each block of 1024 items selects, branch-free, those
+ * whose part is in the bitmap, prefetches the selected rows' wide columns
+ * a few ahead, looks up the cost, and finds the item's order by galloping
+ * forward in o_orderkey (lineitem and orders are both sorted by
+ * orderkey); the exact scale-4 amount goes to per-chunk __int128 sums per
+ * (nation key, order year); orderdates lie in 1992..1998 by the spec
+ * (others are refused). Groups
  * are sorted by nation name (code order is string order), year desc. */
 #define _GNU_SOURCE 1 /* memmem */
 #include <stdlib.h>

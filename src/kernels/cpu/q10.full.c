@@ -17,7 +17,13 @@
  * the dense custkeys (late materialization: nothing of the customer is read
  * yet), the top 20 are picked in one scan, and only those 20 customers'
  * rows, names and texts are fetched (row = custkey - 1 when the keys are
- * dense, a search otherwise). */
+ * dense, a search otherwise).
+ *
+ * Join mechanics: each chunk of orders first selects its qualifying orders
+ * branch-free (blocks of 512), then gallops forward in l_orderkey to each
+ * selected order's run of items, prefetching the probable run start of
+ * the order 6 selections ahead; the runs of other orders are never read.
+ * Orderkeys are int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
