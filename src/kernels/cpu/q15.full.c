@@ -92,7 +92,7 @@ static int64_t add_months(int64_t days, int k) {
 }
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
-enum { PAR_MIN = 262144 };
+enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -116,7 +116,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     dkb_cand_res_col *c_rev = res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
     if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return 3;
 
-    const int64_t ns = skey->n, n = ship->n;
+    const int64_t ns = skey->n, n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
     /* threads only for enough work (like the baseline): a region's barrier can wait
      * milliseconds for a second thread on a busy machine */
     const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
@@ -141,12 +141,24 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         int64_t *my = rev + (size_t)tid * (size_t)(ns + 1);
         uint8_t *my_seen = seen + (size_t)tid * (size_t)(ns + 1);
 #pragma omp for schedule(static)
-        for (int64_t i = 0; i < n; i++) {
-            if ((uint32_t)(sd[i] - lo) > span) continue;
-            const uint32_t s = (uint32_t)sk[i] - 1u;
-            if (s >= (uint64_t)ns) { bad = 1; continue; }
-            my[s] += pr[i] * (100 - dc[i]);
-            my_seen[s] = 1;
+        for (int64_t b = 0; b < nblocks; b++) {
+            /* the window as a byte mask (vectorized), then its few set bytes */
+            const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
+            const int len = (int)(to - from);
+            uint8_t m[BLOCK + 8];
+            for (int j = 0; j < len; j++) m[j] = (uint32_t)sd[from + j] - (uint32_t)lo <= span;
+            memset(m + len, 0, 8);
+            for (int j = 0; j < len; j += 8) {
+                uint64_t w;
+                memcpy(&w, m + j, 8);
+                for (; w; w &= w - 1) {
+                    const int64_t i = from + j + (__builtin_ctzll(w) >> 3);
+                    const uint32_t s = (uint32_t)sk[i] - 1u;
+                    if (s >= (uint64_t)ns) { bad = 1; continue; }
+                    my[s] += pr[i] * (100 - dc[i]);
+                    my_seen[s] = 1;
+                }
+            }
         }
     }
     if (bad) { free(rev); free(seen); free(total); return 5; }

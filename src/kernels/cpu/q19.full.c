@@ -12,11 +12,12 @@
  *              and l_quantity between :quantity3 and :quantity3 + 10 and p_size between 1 and 15));
  *
  * Plan: one fused pass over lineitem. The common conditions (ship mode and
- * instruction codes through a 256-entry mask) drop all but about 1 line in
- * 28; each branch is a bit: the quantity ranges give a 3-bit mask, and only
- * a line with some bit left reads its part at row partkey - 1 (part keys
- * are dense 1..N), where 256-entry brand and container masks and the size
- * bounds give the part's bits. Revenue (scale 4) is summed in int64 per
+ * instruction codes compared with the parameters' codes) drop all but about
+ * 1 line in 28 (a vectorized byte mask per block, whose set bytes are visited 8 at a
+ * time). Each branch is a bit: a pass over part computes each part's bits
+ * (256-entry brand and container masks, the size bounds) into one byte per
+ * part, read at row partkey - 1 (part keys are dense 1..N); the quantity
+ * ranges clear the bits they exclude. Revenue (scale 4) is summed in int64 per
  * block and in __int128 per thread: exact. No line: NULL. */
 #include <stdlib.h>
 
@@ -58,11 +59,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return 3;
     dkb_cand_res_col *out = &res->cols[0];
 
-    /* common conditions: one mask over (mode, instruction) codes */
-    uint8_t mode_ok[256] = {0}, brand_bits[256] = {0}, cont_bits[256] = {0};
+    /* common conditions: the mode and instruction codes (-1: absent, matches nothing) */
+    uint8_t brand_bits[256] = {0}, cont_bits[256] = {0};
     const int air = dkb_cand_dict_code(lmode->dict, "AIR"), air_reg = dkb_cand_dict_code(lmode->dict, "AIR REG");
-    if (air >= 0) mode_ok[air] = 1;
-    if (air_reg >= 0) mode_ok[air_reg] = 1;
     const int in_person = dkb_cand_dict_code(linstr->dict, "DELIVER IN PERSON");
     int64_t qlo[NBRANCH], qhi[NBRANCH];
     for (int b = 0; b < NBRANCH; b++) {
@@ -90,8 +89,18 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     __int128 total = 0;
     int64_t hits = 0;
     int bad = 0;
+    /* each part's branch bits (brand, container, size): one byte per part */
+    uint8_t *part_bits = malloc((size_t)nparts + 1);
+    if (!part_bits) return 4;
+#pragma omp parallel for num_threads(nparts < PAR_MIN ? 1 : nt) schedule(static)
+    for (int64_t p = 0; p < nparts; p++) {
+        unsigned size_bits = 0;
+        for (int b = 0; b < NBRANCH; b++) size_bits |= (unsigned)((ps[p] >= 1) & (ps[p] <= MAX_SIZE[b])) << b;
+        part_bits[p] = (uint8_t)(brand_bits[pbr[p]] & cont_bits[pco[p]] & size_bits);
+    }
     if (in_person >= 0 && (air >= 0 || air_reg >= 0)) {
         const uint8_t ip = (uint8_t)in_person;
+        const int mode1 = air >= 0 ? air : 256, mode2 = air_reg >= 0 ? air_reg : 256; /* 256: no code */
 #pragma omp parallel num_threads(nt) reduction(| : bad)
         {
             __int128 my_total = 0;
@@ -100,21 +109,27 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             for (int64_t k = 0; k < nblocks; k++) {
                 const int64_t from = k * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
                 int64_t sum = 0, h = 0;
-                for (int64_t i = from; i < to; i++) {
-                    if (!(mode_ok[lm[i]] & (li[i] == ip))) continue;
-                    const int64_t q = lq[i];
-                    unsigned bits = 0;
-                    for (int b = 0; b < NBRANCH; b++) bits |= (unsigned)((q >= qlo[b]) & (q <= qhi[b])) << b;
-                    if (!bits) continue;
-                    const uint32_t p = (uint32_t)lp[i] - 1u;
-                    if (p >= (uint64_t)nparts) { bad = 1; continue; }
-                    const int32_t size = ps[p];
-                    unsigned size_bits = 0;
-                    for (int b = 0; b < NBRANCH; b++) size_bits |= (unsigned)((size >= 1) & (size <= MAX_SIZE[b])) << b;
-                    bits &= brand_bits[pbr[p]] & cont_bits[pco[p]] & size_bits;
-                    if (!bits) continue;
-                    sum += lpr[i] * (100 - ld[i]);
-                    h++;
+                /* the common conditions as a byte mask (vectorized), then its set bytes */
+                const int len = (int)(to - from);
+                uint8_t m[BLOCK + 8];
+                for (int j = 0; j < len; j++)
+                    m[j] = (((int)lm[from + j] == mode1) | ((int)lm[from + j] == mode2)) & (li[from + j] == ip);
+                memset(m + len, 0, 8);
+                for (int j = 0; j < len; j += 8) {
+                    uint64_t w;
+                    memcpy(&w, m + j, 8);
+                    for (; w; w &= w - 1) {
+                        const int64_t i = from + j + (__builtin_ctzll(w) >> 3);
+                        const uint32_t p = (uint32_t)lp[i] - 1u;
+                        if (p >= (uint64_t)nparts) { bad = 1; continue; }
+                        unsigned bits = part_bits[p];
+                        if (!bits) continue;
+                        const int64_t q = lq[i];
+                        for (int b = 0; b < NBRANCH; b++) bits &= ~((unsigned)!((q >= qlo[b]) & (q <= qhi[b])) << b);
+                        if (!bits) continue;
+                        sum += lpr[i] * (100 - ld[i]);
+                        h++;
+                    }
                 }
                 my_total += sum;
                 my_hits += h;
@@ -126,6 +141,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     }
+    free(part_bits);
     if (bad) return 4;
     res->nrows = 1;
     if (hits == 0) {

@@ -14,7 +14,8 @@
  * the free text) become a bitmap over partkey - 1 (part keys are dense
  * 1..N); their partsupp rows (about 1%) go into a compact open-addressing
  * table keyed by (partkey, suppkey). One parallel pass over lineitem tests
- * the ship year and the part bit, and only those lines probe the table and
+ * the ship year and the part bit (a vectorized byte mask per block, with
+ * gathers from the bitmap), and only those lines probe the table and
  * add their quantity into the thread's array of sums per table slot. After
  * the merge, a partsupp row qualifies when it has lines and
  * 200 * availqty > sum (hundredths): exact, and a row without lines drops
@@ -96,7 +97,7 @@ static int64_t add_months(int64_t days, int k) {
 }
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
-enum { PAR_MIN = 262144 };
+enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
 
 static inline uint64_t slot_of(uint64_t key, int shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
 
@@ -159,7 +160,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const size_t clen = strlen(color);
     const int64_t *noff = pname->data;
     const char *ntxt = pname->bytes;
-    uint64_t *bits = malloc((size_t)(nwords + 1) * sizeof(uint64_t));
+    uint32_t *bits = malloc((size_t)(nwords + 1) * sizeof(uint64_t)); /* bit p: word p >> 5, bit p & 31 */
     uint8_t *supp_ok = calloc((size_t)ns + 1, 1);
     if (!bits || !supp_ok) { free(bits); free(supp_ok); return 4; }
 
@@ -172,7 +173,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         for (int64_t r = w * 64; r < hi; r++)
             if ((size_t)(noff[r + 1] - noff[r]) >= clen && memcmp(ntxt + noff[r], color, clen) == 0)
                 m |= 1ull << (r - w * 64);
-        bits[w] = m;
+        bits[2 * w] = (uint32_t)m;
+        bits[2 * w + 1] = (uint32_t)(m >> 32);
         nsel += __builtin_popcountll(m);
     }
 
@@ -183,7 +185,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : nrows_sel)
     for (int64_t i = 0; i < nps; i++) {
         const uint64_t p = (uint64_t)((uint32_t)pk[i] - 1u);
-        nrows_sel += p < (uint64_t)np && ((bits[p >> 6] >> (p & 63)) & 1);
+        nrows_sel += p < (uint64_t)np && ((bits[p >> 5] >> (p & 31)) & 1);
     }
     int shift = 64;
     int64_t size = 1;
@@ -197,7 +199,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         memset(tkey, 0, (size_t)size * sizeof(uint64_t)); /* 0: empty (keys are >= 1) */
         for (int64_t i = 0; i < nps; i++) {
             const uint64_t p = (uint64_t)((uint32_t)pk[i] - 1u);
-            if (p >= (uint64_t)np || !((bits[p >> 6] >> (p & 63)) & 1)) continue;
+            if (p >= (uint64_t)np || !((bits[p >> 5] >> (p & 31)) & 1)) continue;
             const uint64_t key = (uint64_t)(uint32_t)pk[i] << 32 | (uint32_t)sk[i];
             uint64_t s = slot_of(key, shift);
             while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
@@ -210,6 +212,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *lp = lpart->data, *ls = lsupp->data, *sd = lship->data;
     const int64_t *lq = lqty->data;
     const int32_t lo = (int32_t)pdate->i;
+    const int64_t nblocks = (nl + BLOCK - 1) / BLOCK;
     const uint32_t span = (uint32_t)(add_months(pdate->i, 12) - 1 - pdate->i);
     if (!bad && nrows_sel > 0) {
         memset(tsum, 0, (size_t)size * (size_t)nt * sizeof(int64_t)); /* all nt: the team may be smaller */
@@ -223,15 +226,30 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             int64_t *sum = tsum + (size_t)tid * (size_t)size;
             uint8_t *seen = tseen + (size_t)tid * (size_t)size;
 #pragma omp for schedule(static)
-            for (int64_t i = 0; i < nl; i++) {
-                const uint64_t p = (uint64_t)((uint32_t)lp[i] - 1u);
-                if ((uint32_t)(sd[i] - lo) > span || p >= (uint64_t)np || !((bits[p >> 6] >> (p & 63)) & 1)) continue;
-                const uint64_t key = (uint64_t)(uint32_t)lp[i] << 32 | (uint32_t)ls[i];
-                uint64_t s = slot_of(key, shift);
-                while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
-                if (!tkey[s]) continue; /* no partsupp row: no subquery row matches */
-                sum[s] += lq[i];
-                seen[s] = 1;
+            for (int64_t b = 0; b < nblocks; b++) {
+                /* the year and the part bit as a
+                 * byte mask (vectorized, with gathers), then its set bytes */
+                const int64_t from = b * BLOCK, to = from + BLOCK < nl ? from + BLOCK : nl;
+                const int len = (int)(to - from);
+                uint8_t m[BLOCK + 8];
+                for (int j = 0; j < len; j++) {
+                    const uint32_t p = (uint32_t)lp[from + j] - 1u, in = p < (uint64_t)np, pc = in ? p : 0;
+                    m[j] = ((uint32_t)sd[from + j] - (uint32_t)lo <= span) & in & ((bits[pc >> 5] >> (pc & 31)) & 1);
+                }
+                memset(m + len, 0, 8);
+                for (int j = 0; j < len; j += 8) {
+                    uint64_t w;
+                    memcpy(&w, m + j, 8);
+                    for (; w; w &= w - 1) {
+                        const int64_t i = from + j + (__builtin_ctzll(w) >> 3);
+                        const uint64_t key = (uint64_t)(uint32_t)lp[i] << 32 | (uint32_t)ls[i];
+                        uint64_t s = slot_of(key, shift);
+                        while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
+                        if (!tkey[s]) continue; /* no partsupp row: no subquery row matches */
+                        sum[s] += lq[i];
+                        seen[s] = 1;
+                    }
+                }
             }
         }
         for (int64_t s = 0; s < size; s++) {
