@@ -22,6 +22,9 @@
 
 #include "dkb/candidate.h"
 
+/* below this many rows one thread is faster than waking a team */
+enum { PAR_MIN = 1 << 17 };
+
 enum { BLOCK = 2048 };
 
 typedef struct {
@@ -104,7 +107,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
     int bad = 0;
 
-#pragma omp parallel num_threads(nt) reduction(| : bad)
+#pragma omp parallel num_threads(nt) reduction(| : bad) if(n >= PAR_MIN)
     {
         int tid = 0;
 #ifdef _OPENMP

@@ -26,6 +26,9 @@
 
 #include "dkb/candidate.h"
 
+/* below this many rows one thread is faster than waking a team */
+enum { PAR_MIN = 1 << 17 };
+
 enum { LIMIT = 100 };
 
 typedef struct {
@@ -187,7 +190,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     /* partsupp rows of a selected part from a region supplier */
     const int32_t *pp = pspart->data, *psu = pssupp->data;
     const int64_t *pc = pscost->data;
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if(nps >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
         int64_t *out = hitrow + i0, n = 0;

@@ -25,6 +25,9 @@
 
 #include "dkb/candidate.h"
 
+/* below this many rows one thread is faster than waking a team */
+enum { PAR_MIN = 1 << 17 };
+
 enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
 
 static inline int64_t days_from_civil(int64_t y, int m, int d) {
@@ -117,7 +120,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int64_t *counts = calloc((size_t)nchunks * 256, sizeof(int64_t));
     if (!counts) return 3;
 
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
         if (o0 >= o1) continue;

@@ -27,6 +27,9 @@
 
 #include "dkb/candidate.h"
 
+/* below this many rows one thread is faster than waking a team */
+enum { PAR_MIN = 1 << 17 };
+
 enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
 
 enum { MAXNAT = 256 };
@@ -167,7 +170,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *lk = lkey->data, *lsu = lsupp->data;
     const int64_t *lp = lprice->data, *ld = ldisc->data;
 
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
         if (o0 >= o1) continue;

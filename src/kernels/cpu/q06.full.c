@@ -14,6 +14,9 @@
  * at any scale; an empty sum is NULL). */
 #include "dkb/candidate.h"
 
+/* below this many rows one thread is faster than waking a team */
+enum { PAR_MIN = 1 << 17 };
+
 enum { BLOCK = 8192 };
 
 static inline int64_t days_from_civil(int64_t y, int m, int d) {
@@ -98,7 +101,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
     __int128 total = 0;
     int64_t hits = 0;
-#pragma omp parallel num_threads(env->threads > 0 ? env->threads : 1)
+#pragma omp parallel num_threads(env->threads > 0 ? env->threads : 1) if(n >= PAR_MIN)
     {
         __int128 my_total = 0;
         int64_t my_hits = 0;

@@ -13,7 +13,7 @@
  * Plan: LIKE on p_name (a substring search, or a general LIKE matcher when
  * the word holds wildcards), in parallel, into a bitmap over the dense
  * partkeys; the matching parts' partsupp rows go into a compact
- * open-addressing table keyed by (partkey, suppkey) holding the cost; the
+ * open-addressing table (key and cost in one 16-byte slot) keyed by (partkey, suppkey) holding the cost; the
  * supplier's nation is an array over the dense suppkeys. Then lineitem is
  * scanned in chunks: each block of 1024 items selects, branch-free, those
  * whose part is in the bitmap, prefetches the selected rows' wide columns
@@ -28,6 +28,9 @@
 #include <string.h>
 
 #include "dkb/candidate.h"
+
+/* below this many rows one thread is faster than waking a team */
+enum { PAR_MIN = 1 << 17 };
 
 enum { YEAR0 = 1992, NYEAR = 8, NAT = 256, SUB = 1024, AHEAD = 8 };
 
@@ -90,6 +93,11 @@ static int like(const char *s, int64_t n, const char *p) {
     return n == 0;
 }
 
+typedef struct {
+    uint64_t key; /* partkey << 32 | suppkey, or EMPTY */
+    int64_t cost;
+} slot;
+
 static inline uint64_t hash_key(uint64_t k) {
     k ^= k >> 31;
     k *= 0x9e3779b97f4a7c15ull;
@@ -144,7 +152,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         const int32_t *pk = pkey->data;
         const int64_t *off = pname->data;
         const char *bytes = pname->bytes;
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if(np >= PAR_MIN)
         for (int64_t i = 0; i < np; i++) {
             const char *s = bytes + off[i];
             const int64_t n = off[i + 1] - off[i];
@@ -161,27 +169,26 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int64_t i = 0; i < nps; i++) nsel += psp[i] >= 0 && psp[i] <= maxp && pmatch[psp[i]];
     uint64_t cap = 16;
     while (cap < 2 * (uint64_t)nsel) cap <<= 1;
-    uint64_t *hkeys = malloc(cap * sizeof(uint64_t));
-    int64_t *hcost = malloc(cap * sizeof(int64_t));
+    slot *table = malloc(cap * sizeof(slot)); /* key and cost side by side: one miss per probe */
     const int64_t maxs = max_i32(skey->data, skey->n);
     int16_t *s_nat = malloc(((size_t)maxs + 1) * sizeof(int16_t));
     const int64_t no = okey->n, nl = lkey->n;
     const int64_t nchunks = nl < 64 ? 1 : (int64_t)nt * 16;
     __int128 *sums = calloc((size_t)nchunks * NAT * NYEAR, sizeof(__int128));
     uint8_t *seen = calloc((size_t)nchunks * NAT * NYEAR, 1);
-    if (!hkeys || !hcost || !s_nat || !sums || !seen) {
-        free(pmatch), free(hkeys), free(hcost), free(s_nat), free(sums), free(seen);
+    if (!table || !s_nat || !sums || !seen) {
+        free(pmatch), free(table), free(s_nat), free(sums), free(seen);
         return 3;
     }
     const uint64_t mask = cap - 1, EMPTY = ~0ull;
-    memset(hkeys, 0xff, cap * sizeof(uint64_t));
+    for (uint64_t h = 0; h < cap; h++) table[h].key = EMPTY;
     for (int64_t i = 0; i < nps; i++) {
         if (psp[i] < 0 || psp[i] > maxp || !pmatch[psp[i]]) continue;
         const uint64_t k = (uint64_t)(uint32_t)psp[i] << 32 | (uint32_t)pss[i];
         uint64_t h = hash_key(k) & mask;
-        while (hkeys[h] != EMPTY && hkeys[h] != k) h = (h + 1) & mask;
-        hkeys[h] = k;
-        hcost[h] = psc[i];
+        while (table[h].key != EMPTY && table[h].key != k) h = (h + 1) & mask;
+        table[h].key = k;
+        table[h].cost = psc[i];
     }
     {
         const int32_t *sk = skey->data, *sn = snat->data;
@@ -196,7 +203,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *lk = lkey->data, *lpa = lpart->data, *lsu = lsupp->data;
     const int64_t *lq = lqty->data, *lp = lprice->data, *ld = ldisc->data;
     int bad = 0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad) if(nl >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         /* a range of line items; their orders found by galloping forward in
          * orders (both sorted by orderkey) */
@@ -226,8 +233,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 const int64_t pa = lpa[j], su = lsu[j];
                 const uint64_t key = (uint64_t)(uint32_t)pa << 32 | (uint32_t)su;
                 uint64_t h = hash_key(key) & mask;
-                while (hkeys[h] != key && hkeys[h] != EMPTY) h = (h + 1) & mask;
-                if (hkeys[h] == EMPTY || su < 0 || su > maxs || s_nat[su] < 0) continue;
+                while (table[h].key != key && table[h].key != EMPTY) h = (h + 1) & mask;
+                if (table[h].key == EMPTY || su < 0 || su > maxs || s_nat[su] < 0) continue;
                 o = gallop_i32(ok, o, no, lk[j]);
                 if (o >= no || ok[o] != lk[j]) continue; /* no such order: no join row */
                 const int32_t d = od[o];
@@ -235,12 +242,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 int y = 0;
                 while (d >= jan1[y + 1]) y++;
                 const int g = s_nat[su] * NYEAR + y;
-                sum[g] += lp[j] * (100 - ld[j]) - hcost[h] * lq[j];
+                sum[g] += lp[j] * (100 - ld[j]) - table[h].cost * lq[j];
                 sn[g] = 1;
             }
         }
     }
-    free(pmatch), free(hkeys), free(hcost), free(s_nat);
+    free(pmatch), free(table), free(s_nat);
     if (bad) {
         free(sums), free(seen);
         return 5;

@@ -23,6 +23,9 @@
 
 #include "dkb/candidate.h"
 
+/* below this many rows one thread is faster than waking a team */
+enum { PAR_MIN = 1 << 17 };
+
 typedef struct {
     int64_t value;
     int64_t key;
@@ -79,7 +82,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int64_t i = 0; i < skey->n; i++)
         if (sk[i] >= 0 && sn[i] == nk) s_in[sk[i]] = 1;
 
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if(nps >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
         entry *out = ent + i0;
