@@ -5,7 +5,8 @@
 # (self-contained: an inline SVG, no network references, no scripts), which
 # is rendered with headless chromium when it is installed. Without chromium
 # the render step prints "SKIP render", unless DKB_REQUIRE_BROWSER=1 (CI),
-# where a missing browser fails the test.
+# where a missing browser fails the test. --backend cuda: a one-line error
+# without a GPU; on a GPU machine, q01 and q06 run on the GPU and are checked.
 source "$(dirname "$0")/lib/common.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -119,6 +120,21 @@ out=$("$DKB" bench "${QUICK[@]}" --queries q06 --experts "$WORK/none-here" --out
 grep -Eq "^q06 +[0-9.]+ +- +- +[0-9.]+ +- +- +missing" <<<"$out" || fail "missing row: $out"
 grep -q "^overall speedup 1.00x" <<<"$out" || fail "missing row speedup: $out"
 pass "missing expert: the baseline stands"
+
+# ---- --backend cuda: a one-line error without a GPU; with one, q01 and q06 on the GPU ----
+rc=0
+out=$("$DKB" bench --backend cuda --sf 0.01 --queries q01,q06 --seeds 1 --quick --out "$WORK/resc" 2>"$WORK/errc") || rc=$?
+if [ "$rc" = 1 ] && grep -q "^dkb bench: error: --backend cuda: no usable GPU" "$WORK/errc"; then
+    pass "--backend cuda without a GPU -> exit 1: $(cat "$WORK/errc")"
+else
+    [ "$rc" = 0 ] || fail "--backend cuda exited $rc: $(cat "$WORK/errc")"
+    echo "$out"
+    grep -q "^backend cuda " <<<"$out" || fail "--backend cuda: backend line: $out"
+    for q in q01 q06; do grep -Eq "^$q +[0-9]+\.[0-9]{3} " <<<"$out" || fail "--backend cuda: row $q: $out"; done
+    python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["bench"]; assert b["backend"]=="cuda" and b["device"], b' \
+        "$WORK/resc/results.json" || fail "--backend cuda: results.json bench object"
+    pass "--backend cuda on $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bench"]["device"])' "$WORK/resc/results.json")"
+fi
 
 # ---- render in a real browser (headless chromium) ----
 BROWSER=""
