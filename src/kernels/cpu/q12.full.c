@@ -12,8 +12,8 @@
  * Plan: one fused pass over lineitem: ship mode codes, the three date tests
  * and the receipt window (one unsigned compare) make a byte mask per block
  * (vectorized), whose few set bytes are then visited 8 at a time. Only a
- * passing line (about 1 in 200) touches orders: lineitem is grouped by orderkey in the order of orders (both ascending),
- * so each thread walks its contiguous lineitem range and finds the order by
+ * passing line (about 1 in 200) touches orders: lineitem is grouped by
+ * orderkey in the order of orders (both ascending), so each thread walks its contiguous lineitem range and finds the order by
  * galloping forward from the previous hit; the priority code goes through a
  * 256-entry "high" mask. Counts are per thread per mode code, merged at the
  * end; groups come out in code order, which is string order. Integer

@@ -149,7 +149,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
     /* per customer: its total count; the histogram over totals */
     int32_t maxc = 0;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : maxc)
+#pragma omp parallel for num_threads(ncust < PAR_MIN ? 1 : nt) schedule(static) reduction(max : maxc)
     for (int64_t c = 0; c < ncust; c++) {
         int32_t s = 0;
         for (int t = 0; t < nt; t++) s += cnt[(size_t)t * (size_t)ncust + (size_t)c];

@@ -134,7 +134,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t ngroups = (int64_t)nbrand * ntype * (nsizes > 0 ? nsizes : 1);
     /* threads only for enough work (like the baseline): a region's barrier can wait
      * milliseconds for a second thread on a busy machine */
-    const int nt = nps < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const int nt = nps < 4 * PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1); /* cheap rows: 4x */
     uint8_t *complained = malloc((size_t)nsupp + 1);
     uint64_t *pairs = malloc((size_t)(nps + 1) * sizeof(uint64_t)); /* thread t's at [start_t, ...) */
     int64_t *used = calloc(2 * (size_t)nt + 1, sizeof(int64_t)); /* pairs kept, first row: per thread */
@@ -145,7 +145,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!bad) {
         const int64_t *off = scomment->data;
         const char *txt = scomment->bytes;
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nsupp < PAR_MIN / 16 ? 1 : nt) schedule(static)
         for (int64_t s = 0; s < nsupp; s++)
             complained[s] = (uint8_t)like_two_words(txt + off[s], txt + off[s + 1], "Customer", 8, "Complaints", 10);
 

@@ -82,7 +82,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int bad = 0;
 
     /* the parts' bitmap over partkey - 1, word by word */
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
+#pragma omp parallel for num_threads(np < PAR_MIN ? 1 : nt) schedule(static) reduction(| : bad)
     for (int64_t w = 0; w < nwords; w++) {
         uint64_t m = 0;
         const int64_t hi = (w + 1) * 64 < np ? (w + 1) * 64 : np;

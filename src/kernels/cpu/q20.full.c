@@ -166,7 +166,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
     /* part bitmap: p_name like 'color%' */
     int64_t nsel = 0;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : nsel)
+#pragma omp parallel for num_threads(np < PAR_MIN ? 1 : nt) schedule(static) reduction(+ : nsel)
     for (int64_t w = 0; w < nwords; w++) {
         uint64_t m = 0;
         const int64_t hi = (w + 1) * 64 < np ? (w + 1) * 64 : np;
@@ -182,7 +182,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
      * TPC-H; counted, not assumed) */
     const int32_t *pk = pspart->data, *sk = pssupp->data, *av = psavail->data;
     int64_t nrows_sel = 0;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : nrows_sel)
+#pragma omp parallel for num_threads(nps < PAR_MIN ? 1 : nt) schedule(static) reduction(+ : nrows_sel)
     for (int64_t i = 0; i < nps; i++) {
         const uint64_t p = (uint64_t)((uint32_t)pk[i] - 1u);
         nrows_sel += p < (uint64_t)np && ((bits[p >> 5] >> (p & 31)) & 1);

@@ -119,16 +119,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             if (c >= (uint64_t)nc) { bad = 1; continue; }
             mine[c >> 6] |= 1ull << (c & 63);
         }
-#pragma omp barrier
-#pragma omp for schedule(static)
-        for (int64_t w = 0; w < nwords; w++)
-            for (int t = 1; t < nt; t++) has[w] |= has[(size_t)t * (size_t)(nwords + 1) + (size_t)w];
     }
+    for (int t = 1; t < nt; t++) /* C / 64 words per thread: serial */
+        for (int64_t w = 0; w < nwords; w++) has[w] |= has[(size_t)t * (size_t)(nwords + 1) + (size_t)w];
 
     /* avg(c_acctbal) over the positive balances of the wanted codes */
     __int128 pos_sum = 0;
     int64_t pos_cnt = 0;
-#pragma omp parallel num_threads(nt) reduction(| : bad)
+#pragma omp parallel num_threads(nc < PAR_MIN ? 1 : nt) reduction(| : bad)
     {
         __int128 my_sum = 0;
         int64_t my_cnt = 0;
@@ -153,7 +151,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     /* per code: count and exact sum of the customers above it without orders */
     int64_t num[100] = {0};
     __int128 sum[100] = {0};
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nc < PAR_MIN ? 1 : nt)
     {
         int64_t my_num[100] = {0};
         __int128 my_sum[100] = {0};
