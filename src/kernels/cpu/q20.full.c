@@ -178,15 +178,31 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         nsel += __builtin_popcountll(m);
     }
 
-    /* the table of those parts' partsupp rows (partsupp holds 4 per part in
-     * TPC-H; counted, not assumed) */
+    /* those parts' partsupp rows (partsupp holds 4 per part in TPC-H;
+     * counted, not assumed): each thread lists its range's rows in its own
+     * stretch of `sel` */
     const int32_t *pk = pspart->data, *sk = pssupp->data, *av = psavail->data;
-    int64_t nrows_sel = 0;
-#pragma omp parallel for num_threads(nps < PAR_MIN ? 1 : nt) schedule(static) reduction(+ : nrows_sel)
-    for (int64_t i = 0; i < nps; i++) {
-        const uint64_t p = (uint64_t)((uint32_t)pk[i] - 1u);
-        nrows_sel += p < (uint64_t)np && ((bits[p >> 5] >> (p & 31)) & 1);
+    int64_t *sel = malloc((size_t)(nps + 1) * sizeof(int64_t));
+    int64_t *sel_n = calloc(2 * (size_t)nt + 1, sizeof(int64_t)); /* rows listed, first row: per thread */
+    if (!sel || !sel_n) { free(bits); free(supp_ok); free(sel); free(sel_n); return 4; }
+#pragma omp parallel num_threads(nps < PAR_MIN ? 1 : nt)
+    {
+        int tid = 0, tn = 1;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        const int64_t r0 = nps * tid / tn, r1 = nps * (tid + 1) / tn;
+        int64_t m = 0;
+        for (int64_t i = r0; i < r1; i++) {
+            const uint64_t p = (uint64_t)((uint32_t)pk[i] - 1u);
+            if (p < (uint64_t)np && ((bits[p >> 5] >> (p & 31)) & 1)) sel[r0 + m++] = i;
+        }
+        sel_n[tid] = m;
+        sel_n[nt + tid] = r0;
     }
+    int64_t nrows_sel = 0;
+    for (int t = 0; t < nt; t++) nrows_sel += sel_n[t];
     int shift = 64;
     int64_t size = 1;
     while (size < 2 * nrows_sel + 2) size <<= 1, shift--;
@@ -197,16 +213,18 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int bad = !tkey || !tsum || !tavail || !tseen;
     if (!bad) {
         memset(tkey, 0, (size_t)size * sizeof(uint64_t)); /* 0: empty (keys are >= 1) */
-        for (int64_t i = 0; i < nps; i++) {
-            const uint64_t p = (uint64_t)((uint32_t)pk[i] - 1u);
-            if (p >= (uint64_t)np || !((bits[p >> 5] >> (p & 31)) & 1)) continue;
-            const uint64_t key = (uint64_t)(uint32_t)pk[i] << 32 | (uint32_t)sk[i];
-            uint64_t s = slot_of(key, shift);
-            while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
-            tkey[s] = key;
-            tavail[s] = av[i];
-        }
+        for (int t = 0; t < nt; t++)
+            for (int64_t k = 0; k < sel_n[t]; k++) {
+                const int64_t i = sel[sel_n[nt + t] + k];
+                const uint64_t key = (uint64_t)(uint32_t)pk[i] << 32 | (uint32_t)sk[i];
+                uint64_t s = slot_of(key, shift);
+                while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
+                tkey[s] = key;
+                tavail[s] = av[i];
+            }
     }
+    free(sel);
+    free(sel_n);
 
     /* lineitem: the year's lines of those parts, summed per table slot */
     const int32_t *lp = lpart->data, *ls = lsupp->data, *sd = lship->data;
