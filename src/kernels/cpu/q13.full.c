@@ -8,11 +8,11 @@
  *   group by c_count order by custdist desc, c_count desc;
  *
  * Plan: each thread takes a contiguous range of orders and scans its
- * comments as one byte range for word1 (AVX2 test of word1's first and last
- * byte at 32 positions, then memcmp), mapping each hit to its row by walking
- * the offsets forward; only a row holding word1 is searched for word2 after
- * that first word1 (the leftmost word1 leaves the most room, so this is
- * exactly LIKE '%w1%w2%'). Every other row adds 1 to its customer's count
+ * comments as one byte range for word1 (AVX2 test of word1's first, second
+ * and last bytes at 32 positions, then memcmp), mapping each hit to its row
+ * by walking the offsets forward; only a row holding word1 is searched for
+ * word2 after that first word1 (the leftmost word1 leaves the most room,
+ * so this is exactly LIKE '%w1%w2%'). Every other row adds 1 to its customer's count
  * in the thread's array indexed by custkey - 1 (customer keys are dense
  * 1..N). The threads' arrays are summed per customer (customers without a
  * row count 0: the outer join) into a histogram over counts, which is
@@ -50,18 +50,23 @@ static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int fro
 }
 
 /* The first occurrence of w (length L >= 1) starting in [p, end - L], or
- * NULL: 32 candidate starts at a time (first and last byte of w compared
- * with AVX2, then a memcmp of the few survivors), then byte by byte. */
+ * NULL: 32 candidate starts at a time (the first, second and last bytes of
+ * w compared with AVX2, then a memcmp of the few survivors), then byte by
+ * byte. */
 static const char *find_next(const char *p, const char *end, const char *w, size_t L) {
     if (L == 0) return p;
     if (p > end || (size_t)(end - p) < L) return NULL;
     const char *last = end - L;
 #ifdef __AVX2__
-    const __m256i f = _mm256_set1_epi8(w[0]), l = _mm256_set1_epi8(w[L - 1]);
+    const size_t k = L > 1 ? 1 : 0; /* the second byte (the first again when L is 1) */
+    const __m256i f = _mm256_set1_epi8(w[0]), s = _mm256_set1_epi8(w[k]), l = _mm256_set1_epi8(w[L - 1]);
     while (last - p >= 31) {
         const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        const __m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + k));
         const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + L - 1));
-        uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(b, l)));
+        const __m256i eq = _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(a1, s)),
+                                            _mm256_cmpeq_epi8(b, l));
+        uint32_t m = (uint32_t)_mm256_movemask_epi8(eq);
         while (m) {
             const int j = __builtin_ctz(m);
             if (memcmp(p + j, w, L) == 0) return p + j;

@@ -52,18 +52,23 @@ static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int fro
 }
 
 /* The first occurrence of w (length L >= 1) starting in [p, end - L], or
- * NULL: 32 candidate starts at a time (first and last byte of w compared
- * with AVX2, then a memcmp of the few survivors), then byte by byte. */
+ * NULL: 32 candidate starts at a time (the first, second and last bytes of
+ * w compared with AVX2, then a memcmp of the few survivors), then byte by
+ * byte. */
 static const char *find_next(const char *p, const char *end, const char *w, size_t L) {
     if (L == 0) return p;
     if (p > end || (size_t)(end - p) < L) return NULL;
     const char *last = end - L;
 #ifdef __AVX2__
-    const __m256i f = _mm256_set1_epi8(w[0]), l = _mm256_set1_epi8(w[L - 1]);
+    const size_t k = L > 1 ? 1 : 0; /* the second byte (the first again when L is 1) */
+    const __m256i f = _mm256_set1_epi8(w[0]), s = _mm256_set1_epi8(w[k]), l = _mm256_set1_epi8(w[L - 1]);
     while (last - p >= 31) {
         const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        const __m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + k));
         const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + L - 1));
-        uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(b, l)));
+        const __m256i eq = _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(a1, s)),
+                                            _mm256_cmpeq_epi8(b, l));
+        uint32_t m = (uint32_t)_mm256_movemask_epi8(eq);
         while (m) {
             const int j = __builtin_ctz(m);
             if (memcmp(p + j, w, L) == 0) return p + j;
