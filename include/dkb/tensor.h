@@ -115,6 +115,22 @@ void dkb_tp_resident(const dkb_tp *tp, dkb_tp_resident_stats *st);
  * bytes"). Either pointer may be NULL; a NULL tp gives 0 and 0. */
 void dkb_tp_touched(const dkb_tp *tp, int64_t *columns, int64_t *bytes);
 
+/* Profiling: time every operation of tp (each one waits for the backend to
+ * finish, so a profiled run is slower than a plain one), to find what
+ * dominates a plan. start begins (or resumes) timing, stop ends it; read
+ * fills up to max entries, the operations that ran sorted by total time,
+ * and returns how many it filled; clear zeroes the totals. Copies to the
+ * host count as "to_host", store columns (CUDA: resident loads) as "column". */
+typedef struct dkb_tp_profile_entry {
+    const char *op;    /* "join", "group", ... (static) */
+    int64_t calls;
+    double seconds;    /* wall time, the backend's work included */
+} dkb_tp_profile_entry;
+int dkb_tp_profile_start(dkb_tp *tp);
+void dkb_tp_profile_stop(dkb_tp *tp);
+int dkb_tp_profile_read(const dkb_tp *tp, dkb_tp_profile_entry *out, int max);
+void dkb_tp_profile_clear(dkb_tp *tp);
+
 /* The GPU a CUDA context would use (device 0, or $CUDA_VISIBLE_DEVICES'
  * first): for reports and the hardware context of prompts. DKB_ENOENT with
  * a message when there is none or CUDA is not built. */

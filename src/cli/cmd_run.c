@@ -39,6 +39,7 @@ typedef struct run_opts {
     cli_format fmt;
     int fmt_given, time, runs, warmup, threads;
     double bandwidth_gbps; /* --bandwidth: for floor ms (0: not given) */
+    int profile;           /* --profile: one more run with per-operation timing */
     expect_kind expect;
     const char *expect_path;
 } run_opts;
@@ -90,6 +91,9 @@ static void usage(FILE *f) {
             "  --runs N              timed runs (default 5; implies --time)\n"
             "  --warmup W            warm-up runs (default 1; implies --time)\n"
             "  --threads N           worker threads (default 0: all cores)\n"
+            "  --profile             after the runs, run once more timing every TensorPlan\n"
+            "                        operation (each waits for the backend) and print\n"
+            "                        where the time goes, longest first\n"
             "  --bandwidth GBPS      with --time: also print each query's floor in ms,\n"
             "                        its floor bytes read once at GBPS GB/s (10^9 B/s;\n"
             "                        e.g. the copy bandwidth bench/gpu/bw.cu measures),\n"
@@ -142,6 +146,47 @@ static void timing_summary(timing *t) {
 }
 
 /* Run q W + N times (1 when not timing), keeping the last result. */
+/* --profile: one more run of q with every TensorPlan operation timed
+ * (each waits for the backend), its operations longest first in *n. */
+enum { PROFILE_MAX = 40 };
+typedef struct profile_run {
+    int n;
+    double ms;  /* the whole run */
+    dkb_tp_profile_entry e[PROFILE_MAX];
+} profile_run;
+
+static int run_profiled(run_env *env, const dkb_query *q, const dkb_params *p, profile_run *pr, dkb_error *err) {
+    dkb_result res = {0};
+    dkb_tp_reset(env->tp);
+    int rc = dkb_tp_profile_start(env->tp);
+    if (rc) return dkb_fail(err, rc, "profile: out of memory");
+    dkb_tp_profile_clear(env->tp);
+    double t0 = now_ms();
+    rc = dkb_query_run(q, env->tp, env->db, p, &res, err);
+    pr->ms = now_ms() - t0;
+    dkb_tp_profile_stop(env->tp);
+    pr->n = dkb_tp_profile_read(env->tp, pr->e, PROFILE_MAX);
+    dkb_result_free(&res);
+    dkb_tp_reset(env->tp);
+    return rc;
+}
+
+static void print_profile_line(FILE *f, const dkb_query *q, const profile_run *pr) {
+    fprintf(f, "%s profile: %.3f ms (one run, each operation waited for):", q->name, pr->ms);
+    for (int i = 0; i < pr->n; i++)
+        fprintf(f, "%s %s %.3f ms x%lld (%.0f%%)", i ? "," : "", pr->e[i].op, pr->e[i].seconds * 1e3,
+                (long long)pr->e[i].calls, pr->ms > 0 ? 100.0 * pr->e[i].seconds * 1e3 / pr->ms : 0.0);
+    fprintf(f, "\n");
+}
+
+static void print_profile_json(FILE *f, const profile_run *pr) {
+    fprintf(f, ", \"profile\": {\"ms\": %.6f, \"ops\": [", pr->ms);
+    for (int i = 0; i < pr->n; i++)
+        fprintf(f, "%s{\"op\": \"%s\", \"calls\": %lld, \"ms\": %.6f}", i ? ", " : "", pr->e[i].op,
+                (long long)pr->e[i].calls, pr->e[i].seconds * 1e3);
+    fprintf(f, "]}");
+}
+
 static int run_timed(const run_opts *o, run_env *env, const dkb_query *q, const dkb_params *p, dkb_result *res,
                      timing *t, dkb_error *err) {
     int warmup = o->time ? o->warmup : 0, runs = o->time ? o->runs : 1, rc = 0;
@@ -272,6 +317,8 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
     load_stats load = {0};
     if (o->time) rc = preload(env, q, &p, &load, &err);
     if (!rc) rc = run_timed(o, env, q, &p, &res, &t, &err);
+    profile_run prof = {0};
+    if (!rc && o->profile) rc = run_profiled(env, q, &p, &prof, &err);
     if (!rc && o->time) {
         env->ntimed++, env->median_sum += t.median;
         env->floor_ms_sum += floor_ms(o, &load);
@@ -294,6 +341,7 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
             dkb_result_print_json_fields(&res, stdout);
         }
         if (res.cols && o->time) print_timing_json(stdout, o, env, &t, &load);
+        if (res.cols && o->profile) print_profile_json(stdout, &prof);
         if (file) {
             printf(", \"check\": {\"file\": ");
             cli_json_string(stdout, file);
@@ -322,6 +370,7 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
             print_time_line(status, o, env, q, &t);
             print_load_lines(status, o, q, &load, &t);
         }
+        if (res.cols && o->profile) print_profile_line(status, q, &prof);
         if (checked && !rc) {
             cli_params_line(status, q, o->seed, &p);
             fprintf(status, ": ok, %lld row%s match%s %s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s",
@@ -349,7 +398,7 @@ static int set_expect(run_opts *o, expect_kind kind, const char *path) {
 
 /* Parse the options into o; the query argument into *query. */
 static int parse(int argc, char **argv, run_opts *o, const char **query) {
-    enum { O_DATA = 256, O_BACKEND, O_SEED, O_PARAM, O_FORMAT, O_TIME, O_RUNS, O_WARMUP, O_THREADS, O_BANDWIDTH,
+    enum { O_DATA = 256, O_BACKEND, O_SEED, O_PARAM, O_FORMAT, O_TIME, O_RUNS, O_WARMUP, O_THREADS, O_BANDWIDTH, O_PROFILE,
            O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
@@ -361,6 +410,7 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
                                               {"warmup", required_argument, 0, O_WARMUP},
                                               {"threads", required_argument, 0, O_THREADS},
                                               {"bandwidth", required_argument, 0, O_BANDWIDTH},
+                                              {"profile", no_argument, 0, O_PROFILE},
                                               {"expect", required_argument, 0, O_EXPECT},
                                               {"expect-dir", required_argument, 0, O_EXPECT_DIR},
                                               {"expect-official", required_argument, 0, O_OFFICIAL},
@@ -403,6 +453,7 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
             if (cli_parse_int("--threads", optarg, 0, 4096, &v)) return DKB_EXIT_USAGE;
             o->threads = (int)v;
             break;
+        case O_PROFILE: o->profile = 1; break;
         case O_BANDWIDTH:
             if (cli_parse_double("--bandwidth", optarg, &o->bandwidth_gbps)) return DKB_EXIT_USAGE;
             if (!(o->bandwidth_gbps > 0))

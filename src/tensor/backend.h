@@ -77,6 +77,10 @@ typedef struct dkb__tp_backend {
     /* ordering (cpu_sort.c) */
     dkb_tensor *(*sort)(dkb_tp *tp, const dkb_sort_key *keys, int nkeys);
     dkb_tensor *(*topk)(dkb_tp *tp, const dkb_sort_key *keys, int nkeys, int64_t k);
+
+    /* wait until every queued operation has finished (CPU: nothing to do);
+     * for profiling (profile.c) */
+    void (*sync)(dkb_tp *tp);
 } dkb__tp_backend;
 
 extern const dkb__tp_backend dkb__tp_cpu;

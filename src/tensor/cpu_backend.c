@@ -12,6 +12,8 @@ static void cpu_copy(dkb_tp *tp, void *dst, const void *src, size_t bytes) {
     if (bytes) memcpy(dst, src, bytes);
 }
 
+static void cpu_sync(dkb_tp *tp) { (void)tp; }
+
 static dkb_tensor *cpu_column(dkb_tp *tp, const dkb_store_column *col, dkb_tensor *t) {
     dkb_tensor *r = dkb__tp_view(tp, "column", t);
     if (!r) return NULL;
@@ -99,4 +101,5 @@ const dkb__tp_backend dkb__tp_cpu = {
     .reduce = dkb__cpu_reduce,
     .sort = dkb__cpu_sort,
     .topk = dkb__cpu_topk,
+    .sync = cpu_sync,
 };

@@ -86,6 +86,8 @@ static void cu_from_host(dkb_tp *tp, void *dst, const void *src, size_t bytes) {
     dkb__cu_put(tp, "from_host", dst, src, bytes);
 }
 
+static void cu_sync(dkb_tp *tp) { CU_OK(tp, "sync", cudaStreamSynchronize(tp->cuda->stream)); }
+
 /* ---- resident store columns ---- */
 
 static double now_s(void) {
@@ -383,4 +385,5 @@ extern "C" const dkb__tp_backend dkb__tp_cuda = {
     /* .reduce = */ dkb__cuda_reduce,
     /* .sort = */ dkb__cuda_sort,
     /* .topk = */ dkb__cuda_topk,
+    /* .sync = */ cu_sync,
 };

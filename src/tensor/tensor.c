@@ -96,6 +96,7 @@ int dkb_tp_create(dkb_tp_backend backend, int threads, dkb_tp **out, dkb_error *
 
 void dkb_tp_destroy(dkb_tp *tp) {
     if (!tp) return;
+    dkb__tp_profile_free(tp);
 #ifdef DKB_HAVE_CUDA
     if (tp->cuda) dkb__cuda_destroy(tp);
 #endif

@@ -25,6 +25,7 @@ extern "C" {
 
 typedef struct dkb__dict_cache dkb__dict_cache;
 typedef struct dkb__cuda_ctx dkb__cuda_ctx;
+typedef struct dkb__tp_profile dkb__tp_profile;
 
 struct dkb_tp {
     dkb_tp_backend kind;
@@ -39,7 +40,11 @@ struct dkb_tp {
     dkb__dict_cache *dicts;/* per store column: its dictionary (DICT) and the touched
                             * flag for dkb_tp_touched (kept until destroy) */
     dkb__cuda_ctx *cuda;   /* CUDA backend state (cuda_backend.cu), else NULL */
+    dkb__tp_profile *prof; /* per-operation timing (profile.c), else NULL */
 };
+
+/* profile.c: free a context's profile (dkb_tp_destroy). */
+void dkb__tp_profile_free(dkb_tp *tp);
 
 /* The CUDA backend's context hooks (cuda_backend.cu; built with CUDA only):
  * create fills tp->cuda and tp->be (device, stream, memory pools) or fails
