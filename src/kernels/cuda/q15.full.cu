@@ -1,0 +1,422 @@
+/* q15.full.cu: expert CUDA full-mode candidate for TPC-H Q15 (Top Supplier).
+ *
+ *   with revenue0 (supplier_no, total_revenue) as (
+ *       select l_suppkey, sum(l_extendedprice * (1 - l_discount)) from lineitem
+ *       where l_shipdate >= date ':date' and l_shipdate < date ':date' + interval '3' month
+ *       group by l_suppkey)
+ *   select s_suppkey, s_name, s_address, s_phone, total_revenue
+ *   from supplier, revenue0
+ *   where s_suppkey = supplier_no and total_revenue = (select max(total_revenue) from revenue0)
+ *   order by s_suppkey;
+ *
+ * Plan (all on env->stream):
+ *  1. q15_scan: one fused pass over lineitem; the window is one unsigned
+ *     compare on l_shipdate, and only rows inside it (~4%) read l_suppkey,
+ *     price and discount (late materialization). Each adds its revenue
+ *     (exact int64 at scale 4) into rev[suppkey - 1] with a global atomic
+ *     (supplier keys are dense 1..N; ~100K distinct addresses, no hot key)
+ *     and marks seen[suppkey - 1] (the group exists).
+ *  2. rev and seen come back (9 B per supplier); the host takes the exact
+ *     maximum over the suppliers seen and lists the suppliers equal to it
+ *     in key order (normally one).
+ *  3. The winners' s_suppkey and text columns are gathered on the device
+ *     (lengths, host prefix sum, copy) and written to the result.
+ *
+ * Bytes read (floor, SF10): l_shipdate 4 B x 60M = 0.24 GB, plus l_suppkey,
+ * price, discount (4 + 8 + 8 B) = 1.2 GB if counted whole (in fact only the
+ * window's sectors): 1.44 GB, ~0.34 ms at 4.2 TB/s. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TPB = 256, UNROLL = 4 };
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q15.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
+static int64_t add_months(int64_t days, int k) {
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int64_t months = y * 12 + (m - 1) + k;
+    y = months / 12 - (months % 12 < 0);
+    m = (int)(months - y * 12 + 1);
+    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+    return days_from_civil(y, m, d < last ? d : last);
+}
+
+/* rev[s] += revenue (scale 4) and seen[s] = 1 for the window's lines of
+ * supplier s + 1; a supplier key outside 1..ns sets *bad. */
+__global__ void __launch_bounds__(TPB) q15_scan(const int32_t *__restrict__ ship, const int32_t *__restrict__ lsupp,
+                                                const int64_t *__restrict__ price, const int64_t *__restrict__ disc,
+                                                int64_t n, int32_t lo, uint32_t span, int64_t ns,
+                                                unsigned long long *__restrict__ rev, uint8_t *__restrict__ seen,
+                                                int *__restrict__ bad) {
+    const int64_t stride = (int64_t)gridDim.x * TPB;
+    int oops = 0;
+    for (int64_t base = (int64_t)blockIdx.x * TPB + threadIdx.x; base < n; base += stride * UNROLL) {
+        bool in[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            const int64_t i = base + u * stride;
+            in[u] = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span;
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (!in[u]) continue;
+            const int64_t i = base + u * stride;
+            const uint32_t s = (uint32_t)__ldg(lsupp + i) - 1u;
+            if ((uint64_t)s >= (uint64_t)ns) {
+                oops = 1;
+                continue;
+            }
+            const int64_t r = __ldg(price + i) * (100 - __ldg(disc + i));
+            atomicAdd(rev + s, (unsigned long long)r);
+            seen[s] = 1;
+        }
+    }
+    if (oops) *bad = 1;
+}
+
+/* ---- text gather: rows of a STR or dictionary column into host memory ---- */
+
+/* len[k] = length of text row rows[k]; a row outside 0..n-1 sets *bad. */
+__global__ void text_lengths(const int64_t *__restrict__ off, int64_t n, const int64_t *__restrict__ rows, int64_t m,
+                             int64_t *__restrict__ len, int *__restrict__ bad) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = rows[k];
+        if (r < 0 || r >= n) {
+            *bad = 1;
+            len[k] = 0;
+            continue;
+        }
+        len[k] = off[r + 1] - off[r];
+    }
+}
+
+/* One warp per listed row: its bytes to out + at[k]. */
+__global__ void text_copy(const int64_t *__restrict__ off, const char *__restrict__ bytes,
+                          const int64_t *__restrict__ rows, int64_t m, const int64_t *__restrict__ at,
+                          char *__restrict__ out) {
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (warp >= m) return;
+    const int64_t r = rows[warp], a = off[r], l = off[r + 1] - a;
+    for (int64_t i = lane; i < l; i += 32) out[at[warp] + i] = bytes[a + i];
+}
+
+/* code[k] = byte column value at row rows[k]; a row outside 0..n-1 sets *bad. */
+__global__ void byte_gather(const uint8_t *__restrict__ col, int64_t n, const int64_t *__restrict__ rows, int64_t m,
+                            uint8_t *__restrict__ code, int *__restrict__ bad) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = rows[k];
+        if (r < 0 || r >= n) {
+            *bad = 1;
+            continue;
+        }
+        code[k] = col[r];
+    }
+}
+
+/* key[k] = int32 column value at row rows[k] (rows checked by the caller). */
+__global__ void i32_gather(const int32_t *__restrict__ col, const int64_t *__restrict__ rows, int64_t m,
+                           int32_t *__restrict__ key) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x)
+        key[k] = col[rows[k]];
+}
+
+/* The text of rows d_rows[0..m) (device array) of column v into host
+ * memory: *h_off (m + 1 offsets) into *h_bytes (caller frees both).
+ * STR columns are gathered on the device; U8 columns through the
+ * dictionary. Returns 0, or nonzero with a message on stderr. */
+static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, cudaStream_t stream, int64_t **h_off,
+                      char **h_bytes) {
+    int rc = 0, h_bad = 0;
+    int *d_bad = NULL;
+    int64_t *d_len = NULL, *d_at = NULL, *len = NULL;
+    uint8_t *d_code = NULL, *code = NULL;
+    char *d_out = NULL;
+    const unsigned blocks = (unsigned)((m + 255) / 256 > 0 ? (m + 255) / 256 : 1);
+    *h_off = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    *h_bytes = NULL;
+    len = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    code = (uint8_t *)malloc((size_t)m + 1);
+    if (!*h_off || !len || !code) {
+        fprintf(stderr, "q15.full.cu: out of host memory gathering %s\n", v->name);
+        rc = 4;
+        goto done;
+    }
+    (*h_off)[0] = 0;
+    CUDA_TRY("cudaMallocAsync gather flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    CUDA_TRY("cudaMemsetAsync gather flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    if (v->type == DKB_CAND_U8 && v->dict) {
+        CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)m + 1, stream));
+        if (m > 0) byte_gather<<<blocks, 256, 0, stream>>>((const uint8_t *)v->data, v->n, d_rows, m, d_code, d_bad);
+        CUDA_TRY("byte_gather launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync codes", cudaMemcpyAsync(code, d_code, (size_t)m, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync gather flag",
+                 cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        int64_t total = 0;
+        for (int64_t k = 0; k < m && !h_bad; k++) {
+            if (code[k] >= v->dict->size) h_bad = 1;
+            else total += (int64_t)v->dict->len[code[k]];
+        }
+        if (h_bad) {
+            fprintf(stderr, "q15.full.cu: %s: a row or code out of range\n", v->name);
+            rc = 6;
+            goto done;
+        }
+        *h_bytes = (char *)malloc((size_t)total + 1);
+        if (!*h_bytes) {
+            rc = 4;
+            goto done;
+        }
+        for (int64_t k = 0; k < m; k++) {
+            const size_t l = v->dict->len[code[k]];
+            memcpy(*h_bytes + (*h_off)[k], v->dict->str[code[k]], l);
+            (*h_off)[k + 1] = (*h_off)[k] + (int64_t)l;
+        }
+        goto done;
+    }
+    if (v->type != DKB_CAND_STR) {
+        fprintf(stderr, "q15.full.cu: %s is neither text nor a dictionary column\n", v->name);
+        rc = 2;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
+    CUDA_TRY("cudaMallocAsync starts", cudaMallocAsync((void **)&d_at, sizeof(int64_t) * (size_t)(m + 1), stream));
+    if (m > 0)
+        text_lengths<<<blocks, 256, 0, stream>>>((const int64_t *)v->data, v->n, d_rows, m, d_len, d_bad);
+    CUDA_TRY("text_lengths launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync lengths",
+             cudaMemcpyAsync(len, d_len, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync gather flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    for (int64_t k = 0; k < m && !h_bad; k++) {
+        if (len[k] < 0) h_bad = 1;
+        (*h_off)[k + 1] = (*h_off)[k] + len[k];
+    }
+    if (h_bad) {
+        fprintf(stderr, "q15.full.cu: %s: a row out of range or a negative length\n", v->name);
+        rc = 6;
+        goto done;
+    }
+    *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
+    if (!*h_bytes) {
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
+    CUDA_TRY("cudaMemcpyAsync starts",
+             cudaMemcpyAsync(d_at, *h_off, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
+    if (m > 0)
+        text_copy<<<(unsigned)((m * 32 + 255) / 256), 256, 0, stream>>>((const int64_t *)v->data, v->bytes, d_rows, m,
+                                                                        d_at, d_out);
+    CUDA_TRY("text_copy launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync text",
+             cudaMemcpyAsync(*h_bytes, d_out, (size_t)(*h_off)[m], cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+done:
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_len) cudaFreeAsync(d_len, stream);
+    if (d_at) cudaFreeAsync(d_at, stream);
+    if (d_code) cudaFreeAsync(d_code, stream);
+    if (d_out) cudaFreeAsync(d_out, stream);
+    cudaStreamSynchronize(stream);
+    free(len);
+    free(code);
+    return rc;
+}
+
+static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    const int64_t at = col->str_off[r];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+static void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
+    for (; from < col->scale; from++) v *= 10;
+    col->dec[r] = v;
+    col->is_null[r] = 0;
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
+    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
+    const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
+    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
+    if (!ship || !lsupp || !price || !disc || !skey || !sname || !saddr || !sphone || !pdate) return 1;
+    if (ship->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 ||
+        price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2)
+        return 2;
+    dkb_cand_res_col *c_key = res_col(res, "s_suppkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_phone = res_col(res, "s_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_rev = res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
+    if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return 3;
+    const int64_t hi = add_months(pdate->i, 3) - 1;
+    if (pdate->i < INT32_MIN || hi > INT32_MAX) return 3;
+
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int64_t n = ship->n, ns = skey->n;
+    int rc = 0, dev = 0, sms = 0, h_bad = 0, any = 0;
+    int64_t grid = 0, m = 0;
+    unsigned long long *d_rev = NULL, *h_rev = NULL;
+    uint8_t *d_seen = NULL, *h_seen = NULL;
+    int *d_bad = NULL;
+    int64_t *rows = NULL, *d_rows = NULL;
+    int32_t *keys = NULL, *d_keys = NULL;
+    int64_t *t_off[3] = {NULL, NULL, NULL};
+    char *t_bytes[3] = {NULL, NULL, NULL};
+    __int128 best = 0;
+    res->nrows = 0;
+    c_name->str_off[0] = c_addr->str_off[0] = c_phone->str_off[0] = 0;
+    if (n == 0 || ns == 0) return 0;
+
+    h_rev = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)ns);
+    h_seen = (uint8_t *)malloc((size_t)ns);
+    rows = (int64_t *)malloc(sizeof(int64_t) * (size_t)ns);
+    keys = (int32_t *)malloc(sizeof(int32_t) * (size_t)ns);
+    if (!h_rev || !h_seen || !rows || !keys) {
+        fprintf(stderr, "q15.full.cu: out of host memory for %lld suppliers\n", (long long)ns);
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    grid = (int64_t)sms * 8;
+    if (grid > (n + TPB - 1) / TPB) grid = (n + TPB - 1) / TPB;
+    CUDA_TRY("cudaMallocAsync rev", cudaMallocAsync((void **)&d_rev, sizeof(unsigned long long) * (size_t)ns, stream));
+    CUDA_TRY("cudaMallocAsync seen", cudaMallocAsync((void **)&d_seen, (size_t)ns, stream));
+    CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    CUDA_TRY("cudaMemsetAsync rev", cudaMemsetAsync(d_rev, 0, sizeof(unsigned long long) * (size_t)ns, stream));
+    CUDA_TRY("cudaMemsetAsync seen", cudaMemsetAsync(d_seen, 0, (size_t)ns, stream));
+    CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    q15_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ship->data, (const int32_t *)lsupp->data,
+                                                 (const int64_t *)price->data, (const int64_t *)disc->data, n,
+                                                 (int32_t)pdate->i, (uint32_t)(hi - pdate->i), ns, d_rev, d_seen,
+                                                 d_bad);
+    CUDA_TRY("q15_scan launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync rev", cudaMemcpyAsync(h_rev, d_rev, sizeof(unsigned long long) * (size_t)ns,
+                                                    cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync seen", cudaMemcpyAsync(h_seen, d_seen, (size_t)ns, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    if (h_bad) {
+        fprintf(stderr, "q15.full.cu: an l_suppkey outside 1..%lld\n", (long long)ns);
+        rc = 5;
+        goto done;
+    }
+    /* the exact maximum over the suppliers seen, then its suppliers in key order */
+    for (int64_t s = 0; s < ns; s++) {
+        const __int128 t = (__int128)(int64_t)h_rev[s];
+        if (h_seen[s] && (!any || t > best)) best = t, any = 1;
+    }
+    for (int64_t s = 0; any && s < ns; s++)
+        if (h_seen[s] && (__int128)(int64_t)h_rev[s] == best) rows[m++] = s;
+    if (m == 0) goto done;
+    if (m > res->cap) {
+        fprintf(stderr, "q15.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
+        rc = 7;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)m, stream));
+    CUDA_TRY("cudaMallocAsync keys", cudaMallocAsync((void **)&d_keys, sizeof(int32_t) * (size_t)m, stream));
+    CUDA_TRY("cudaMemcpyAsync rows",
+             cudaMemcpyAsync(d_rows, rows, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
+    i32_gather<<<(unsigned)((m + 255) / 256), 256, 0, stream>>>((const int32_t *)skey->data, d_rows, m, d_keys);
+    CUDA_TRY("i32_gather launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync keys",
+             cudaMemcpyAsync(keys, d_keys, sizeof(int32_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    {
+        const dkb_cand_vec *text[3] = {sname, saddr, sphone};
+        for (int t = 0; t < 3; t++) {
+            rc = fetch_text(text[t], d_rows, m, stream, &t_off[t], &t_bytes[t]);
+            if (rc) goto done;
+        }
+    }
+    {
+        dkb_cand_res_col *out[3] = {c_name, c_addr, c_phone};
+        for (int64_t r = 0; r < m; r++) {
+            if (keys[r] != rows[r] + 1) {
+                fprintf(stderr, "q15.full.cu: s_suppkey at row %lld is not %lld (keys must be dense 1..N)\n",
+                        (long long)rows[r], (long long)rows[r] + 1);
+                rc = 6;
+                goto done;
+            }
+            for (int t = 0; t < 3; t++)
+                if (!put_str(out[t], r, t_bytes[t] + t_off[t][r], t_off[t][r + 1] - t_off[t][r])) {
+                    fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
+                    rc = 7;
+                    goto done;
+                }
+            c_key->i64[r] = keys[r];
+            c_key->is_null[r] = 0;
+            put_dec(c_rev, r, (__int128)(int64_t)h_rev[rows[r]], 4);
+        }
+    }
+    res->nrows = m;
+done:
+    if (d_rev) cudaFreeAsync(d_rev, stream);
+    if (d_seen) cudaFreeAsync(d_seen, stream);
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_rows) cudaFreeAsync(d_rows, stream);
+    if (d_keys) cudaFreeAsync(d_keys, stream);
+    cudaStreamSynchronize(stream);
+    for (int t = 0; t < 3; t++) free(t_off[t]), free(t_bytes[t]);
+    free(h_rev);
+    free(h_seen);
+    free(rows);
+    free(keys);
+    return rc;
+}
