@@ -1,0 +1,301 @@
+/* q17.full.cu: expert CUDA full-mode candidate for TPC-H Q17 (Small-Quantity-
+ * Order Revenue).
+ *
+ *   select sum(l_extendedprice) / 7.0 as avg_yearly
+ *   from lineitem, part
+ *   where p_partkey = l_partkey and p_brand = ':brand' and p_container = ':container'
+ *     and l_quantity < (select 0.2 * avg(l_quantity) from lineitem where l_partkey = p_partkey);
+ *
+ * Plan (all on env->stream):
+ *  1. part_select: one thread per 32 parts tests the two dictionary codes
+ *     (about 1 part in 1000) into a bitmap over partkey - 1 (part keys are
+ *     dense 1..N, checked for the chosen parts) and gives each chosen part a
+ *     dense slot (one atomic per chosen part). The slot count comes back.
+ *  2. q17_scan: one pass over l_partkey with a bit test per line (the 250 KB
+ *     bitmap stays in L1/L2); the few lines that pass read quantity and
+ *     price (late materialization), add the quantity and a count into their
+ *     slot (global atomics over ~2000 addresses), and are staged in a shared
+ *     buffer that a block flushes to a global hit list with one atomic per
+ *     flush. If the list overflows its capacity, step 4 rescans lineitem.
+ *  3. The per-slot sums and counts come back; the host forms each limit as
+ *     the baseline does (exact average as a long double quotient rounded once
+ *     to double, times 0.2 as a double) and sends the limits back.
+ *  4. q17_hits (or q17_rescan): lines with quantity / 100 (a double) below
+ *     their slot's limit add their price into per-block int64 partials; the
+ *     host adds them in __int128 and divides by 7.0 once. No line: NULL.
+ *
+ * Bytes read (floor, SF10): l_partkey 4 B x 60M = 0.24 GB; quantity and
+ * price only for ~0.1% of lines (counted whole: + 0.96 GB); part's two code
+ * bytes and keys 6 B x 2M = 12 MB. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TPB = 256, UNROLL = 4, TILE = TPB * UNROLL, BUF = TILE + 512 };
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q17.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+typedef struct {
+    int64_t qty, price; /* hundredths */
+    int32_t slot, pad;
+} hit;
+
+/* bits[w] bit j: part row 32w + j has the brand and container; slot[row]
+ * its dense slot (*nsel counts them); a chosen part whose key is not
+ * row + 1 sets *bad. */
+__global__ void part_select(const int32_t *__restrict__ pkey, const uint8_t *__restrict__ brand,
+                            const uint8_t *__restrict__ cont, int64_t np, int bc, int cc,
+                            uint32_t *__restrict__ bits, int32_t *__restrict__ slot, int *__restrict__ nsel,
+                            int *__restrict__ bad) {
+    const int64_t nwords = (np + 31) / 32;
+    for (int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; w < nwords; w += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t m = 0;
+        const int64_t hi = (w + 1) * 32 < np ? (w + 1) * 32 : np;
+        for (int64_t r = w * 32; r < hi; r++) {
+            if (brand[r] != bc || cont[r] != cc) continue;
+            if (pkey[r] != r + 1) *bad = 1;
+            m |= 1u << (r - w * 32);
+            slot[r] = atomicAdd(nsel, 1);
+        }
+        bits[w] = m;
+    }
+}
+
+/* Write the block's staged hits to the global list (one atomic). */
+__device__ static void flush_hits(hit *buf, int *nbuf, hit *__restrict__ list, int64_t cap,
+                                  unsigned long long *__restrict__ nlist) {
+    __syncthreads();
+    const int cnt = *nbuf;
+    __shared__ unsigned long long base_s;
+    if (threadIdx.x == 0 && cnt > 0) base_s = atomicAdd(nlist, (unsigned long long)cnt);
+    __syncthreads();
+    const unsigned long long base = cnt > 0 ? base_s : 0;
+    for (int k = threadIdx.x; k < cnt; k += TPB)
+        if (base + (unsigned long long)k < (unsigned long long)cap) list[base + k] = buf[k];
+    __syncthreads();
+    if (threadIdx.x == 0) *nbuf = 0;
+    __syncthreads();
+}
+
+/* The chosen parts' lines: quantity sums and counts per slot, and the hits
+ * listed (list[0..min(*nlist, cap))). A part key outside 1..np is not in
+ * part: no match (as the baseline's join). */
+__global__ void __launch_bounds__(TPB) q17_scan(const int32_t *__restrict__ lpart, const int64_t *__restrict__ lqty,
+                                                const int64_t *__restrict__ lprice, int64_t n, int64_t np,
+                                                const uint32_t *__restrict__ bits, const int32_t *__restrict__ slot,
+                                                unsigned long long *__restrict__ qsum,
+                                                unsigned long long *__restrict__ qcnt, hit *__restrict__ list,
+                                                int64_t cap, unsigned long long *__restrict__ nlist) {
+    __shared__ hit buf[BUF];
+    __shared__ int nbuf;
+    if (threadIdx.x == 0) nbuf = 0;
+    __syncthreads();
+    for (int64_t tile = (int64_t)blockIdx.x * TILE; tile < n; tile += (int64_t)gridDim.x * TILE) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            const int64_t i = tile + u * TPB + threadIdx.x;
+            if (i >= n) break;
+            const uint32_t p = (uint32_t)__ldg(lpart + i) - 1u;
+            if ((uint64_t)p >= (uint64_t)np || !((__ldg(bits + (p >> 5)) >> (p & 31)) & 1)) continue;
+            const int32_t s = __ldg(slot + p);
+            hit h;
+            h.qty = __ldg(lqty + i);
+            h.price = __ldg(lprice + i);
+            h.slot = s;
+            h.pad = 0;
+            atomicAdd(qsum + s, (unsigned long long)h.qty);
+            atomicAdd(qcnt + s, 1ull);
+            buf[atomicAdd(&nbuf, 1)] = h;
+        }
+        __syncthreads();
+        const int pending = nbuf; /* read by all before anyone appends again */
+        __syncthreads();
+        if (pending > BUF - TILE) flush_hits(buf, &nbuf, list, cap, nlist);
+    }
+    flush_hits(buf, &nbuf, list, cap, nlist);
+}
+
+/* Block sum of v (int64) into out[blockIdx.x]. */
+__device__ static void block_sum_out(int64_t v, int64_t *__restrict__ out) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    __shared__ int64_t w[TPB / 32];
+    if ((threadIdx.x & 31) == 0) w[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int64_t s = 0;
+        for (int k = 0; k < TPB / 32; k++) s += w[k];
+        out[blockIdx.x] = s;
+    }
+}
+
+/* Price sums (and counts) of the listed hits below their slot's limit. */
+__global__ void __launch_bounds__(TPB) q17_hits(const hit *__restrict__ list, int64_t m,
+                                                const double *__restrict__ limit, int64_t *__restrict__ psum,
+                                                int64_t *__restrict__ pcnt) {
+    int64_t s = 0, c = 0;
+    for (int64_t k = (int64_t)blockIdx.x * TPB + threadIdx.x; k < m; k += (int64_t)gridDim.x * TPB) {
+        const hit h = list[k];
+        if ((double)h.qty / (double)100 < limit[h.slot]) s += h.price, c++;
+    }
+    block_sum_out(s, psum);
+    __syncthreads();
+    block_sum_out(c, pcnt);
+}
+
+/* The same over lineitem itself (when the hit list overflowed). */
+__global__ void __launch_bounds__(TPB) q17_rescan(const int32_t *__restrict__ lpart, const int64_t *__restrict__ lqty,
+                                                  const int64_t *__restrict__ lprice, int64_t n, int64_t np,
+                                                  const uint32_t *__restrict__ bits, const int32_t *__restrict__ slot,
+                                                  const double *__restrict__ limit, int64_t *__restrict__ psum,
+                                                  int64_t *__restrict__ pcnt) {
+    int64_t s = 0, c = 0;
+    for (int64_t i = (int64_t)blockIdx.x * TPB + threadIdx.x; i < n; i += (int64_t)gridDim.x * TPB) {
+        const uint32_t p = (uint32_t)__ldg(lpart + i) - 1u;
+        if ((uint64_t)p >= (uint64_t)np || !((__ldg(bits + (p >> 5)) >> (p & 31)) & 1)) continue;
+        if ((double)__ldg(lqty + i) / (double)100 < limit[__ldg(slot + p)]) s += __ldg(lprice + i), c++;
+    }
+    block_sum_out(s, psum);
+    __syncthreads();
+    block_sum_out(c, pcnt);
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
+    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
+    const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
+    const dkb_cand_param *pc = dkb_cand_param_find(params, "container");
+    if (!pkey || !pbrand || !pcont || !lpart || !lqty || !lprice || !pb || !pc || !pb->s || !pc->s) return 1;
+    if (pkey->type != DKB_CAND_I32 || pbrand->type != DKB_CAND_U8 || pcont->type != DKB_CAND_U8 ||
+        !pbrand->dict || !pcont->dict || lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
+        lprice->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2)
+        return 2;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return 3;
+    dkb_cand_res_col *out = &res->cols[0];
+    res->nrows = 1;
+    out->f64[0] = 0;
+    out->is_null[0] = 1;
+    const int bc = dkb_cand_dict_code(pbrand->dict, pb->s), cc = dkb_cand_dict_code(pcont->dict, pc->s);
+    if (bc < 0 || cc < 0) return 0; /* no part qualifies: sum over no rows */
+    const int64_t np = pkey->n, n = lpart->n, nwords = (np + 31) / 32;
+    if (np == 0 || n == 0) return 0;
+
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int64_t cap = n / 256 > 65536 ? n / 256 : 65536; /* hit list; overflow: rescan */
+    int rc = 0, dev = 0, sms = 0, h_flags[2] = {0, 0}; /* [0]: bad, [1]: chosen parts */
+    unsigned long long h_nlist = 0;
+    int64_t grid = 0, grid2 = 0, nsel = 0;
+    uint32_t *d_bits = NULL;
+    int32_t *d_slot = NULL;
+    int *d_flags = NULL;
+    unsigned long long *d_qsum = NULL, *d_nlist = NULL, *h_q = NULL;
+    hit *d_list = NULL;
+    double *d_limit = NULL, *h_limit = NULL;
+    int64_t *d_part = NULL, *h_part = NULL;
+    __int128 lost = 0;
+    int64_t nlost = 0;
+    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_TRY("cudaMallocAsync bits", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, stream));
+    CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slot, sizeof(int32_t) * (size_t)np, stream));
+    CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
+    CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+    part_select<<<(unsigned)((nwords + 255) / 256), 256, 0, stream>>>(
+        (const int32_t *)pkey->data, (const uint8_t *)pbrand->data, (const uint8_t *)pcont->data, np, bc, cc, d_bits,
+        d_slot, d_flags + 1, d_flags);
+    CUDA_TRY("part_select launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int) * 2, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    if (h_flags[0]) {
+        fprintf(stderr, "q17.full.cu: a chosen part's p_partkey is not its row + 1 (keys must be dense 1..N)\n");
+        rc = 5;
+        goto done;
+    }
+    nsel = h_flags[1];
+    if (nsel == 0) goto done;
+
+    grid = (int64_t)sms * 4;
+    if (grid > (n + TILE - 1) / TILE) grid = (n + TILE - 1) / TILE;
+    h_q = (unsigned long long *)malloc(sizeof(unsigned long long) * 2 * (size_t)nsel);
+    h_limit = (double *)malloc(sizeof(double) * (size_t)nsel);
+    grid2 = (int64_t)sms * 4;
+    h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)grid2);
+    if (!h_q || !h_limit || !h_part) {
+        fprintf(stderr, "q17.full.cu: out of host memory for %lld chosen parts\n", (long long)nsel);
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_qsum, sizeof(unsigned long long) * 2 * nsel, stream));
+    CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(hit) * (size_t)cap, stream));
+    CUDA_TRY("cudaMallocAsync list length", cudaMallocAsync((void **)&d_nlist, sizeof(unsigned long long), stream));
+    CUDA_TRY("cudaMallocAsync limits", cudaMallocAsync((void **)&d_limit, sizeof(double) * (size_t)nsel, stream));
+    CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid2, stream));
+    CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_qsum, 0, sizeof(unsigned long long) * 2 * nsel, stream));
+    CUDA_TRY("cudaMemsetAsync list length", cudaMemsetAsync(d_nlist, 0, sizeof(unsigned long long), stream));
+    q17_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)lpart->data, (const int64_t *)lqty->data,
+                                                 (const int64_t *)lprice->data, n, np, d_bits, d_slot, d_qsum,
+                                                 d_qsum + nsel, d_list, cap, d_nlist);
+    CUDA_TRY("q17_scan launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_q, d_qsum, sizeof(unsigned long long) * 2 * nsel,
+                                                     cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync list length",
+             cudaMemcpyAsync(&h_nlist, d_nlist, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    {
+        /* 0.2 * avg(l_quantity), as the baseline: exact avg rounded once, times 0.2 */
+        const double fifth = (double)2 / (double)10;
+        for (int64_t s = 0; s < nsel; s++) {
+            const int64_t qs = (int64_t)h_q[s], qc = (int64_t)h_q[nsel + s];
+            h_limit[s] = qc ? (double)((long double)qs / ((long double)qc * (long double)100)) * fifth : 0;
+        }
+    }
+    CUDA_TRY("cudaMemcpyAsync limits",
+             cudaMemcpyAsync(d_limit, h_limit, sizeof(double) * (size_t)nsel, cudaMemcpyHostToDevice, stream));
+    if (h_nlist <= (unsigned long long)cap) {
+        if (h_nlist > 0)
+            q17_hits<<<(unsigned)grid2, TPB, 0, stream>>>(d_list, (int64_t)h_nlist, d_limit, d_part, d_part + grid2);
+        else
+            CUDA_TRY("cudaMemsetAsync partials", cudaMemsetAsync(d_part, 0, sizeof(int64_t) * 2 * grid2, stream));
+    } else {
+        q17_rescan<<<(unsigned)grid2, TPB, 0, stream>>>((const int32_t *)lpart->data, (const int64_t *)lqty->data,
+                                                        (const int64_t *)lprice->data, n, np, d_bits, d_slot, d_limit,
+                                                        d_part, d_part + grid2);
+    }
+    CUDA_TRY("q17_hits/q17_rescan launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid2,
+                                                         cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    for (int64_t b = 0; b < grid2; b++) lost += h_part[b], nlost += h_part[grid2 + b];
+    if (nlost > 0) {
+        out->f64[0] = ((double)lost / (double)100) / ((double)70 / (double)10);
+        out->is_null[0] = 0;
+    }
+done:
+    if (d_bits) cudaFreeAsync(d_bits, stream);
+    if (d_slot) cudaFreeAsync(d_slot, stream);
+    if (d_flags) cudaFreeAsync(d_flags, stream);
+    if (d_qsum) cudaFreeAsync(d_qsum, stream);
+    if (d_list) cudaFreeAsync(d_list, stream);
+    if (d_nlist) cudaFreeAsync(d_nlist, stream);
+    if (d_limit) cudaFreeAsync(d_limit, stream);
+    if (d_part) cudaFreeAsync(d_part, stream);
+    cudaStreamSynchronize(stream);
+    free(h_q);
+    free(h_limit);
+    free(h_part);
+    return rc;
+}
