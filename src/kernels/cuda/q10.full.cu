@@ -1,0 +1,515 @@
+/* q10.full.cu: expert CUDA full-mode candidate for TPC-H Q10 (Returned Item
+ * Reporting).
+ *
+ *   select c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) as revenue,
+ *          c_acctbal, n_name, c_address, c_phone, c_comment
+ *   from customer, orders, lineitem, nation
+ *   where c_custkey = o_custkey and l_orderkey = o_orderkey
+ *     and o_orderdate >= date ':date' and o_orderdate < date ':date' + interval '3' month
+ *     and l_returnflag = 'R' and c_nationkey = n_nationkey
+ *   group by c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
+ *   order by revenue desc limit 20;
+ *
+ * Plan (all on env->stream):
+ *  1. chunk_bounds: orders cut into chunks of OCHUNK rows; lineitem is
+ *     grouped by orderkey in orders' order, so a chunk's items are one
+ *     range (binary search per chunk).
+ *  2. q10_join (partition-local, persistent blocks over chunks): the
+ *     chunk's orders are tested on the quarter (one unsigned compare) into
+ *     shared memory; the chunk's items are read in tiles, each row's order
+ *     found by counting run starts (ballot + popc + a per-warp prefix,
+ *     checked against o_orderkey at run starts); only items of orders in
+ *     the quarter read l_returnflag, and only 'R' items read price and
+ *     discount (late materialization). Revenue per order is summed in
+ *     shared memory (int64, scale 4); each order with an 'R' item then adds
+ *     its sum to its customer's slot of a global int64 array over the dense
+ *     custkeys 1..N (one atomicAdd per order, keys spread: no hot keys;
+ *     integer sums: exact and deterministic) and marks the customer.
+ *  3. cust_top: the marked customers are offered to per-warp top-20 lists
+ *     (threshold test + ballot; lane 0 inserts the rare winners), merged
+ *     per block; top_merge merges the blocks' lists in one block. Order:
+ *     revenue desc, then custkey (a fixed order for ties, as the CPU
+ *     expert).
+ *  4. cust_gather: one block per result row copies the customer's key,
+ *     nation key, balance and its four texts (row = custkey - 1: dense
+ *     keys, checked against c_custkey) into fixed slots; the host adds the
+ *     nation name from the 25-row nation table (copied back).
+ *
+ * Bytes read (floor, SF10): l_orderkey 4 B + l_returnflag 1 B per item
+ * (60M: 0.3 GB; the flag only in the quarter's sectors) + price, discount
+ * for the quarter's 'R' items; o_orderkey, o_orderdate, o_custkey 12 B per
+ * order (0.18 GB); 12 MB of customer sums; 20 customers' rows. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TOPK = 20, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024, SLOT = 256, NTEXT = 4, MAXNAT = 256 };
+#define FULL_MASK 0xffffffffu
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q10.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
+static int64_t add_months(int64_t days, int k) {
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int64_t months = y * 12 + (m - 1) + k;
+    y = months / 12 - (months % 12 < 0);
+    m = (int)(months - y * 12 + 1);
+    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+    return days_from_civil(y, m, d < last ? d : last);
+}
+
+typedef struct {
+    int64_t rev; /* scale 4 */
+    int64_t cust;
+} cand;
+
+/* a before b in the result order */
+__host__ __device__ static inline bool before(const cand &a, const cand &b) {
+    if (a.rev != b.rev) return a.rev > b.rev;
+    return a.cust < b.cust;
+}
+
+/* Insert x into the sorted list top[0..*n) (at most TOPK). */
+__host__ __device__ static inline void top_insert(cand *top, int *n, const cand &x) {
+    if (*n == TOPK && !before(x, top[TOPK - 1])) return;
+    int i = *n < TOPK ? (*n)++ : TOPK - 1;
+    while (i > 0 && before(x, top[i - 1])) {
+        top[i] = top[i - 1];
+        i--;
+    }
+    top[i] = x;
+}
+
+/* Every lane of the warp calls this; lanes with has offer c to the warp's
+ * shared list (list, *cnt). Only candidates that beat the list's last
+ * entry are moved (by shuffles) to lane 0, which inserts them. */
+__device__ static void warp_offer(cand *list, int *cnt, bool has, const cand &c) {
+    const int lane = threadIdx.x & 31;
+    __syncwarp();
+    const int n = *cnt;
+    const bool want = has && (n < TOPK || before(c, list[TOPK - 1]));
+    unsigned m = __ballot_sync(FULL_MASK, want);
+    while (m) {
+        const int src = __ffs(m) - 1;
+        m &= m - 1;
+        cand x;
+        x.rev = __shfl_sync(FULL_MASK, c.rev, src);
+        x.cust = __shfl_sync(FULL_MASK, c.cust, src);
+        if (lane == 0) top_insert(list, cnt, x);
+    }
+    __syncwarp();
+}
+
+/* bound[c] = first lineitem row of orders chunk c (bound[nchunks] = nl). */
+__global__ void chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl,
+                             int64_t nchunks, int64_t *__restrict__ bound) {
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c > nchunks) return;
+    if (c == nchunks) {
+        bound[c] = nl;
+        return;
+    }
+    const int32_t key = okey[c * OCHUNK];
+    int64_t lo = 0, hi = nl;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (lkey[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    bound[c] = lo;
+}
+
+/* cust_rev[custkey] += revenue of the 'R' items of the customer's orders in
+ * the quarter; cust_has[custkey] = 1 for those customers. */
+__global__ void __launch_bounds__(TPB) q10_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ ocust,
+                                                const int32_t *__restrict__ odate, int64_t no,
+                                                const int32_t *__restrict__ lkey, const uint8_t *__restrict__ lflag,
+                                                const int64_t *__restrict__ lprice,
+                                                const int64_t *__restrict__ ldisc, const int64_t *__restrict__ bound,
+                                                int64_t nchunks, int rflag, int32_t lo_day, uint32_t width,
+                                                int64_t maxc, unsigned long long *__restrict__ cust_rev,
+                                                uint8_t *__restrict__ cust_has, int *__restrict__ bad) {
+    __shared__ unsigned long long sum_s[OCHUNK];
+    __shared__ uint8_t pass_s[OCHUNK], hit_s[OCHUNK];
+    __shared__ int wtot[2][NWARP];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int oops = 0;
+
+    for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
+        const int64_t o0 = c * OCHUNK;
+        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
+        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        /* 1. the chunk's orders: the quarter */
+        for (int o = tid; o < OCHUNK; o += TPB) {
+            pass_s[o] = o < nord && (uint32_t)(odate[o0 + o] - lo_day) < width;
+            hit_s[o] = 0;
+            sum_s[o] = 0;
+        }
+        __syncthreads();
+        /* 2. the chunk's line items, tile by tile; idx = the row's order in the chunk */
+        int carry = 0, parity = 0;
+        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
+            const int64_t j = base + tid;
+            const bool active = j < j1;
+            const int32_t key = active ? lkey[j] : 0;
+            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
+            const bool start = active && (j == j0 || key != prev);
+            const unsigned ballot = __ballot_sync(FULL_MASK, start);
+            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            if (lane == 0) wtot[parity][warp] = __popc(ballot);
+            __syncthreads();
+            int before_me = carry, total = 0;
+            for (int w = 0; w < NWARP; w++) {
+                const int t = wtot[parity][w];
+                if (w < warp) before_me += t;
+                total += t;
+            }
+            carry += total;
+            if (!active) continue;
+            const int idx = before_me + incl - 1;
+            if (idx < 0 || idx >= nord) {
+                oops = 1;
+                continue;
+            }
+            if (!pass_s[idx]) continue;
+            if (start && okey[o0 + idx] != key) oops = 1;
+            if ((int)lflag[j] != rflag) continue;
+            atomicAdd(&sum_s[idx], (unsigned long long)(lprice[j] * (100 - ldisc[j])));
+            hit_s[idx] = 1;
+        }
+        __syncthreads();
+        /* 3. the chunk's orders with 'R' items, added to their customers */
+        for (int o = tid; o < nord; o += TPB) {
+            if (!hit_s[o]) continue;
+            const int64_t cu = ocust[o0 + o];
+            if (cu < 0 || cu > maxc) {
+                oops = 1;
+                continue;
+            }
+            atomicAdd(&cust_rev[cu], sum_s[o]);
+            cust_has[cu] = 1;
+        }
+        __syncthreads();
+    }
+    if (oops) *bad = 1;
+}
+
+/* Each block's top TOPK marked customers of 0..maxc -> blist, bcount. */
+__global__ void __launch_bounds__(TPB) cust_top(const unsigned long long *__restrict__ cust_rev,
+                                                const uint8_t *__restrict__ cust_has, int64_t maxc,
+                                                cand *__restrict__ blist, int *__restrict__ bcount) {
+    __shared__ cand wlist[NWARP][TOPK];
+    __shared__ int wcnt[NWARP];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (lane == 0) wcnt[warp] = 0;
+    __syncwarp();
+    const int64_t stride = (int64_t)gridDim.x * TPB;
+    /* every lane of a warp runs the same number of rounds (warp_offer syncs the warp) */
+    for (int64_t base = (int64_t)blockIdx.x * TPB + warp * 32; base <= maxc; base += stride) {
+        const int64_t k = base + lane;
+        const bool has = k <= maxc && cust_has[k];
+        cand x = {0, 0};
+        if (has) x.rev = (int64_t)cust_rev[k], x.cust = k;
+        warp_offer(wlist[warp], &wcnt[warp], has, x);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        cand top[TOPK];
+        int n = 0;
+        for (int w = 0; w < NWARP; w++)
+            for (int i = 0; i < wcnt[w]; i++) top_insert(top, &n, wlist[w][i]);
+        for (int i = 0; i < n; i++) blist[(int64_t)blockIdx.x * TOPK + i] = top[i];
+        bcount[blockIdx.x] = n;
+    }
+}
+
+/* One block: the union of the nb blocks' lists -> out[0..*nout). */
+__global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ blist, const int *__restrict__ bcount,
+                                                       int64_t nb, cand *__restrict__ out, int *__restrict__ nout) {
+    __shared__ cand wlist[MERGE_TPB / 32][TOPK];
+    __shared__ int wcnt[MERGE_TPB / 32];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (lane == 0) wcnt[warp] = 0;
+    const int64_t total = nb * TOPK;
+    for (int64_t base = 0; base < total; base += MERGE_TPB) {
+        const int64_t i = base + tid;
+        const bool has = i < total && (int)(i % TOPK) < bcount[i / TOPK];
+        cand x = {0, 0};
+        if (has) x = blist[i];
+        warp_offer(wlist[warp], &wcnt[warp], has, x);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        cand top[TOPK];
+        int n = 0;
+        for (int w = 0; w < MERGE_TPB / 32; w++)
+            for (int i = 0; i < wcnt[w]; i++) top_insert(top, &n, wlist[w][i]);
+        for (int i = 0; i < n; i++) out[i] = top[i];
+        *nout = n;
+    }
+}
+
+/* The device pointers of the four customer texts (kernel argument). */
+typedef struct {
+    const int64_t *off[NTEXT];
+    const char *bytes[NTEXT];
+} text_cols;
+
+/* One block per result row r < *nrows: meta[r * 3 + {0,1,2}] = custkey,
+ * c_nationkey, c_acctbal; len[r * NTEXT + t] = text t's length and its
+ * first SLOT bytes in slots[(r * NTEXT + t) * SLOT]. A row whose key is not
+ * at row custkey - 1 sets *bad. */
+__global__ void cust_gather(const cand *__restrict__ top, const int *__restrict__ nrows,
+                            const int32_t *__restrict__ ckey, const int32_t *__restrict__ cnat,
+                            const int64_t *__restrict__ cbal, int64_t nc, text_cols texts,
+                            int64_t *__restrict__ meta, int64_t *__restrict__ len, char *__restrict__ slots,
+                            int *__restrict__ bad) {
+    const int r = blockIdx.x;
+    if (r >= *nrows) return;
+    const int64_t key = top[r].cust, row = key - 1;
+    if (row < 0 || row >= nc || ckey[row] != key) {
+        if (threadIdx.x == 0) *bad = 1;
+        return;
+    }
+    if (threadIdx.x == 0) {
+        meta[r * 3] = key;
+        meta[r * 3 + 1] = cnat[row];
+        meta[r * 3 + 2] = cbal[row];
+    }
+    for (int t = 0; t < NTEXT; t++) {
+        const int64_t from = texts.off[t][row], n = texts.off[t][row + 1] - from;
+        if (threadIdx.x == 0) len[r * NTEXT + t] = n;
+        char *dst = slots + ((int64_t)r * NTEXT + t) * SLOT;
+        for (int64_t i = threadIdx.x; i < n && i < SLOT; i += blockDim.x) dst[i] = texts.bytes[t][from + i];
+    }
+}
+
+static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+/* Append s[0..len) as row r of a string result column; 0 when it does not fit. */
+static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    const int64_t at = col->str_off[r];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+/* n elements of a device column into host memory h (synchronously). */
+static cudaError_t fetch(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
+    if (v->n <= 0) return cudaSuccess;
+    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cname = dkb_cand_column(db, "customer", "c_name");
+    const dkb_cand_vec *caddr = dkb_cand_column(db, "customer", "c_address");
+    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
+    const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
+    const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
+    const dkb_cand_vec *ccomment = dkb_cand_column(db, "customer", "c_comment");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lflag = dkb_cand_column(db, "lineitem", "l_returnflag");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
+    if (!nkey || !nname || !ckey || !cname || !caddr || !cnat || !cphone || !cbal || !ccomment || !okey ||
+        !ocust || !odate || !lkey || !lflag || !lprice || !ldisc || !date)
+        return 1;
+    dkb_cand_res_col *r_key = res_col(res, "c_custkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *r_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_rev = res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_bal = res_col(res, "c_acctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_nat = res_col(res, "n_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_addr = res_col(res, "c_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_phone = res_col(res, "c_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_comment = res_col(res, "c_comment", DKB_CAND_RES_STRING);
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
+        odate->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 || cnat->type != DKB_CAND_I32 ||
+        nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || lflag->type != DKB_CAND_U8 ||
+        !lflag->dict || cbal->type != DKB_CAND_I64 || lprice->type != DKB_CAND_I64 ||
+        ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 || cname->type != DKB_CAND_STR ||
+        caddr->type != DKB_CAND_STR || cphone->type != DKB_CAND_STR || ccomment->type != DKB_CAND_STR || !r_key ||
+        !r_name || !r_rev || !r_bal || !r_nat || !r_addr || !r_phone || !r_comment || r_rev->scale < 4 ||
+        r_bal->scale < cbal->scale || nkey->n > MAXNAT)
+        return 2;
+    const int64_t hi_day = add_months(date->i, 3);
+    if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return 3;
+
+    const dkb_cand_vec *text[NTEXT] = {cname, caddr, cphone, ccomment};
+    dkb_cand_res_col *r_text[NTEXT] = {r_name, r_addr, r_phone, r_comment};
+    const int rflag = dkb_cand_dict_code(lflag->dict, "R");
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int64_t no = okey->n, nl = lkey->n, nc = ckey->n, maxc = nc; /* dense custkeys 1..N */
+    const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0, h_n = 0;
+    int64_t grid = 0, tgrid = 0;
+    int64_t *d_bound = NULL, *d_meta = NULL, *d_len = NULL;
+    unsigned long long *d_rev = NULL;
+    uint8_t *d_has = NULL;
+    cand *d_blist = NULL, *d_top = NULL, h_top[TOPK];
+    int *d_bcount = NULL, *d_flags = NULL; /* d_flags[0]: bad, [1]: rows */
+    char *d_slots = NULL;
+    int64_t h_meta[TOPK * 3], h_len[TOPK * NTEXT];
+    char h_slots[TOPK * NTEXT * SLOT];
+    int32_t h_nk[MAXNAT];
+    uint8_t h_nn[MAXNAT];
+    text_cols texts;
+    for (int t = 0; t < NTEXT; t++) texts.off[t] = (const int64_t *)text[t]->data, texts.bytes[t] = text[t]->bytes;
+
+    if (rflag >= 0 && no > 0 && nl > 0 && nc > 0) {
+        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q10_join, TPB, 0));
+        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        if (grid > nchunks) grid = nchunks;
+        tgrid = (int64_t)sms * 4;
+        if (tgrid > (maxc + TPB) / TPB) tgrid = (maxc + TPB) / TPB;
+        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        CUDA_TRY("cudaMallocAsync customer sums",
+                 cudaMallocAsync((void **)&d_rev, sizeof(unsigned long long) * (size_t)(maxc + 1), stream));
+        CUDA_TRY("cudaMallocAsync customer marks", cudaMallocAsync((void **)&d_has, (size_t)(maxc + 1), stream));
+        CUDA_TRY("cudaMallocAsync lists", cudaMallocAsync((void **)&d_blist, sizeof(cand) * TOPK * tgrid, stream));
+        CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_bcount, sizeof(int) * tgrid, stream));
+        CUDA_TRY("cudaMallocAsync top", cudaMallocAsync((void **)&d_top, sizeof(cand) * TOPK, stream));
+        CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
+        CUDA_TRY("cudaMallocAsync meta", cudaMallocAsync((void **)&d_meta, sizeof h_meta, stream));
+        CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof h_len, stream));
+        CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slots, sizeof h_slots, stream));
+        CUDA_TRY("cudaMemsetAsync customer sums",
+                 cudaMemsetAsync(d_rev, 0, sizeof(unsigned long long) * (size_t)(maxc + 1), stream));
+        CUDA_TRY("cudaMemsetAsync customer marks", cudaMemsetAsync(d_has, 0, (size_t)(maxc + 1), stream));
+        CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+        chunk_bounds<<<(unsigned)((nchunks + 1 + 255) / 256), 256, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)lkey->data, nl, nchunks, d_bound);
+        CUDA_TRY("chunk_bounds launch", cudaGetLastError());
+        q10_join<<<(unsigned)grid, TPB, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data, no,
+            (const int32_t *)lkey->data, (const uint8_t *)lflag->data, (const int64_t *)lprice->data,
+            (const int64_t *)ldisc->data, d_bound, nchunks, rflag, (int32_t)date->i, (uint32_t)(hi_day - date->i),
+            maxc, d_rev, d_has, d_flags);
+        CUDA_TRY("q10_join launch", cudaGetLastError());
+        cust_top<<<(unsigned)tgrid, TPB, 0, stream>>>(d_rev, d_has, maxc, d_blist, d_bcount);
+        CUDA_TRY("cust_top launch", cudaGetLastError());
+        top_merge<<<1, MERGE_TPB, 0, stream>>>(d_blist, d_bcount, tgrid, d_top, d_flags + 1);
+        CUDA_TRY("top_merge launch", cudaGetLastError());
+        cust_gather<<<TOPK, 128, 0, stream>>>(d_top, d_flags + 1, (const int32_t *)ckey->data,
+                                              (const int32_t *)cnat->data, (const int64_t *)cbal->data, nc, texts,
+                                              d_meta, d_len, d_slots, d_flags);
+        CUDA_TRY("cust_gather launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(&h_bad, d_flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync rows", cudaMemcpyAsync(&h_n, d_flags + 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync top", cudaMemcpyAsync(h_top, d_top, sizeof h_top, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync meta", cudaMemcpyAsync(h_meta, d_meta, sizeof h_meta, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync lengths", cudaMemcpyAsync(h_len, d_len, sizeof h_len, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync slots", cudaMemcpyAsync(h_slots, d_slots, sizeof h_slots, cudaMemcpyDeviceToHost,
+                                                          stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        if (h_bad) {
+            fprintf(stderr, "q10.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
+            rc = 5;
+            goto done;
+        }
+    }
+    if (h_n > res->cap) {
+        fprintf(stderr, "q10.full.cu: %d rows over the result's capacity\n", h_n);
+        rc = 4;
+        goto done;
+    }
+    if (h_n > 0) {
+        CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
+        CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    }
+    r_name->str_off[0] = r_nat->str_off[0] = r_addr->str_off[0] = r_phone->str_off[0] = r_comment->str_off[0] = 0;
+    for (int r = 0; r < h_n; r++) {
+        int64_t nrow = 0;
+        while (nrow < nkey->n && h_nk[nrow] != h_meta[r * 3 + 1]) nrow++;
+        const int code = nrow < nkey->n ? h_nn[nrow] : -1;
+        if (code < 0 || code >= nname->dict->size ||
+            !put_str(r_nat, r, nname->dict->str[code], (int64_t)nname->dict->len[code])) {
+            fprintf(stderr, "q10.full.cu: customer %lld: nation missing or result text over capacity\n",
+                    (long long)h_meta[r * 3]);
+            rc = 4;
+            goto done;
+        }
+        for (int t = 0; t < NTEXT; t++) {
+            const int64_t len = h_len[r * NTEXT + t];
+            if (len < 0 || len > SLOT || !put_str(r_text[t], r, h_slots + ((int64_t)r * NTEXT + t) * SLOT, len)) {
+                fprintf(stderr, "q10.full.cu: customer %lld: text %d of %lld bytes over its slot or capacity\n",
+                        (long long)h_meta[r * 3], t, (long long)len);
+                rc = 4;
+                goto done;
+            }
+        }
+        __int128 v = h_top[r].rev, b = h_meta[r * 3 + 2];
+        for (int s = 4; s < r_rev->scale; s++) v *= 10;
+        for (int s = cbal->scale; s < r_bal->scale; s++) b *= 10;
+        r_key->i64[r] = h_meta[r * 3];
+        r_rev->dec[r] = v;
+        r_bal->dec[r] = b;
+        r_key->is_null[r] = r_rev->is_null[r] = r_bal->is_null[r] = 0;
+    }
+    res->nrows = h_n;
+done:
+    if (d_bound) cudaFreeAsync(d_bound, stream);
+    if (d_rev) cudaFreeAsync(d_rev, stream);
+    if (d_has) cudaFreeAsync(d_has, stream);
+    if (d_blist) cudaFreeAsync(d_blist, stream);
+    if (d_bcount) cudaFreeAsync(d_bcount, stream);
+    if (d_top) cudaFreeAsync(d_top, stream);
+    if (d_flags) cudaFreeAsync(d_flags, stream);
+    if (d_meta) cudaFreeAsync(d_meta, stream);
+    if (d_len) cudaFreeAsync(d_len, stream);
+    if (d_slots) cudaFreeAsync(d_slots, stream);
+    cudaStreamSynchronize(stream);
+    return rc;
+}
