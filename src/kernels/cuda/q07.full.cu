@@ -1,0 +1,365 @@
+/* q07.full.cu: expert CUDA full-mode candidate for TPC-H Q7 (Volume
+ * Shipping).
+ *
+ *   select supp_nation, cust_nation, l_year, sum(volume) as revenue
+ *   from (select n1.n_name as supp_nation, n2.n_name as cust_nation,
+ *                extract(year from l_shipdate) as l_year,
+ *                l_extendedprice * (1 - l_discount) as volume
+ *         from supplier, lineitem, orders, customer, nation n1, nation n2
+ *         where s_suppkey = l_suppkey and o_orderkey = l_orderkey
+ *           and c_custkey = o_custkey and s_nationkey = n1.n_nationkey
+ *           and c_nationkey = n2.n_nationkey
+ *           and ((n1.n_name = ':nation1' and n2.n_name = ':nation2')
+ *             or (n1.n_name = ':nation2' and n2.n_name = ':nation1'))
+ *           and l_shipdate between date '1995-01-01' and date '1996-12-31') as shipping
+ *   group by supp_nation, cust_nation, l_year order by supp_nation, cust_nation, l_year;
+ *
+ * Plan (all on env->stream):
+ *  1. Host: nation (25 rows) copied back; the two names' dictionary codes
+ *     give the two nation keys (a name absent: no rows).
+ *  2. key_side: customers and suppliers become int8 arrays over their dense
+ *     keys 1..N holding 0 or 1 (which of the two nations) or -1.
+ *  3. chunk_bounds: orders cut into chunks of OCHUNK rows; lineitem is
+ *     grouped by orderkey in orders' order, so a chunk's items are one
+ *     range (binary search per chunk).
+ *  4. q07_join (partition-local, persistent blocks over chunks): each order
+ *     of the chunk gets its customer's side (shared memory); the chunk's
+ *     items are read in tiles, each row's order found by counting run
+ *     starts (ballot + popc + a per-warp prefix, checked against o_orderkey
+ *     at run starts); only items of orders with a side read l_shipdate,
+ *     then l_suppkey, then price and discount (late materialization). An
+ *     item counts when its supplier is on the other side (the same side
+ *     when both parameters name one nation); it adds to one of 2 x 2 x 2
+ *     (supplier side, customer side, year) per-warp sums in shared memory
+ *     (int64, scale 4), and each block adds its 8 sums and counts to global
+ *     counters (integer atomics: exact and deterministic; the total of all
+ *     lineitem revenue fits int64 up to SF ~4000).
+ *  5. 8 (sum, count) come back; the groups present are sorted by
+ *     (supplier name code, customer name code, year): codes are in string
+ *     order.
+ *
+ * Bytes read (floor, SF10): o_orderkey, o_custkey 8 B per order (0.12 GB);
+ * l_orderkey 4 B per item (0.24 GB) + l_shipdate, l_suppkey, price,
+ * discount only in the sectors of the 2/25 orders whose customer is of one
+ * of the nations; customer and supplier keys and nations (~13 MB). */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NGROUP = 8, MAXNAT = 256 };
+#define FULL_MASK 0xffffffffu
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q07.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* out[key] = 0 when the row's nation is nk0, 1 when nk1 (nk0 first), else
+ * stays -1 (the caller sets out to -1); keys outside 0..maxkey set *bad. */
+__global__ void key_side(const int32_t *__restrict__ key, const int32_t *__restrict__ nat, int64_t n, int64_t maxkey,
+                         int32_t nk0, int32_t nk1, int8_t *__restrict__ out, int *__restrict__ bad) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = key[i];
+        const int32_t v = nat[i];
+        if (k < 0 || k > maxkey) {
+            *bad = 1;
+            continue;
+        }
+        if (v == nk0) out[k] = 0;
+        else if (v == nk1) out[k] = 1;
+    }
+}
+
+/* bound[c] = first lineitem row of orders chunk c (bound[nchunks] = nl). */
+__global__ void chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl,
+                             int64_t nchunks, int64_t *__restrict__ bound) {
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c > nchunks) return;
+    if (c == nchunks) {
+        bound[c] = nl;
+        return;
+    }
+    const int32_t key = okey[c * OCHUNK];
+    int64_t lo = 0, hi = nl;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (lkey[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    bound[c] = lo;
+}
+
+/* sums[g], counts[g] += revenue (scale 4) and items of group
+ * g = (supplier side * 2 + customer side) * 2 + (shipped in 1996). */
+__global__ void __launch_bounds__(TPB) q07_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ ocust,
+                                                int64_t no, const int32_t *__restrict__ lkey,
+                                                const int32_t *__restrict__ lsupp, const int32_t *__restrict__ lship,
+                                                const int64_t *__restrict__ lprice,
+                                                const int64_t *__restrict__ ldisc, const int64_t *__restrict__ bound,
+                                                int64_t nchunks, const int8_t *__restrict__ c_side, int64_t maxc,
+                                                const int8_t *__restrict__ s_side, int64_t maxs, int same,
+                                                int32_t d95, int32_t d96, uint32_t width,
+                                                unsigned long long *__restrict__ sums,
+                                                unsigned long long *__restrict__ counts, int *__restrict__ bad) {
+    __shared__ int8_t cs_s[OCHUNK];
+    __shared__ int wtot[2][NWARP];
+    __shared__ unsigned long long wsum[NWARP][NGROUP];
+    __shared__ unsigned int wcnt[NWARP][NGROUP];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (int i = tid; i < NWARP * NGROUP; i += TPB) {
+        (&wsum[0][0])[i] = 0;
+        (&wcnt[0][0])[i] = 0;
+    }
+    int oops = 0;
+
+    for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
+        const int64_t o0 = c * OCHUNK;
+        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
+        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        /* 1. the chunk's orders: the customer's side */
+        for (int o = tid; o < OCHUNK; o += TPB) {
+            int8_t cs = -1;
+            if (o < nord) {
+                const int64_t cu = ocust[o0 + o];
+                if (cu >= 0 && cu <= maxc) cs = c_side[cu];
+                else oops = 1;
+            }
+            cs_s[o] = cs;
+        }
+        __syncthreads();
+        /* 2. the chunk's line items, tile by tile */
+        int carry = 0, parity = 0;
+        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
+            const int64_t j = base + tid;
+            const bool active = j < j1;
+            const int32_t key = active ? lkey[j] : 0;
+            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
+            const bool start = active && (j == j0 || key != prev);
+            const unsigned ballot = __ballot_sync(FULL_MASK, start);
+            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            if (lane == 0) wtot[parity][warp] = __popc(ballot);
+            __syncthreads();
+            int before_me = carry, total = 0;
+            for (int w = 0; w < NWARP; w++) {
+                const int t = wtot[parity][w];
+                if (w < warp) before_me += t;
+                total += t;
+            }
+            carry += total;
+            if (!active) continue;
+            const int idx = before_me + incl - 1;
+            if (idx < 0 || idx >= nord) {
+                oops = 1;
+                continue;
+            }
+            const int cs = cs_s[idx];
+            if (cs < 0) continue;
+            if (start && okey[o0 + idx] != key) oops = 1;
+            const int32_t sd = lship[j];
+            if ((uint32_t)(sd - d95) >= width) continue;
+            const int64_t su = lsupp[j];
+            const int want = same ? 0 : 1 - cs; /* the supplier's side */
+            if (su < 0 || su > maxs) {
+                oops = 1;
+                continue;
+            }
+            if (s_side[su] != want) continue;
+            const int g = (want * 2 + cs) * 2 + (sd >= d96);
+            atomicAdd(&wsum[warp][g], (unsigned long long)(lprice[j] * (100 - ldisc[j])));
+            atomicAdd(&wcnt[warp][g], 1u);
+        }
+        __syncthreads();
+    }
+    if (oops) *bad = 1;
+    __syncthreads();
+    if (tid < NGROUP) {
+        unsigned long long s = 0, h = 0;
+        for (int w = 0; w < NWARP; w++) s += wsum[w][tid], h += wcnt[w][tid];
+        if (h) {
+            atomicAdd(&sums[tid], s);
+            atomicAdd(&counts[tid], h);
+        }
+    }
+}
+
+/* n elements of a device column into host memory h (synchronously). */
+static cudaError_t fetch(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
+    if (v->n <= 0) return cudaSuccess;
+    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *p1 = dkb_cand_param_find(params, "nation1");
+    const dkb_cand_param *p2 = dkb_cand_param_find(params, "nation2");
+    if (!nkey || !nname || !ckey || !cnat || !skey || !snat || !okey || !ocust || !lkey || !lsupp || !lship ||
+        !lprice || !ldisc || !p1 || !p2 || !p1->s || !p2->s)
+        return 1;
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
+        lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
+        cnat->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
+        nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || lprice->type != DKB_CAND_I64 ||
+        ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 || nkey->n > MAXNAT ||
+        res->ncols != 4 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_STRING ||
+        res->cols[2].type != DKB_CAND_RES_INT || res->cols[3].type != DKB_CAND_RES_DECIMAL ||
+        res->cols[3].scale < 4)
+        return 2;
+
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int code[2] = {dkb_cand_dict_code(nname->dict, p1->s), dkb_cand_dict_code(nname->dict, p2->s)};
+    const int64_t nc = ckey->n, ns = skey->n, no = okey->n, nl = lkey->n;
+    const int64_t maxc = nc, maxs = ns; /* dense keys 1..N */
+    const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
+    const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
+    const uint32_t width = (uint32_t)(days_from_civil(1997, 1, 1) - d95);
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0, ng = 0, same = 0;
+    int64_t grid = 0, nk[2] = {-2, -2}; /* -2: name absent */
+    int32_t h_nk[MAXNAT];
+    uint8_t h_nn[MAXNAT];
+    int8_t *d_cside = NULL, *d_sside = NULL;
+    int64_t *d_bound = NULL;
+    unsigned long long *d_acc = NULL, h_acc[2 * NGROUP]; /* sums then counts */
+    int *d_bad = NULL;
+    typedef struct {
+        int scode, ccode, year;
+        __int128 rev;
+    } group;
+    group g[NGROUP];
+    dkb_cand_res_col *c_s = &res->cols[0], *c_c = &res->cols[1], *c_y = &res->cols[2], *c_r = &res->cols[3];
+    memset(h_acc, 0, sizeof h_acc);
+
+    /* 1. the two nations' keys */
+    CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
+    CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    for (int64_t i = 0; i < nkey->n; i++)
+        for (int s = 0; s < 2; s++)
+            if (code[s] >= 0 && h_nn[i] == code[s]) nk[s] = h_nk[i];
+    same = nk[0] == nk[1];
+    if (nk[0] >= 0 && nk[1] >= 0 && no > 0 && nl > 0 && nc > 0 && ns > 0) {
+        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q07_join, TPB, 0));
+        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        if (grid > nchunks) grid = nchunks;
+        CUDA_TRY("cudaMallocAsync customer sides", cudaMallocAsync((void **)&d_cside, (size_t)maxc + 1, stream));
+        CUDA_TRY("cudaMallocAsync supplier sides", cudaMallocAsync((void **)&d_sside, (size_t)maxs + 1, stream));
+        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_acc, sizeof h_acc, stream));
+        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        CUDA_TRY("cudaMemsetAsync customer sides", cudaMemsetAsync(d_cside, 0xff, (size_t)maxc + 1, stream));
+        CUDA_TRY("cudaMemsetAsync supplier sides", cudaMemsetAsync(d_sside, 0xff, (size_t)maxs + 1, stream));
+        CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_acc, 0, sizeof h_acc, stream));
+        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        key_side<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data, (const int32_t *)cnat->data,
+                                                          nc, maxc, (int32_t)nk[0], (int32_t)nk[1], d_cside, d_bad);
+        CUDA_TRY("key_side customer launch", cudaGetLastError());
+        key_side<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
+                                                          ns, maxs, (int32_t)nk[0], (int32_t)nk[1], d_sside, d_bad);
+        CUDA_TRY("key_side supplier launch", cudaGetLastError());
+        chunk_bounds<<<(unsigned)((nchunks + 1 + 255) / 256), 256, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)lkey->data, nl, nchunks, d_bound);
+        CUDA_TRY("chunk_bounds launch", cudaGetLastError());
+        q07_join<<<(unsigned)grid, TPB, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)ocust->data, no, (const int32_t *)lkey->data,
+            (const int32_t *)lsupp->data, (const int32_t *)lship->data, (const int64_t *)lprice->data,
+            (const int64_t *)ldisc->data, d_bound, nchunks, d_cside, maxc, d_sside, maxs, same, d95, d96, width,
+            d_acc, d_acc + NGROUP, d_bad);
+        CUDA_TRY("q07_join launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_acc, d_acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        if (h_bad) {
+            fprintf(stderr, "q07.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' "
+                            "order\n");
+            rc = 5;
+            goto done;
+        }
+    }
+    for (int x = 0; x < NGROUP; x++) {
+        if (!h_acc[NGROUP + x]) continue;
+        const int ss = x >> 2, cs = (x >> 1) & 1;
+        g[ng].scode = code[ss];
+        g[ng].ccode = code[cs];
+        g[ng].year = 1995 + (x & 1);
+        g[ng].rev = (__int128)(int64_t)h_acc[x];
+        ng++;
+    }
+    for (int a = 1; a < ng; a++)
+        for (int b = a; b > 0; b--) {
+            const group *p = &g[b - 1], *q = &g[b];
+            const int gt = p->scode != q->scode   ? p->scode > q->scode
+                           : p->ccode != q->ccode ? p->ccode > q->ccode
+                                                  : p->year > q->year;
+            if (!gt) break;
+            const group t = g[b];
+            g[b] = g[b - 1];
+            g[b - 1] = t;
+        }
+    if (ng > res->cap) {
+        fprintf(stderr, "q07.full.cu: %d groups over the result's capacity\n", ng);
+        rc = 4;
+        goto done;
+    }
+    c_s->str_off[0] = c_c->str_off[0] = 0;
+    for (int r = 0; r < ng; r++) {
+        dkb_cand_res_col *cols[2] = {c_s, c_c};
+        const int codes[2] = {g[r].scode, g[r].ccode};
+        for (int k = 0; k < 2; k++) {
+            const int64_t at = cols[k]->str_off[r], len = (int64_t)nname->dict->len[codes[k]];
+            if (at + len > cols[k]->bytes_cap) {
+                fprintf(stderr, "q07.full.cu: nation names over the result's text capacity\n");
+                rc = 4;
+                goto done;
+            }
+            memcpy(cols[k]->str_bytes + at, nname->dict->str[codes[k]], (size_t)len);
+            cols[k]->str_off[r + 1] = at + len;
+            cols[k]->is_null[r] = 0;
+        }
+        __int128 v = g[r].rev;
+        for (int s = 4; s < c_r->scale; s++) v *= 10;
+        c_y->i64[r] = g[r].year;
+        c_r->dec[r] = v;
+        c_y->is_null[r] = c_r->is_null[r] = 0;
+    }
+    res->nrows = ng;
+done:
+    if (d_cside) cudaFreeAsync(d_cside, stream);
+    if (d_sside) cudaFreeAsync(d_sside, stream);
+    if (d_bound) cudaFreeAsync(d_bound, stream);
+    if (d_acc) cudaFreeAsync(d_acc, stream);
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    cudaStreamSynchronize(stream);
+    return rc;
+}
