@@ -118,6 +118,7 @@ void dkb_tp_reset(dkb_tp *tp) {
     if (tp->cuda) dkb__cuda_reset(tp);
 #endif
     dkb__arena_reset(&tp->arena);
+    memset(tp->hcache, 0, sizeof tp->hcache);
     for (dkb__dict_cache *c = tp->dicts; c; c = c->next) c->touched = false;
     tp->err.code = 0;
     tp->err.msg[0] = '\0';
@@ -385,14 +386,41 @@ static bool get_check(dkb_tp *tp, const char *op, const dkb_tensor *a, int64_t i
     return true;
 }
 
-/* Element i copied to the host and widened. */
-static dkb__i128 host_elem_i128(dkb_tp *tp, const dkb_tensor *a, int64_t i) {
+/* A host copy of a whole small device tensor, for element reads: finish
+ * steps read results element by element, and one copy per tensor beats a
+ * round trip per element. Tensors are immutable and their memory is not
+ * reused before reset, which empties the cache. NULL: read one element. */
+static const void *host_cached(dkb_tp *tp, const dkb_tensor *a) {
+    size_t bytes = (size_t)a->n * dkb_tp_dtype_size(a->dtype);
+    if (tp->kind == DKB_TP_CPU || bytes > DKB__HOST_CACHE_MAX) return NULL;
+    for (int k = 0; k < DKB__HOST_CACHE_SLOTS; k++)
+        if (tp->hcache[k].dev == a->data && tp->hcache[k].bytes == bytes) return tp->hcache[k].host;
+    void *host = dkb__arena_alloc(&tp->arena, bytes);
+    if (!host) return NULL;
+    tp->be->to_host(tp, host, a->data, bytes);
+    dkb__host_cache_entry *e = &tp->hcache[tp->hcache_next++ % DKB__HOST_CACHE_SLOTS];
+    e->dev = a->data;
+    e->bytes = bytes;
+    e->host = host;
+    return host;
+}
+
+/* Element i copied to the host (buf holds 16 bytes), as a 1-element tensor. */
+static dkb_tensor host_elem(dkb_tp *tp, const dkb_tensor *a, int64_t i, unsigned char *buf) {
     size_t es = dkb_tp_dtype_size(a->dtype);
-    unsigned char buf[16];
-    tp->be->to_host(tp, buf, (const char *)a->data + (size_t)i * es, es);
+    const char *cached = host_cached(tp, a);
+    if (cached) memcpy(buf, cached + (size_t)i * es, es);
+    else tp->be->to_host(tp, buf, (const char *)a->data + (size_t)i * es, es);
     dkb_tensor one = *a;
     one.n = 1;
     one.data = buf;
+    return one;
+}
+
+/* Element i copied to the host and widened. */
+static dkb__i128 host_elem_i128(dkb_tp *tp, const dkb_tensor *a, int64_t i) {
+    unsigned char buf[16];
+    dkb_tensor one = host_elem(tp, a, i, buf);
     return dkb__get_i128(&one, 0);
 }
 
@@ -414,8 +442,10 @@ __int128 dkb_tp_get_i128(dkb_tp *tp, const dkb_tensor *a, int64_t i) {
 double dkb_tp_get_f64(dkb_tp *tp, const dkb_tensor *a, int64_t i) {
     if (!get_check(tp, "get_f64", a, i, true)) return 0;
     if (a->dtype == DKB_TP_F64) {
+        unsigned char buf[16];
         double d;
-        tp->be->to_host(tp, &d, (const double *)a->data + i, 8);
+        dkb_tensor one = host_elem(tp, a, i, buf);
+        memcpy(&d, one.data, sizeof d);
         return d;
     }
     dkb__i128 v = host_elem_i128(tp, a, i);

@@ -27,6 +27,15 @@ typedef struct dkb__dict_cache dkb__dict_cache;
 typedef struct dkb__cuda_ctx dkb__cuda_ctx;
 typedef struct dkb__tp_profile dkb__tp_profile;
 
+/* Host copies of small device tensors read element by element (tensor.c). */
+#define DKB__HOST_CACHE_SLOTS 16
+#define DKB__HOST_CACHE_MAX ((size_t)4 << 20)
+typedef struct dkb__host_cache_entry {
+    const void *dev;  /* the tensor's data */
+    size_t bytes;
+    void *host;       /* its copy, in the arena (until reset) */
+} dkb__host_cache_entry;
+
 struct dkb_tp {
     dkb_tp_backend kind;
     const dkb__tp_backend *be;
@@ -41,6 +50,8 @@ struct dkb_tp {
                             * flag for dkb_tp_touched (kept until destroy) */
     dkb__cuda_ctx *cuda;   /* CUDA backend state (cuda_backend.cu), else NULL */
     dkb__tp_profile *prof; /* per-operation timing (profile.c), else NULL */
+    dkb__host_cache_entry hcache[DKB__HOST_CACHE_SLOTS];
+    unsigned hcache_next;
 };
 
 /* profile.c: free a context's profile (dkb_tp_destroy). */

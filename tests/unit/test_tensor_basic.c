@@ -8,7 +8,19 @@
 static void test_context(void) {
     dkb_tp *tp = NULL;
     dkb_error err;
-    CHECK(dkb_tp_create(DKB_TP_CUDA, 0, &tp, &err) == DKB_EINVAL && tp == NULL, "no CUDA backend here");
+    /* CUDA: EINVAL in a build without it, ENOENT without a GPU, else a context */
+    int rc = dkb_tp_create(DKB_TP_CUDA, 0, &tp, &err);
+#ifdef DKB_HAVE_CUDA
+    if (dkb_tp_cuda_available()) {
+        CHECK(rc == 0 && tp && dkb_tp_backend_of(tp) == DKB_TP_CUDA, "CUDA context on a GPU");
+        dkb_tp_destroy(tp);
+        tp = NULL;
+    } else {
+        CHECK(rc == DKB_ENOENT && tp == NULL && strstr(err.msg, "no GPU"), "no GPU here: %s", err.msg);
+    }
+#else
+    CHECK(rc == DKB_EINVAL && tp == NULL && strstr(err.msg, "without CUDA"), "no CUDA backend here: %s", err.msg);
+#endif
     CHECK(dkb_tp_create(DKB_TP_CPU, -1, &tp, &err) == DKB_EINVAL, "negative threads");
     CHECK(dkb_tp_create(DKB_TP_CPU, 0, NULL, &err) == DKB_EINVAL, "NULL out");
     CHECK(dkb_tp_create(DKB_TP_CPU, 0, &tp, &err) == 0 && tp, "create with all cores");
