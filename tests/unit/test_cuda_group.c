@@ -33,7 +33,7 @@ static void check_exact_avg(void) {
         case 0: sum = (__int128)(int64_t)rnd(); break;
         case 1: sum = (__int128)(((unsigned __int128)rnd() << 64) | rnd()); break;
         case 2: sum = rnd_in(-50000, 50000); break;
-        default: sum = (__int128)(int64_t)rnd() << (rnd() % 60); break;
+        default: sum = (__int128)((unsigned __int128)(__int128)(int64_t)rnd() << (rnd() % 60)); break;
         }
         int64_t c = rnd() % 3 == 0 ? (int64_t)(rnd() >> 1) : rnd_in(1, 1000000);
         if (rnd() % 64 == 0) c = 0;
