@@ -1,0 +1,552 @@
+/* q20.full.cu: expert CUDA full-mode candidate for TPC-H Q20 (Potential Part
+ * Promotion).
+ *
+ *   select s_name, s_address from supplier, nation
+ *   where s_suppkey in (select ps_suppkey from partsupp
+ *           where ps_partkey in (select p_partkey from part where p_name like ':color%')
+ *             and ps_availqty > (select 0.5 * sum(l_quantity) from lineitem
+ *                                where l_partkey = ps_partkey and l_suppkey = ps_suppkey
+ *                                  and l_shipdate >= date ':date'
+ *                                  and l_shipdate < date ':date' + interval '1' year))
+ *     and s_nationkey = n_nationkey and n_name = ':nation'
+ *   order by s_name;
+ *
+ * Plan (all on env->stream):
+ *  1. The nation's key from the 25-row nation table (copied to the host).
+ *  2. part_prefix: one thread per 32 parts compares the start of p_name with
+ *     the color (a prefix test on the free text, the color in device memory)
+ *     into a bitmap over partkey - 1 (part keys dense 1..N).
+ *  3. ps_count: partsupp rows whose part bit is set (~1%) are counted (one
+ *     atomic per warp); the count sizes a compact open-addressing table
+ *     keyed by (partkey, suppkey) (load <= 1/2), filled by ps_insert
+ *     (a second pass over ps_partkey, atomicCAS) with ps_availqty.
+ *  4. q20_scan: one pass over lineitem tests the ship year (one unsigned
+ *     compare) and the part bit; only those lines (~0.15%) read l_suppkey and
+ *     l_quantity and probe the table, adding the quantity into the slot's
+ *     sum (global atomics over ~80K slots) and marking it seen.
+ *  5. qualify: a slot with lines and 200 * availqty > sum (hundredths; exact;
+ *     a slot without lines drops out as SQL's comparison with NULL) marks
+ *     its supplier (suppkey - 1); supp_select lists the marked suppliers of
+ *     the nation (rows; supplier keys dense 1..N in row order).
+ *  6. The listed suppliers' s_name and s_address are gathered on the device
+ *     (lengths, host prefix sum, copy), sorted by name on the host.
+ *
+ * Bytes read (floor, SF10): lineitem l_shipdate + l_partkey 8 B x 60M =
+ * 0.48 GB (l_suppkey, l_quantity only for ~0.15% of lines; counted whole:
+ * + 0.72 GB); part p_name offsets 8 B x 2M + the first bytes (~32 MB);
+ * partsupp ps_partkey 4 B x 8M = 32 MB, read twice (+ the chosen rows'
+ * suppkey, availqty); supplier s_nationkey 0.4 MB. About 0.55 GB, ~0.13 ms. */
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+namespace cg = cooperative_groups;
+
+enum { TPB = 256, UNROLL = 4 };
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q20.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
+static int64_t add_months(int64_t days, int k) {
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int64_t months = y * 12 + (m - 1) + k;
+    y = months / 12 - (months % 12 < 0);
+    m = (int)(months - y * 12 + 1);
+    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+    return days_from_civil(y, m, d < last ? d : last);
+}
+
+__device__ static inline uint64_t slot_of(uint64_t key, int shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
+
+/* Append v to list (warp-aggregated: one atomic per group of lanes). */
+__device__ static inline void list_push(int64_t *__restrict__ list, unsigned long long *__restrict__ count, int64_t v) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    unsigned long long base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(count, (unsigned long long)g.size());
+    base = g.shfl(base, 0);
+    list[base + g.thread_rank()] = v;
+}
+
+/* bits[w] bit j: part row 32w + j has a name that starts with color. */
+__global__ void part_prefix(const int64_t *__restrict__ off, const char *__restrict__ text, int64_t np,
+                            const char *__restrict__ color, int64_t clen, uint32_t *__restrict__ bits) {
+    const int64_t nwords = (np + 31) / 32;
+    for (int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; w < nwords; w += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t m = 0;
+        const int64_t hi = (w + 1) * 32 < np ? (w + 1) * 32 : np;
+        for (int64_t r = w * 32; r < hi; r++) {
+            const int64_t a = off[r];
+            if (off[r + 1] - a < clen) continue;
+            bool same = true;
+            for (int64_t k = 0; k < clen && same; k++) same = text[a + k] == color[k];
+            if (same) m |= 1u << (r - w * 32);
+        }
+        bits[w] = m;
+    }
+}
+
+/* *count += the partsupp rows whose part has its bit (one atomic per warp). */
+__global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, int64_t np,
+                         const uint32_t *__restrict__ bits, unsigned long long *__restrict__ count) {
+    unsigned c = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += (int64_t)gridDim.x * blockDim.x) {
+        const uint32_t p = (uint32_t)pspart[i] - 1u;
+        c += (uint64_t)p < (uint64_t)np && ((bits[p >> 5] >> (p & 31)) & 1);
+    }
+    for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(0xffffffffu, c, off);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, (unsigned long long)c);
+}
+
+/* The partsupp rows whose part has its bit into the table (key 0: empty;
+ * part keys are >= 1, so a real key is never 0). (partkey, suppkey) is
+ * partsupp's primary key: a duplicate would keep one writer's availqty. */
+__global__ void ps_insert(const int32_t *__restrict__ pspart, const int32_t *__restrict__ pssupp,
+                          const int32_t *__restrict__ psavail, int64_t nps, int64_t np,
+                          const uint32_t *__restrict__ bits, unsigned long long *__restrict__ tkey,
+                          int32_t *__restrict__ tavail, int shift, uint64_t mask) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t pk = pspart[i];
+        const uint32_t p = (uint32_t)pk - 1u;
+        if ((uint64_t)p >= (uint64_t)np || !((bits[p >> 5] >> (p & 31)) & 1)) continue;
+        const unsigned long long key = (unsigned long long)(uint32_t)pk << 32 | (uint32_t)pssupp[i];
+        uint64_t s = slot_of(key, shift);
+        for (;;) {
+            const unsigned long long old = atomicCAS(tkey + s, 0ull, key);
+            if (old == 0ull || old == key) break;
+            s = (s + 1) & mask;
+        }
+        tavail[s] = psavail[i];
+    }
+}
+
+/* The year's lines of the chosen parts: quantity sums per table slot. */
+__global__ void __launch_bounds__(TPB) q20_scan(const int32_t *__restrict__ ship, const int32_t *__restrict__ lpart,
+                                                const int32_t *__restrict__ lsupp, const int64_t *__restrict__ lqty,
+                                                int64_t n, int32_t lo, uint32_t span, int64_t np,
+                                                const uint32_t *__restrict__ bits,
+                                                const unsigned long long *__restrict__ tkey, int shift, uint64_t mask,
+                                                unsigned long long *__restrict__ tsum, int32_t *__restrict__ tseen) {
+    const int64_t stride = (int64_t)gridDim.x * TPB;
+    for (int64_t base = (int64_t)blockIdx.x * TPB + threadIdx.x; base < n; base += stride * UNROLL) {
+        bool in[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            const int64_t i = base + u * stride;
+            in[u] = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span;
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (!in[u]) continue;
+            const int64_t i = base + u * stride;
+            const int32_t pk = __ldg(lpart + i);
+            const uint32_t p = (uint32_t)pk - 1u;
+            if ((uint64_t)p >= (uint64_t)np || !((__ldg(bits + (p >> 5)) >> (p & 31)) & 1)) continue;
+            const unsigned long long key = (unsigned long long)(uint32_t)pk << 32 | (uint32_t)__ldg(lsupp + i);
+            uint64_t s = slot_of(key, shift);
+            unsigned long long t;
+            while ((t = __ldg(tkey + s)) != 0ull && t != key) s = (s + 1) & mask;
+            if (t == 0ull) continue; /* no partsupp row: no subquery row matches */
+            atomicAdd(tsum + s, (unsigned long long)__ldg(lqty + i));
+            tseen[s] = 1;
+        }
+    }
+}
+
+/* Slots with lines and 200 * availqty > sum mark their supplier. */
+__global__ void qualify(const unsigned long long *__restrict__ tkey, const int32_t *__restrict__ tavail,
+                        const unsigned long long *__restrict__ tsum, const int32_t *__restrict__ tseen, int64_t size,
+                        int64_t ns, uint8_t *__restrict__ supp_ok) {
+    for (int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; s < size; s += (int64_t)gridDim.x * blockDim.x) {
+        if (!tkey[s] || !tseen[s]) continue;
+        const uint32_t supp = (uint32_t)(tkey[s] & 0xffffffffu) - 1u;
+        if ((int64_t)tavail[s] * 200 > (int64_t)tsum[s] && (uint64_t)supp < (uint64_t)ns) supp_ok[supp] = 1;
+    }
+}
+
+/* Rows of the marked suppliers of the nation: list[0..*count). */
+__global__ void supp_select(const uint8_t *__restrict__ supp_ok, const int32_t *__restrict__ snation, int64_t ns,
+                            int32_t nation, int64_t *__restrict__ list, unsigned long long *__restrict__ count) {
+    for (int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += (int64_t)gridDim.x * blockDim.x)
+        if (supp_ok[s] && snation[s] == nation) list_push(list, count, s);
+}
+
+/* ---- text gather: rows of a STR or dictionary column into host memory ---- */
+
+/* len[k] = length of text row rows[k]; a row outside 0..n-1 sets *bad. */
+__global__ void text_lengths(const int64_t *__restrict__ off, int64_t n, const int64_t *__restrict__ rows, int64_t m,
+                             int64_t *__restrict__ len, int *__restrict__ bad) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = rows[k];
+        if (r < 0 || r >= n) {
+            *bad = 1;
+            len[k] = 0;
+            continue;
+        }
+        len[k] = off[r + 1] - off[r];
+    }
+}
+
+/* One warp per listed row: its bytes to out + at[k]. */
+__global__ void text_copy(const int64_t *__restrict__ off, const char *__restrict__ bytes,
+                          const int64_t *__restrict__ rows, int64_t m, const int64_t *__restrict__ at,
+                          char *__restrict__ out) {
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (warp >= m) return;
+    const int64_t r = rows[warp], a = off[r], l = off[r + 1] - a;
+    for (int64_t i = lane; i < l; i += 32) out[at[warp] + i] = bytes[a + i];
+}
+
+/* code[k] = byte column value at row rows[k]; a row outside 0..n-1 sets *bad. */
+__global__ void byte_gather(const uint8_t *__restrict__ col, int64_t n, const int64_t *__restrict__ rows, int64_t m,
+                            uint8_t *__restrict__ code, int *__restrict__ bad) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = rows[k];
+        if (r < 0 || r >= n) {
+            *bad = 1;
+            continue;
+        }
+        code[k] = col[r];
+    }
+}
+
+
+/* The text of rows d_rows[0..m) (device array) of column v into host
+ * memory: *h_off (m + 1 offsets) into *h_bytes (caller frees both).
+ * STR columns are gathered on the device; U8 columns through the
+ * dictionary. Returns 0, or nonzero with a message on stderr. */
+static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, cudaStream_t stream, int64_t **h_off,
+                      char **h_bytes) {
+    int rc = 0, h_bad = 0;
+    int *d_bad = NULL;
+    int64_t *d_len = NULL, *d_at = NULL, *len = NULL;
+    uint8_t *d_code = NULL, *code = NULL;
+    char *d_out = NULL;
+    const unsigned blocks = (unsigned)((m + 255) / 256 > 0 ? (m + 255) / 256 : 1);
+    *h_off = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    *h_bytes = NULL;
+    len = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    code = (uint8_t *)malloc((size_t)m + 1);
+    if (!*h_off || !len || !code) {
+        fprintf(stderr, "q20.full.cu: out of host memory gathering %s\n", v->name);
+        rc = 4;
+        goto done;
+    }
+    (*h_off)[0] = 0;
+    CUDA_TRY("cudaMallocAsync gather flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    CUDA_TRY("cudaMemsetAsync gather flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    if (v->type == DKB_CAND_U8 && v->dict) {
+        CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)m + 1, stream));
+        if (m > 0) byte_gather<<<blocks, 256, 0, stream>>>((const uint8_t *)v->data, v->n, d_rows, m, d_code, d_bad);
+        CUDA_TRY("byte_gather launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync codes", cudaMemcpyAsync(code, d_code, (size_t)m, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync gather flag",
+                 cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        int64_t total = 0;
+        for (int64_t k = 0; k < m && !h_bad; k++) {
+            if (code[k] >= v->dict->size) h_bad = 1;
+            else total += (int64_t)v->dict->len[code[k]];
+        }
+        if (h_bad) {
+            fprintf(stderr, "q20.full.cu: %s: a row or code out of range\n", v->name);
+            rc = 6;
+            goto done;
+        }
+        *h_bytes = (char *)malloc((size_t)total + 1);
+        if (!*h_bytes) {
+            rc = 4;
+            goto done;
+        }
+        for (int64_t k = 0; k < m; k++) {
+            const size_t l = v->dict->len[code[k]];
+            memcpy(*h_bytes + (*h_off)[k], v->dict->str[code[k]], l);
+            (*h_off)[k + 1] = (*h_off)[k] + (int64_t)l;
+        }
+        goto done;
+    }
+    if (v->type != DKB_CAND_STR) {
+        fprintf(stderr, "q20.full.cu: %s is neither text nor a dictionary column\n", v->name);
+        rc = 2;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
+    CUDA_TRY("cudaMallocAsync starts", cudaMallocAsync((void **)&d_at, sizeof(int64_t) * (size_t)(m + 1), stream));
+    if (m > 0)
+        text_lengths<<<blocks, 256, 0, stream>>>((const int64_t *)v->data, v->n, d_rows, m, d_len, d_bad);
+    CUDA_TRY("text_lengths launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync lengths",
+             cudaMemcpyAsync(len, d_len, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync gather flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    for (int64_t k = 0; k < m && !h_bad; k++) {
+        if (len[k] < 0) h_bad = 1;
+        (*h_off)[k + 1] = (*h_off)[k] + len[k];
+    }
+    if (h_bad) {
+        fprintf(stderr, "q20.full.cu: %s: a row out of range or a negative length\n", v->name);
+        rc = 6;
+        goto done;
+    }
+    *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
+    if (!*h_bytes) {
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
+    CUDA_TRY("cudaMemcpyAsync starts",
+             cudaMemcpyAsync(d_at, *h_off, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
+    if (m > 0)
+        text_copy<<<(unsigned)((m * 32 + 255) / 256), 256, 0, stream>>>((const int64_t *)v->data, v->bytes, d_rows, m,
+                                                                        d_at, d_out);
+    CUDA_TRY("text_copy launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync text",
+             cudaMemcpyAsync(*h_bytes, d_out, (size_t)(*h_off)[m], cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+done:
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_len) cudaFreeAsync(d_len, stream);
+    if (d_at) cudaFreeAsync(d_at, stream);
+    if (d_code) cudaFreeAsync(d_code, stream);
+    if (d_out) cudaFreeAsync(d_out, stream);
+    cudaStreamSynchronize(stream);
+    free(len);
+    free(code);
+    return rc;
+}
+
+static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    const int64_t at = col->str_off[r];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+
+typedef struct {
+    const char *name;
+    int64_t len, k; /* k: index into the listed rows */
+} by_name_item;
+
+static int by_name(const void *a, const void *b) {
+    const by_name_item *x = (const by_name_item *)a, *y = (const by_name_item *)b;
+    const int c = memcmp(x->name, y->name, (size_t)(x->len < y->len ? x->len : y->len));
+    if (c) return c;
+    return (x->len > y->len) - (x->len < y->len);
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *pname = dkb_cand_column(db, "part", "p_name");
+    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
+    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
+    const dkb_cand_vec *psavail = dkb_cand_column(db, "partsupp", "ps_availqty");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
+    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
+    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
+    const dkb_cand_vec *snation = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_param *pcolor = dkb_cand_param_find(params, "color");
+    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
+    const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
+    if (!pname || !pspart || !pssupp || !psavail || !lpart || !lsupp || !lqty || !lship || !sname || !saddr ||
+        !snation || !nkey || !nname || !pcolor || !pdate || !pnation || !pcolor->s || !pnation->s)
+        return 1;
+    if (pname->type != DKB_CAND_STR || sname->type != DKB_CAND_STR || pspart->type != DKB_CAND_I32 ||
+        pssupp->type != DKB_CAND_I32 || psavail->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 ||
+        lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
+        lqty->scale != 2 || snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 ||
+        nname->type != DKB_CAND_U8 || !nname->dict)
+        return 2;
+    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
+    if (!c_name || !c_addr) return 3;
+    const int64_t hi = add_months(pdate->i, 12) - 1;
+    if (pdate->i < INT32_MIN || hi > INT32_MAX) return 3;
+    res->nrows = 0;
+    c_name->str_off[0] = c_addr->str_off[0] = 0;
+
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
+    const int64_t np = pname->n, nwords = (np + 31) / 32, nps = pspart->n, nl = lpart->n, ns = sname->n;
+    const int64_t nn = nname->n;
+    const size_t clen = strlen(pcolor->s);
+    int rc = 0, dev = 0, sms = 0, shift = 64;
+    int64_t nation = -1, nsel = 0, size = 1, m = 0;
+    uint8_t *h_ncode = NULL;
+    int32_t *h_nkey = NULL;
+    unsigned long long *d_count = NULL, h_count[2] = {0, 0}; /* [0]: partsupp rows, [1]: suppliers */
+    uint32_t *d_bits = NULL;
+    char *d_color = NULL;
+    int64_t *d_rows = NULL;
+    unsigned long long *d_tkey = NULL, *d_tsum = NULL;
+    int32_t *d_tavail = NULL, *d_tseen = NULL;
+    uint8_t *d_ok = NULL;
+    int64_t *t_off[2] = {NULL, NULL};
+    char *t_bytes[2] = {NULL, NULL};
+    by_name_item *order = NULL;
+
+    /* the nation's key (the nation table is on the device: 25 rows) */
+    if (ncode < 0 || nn == 0 || np == 0 || nps == 0 || nl == 0 || ns == 0) return 0;
+    h_ncode = (uint8_t *)malloc((size_t)nn);
+    h_nkey = (int32_t *)malloc(sizeof(int32_t) * (size_t)nn);
+    if (!h_ncode || !h_nkey) {
+        fprintf(stderr, "q20.full.cu: out of host memory for the nation table\n");
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaMemcpyAsync n_name", cudaMemcpyAsync(h_ncode, nname->data, (size_t)nn, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync n_nationkey", cudaMemcpyAsync(h_nkey, nkey->data, sizeof(int32_t) * (size_t)nn,
+                                                            cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    for (int64_t r = 0; r < nn; r++)
+        if (h_ncode[r] == ncode) nation = h_nkey[r];
+    if (nation < 0) goto done;
+
+    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    /* part bitmap, the chosen parts' partsupp rows */
+    CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_count, sizeof(unsigned long long) * 2, stream));
+    CUDA_TRY("cudaMallocAsync bits", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, stream));
+    CUDA_TRY("cudaMallocAsync color", cudaMallocAsync((void **)&d_color, clen + 1, stream));
+    CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long) * 2, stream));
+    CUDA_TRY("cudaMemcpyAsync color", cudaMemcpyAsync(d_color, pcolor->s, clen + 1, cudaMemcpyHostToDevice, stream));
+    part_prefix<<<(unsigned)((nwords + 255) / 256), 256, 0, stream>>>((const int64_t *)pname->data, pname->bytes, np,
+                                                                      d_color, (int64_t)clen, d_bits);
+    CUDA_TRY("part_prefix launch", cudaGetLastError());
+    ps_count<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, nps, np, d_bits, d_count);
+    CUDA_TRY("ps_count launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync counts",
+             cudaMemcpyAsync(h_count, d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    nsel = (int64_t)h_count[0];
+    if (nsel == 0) goto done;
+
+    /* the (partkey, suppkey) table, load <= 1/2 */
+    while (size < 2 * nsel + 2) size <<= 1, shift--;
+    CUDA_TRY("cudaMallocAsync table keys", cudaMallocAsync((void **)&d_tkey, sizeof(unsigned long long) * size, stream));
+    CUDA_TRY("cudaMallocAsync table sums", cudaMallocAsync((void **)&d_tsum, sizeof(unsigned long long) * size, stream));
+    CUDA_TRY("cudaMallocAsync table avail", cudaMallocAsync((void **)&d_tavail, sizeof(int32_t) * size, stream));
+    CUDA_TRY("cudaMallocAsync table seen", cudaMallocAsync((void **)&d_tseen, sizeof(int32_t) * size, stream));
+    CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_ok, (size_t)ns, stream));
+    CUDA_TRY("cudaMemsetAsync table keys", cudaMemsetAsync(d_tkey, 0, sizeof(unsigned long long) * size, stream));
+    CUDA_TRY("cudaMemsetAsync table sums", cudaMemsetAsync(d_tsum, 0, sizeof(unsigned long long) * size, stream));
+    CUDA_TRY("cudaMemsetAsync table seen", cudaMemsetAsync(d_tseen, 0, sizeof(int32_t) * size, stream));
+    CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_ok, 0, (size_t)ns, stream));
+    ps_insert<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data,
+                                                       (const int32_t *)psavail->data, nps, np, d_bits, d_tkey,
+                                                       d_tavail, shift, (uint64_t)(size - 1));
+    CUDA_TRY("ps_insert launch", cudaGetLastError());
+    {
+        int64_t grid = (int64_t)sms * 8;
+        if (grid > (nl + TPB - 1) / TPB) grid = (nl + TPB - 1) / TPB;
+        q20_scan<<<(unsigned)grid, TPB, 0, stream>>>(
+            (const int32_t *)lship->data, (const int32_t *)lpart->data, (const int32_t *)lsupp->data,
+            (const int64_t *)lqty->data, nl, (int32_t)pdate->i, (uint32_t)(hi - pdate->i), np, d_bits, d_tkey, shift,
+            (uint64_t)(size - 1), d_tsum, d_tseen);
+        CUDA_TRY("q20_scan launch", cudaGetLastError());
+    }
+    qualify<<<(unsigned)((size + 255) / 256), 256, 0, stream>>>(d_tkey, d_tavail, d_tsum, d_tseen, size, ns, d_ok);
+    CUDA_TRY("qualify launch", cudaGetLastError());
+    /* the nation's marked suppliers (rows) */
+    CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
+    supp_select<<<(unsigned)((ns + 255) / 256), 256, 0, stream>>>(d_ok, (const int32_t *)snation->data, ns,
+                                                                  (int32_t)nation, d_rows, d_count + 1);
+    CUDA_TRY("supp_select launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync counts",
+             cudaMemcpyAsync(h_count, d_count, sizeof(unsigned long long) * 2, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    m = (int64_t)h_count[1];
+    if (m == 0) goto done;
+    if (m > res->cap) {
+        fprintf(stderr, "q20.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
+        rc = 7;
+        goto done;
+    }
+    rc = fetch_text(sname, d_rows, m, stream, &t_off[0], &t_bytes[0]);
+    if (!rc) rc = fetch_text(saddr, d_rows, m, stream, &t_off[1], &t_bytes[1]);
+    if (rc) goto done;
+    order = (by_name_item *)malloc(sizeof(by_name_item) * (size_t)m);
+    if (!order) {
+        rc = 4;
+        goto done;
+    }
+    for (int64_t k = 0; k < m; k++) {
+        order[k].name = t_bytes[0] + t_off[0][k];
+        order[k].len = t_off[0][k + 1] - t_off[0][k];
+        order[k].k = k;
+    }
+    qsort(order, (size_t)m, sizeof(by_name_item), by_name);
+    for (int64_t r = 0; r < m; r++) {
+        const int64_t k = order[r].k;
+        if (!put_str(c_name, r, order[r].name, order[r].len) ||
+            !put_str(c_addr, r, t_bytes[1] + t_off[1][k], t_off[1][k + 1] - t_off[1][k])) {
+            fprintf(stderr, "q20.full.cu: result text over its byte cap\n");
+            rc = 8;
+            goto done;
+        }
+    }
+    res->nrows = m;
+done:
+    if (d_count) cudaFreeAsync(d_count, stream);
+    if (d_bits) cudaFreeAsync(d_bits, stream);
+    if (d_color) cudaFreeAsync(d_color, stream);
+    if (d_rows) cudaFreeAsync(d_rows, stream);
+    if (d_tkey) cudaFreeAsync(d_tkey, stream);
+    if (d_tsum) cudaFreeAsync(d_tsum, stream);
+    if (d_tavail) cudaFreeAsync(d_tavail, stream);
+    if (d_tseen) cudaFreeAsync(d_tseen, stream);
+    if (d_ok) cudaFreeAsync(d_ok, stream);
+    cudaStreamSynchronize(stream);
+    for (int t = 0; t < 2; t++) free(t_off[t]), free(t_bytes[t]);
+    free(h_ncode);
+    free(h_nkey);
+    free(order);
+    return rc;
+}
