@@ -1,0 +1,379 @@
+/* q08.full.cu: expert CUDA full-mode candidate for TPC-H Q8 (National
+ * Market Share).
+ *
+ *   select o_year, sum(case when nation = ':nation' then volume else 0 end)
+ *                  / sum(volume) as mkt_share
+ *   from (select extract(year from o_orderdate) as o_year,
+ *                l_extendedprice * (1 - l_discount) as volume, n2.n_name as nation
+ *         from part, supplier, lineitem, orders, customer, nation n1, nation n2, region
+ *         where p_partkey = l_partkey and s_suppkey = l_suppkey
+ *           and l_orderkey = o_orderkey and o_custkey = c_custkey
+ *           and c_nationkey = n1.n_nationkey and n1.n_regionkey = r_regionkey
+ *           and r_name = ':region' and s_nationkey = n2.n_nationkey
+ *           and o_orderdate between date '1995-01-01' and date '1996-12-31'
+ *           and p_type = ':type') as all_nations
+ *   group by o_year order by o_year;
+ *
+ * Plan (all on env->stream):
+ *  1. Host: region and nation (25 rows) copied back; the region's code
+ *     gives a nation mask, the nation's code its key.
+ *  2. part_bitmap: the parts of the type (dictionary code) as a semi-join
+ *     bitmap over the dense partkeys (atomicOr on distinct words; 250 KB at
+ *     SF10, L2-resident); cust_in: a byte per dense custkey, 1 when the
+ *     customer's nation is in the region; supp_is: a byte per dense
+ *     suppkey, 1 when the supplier is of the nation.
+ *  3. chunk_bounds: orders cut into chunks of OCHUNK rows; lineitem is
+ *     grouped by orderkey in orders' order, so a chunk's items are one
+ *     range (binary search per chunk).
+ *  4. q08_join (partition-local, persistent blocks over chunks): each order
+ *     of the chunk gets its year (0/1) when it is of 1995..1996 and its
+ *     customer is of the region, else -1 (shared memory); the chunk's items
+ *     are read in tiles, each row's order found by counting run starts
+ *     (ballot + popc + a per-warp prefix, checked against o_orderkey at run
+ *     starts); only items of passing orders read l_partkey (1 in 5 orders),
+ *     and only items of the type (1 in 150) read supplier, price and
+ *     discount (late materialization). Per-warp sums per (year, all |
+ *     nation) in shared memory (int64, scale 4), one atomicAdd per block
+ *     and counter (integers: exact and deterministic).
+ *  5. 4 sums + 2 counts come back; the share is the quotient of the two
+ *     exact sums as doubles, as the CPU expert (and the baseline) form it.
+ *
+ * Bytes read (floor, SF10): o_orderkey, o_custkey, o_orderdate 12 B per
+ * order (0.18 GB); l_orderkey 4 B per item (0.24 GB) + l_partkey in the
+ * sectors of passing orders (~1/5) + the rest for a few hundred thousand
+ * items; part, customer, supplier keys and codes (~30 MB). */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, NACC = 6 };
+#define FULL_MASK 0xffffffffu
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q08.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* The region's nations, by nation key (kernel argument). */
+typedef struct {
+    uint8_t in[MAXNAT];
+} nation_mask;
+
+/* bits[k >> 5] bit (k & 31) for every part key k of type code tcode; a key
+ * outside 0..maxkey sets *bad. */
+__global__ void part_bitmap(const int32_t *__restrict__ pkey, const uint8_t *__restrict__ ptype, int64_t np,
+                            int tcode, int64_t maxkey, uint32_t *__restrict__ bits, int *__restrict__ bad) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < np; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = pkey[i];
+        if (k < 0 || k > maxkey) {
+            *bad = 1;
+            continue;
+        }
+        if ((int)ptype[i] == tcode) atomicOr(&bits[k >> 5], 1u << (k & 31));
+    }
+}
+
+/* out[key] = 1 when the row's nation is in mask (out preset to 0); keys
+ * outside 0..maxkey set *bad. */
+__global__ void key_in_mask(const int32_t *__restrict__ key, const int32_t *__restrict__ nat, int64_t n,
+                            int64_t maxkey, nation_mask mask, uint8_t *__restrict__ out, int *__restrict__ bad) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = key[i];
+        const int32_t v = nat[i];
+        if (k < 0 || k > maxkey) {
+            *bad = 1;
+            continue;
+        }
+        if (v >= 0 && v < MAXNAT && mask.in[v]) out[k] = 1;
+    }
+}
+
+/* bound[c] = first lineitem row of orders chunk c (bound[nchunks] = nl). */
+__global__ void chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl,
+                             int64_t nchunks, int64_t *__restrict__ bound) {
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c > nchunks) return;
+    if (c == nchunks) {
+        bound[c] = nl;
+        return;
+    }
+    const int32_t key = okey[c * OCHUNK];
+    int64_t lo = 0, hi = nl;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (lkey[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    bound[c] = lo;
+}
+
+/* acc[y * 2 + {0, 1}] += volume of all / of the nation's suppliers (scale 4)
+ * in year 1995 + y; acc[4 + y] += items counted in year 1995 + y. */
+__global__ void __launch_bounds__(TPB) q08_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ ocust,
+                                                const int32_t *__restrict__ odate, int64_t no,
+                                                const int32_t *__restrict__ lkey, const int32_t *__restrict__ lpart,
+                                                const int32_t *__restrict__ lsupp, const int64_t *__restrict__ lprice,
+                                                const int64_t *__restrict__ ldisc, const int64_t *__restrict__ bound,
+                                                int64_t nchunks, const uint32_t *__restrict__ pbits, int64_t maxp,
+                                                const uint8_t *__restrict__ c_in, int64_t maxc,
+                                                const uint8_t *__restrict__ s_is, int64_t maxs, int32_t d95,
+                                                int32_t d96, uint32_t width, unsigned long long *__restrict__ acc,
+                                                int *__restrict__ bad) {
+    __shared__ int8_t year_s[OCHUNK];
+    __shared__ int wtot[2][NWARP];
+    __shared__ unsigned long long wacc[NWARP][NACC];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (int i = tid; i < NWARP * NACC; i += TPB) (&wacc[0][0])[i] = 0;
+    int oops = 0;
+
+    for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
+        const int64_t o0 = c * OCHUNK;
+        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
+        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        /* 1. the chunk's orders: 1995..1996 and a customer of the region */
+        for (int o = tid; o < OCHUNK; o += TPB) {
+            int8_t y = -1;
+            if (o < nord) {
+                const int32_t d = odate[o0 + o];
+                if ((uint32_t)(d - d95) < width) {
+                    const int64_t cu = ocust[o0 + o];
+                    if (cu < 0 || cu > maxc) oops = 1;
+                    else if (c_in[cu]) y = (int8_t)(d >= d96);
+                }
+            }
+            year_s[o] = y;
+        }
+        __syncthreads();
+        /* 2. the chunk's line items, tile by tile */
+        int carry = 0, parity = 0;
+        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
+            const int64_t j = base + tid;
+            const bool active = j < j1;
+            const int32_t key = active ? lkey[j] : 0;
+            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
+            const bool start = active && (j == j0 || key != prev);
+            const unsigned ballot = __ballot_sync(FULL_MASK, start);
+            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            if (lane == 0) wtot[parity][warp] = __popc(ballot);
+            __syncthreads();
+            int before_me = carry, total = 0;
+            for (int w = 0; w < NWARP; w++) {
+                const int t = wtot[parity][w];
+                if (w < warp) before_me += t;
+                total += t;
+            }
+            carry += total;
+            if (!active) continue;
+            const int idx = before_me + incl - 1;
+            if (idx < 0 || idx >= nord) {
+                oops = 1;
+                continue;
+            }
+            const int y = year_s[idx];
+            if (y < 0) continue;
+            if (start && okey[o0 + idx] != key) oops = 1;
+            const int64_t pa = lpart[j];
+            if (pa < 0 || pa > maxp) {
+                oops = 1;
+                continue;
+            }
+            if (!((pbits[pa >> 5] >> (pa & 31)) & 1u)) continue;
+            const int64_t su = lsupp[j];
+            if (su < 0 || su > maxs) {
+                oops = 1;
+                continue;
+            }
+            const unsigned long long v = (unsigned long long)(lprice[j] * (100 - ldisc[j]));
+            atomicAdd(&wacc[warp][y * 2], v);
+            if (s_is[su]) atomicAdd(&wacc[warp][y * 2 + 1], v);
+            atomicAdd(&wacc[warp][4 + y], 1ull);
+        }
+        __syncthreads();
+    }
+    if (oops) *bad = 1;
+    __syncthreads();
+    if (tid < NACC) {
+        unsigned long long s = 0;
+        for (int w = 0; w < NWARP; w++) s += wacc[w][tid];
+        if (s) atomicAdd(&acc[tid], s);
+    }
+}
+
+/* n elements of a device column into host memory h (synchronously). */
+static cudaError_t fetch(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
+    if (v->n <= 0) return cudaSuccess;
+    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
+    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
+    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
+    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
+    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
+    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
+    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *nation = dkb_cand_param_find(params, "nation");
+    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
+    const dkb_cand_param *type = dkb_cand_param_find(params, "type");
+    if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !ptype || !ckey || !cnat || !skey || !snat ||
+        !okey || !ocust || !odate || !lkey || !lpart || !lsupp || !lprice || !ldisc || !nation || !region ||
+        !type || !nation->s || !region->s || !type->s)
+        return 1;
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
+        odate->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 ||
+        pkey->type != DKB_CAND_I32 || ptype->type != DKB_CAND_U8 || !ptype->dict || ckey->type != DKB_CAND_I32 ||
+        cnat->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
+        rkey->type != DKB_CAND_I32 || rname->type != DKB_CAND_U8 || !rname->dict || nkey->type != DKB_CAND_I32 ||
+        nname->type != DKB_CAND_U8 || !nname->dict || nreg->type != DKB_CAND_I32 || lprice->type != DKB_CAND_I64 ||
+        ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 || nkey->n > MAXNAT ||
+        rkey->n > MAXNAT || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT ||
+        res->cols[1].type != DKB_CAND_RES_FLOAT)
+        return 2;
+
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int rcode = dkb_cand_dict_code(rname->dict, region->s);
+    const int ncode = dkb_cand_dict_code(nname->dict, nation->s);
+    const int tcode = dkb_cand_dict_code(ptype->dict, type->s);
+    const int64_t np = pkey->n, nc = ckey->n, ns = skey->n, no = okey->n, nl = lkey->n;
+    const int64_t maxp = np, maxc = nc, maxs = ns; /* dense keys 1..N */
+    const int64_t pwords = (maxp >> 5) + 1;
+    const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
+    const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
+    const uint32_t width = (uint32_t)(days_from_civil(1997, 1, 1) - d95);
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
+    int64_t grid = 0, r = 0, target = -2; /* -2: nation name absent (no supplier matches) */
+    int32_t h_rk[MAXNAT], h_nk[MAXNAT], h_nr[MAXNAT];
+    uint8_t h_rn[MAXNAT], h_nn[MAXNAT];
+    nation_mask in_region, is_target;
+    uint32_t *d_pbits = NULL;
+    uint8_t *d_cin = NULL, *d_sis = NULL;
+    int64_t *d_bound = NULL;
+    unsigned long long *d_acc = NULL, h_acc[NACC];
+    int *d_bad = NULL;
+    dkb_cand_res_col *c_year = &res->cols[0], *c_share = &res->cols[1];
+    memset(&in_region, 0, sizeof in_region);
+    memset(&is_target, 0, sizeof is_target);
+    memset(h_acc, 0, sizeof h_acc);
+
+    /* 1. the region's nations and the nation's key */
+    CUDA_TRY("fetch region keys", fetch(h_rk, rkey, sizeof(int32_t), stream));
+    CUDA_TRY("fetch region names", fetch(h_rn, rname, sizeof(uint8_t), stream));
+    CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
+    CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    CUDA_TRY("fetch nation regions", fetch(h_nr, nreg, sizeof(int32_t), stream));
+    for (int64_t i = 0; i < nkey->n; i++) {
+        if (h_nk[i] < 0 || h_nk[i] >= MAXNAT) {
+            fprintf(stderr, "q08.full.cu: nation key %d outside 0..%d\n", h_nk[i], MAXNAT - 1);
+            rc = 2;
+            goto done;
+        }
+        if (ncode >= 0 && h_nn[i] == ncode) target = h_nk[i];
+        for (int64_t j = 0; j < rkey->n; j++)
+            if (rcode >= 0 && h_rn[j] == rcode && h_rk[j] == h_nr[i]) in_region.in[h_nk[i]] = 1;
+    }
+    if (target >= 0) is_target.in[target] = 1;
+    if (tcode >= 0 && no > 0 && nl > 0 && np > 0 && nc > 0 && ns > 0) {
+        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q08_join, TPB, 0));
+        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        if (grid > nchunks) grid = nchunks;
+        CUDA_TRY("cudaMallocAsync part bitmap", cudaMallocAsync((void **)&d_pbits, sizeof(uint32_t) * pwords, stream));
+        CUDA_TRY("cudaMallocAsync customer marks", cudaMallocAsync((void **)&d_cin, (size_t)maxc + 1, stream));
+        CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_sis, (size_t)maxs + 1, stream));
+        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_acc, sizeof h_acc, stream));
+        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        CUDA_TRY("cudaMemsetAsync part bitmap", cudaMemsetAsync(d_pbits, 0, sizeof(uint32_t) * pwords, stream));
+        CUDA_TRY("cudaMemsetAsync customer marks", cudaMemsetAsync(d_cin, 0, (size_t)maxc + 1, stream));
+        CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_sis, 0, (size_t)maxs + 1, stream));
+        CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_acc, 0, sizeof h_acc, stream));
+        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        part_bitmap<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pkey->data,
+                                                             (const uint8_t *)ptype->data, np, tcode, maxp, d_pbits,
+                                                             d_bad);
+        CUDA_TRY("part_bitmap launch", cudaGetLastError());
+        key_in_mask<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data,
+                                                             (const int32_t *)cnat->data, nc, maxc, in_region, d_cin,
+                                                             d_bad);
+        CUDA_TRY("key_in_mask customer launch", cudaGetLastError());
+        key_in_mask<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data,
+                                                             (const int32_t *)snat->data, ns, maxs, is_target, d_sis,
+                                                             d_bad);
+        CUDA_TRY("key_in_mask supplier launch", cudaGetLastError());
+        chunk_bounds<<<(unsigned)((nchunks + 1 + 255) / 256), 256, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)lkey->data, nl, nchunks, d_bound);
+        CUDA_TRY("chunk_bounds launch", cudaGetLastError());
+        q08_join<<<(unsigned)grid, TPB, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data, no,
+            (const int32_t *)lkey->data, (const int32_t *)lpart->data, (const int32_t *)lsupp->data,
+            (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_pbits, maxp, d_cin,
+            maxc, d_sis, maxs, d95, d96, width, d_acc, d_bad);
+        CUDA_TRY("q08_join launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_acc, d_acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        if (h_bad) {
+            fprintf(stderr, "q08.full.cu: a part/customer/supplier key outside 1..N or lineitem not grouped in "
+                            "orders' order\n");
+            rc = 5;
+            goto done;
+        }
+    }
+    for (int y = 0; y < 2; y++) {
+        if (!h_acc[4 + y]) continue;
+        if (r >= res->cap) {
+            fprintf(stderr, "q08.full.cu: result larger than its capacity\n");
+            rc = 4;
+            goto done;
+        }
+        const __int128 all = (__int128)(int64_t)h_acc[y * 2], mine = (__int128)(int64_t)h_acc[y * 2 + 1];
+        c_year->i64[r] = 1995 + y;
+        c_share->f64[r] = (double)mine / (double)all;
+        c_year->is_null[r] = c_share->is_null[r] = 0;
+        r++;
+    }
+    res->nrows = r;
+done:
+    if (d_pbits) cudaFreeAsync(d_pbits, stream);
+    if (d_cin) cudaFreeAsync(d_cin, stream);
+    if (d_sis) cudaFreeAsync(d_sis, stream);
+    if (d_bound) cudaFreeAsync(d_bound, stream);
+    if (d_acc) cudaFreeAsync(d_acc, stream);
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    cudaStreamSynchronize(stream);
+    return rc;
+}
