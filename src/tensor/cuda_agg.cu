@@ -113,6 +113,49 @@ __global__ void sum_kernel(const int64_t *gid, const void *vals, dkb_tp_dtype t,
     }
 }
 
+/* ng <= TINY_GROUPS (Q1's 4 groups): each thread sums its rows in
+ * registers (an unrolled compare-and-add per group: no atomics per row),
+ * warps combine with shuffles, blocks in shared memory, and one thread per
+ * group adds the block's sum into global memory. Exact, as sum_kernel:
+ * 128-bit sums modulo 2^128, whose order does not matter. */
+#define TINY_GROUPS 8
+
+__device__ __forceinline__ dkb__u128 shfl_down_u128(dkb__u128 v, int d) {
+    unsigned long long lo = __shfl_down_sync(0xffffffffu, (unsigned long long)v, d);
+    unsigned long long hi = __shfl_down_sync(0xffffffffu, (unsigned long long)(v >> 64), d);
+    return ((dkb__u128)hi << 64) | lo;
+}
+
+__global__ void sum_tiny_kernel(const int64_t *gid, const void *vals, dkb_tp_dtype t, int64_t n, int ng,
+                                unsigned long long *glo, unsigned long long *ghi) {
+    __shared__ unsigned long long slo[TINY_GROUPS], shi[TINY_GROUPS];
+    if (threadIdx.x < TINY_GROUPS) slo[threadIdx.x] = shi[threadIdx.x] = 0;
+    __syncthreads();
+    dkb__u128 acc[TINY_GROUPS];
+#pragma unroll
+    for (int k = 0; k < TINY_GROUPS; k++) acc[k] = 0;
+    CU_FOR(i, n) {
+        int64_t g = gid[i];
+        if ((uint64_t)g >= (uint64_t)ng) continue;
+        dkb__u128 x = vals ? (dkb__u128)dkb__d_ld_i128(vals, t, i) : (dkb__u128)1;
+#pragma unroll
+        for (int k = 0; k < TINY_GROUPS; k++)
+            if (g == k) acc[k] += x;
+    }
+#pragma unroll
+    for (int k = 0; k < TINY_GROUPS; k++) {
+        if (k >= ng) break;
+        dkb__u128 v = acc[k];
+        for (int d = 16; d > 0; d >>= 1) v += shfl_down_u128(v, d);
+        if ((threadIdx.x & 31) == 0 && v) add128_atomic(&slo[k], &shi[k], v);
+    }
+    __syncthreads();
+    if ((int)threadIdx.x < ng) {
+        dkb__u128 v = ((dkb__u128)shi[threadIdx.x] << 64) | slo[threadIdx.x];
+        if (v) add128_atomic(&glo[threadIdx.x], &ghi[threadIdx.x], v);
+    }
+}
+
 /* ---- per group: MIN and MAX ---- */
 
 enum { KEY_INT = 0, KEY_F64, KEY_I128_HI };
@@ -346,6 +389,11 @@ static bool group_sums(dkb_tp *tp, const char *op, const int64_t *gid, int64_t n
         !CU_OK(tp, op, cudaMemsetAsync(hi, 0, sizeof *hi * (size_t)ng, st)))
         return false;
     if (n == 0) return true;
+    if (ng <= TINY_GROUPS) {
+        sum_tiny_kernel<<<dkb__cu_grid(tp, n), DKB_CU_BLOCK, 0, st>>>(gid, v ? v->data : NULL,
+                                                                      v ? v->dtype : DKB_TP_I64, n, (int)ng, lo, hi);
+        return CU_LAUNCHED(tp, op);
+    }
     int copies = copies_for(ng);
     size_t shm = sizeof(unsigned long long) * 2 * (size_t)copies * (size_t)ng;
     sum_kernel<<<acc_grid(tp, n, copies), DKB_CU_BLOCK, shm, st>>>(gid, v ? v->data : NULL, v ? v->dtype : DKB_TP_I64, n,
