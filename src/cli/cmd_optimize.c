@@ -44,7 +44,9 @@ static void usage(FILE *f) {
             "loop:\n"
             "  --data STORE        the store (required)\n"
             "  --queries LIST      q01,q06,... or all (default all)\n"
-            "  --target T          c (default) or cuda (evaluated with dkb eval --backend cuda)\n"
+            "  --target T          c (default) or cuda: qNN.MODE.cu files evaluated as\n"
+            "                      dkb eval --backend cuda (needs a GPU: without one the\n"
+            "                      command fails before it asks anything)\n"
             "  --mode M            core, full or all (default core)\n"
             "  --rounds R          rounds per query (default 5)\n"
             "  --samples K         independent replies per round (default 1)\n"
@@ -60,11 +62,12 @@ static void usage(FILE *f) {
             "  -h, --help          this help\n"
             "\n"
             "Exit status: 0 when the loop ran (whatever the model did), 1 when the run\n"
-            "directory, store, templates or model backend are unusable, 2 for a bad\n"
-            "command line.\n"
+            "directory, store, templates or model backend are unusable or --target cuda\n"
+            "finds no GPU, 2 for a bad command line.\n"
             "\n"
             "example:\n"
-            "  dkb optimize --model gpt-4.1 --data data/sf1 --queries q01,q06 --out runs/gpt41\n");
+            "  dkb optimize --model gpt-4.1 --data data/sf1 --queries q01,q06 --out runs/gpt41\n"
+            "  dkb optimize --model gpt-4.1 --data data/sf1 --target cuda --out runs/gpt41-cuda\n");
 }
 
 /* "dkb ARGS..." as typed, with nothing secret in it (keys never travel on the

@@ -274,6 +274,8 @@ int dkb__opt_hardware_context(const char *target, char **out, dkb_error *err) {
         dkb__opt_buf_printf(&b, "- Global memory: %.1f GiB", (double)d.mem_bytes / (1 << 30));
         if (bw > 0) dkb__opt_buf_printf(&b, ", peak bandwidth about %.0f GB/s", bw);
         dkb__opt_buf_printf(&b, "\n- L2 cache: %.1f MiB\n", (double)d.l2_bytes / (1 << 20));
+        dkb__opt_buf_puts(&b, "- Compiler: nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90] "
+                              "(one stream: dkb_cand_stream(env))\n");
     } else {
         cpu_context(&b);
     }

@@ -15,6 +15,7 @@
 #include "common/fsutil.h"       // defines: dkb__mkdir_p, dkb__path_join, dkb__rm_rf
 #include "dkb/query.h"
 #include "dkb/store.h"
+#include "dkb/tensor.h"          // defines: dkb_tp_device_query
 #include "harness/eval.h"        // defines: dkb__eval_run, dkb_eval_results
 #include "harness/report.h"      // defines: dkb__results_write
 #include "optimize/prompt.h"     // defines: dkb__opt_build_prompt, dkb__opt_feedback
@@ -495,9 +496,18 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     memset(out, 0, sizeof *out);
     if (o->rounds < 1 || o->samples < 1 || o->jobs < 1 || !o->queries || !o->modes)
         return dkb_fail(err, DKB_EINVAL, "optimize: rounds, samples, jobs, queries and modes must be set");
+    int cuda = !strcmp(o->target, "cuda");
+    if (cuda) {
+        /* before anything is written, asked or evaluated: every evaluation needs the GPU */
+        dkb_tp_device_info dev;
+        dkb_error ge = {0};
+        if (dkb_tp_device_query(&dev, &ge))
+            return dkb_fail(err, DKB_ENOENT, "--target cuda: no usable GPU (%s); nothing was asked or evaluated",
+                            ge.msg);
+    }
     run R = {.o = o, .start = now_s()};
     R.po = (dkb_opt_prompt_opts){.templates = dkb__opt_templates_dir(o->templates), .target = o->target,
-                                 .workload = o->workload, .hardware = o->hardware};
+                                 .workload = o->workload, .hardware = o->hardware, .need_gpu = cuda};
     pthread_mutex_init(&R.lock, NULL);
     pthread_mutex_init(&R.eval_lock, NULL);
     dkb_store *db = NULL;

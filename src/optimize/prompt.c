@@ -26,6 +26,59 @@ static int read_source(const char *rel, char **out, dkb_error *err) {
     return rc;
 }
 
+/* How candidate.h applies to a .cu file (docs/harness.md, "CUDA candidates"):
+ * shown before the header for target "cuda", as a C comment in its block. */
+static const char CUDA_ABI[] =
+    "/* CUDA target: how this ABI applies to your .cu file.\n"
+    " *\n"
+    " * Build: nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90]\n"
+    " * -shared -cudart shared; the file is CUDA C++, the entry point keeps C linkage\n"
+    " * through this header's extern \"C\". Include only dkb/candidate.h and system\n"
+    " * or CUDA toolkit headers.\n"
+    " *\n"
+    " * Memory: the descriptors (dkb_cand_set, dkb_cand_vec, dkb_cand_scalar,\n"
+    " * dkb_cand_dict, names, n, cap, scale) are HOST memory; the data they point to\n"
+    " * is on the GPU:\n"
+    " * - core mode: every vector's `data` and `bytes`, inputs and outputs alike, are\n"
+    " *   DEVICE pointers (read-only inputs; outputs allocated by the harness with\n"
+    " *   `cap` elements and filled with garbage before every call). Write the\n"
+    " *   output elements on the device and set `n` (and `nbytes`) in the host\n"
+    " *   descriptor before you return (copy a count back if a kernel computes it).\n"
+    " * - full mode: every column's `data`/`bytes` is a DEVICE pointer (resident,\n"
+    " *   read-only, shared with the baseline); dictionaries, parameters and the\n"
+    " *   whole dkb_cand_result are HOST memory: copy your small result back and\n"
+    " *   fill the result columns and `nrows` on the host.\n"
+    " * Scalars and parameters are host values: pass them to kernels as arguments.\n"
+    " *\n"
+    " * Stream: launch every kernel, async copy and cudaMallocAsync/cudaFreeAsync on\n"
+    " * dkb_cand_stream(env) (env->stream). The harness times from before the call\n"
+    " * until the device is idle after it (cudaDeviceSynchronize), so all work you\n"
+    " * start counts; free what you allocate before returning.\n"
+    " *\n"
+    " * Not allowed (the build rejects it): __device__, __constant__ or __managed__\n"
+    " * global variables (no state may survive a call: use kernel arguments and\n"
+    " * memory you allocate per call), the driver API (cu* functions),\n"
+    " * cudaDeviceReset, cudaSetDevice, cudaIpc*, device limits and cache\n"
+    " * configuration, host memory registration, inline assembly, files and\n"
+    " * threads. A kernel fault is judged a crash, a kernel that never ends a\n"
+    " * timeout. */\n\n";
+
+int dkb__opt_candidate_abi(const char *target, char **out, dkb_error *err) {
+    *out = NULL;
+    char *hdr = NULL;
+    int rc = read_source("include/dkb/candidate.h", &hdr, err);
+    if (rc || strcmp(target, "cuda")) {
+        *out = hdr;
+        return rc;
+    }
+    dkb_opt_buf b = {0};
+    dkb__opt_buf_puts(&b, CUDA_ABI);
+    dkb__opt_buf_puts(&b, hdr);
+    free(hdr);
+    *out = dkb__opt_buf_take(&b);
+    return *out ? 0 : dkb_fail(err, DKB_ENOMEM, "candidate ABI for target cuda: out of memory");
+}
+
 /* The function starting at the line "static int NAME(" through the next line
  * that is "}", appended to b; 0 when not found. */
 static int append_function(dkb_opt_buf *b, const char *src, const char *name) {
@@ -101,14 +154,31 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
         goto done;
     }
     if ((rc = dkb__opt_plan_source(q->number, o->mode, &plan, err))) goto done;
-    if ((rc = read_source("include/dkb/candidate.h", &cand_h, err))) goto done;
+    if ((rc = dkb__opt_candidate_abi(o->target, &cand_h, err))) goto done;
     if (o->workload) {
         if ((rc = dkb__opt_workload_context(q, db, p, &wl, err))) goto done;
         const dkb_opt_var v[] = {{"workload_context", wl}};
         if ((rc = render_file(o->templates, "workload.md", v, 1, &wl_sec, err))) goto done;
     }
     if (o->hardware) {
-        if ((rc = dkb__opt_hardware_context(o->target, &hw, err))) goto done;
+        dkb_error he = {0};
+        if ((rc = dkb__opt_hardware_context(o->target, &hw, &he))) {
+            if (rc != DKB_ENOENT || o->need_gpu || strcmp(o->target, "cuda")) {
+                rc = dkb_fail(err, rc, "%s", he.msg);
+                goto done;
+            }
+            /* dkb prompt on a machine without a GPU: the section says so */
+            rc = asprintf(&hw,
+                          "- GPU: none found where this prompt was made (%s); dkb optimize --target cuda "
+                          "describes the GPU it runs on\n",
+                          he.msg) < 0
+                     ? dkb_fail(err, DKB_ENOMEM, "hardware context: out of memory")
+                     : 0;
+            if (rc) {
+                hw = NULL;
+                goto done;
+            }
+        }
         const dkb_opt_var v[] = {{"hardware_context", hw}};
         if ((rc = render_file(o->templates, "hardware.md", v, 1, &hw_sec, err))) goto done;
     }

@@ -17,7 +17,16 @@ typedef struct dkb_opt_prompt_opts {
     const char *target;      /* "c" or "cuda" */
     dkb_mode mode;
     int workload, hardware;  /* include these context sections */
+    int need_gpu;            /* target "cuda": 1 makes a failed GPU query an error
+                              * (dkb optimize); 0 lets the hardware section say that
+                              * no GPU was found here (dkb prompt on any machine) */
 } dkb_opt_prompt_opts;
+
+/* The candidate ABI as the prompt shows it: include/dkb/candidate.h, and for
+ * target "cuda" a comment before it saying how the ABI applies on the GPU
+ * (device pointers, host descriptors, the stream, what is forbidden).
+ * malloc'd. */
+int dkb__opt_candidate_abi(const char *target, char **out, dkb_error *err);
 
 /* The candidate file name for a query and target: "q06.core.c", "q06.full.cu". */
 void dkb__opt_file_name(int qnum, dkb_mode mode, const char *target, char *buf, size_t n);
