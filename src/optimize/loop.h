@@ -43,7 +43,8 @@ typedef struct dkb_opt_outcome {
 
 /* Run (or resume) the loop. 0 when it ran (whatever the models did), an
  * error code with err set when the run directory, store or templates are
- * unusable. */
+ * unusable, or (DKB_ENOENT) when target "cuda" finds no GPU: then nothing
+ * is written, asked or evaluated. */
 int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err);
 
 #endif
