@@ -4,7 +4,9 @@
  * Every row's key tuple goes into a table of slots holding, per group, its
  * smallest row (the first appearance):
  *   - direct: one or two 8/16-bit keys whose value domains multiply to at
- *     most 2^20 index the table by value (no probing);
+ *     most 2^20 index the table by value (no probing); so does one key of
+ *     any width whose values span at most max(2n, 2^20) (dense keys such as
+ *     orderkeys, or packed small keys: one min/max pass and a host read);
  *   - hash: any other keys go into an open-addressing table of at least 2n
  *     slots; a slot is claimed with a CAS of the row, rows with the same
  *     tuple (compared as int64 columns against the slot's row) lower it with
@@ -14,6 +16,7 @@
  * array is first_row), each group's slot is overwritten with its rank, and
  * every row reads its group id from its slot. One host synchronization: the
  * number of groups, to size first_row. */
+#include <limits.h>
 #include <string.h>
 
 #include <cub/cub.cuh>
@@ -138,6 +141,47 @@ static int64_t small_domain(dkb_tp_dtype t, int64_t *base) {
     }
 }
 
+/* mm[0] = min, mm[1] = max of the key (mm preset to LLONG_MAX, LLONG_MIN). */
+struct min_op {
+    __device__ __forceinline__ long long operator()(long long a, long long b) const { return a < b ? a : b; }
+};
+struct max_op {
+    __device__ __forceinline__ long long operator()(long long a, long long b) const { return a > b ? a : b; }
+};
+
+__global__ void key_range_kernel(const void *data, dkb_tp_dtype t, int64_t n, long long *mm) {
+    typedef cub::BlockReduce<long long, DKB_CU_BLOCK> reduce;
+    __shared__ typename reduce::TempStorage t_lo, t_hi;
+    long long lo = LLONG_MAX, hi = LLONG_MIN;
+    CU_FOR(i, n) {
+        long long v = dkb__d_ld_i64(data, t, i);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    lo = reduce(t_lo).Reduce(lo, min_op());
+    hi = reduce(t_hi).Reduce(hi, max_op());
+    if (threadIdx.x == 0) {
+        atomicMin(&mm[0], lo);
+        atomicMax(&mm[1], hi);
+    }
+}
+
+/* One key whose values span at most max(2n, DIRECT_MAX_SLOTS) slots: true
+ * with *base its minimum and *slots the span. */
+static bool dense_key(dkb_tp *tp, const char *op, const dkb_tensor *k, int64_t n, int64_t *base, int64_t *slots) {
+    long long init[2] = {LLONG_MAX, LLONG_MIN}, mm[2];
+    long long *dev = (long long *)dkb__cu_scratch(tp, op, sizeof init);
+    if (!dev || !dkb__cu_put(tp, op, dev, init, sizeof init)) return false;
+    key_range_kernel<<<dkb__cu_grid(tp, n), DKB_CU_BLOCK, 0, dkb__cu_stream(tp)>>>(k->data, k->dtype, n, dev);
+    if (!CU_LAUNCHED(tp, op) || !dkb__cu_get(tp, op, mm, dev, sizeof mm)) return false;
+    uint64_t span = (uint64_t)mm[1] - (uint64_t)mm[0] + 1;  /* 0: the whole int64 range */
+    uint64_t limit = (uint64_t)(2 * n > DIRECT_MAX_SLOTS ? 2 * n : DIRECT_MAX_SLOTS);
+    if (span == 0 || span > limit) return false;
+    *base = mm[0];
+    *slots = (int64_t)span;
+    return true;
+}
+
 static int bits_for(uint64_t x) { /* bits to hold values 0..x */
     int b = 1;
     while (b < 64 && (x >> b)) b++;
@@ -174,6 +218,10 @@ extern "C" dkb_groups dkb__cuda_group(dkb_tp *tp, const dkb_tensor *const *keys,
     }
     int64_t *row_slot = NULL;
     uint64_t mask = 0;
+    if (!direct && nkeys == 1 && dense_key(tp, op, keys[0], n, &ks.base[0], &cap)) {
+        direct = true;
+        ks.mult[0] = 1;
+    }
     if (!direct) {
         int bits = 10;
         while (((int64_t)1 << bits) < 2 * n) bits++;
