@@ -6,7 +6,7 @@ set -euo pipefail
 need=()
 [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
-ls /usr/include/*/curl/curl.h /usr/include/curl/curl.h >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
+compgen -G '/usr/include/*/curl/curl.h' >/dev/null || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
 command -v python3 >/dev/null || need+=(python3)
 for extra in "$@"; do dpkg -s "$extra" >/dev/null 2>&1 || need+=("$extra"); done
 [ ${#need[@]} -eq 0 ] && exit 0
