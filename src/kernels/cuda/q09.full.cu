@@ -1,0 +1,484 @@
+/* q09.full.cu: expert CUDA full-mode candidate for TPC-H Q9 (Product Type
+ * Profit Measure).
+ *
+ *   select nation, o_year, sum(amount) as sum_profit
+ *   from (select n_name as nation, extract(year from o_orderdate) as o_year,
+ *                l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity as amount
+ *         from part, supplier, lineitem, partsupp, orders, nation
+ *         where s_suppkey = l_suppkey and ps_suppkey = l_suppkey
+ *           and ps_partkey = l_partkey and p_partkey = l_partkey
+ *           and o_orderkey = l_orderkey and s_nationkey = n_nationkey
+ *           and p_name like '%:color%') as profit
+ *   group by nation, o_year order by nation, o_year desc;
+ *
+ * Plan (all on env->stream):
+ *  1. part_match: one thread per part runs SQL LIKE ('%color%': % any run,
+ *     _ one byte; an iterative matcher that backtracks to the last %) on
+ *     p_name into a byte per dense partkey (2 MB at SF10, L2-resident).
+ *  2. ps_count, then ps_build: the matching parts' partsupp rows go into an
+ *     open-addressing table sized from their count (a power of two >= 2x),
+ *     key (partkey << 32 | suppkey) claimed by atomicCAS, cost beside it
+ *     (one 16-byte slot per probe). supp_nat: the supplier's nation per
+ *     dense suppkey (255: none).
+ *  3. chunk_bounds: orders cut into chunks of OCHUNK rows; lineitem is
+ *     grouped by orderkey in orders' order, so a chunk's items are one
+ *     range (binary search per chunk).
+ *  4. q09_join (partition-local, persistent blocks over chunks): each order
+ *     of the chunk gets its year index 0..7 from 1992 (shared memory; a
+ *     date outside 1992..1999 is refused, as the CPU expert); the chunk's
+ *     items are read in tiles, each row's order found by counting run
+ *     starts (ballot + popc + a per-warp prefix, checked against o_orderkey
+ *     at run starts); every item reads l_partkey and its part's byte; the
+ *     matching ones (1 in 17) read l_suppkey, probe the table, then read
+ *     quantity, price and discount (late materialization). The exact
+ *     scale-4 amount is added to per-block sums per (nation, year) in
+ *     shared memory (2048 x int64 two's-complement), then to global sums
+ *     (integer atomics: exact and deterministic).
+ *  5. 2048 sums and marks come back; groups by nation name code (string
+ *     order), year desc.
+ *
+ * Bytes read (floor, SF10): l_orderkey, l_partkey 8 B per item (0.48 GB)
+ * + l_suppkey, quantity, price, discount for the matching ~1/17 (their
+ * sectors: ~40% of l_suppkey's, ~1/5 of the 8-byte columns'); o_orderkey,
+ * o_orderdate 8 B per order (0.12 GB); p_name (~66 MB), partsupp keys and
+ * cost (8M x 16 B = 0.13 GB), supplier keys and nations. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, YEAR0 = 1992, NYEAR = 8, NAT = 256, MAXPAT = 128 };
+enum { NGROUP = NAT * NYEAR, NO_NATION = 255 };
+#define FULL_MASK 0xffffffffu
+#define EMPTY_KEY 0xffffffffffffffffull
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q09.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* The LIKE pattern (kernel argument). */
+typedef struct {
+    char p[MAXPAT];
+    int len;
+} like_pattern;
+
+/* January 1st of YEAR0 .. YEAR0 + NYEAR (kernel argument). */
+typedef struct {
+    int32_t jan1[NYEAR + 1];
+} year_bounds;
+
+typedef struct {
+    unsigned long long key; /* partkey << 32 | suppkey, or EMPTY_KEY */
+    long long cost;
+} slot;
+
+__host__ __device__ static inline unsigned long long hash_key(unsigned long long k) {
+    k ^= k >> 31;
+    k *= 0x9e3779b97f4a7c15ull;
+    return k ^ (k >> 29);
+}
+
+/* SQL LIKE of s[0..n) against p[0..m) (% any run, _ one byte): greedy, and
+ * on a mismatch back to the last % with one more byte consumed by it. */
+__device__ static bool like_match(const char *__restrict__ s, int64_t n, const char *p, int m) {
+    int64_t i = 0, mark = 0;
+    int j = 0, star = -1;
+    while (i < n) {
+        if (j < m && p[j] == '%') {
+            star = j++;
+            mark = i;
+        } else if (j < m && (p[j] == '_' || p[j] == s[i])) {
+            i++;
+            j++;
+        } else if (star >= 0) {
+            j = star + 1;
+            i = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (j < m && p[j] == '%') j++;
+    return j == m;
+}
+
+/* match[key] = 1 for every part whose p_name is LIKE the pattern (match
+ * preset to 0); a key outside 0..maxkey sets *bad. */
+__global__ void part_match(const int32_t *__restrict__ pkey, const int64_t *__restrict__ off,
+                           const char *__restrict__ bytes, int64_t np, int64_t maxkey, like_pattern pat,
+                           uint8_t *__restrict__ match, int *__restrict__ bad) {
+    __shared__ char p_s[MAXPAT];
+    for (int i = threadIdx.x; i < MAXPAT; i += blockDim.x) p_s[i] = pat.p[i];
+    __syncthreads();
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < np; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = pkey[i];
+        if (k < 0 || k > maxkey) {
+            *bad = 1;
+            continue;
+        }
+        const int64_t from = off[i];
+        if (like_match(bytes + from, off[i + 1] - from, p_s, pat.len)) match[k] = 1;
+    }
+}
+
+/* *count += partsupp rows whose part matches. */
+__global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, const uint8_t *__restrict__ match,
+                         int64_t maxp, unsigned long long *__restrict__ count) {
+    unsigned long long c = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t p = pspart[i];
+        c += p >= 0 && p <= maxp && match[p];
+    }
+    for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL_MASK, c, off);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
+}
+
+/* The matching parts' partsupp rows into table[0..mask] (keys preset to
+ * EMPTY_KEY; at most half full by its size). */
+__global__ void ps_build(const int32_t *__restrict__ pspart, const int32_t *__restrict__ pssupp,
+                         const int64_t *__restrict__ pscost, int64_t nps, const uint8_t *__restrict__ match,
+                         int64_t maxp, slot *__restrict__ table, unsigned long long mask) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t p = pspart[i];
+        if (p < 0 || p > maxp || !match[p]) continue;
+        const unsigned long long k = (unsigned long long)(uint32_t)p << 32 | (uint32_t)pssupp[i];
+        unsigned long long h = hash_key(k) & mask;
+        for (;;) {
+            const unsigned long long prev = atomicCAS(&table[h].key, EMPTY_KEY, k);
+            if (prev == EMPTY_KEY || prev == k) {
+                table[h].cost = (long long)pscost[i];
+                break;
+            }
+            h = (h + 1) & mask;
+        }
+    }
+}
+
+/* nat[key] = s_nationkey (nat preset to NO_NATION); a key outside
+ * 0..maxkey or a nation outside 0..NO_NATION-1 sets *bad. */
+__global__ void supp_nat(const int32_t *__restrict__ skey, const int32_t *__restrict__ snat, int64_t ns,
+                         int64_t maxkey, uint8_t *__restrict__ nat, int *__restrict__ bad) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < ns; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = skey[i];
+        const int32_t v = snat[i];
+        if (k < 0 || k > maxkey || v < 0 || v >= NO_NATION) {
+            *bad = 1;
+            continue;
+        }
+        nat[k] = (uint8_t)v;
+    }
+}
+
+/* bound[c] = first lineitem row of orders chunk c (bound[nchunks] = nl). */
+__global__ void chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl,
+                             int64_t nchunks, int64_t *__restrict__ bound) {
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c > nchunks) return;
+    if (c == nchunks) {
+        bound[c] = nl;
+        return;
+    }
+    const int32_t key = okey[c * OCHUNK];
+    int64_t lo = 0, hi = nl;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (lkey[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    bound[c] = lo;
+}
+
+/* sums[nation * NYEAR + year] += amounts (scale 4, two's complement),
+ * seen[...] = 1 for groups with a row. *bad: 1 for bad keys or layout, 2
+ * for an order date outside YEAR0 .. YEAR0 + NYEAR - 1. */
+__global__ void __launch_bounds__(TPB) q09_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ odate,
+                                                int64_t no, const int32_t *__restrict__ lkey,
+                                                const int32_t *__restrict__ lpart, const int32_t *__restrict__ lsupp,
+                                                const int64_t *__restrict__ lqty, const int64_t *__restrict__ lprice,
+                                                const int64_t *__restrict__ ldisc, const int64_t *__restrict__ bound,
+                                                int64_t nchunks, const uint8_t *__restrict__ match, int64_t maxp,
+                                                const slot *__restrict__ table, unsigned long long mask,
+                                                const uint8_t *__restrict__ s_nat, int64_t maxs, year_bounds yb,
+                                                unsigned long long *__restrict__ sums, int *__restrict__ seen,
+                                                int *__restrict__ bad) {
+    __shared__ int8_t year_s[OCHUNK];
+    __shared__ int wtot[2][NWARP];
+    __shared__ unsigned long long sum_s[NGROUP];
+    __shared__ uint8_t seen_s[NGROUP];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (int i = tid; i < NGROUP; i += TPB) sum_s[i] = 0, seen_s[i] = 0;
+    int oops = 0;
+
+    for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
+        const int64_t o0 = c * OCHUNK;
+        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
+        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        /* 1. the chunk's orders: the year index */
+        for (int o = tid; o < OCHUNK; o += TPB) {
+            int8_t y = -1;
+            if (o < nord) {
+                const int32_t d = odate[o0 + o];
+                if (d >= yb.jan1[0] && d < yb.jan1[NYEAR]) {
+                    y = 0;
+                    while (d >= yb.jan1[y + 1]) y++;
+                }
+            }
+            year_s[o] = y;
+        }
+        __syncthreads();
+        /* 2. the chunk's line items, tile by tile */
+        int carry = 0, parity = 0;
+        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
+            const int64_t j = base + tid;
+            const bool active = j < j1;
+            const int32_t key = active ? lkey[j] : 0;
+            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
+            const bool start = active && (j == j0 || key != prev);
+            const unsigned ballot = __ballot_sync(FULL_MASK, start);
+            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            if (lane == 0) wtot[parity][warp] = __popc(ballot);
+            __syncthreads();
+            int before_me = carry, total = 0;
+            for (int w = 0; w < NWARP; w++) {
+                const int t = wtot[parity][w];
+                if (w < warp) before_me += t;
+                total += t;
+            }
+            carry += total;
+            if (!active) continue;
+            const int idx = before_me + incl - 1;
+            if (idx < 0 || idx >= nord) {
+                oops |= 1;
+                continue;
+            }
+            if (start && okey[o0 + idx] != key) oops |= 1;
+            const int64_t pa = lpart[j];
+            if (pa < 0 || pa > maxp) {
+                oops |= 1;
+                continue;
+            }
+            if (!match[pa]) continue;
+            const int64_t su = lsupp[j];
+            if (su < 0 || su > maxs || s_nat[su] == NO_NATION) continue;
+            const unsigned long long k = (unsigned long long)(uint32_t)pa << 32 | (uint32_t)su;
+            unsigned long long h = hash_key(k) & mask;
+            while (table[h].key != k && table[h].key != EMPTY_KEY) h = (h + 1) & mask;
+            if (table[h].key == EMPTY_KEY) continue;
+            const int y = year_s[idx];
+            if (y < 0) {
+                oops |= 2;
+                continue;
+            }
+            const int64_t amount = lprice[j] * (100 - ldisc[j]) - (int64_t)table[h].cost * lqty[j];
+            const int g = s_nat[su] * NYEAR + y;
+            atomicAdd(&sum_s[g], (unsigned long long)amount);
+            seen_s[g] = 1;
+        }
+        __syncthreads();
+    }
+    if (oops) atomicOr(bad, oops);
+    __syncthreads();
+    for (int g = tid; g < NGROUP; g += TPB)
+        if (seen_s[g]) {
+            atomicAdd(&sums[g], sum_s[g]);
+            seen[g] = 1;
+        }
+}
+
+/* n elements of a device column into host memory h (synchronously). */
+static cudaError_t fetch(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
+    if (v->n <= 0) return cudaSuccess;
+    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
+    const dkb_cand_vec *pname = dkb_cand_column(db, "part", "p_name");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
+    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
+    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
+    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
+    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
+    const dkb_cand_param *color = dkb_cand_param_find(params, "color");
+    if (!nkey || !nname || !pkey || !pname || !skey || !snat || !pspart || !pssupp || !pscost || !okey ||
+        !odate || !lkey || !lpart || !lsupp || !lqty || !lprice || !ldisc || !color || !color->s)
+        return 1;
+    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
+        lpart->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || pkey->type != DKB_CAND_I32 ||
+        pname->type != DKB_CAND_STR || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
+        pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 ||
+        nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || lqty->type != DKB_CAND_I64 ||
+        lprice->type != DKB_CAND_I64 || ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 ||
+        lqty->scale != 2 || pscost->scale != 2 || nkey->n > NAT || res->ncols != 3 ||
+        res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT ||
+        res->cols[2].type != DKB_CAND_RES_DECIMAL || res->cols[2].scale < 4)
+        return 2;
+    const size_t clen = strlen(color->s);
+    if (clen + 2 > MAXPAT) {
+        fprintf(stderr, "q09.full.cu: color of %zu bytes over the %d-byte pattern buffer\n", clen, MAXPAT - 2);
+        return 3;
+    }
+
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int64_t np = pkey->n, ns = skey->n, nps = pspart->n, no = okey->n, nl = lkey->n;
+    const int64_t maxp = np, maxs = ns; /* dense keys 1..N */
+    const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
+    int64_t grid = 0, r = 0;
+    unsigned long long h_count = 0, cap = 16;
+    like_pattern pat;
+    year_bounds yb;
+    uint8_t *d_match = NULL, *d_snat = NULL;
+    unsigned long long *d_count = NULL, *d_sums = NULL;
+    slot *d_table = NULL;
+    int64_t *d_bound = NULL;
+    int *d_seen = NULL, *d_bad = NULL;
+    unsigned long long h_sums[NGROUP];
+    int h_seen[NGROUP];
+    int32_t h_nk[NAT];
+    uint8_t h_nn[NAT];
+    int code_of[NAT];
+    dkb_cand_res_col *c_nat = &res->cols[0], *c_year = &res->cols[1], *c_sum = &res->cols[2];
+    memset(&pat, 0, sizeof pat);
+    pat.p[0] = '%';
+    memcpy(pat.p + 1, color->s, clen);
+    pat.p[clen + 1] = '%';
+    pat.len = (int)clen + 2;
+    for (int y = 0; y <= NYEAR; y++) yb.jan1[y] = (int32_t)days_from_civil(YEAR0 + y, 1, 1);
+    memset(h_sums, 0, sizeof h_sums);
+    memset(h_seen, 0, sizeof h_seen);
+
+    if (np > 0 && ns > 0 && nps > 0 && no > 0 && nl > 0) {
+        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q09_join, TPB, 0));
+        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        if (grid > nchunks) grid = nchunks;
+        /* 1. parts of the color; 2. their partsupp rows' count */
+        CUDA_TRY("cudaMallocAsync part marks", cudaMallocAsync((void **)&d_match, (size_t)maxp + 1, stream));
+        CUDA_TRY("cudaMallocAsync supplier nations", cudaMallocAsync((void **)&d_snat, (size_t)maxs + 1, stream));
+        CUDA_TRY("cudaMallocAsync count", cudaMallocAsync((void **)&d_count, sizeof(unsigned long long), stream));
+        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sums, sizeof h_sums, stream));
+        CUDA_TRY("cudaMallocAsync marks", cudaMallocAsync((void **)&d_seen, sizeof h_seen, stream));
+        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        CUDA_TRY("cudaMemsetAsync part marks", cudaMemsetAsync(d_match, 0, (size_t)maxp + 1, stream));
+        CUDA_TRY("cudaMemsetAsync supplier nations", cudaMemsetAsync(d_snat, NO_NATION, (size_t)maxs + 1, stream));
+        CUDA_TRY("cudaMemsetAsync count", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long), stream));
+        CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_sums, 0, sizeof h_sums, stream));
+        CUDA_TRY("cudaMemsetAsync marks", cudaMemsetAsync(d_seen, 0, sizeof h_seen, stream));
+        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        part_match<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pkey->data,
+                                                            (const int64_t *)pname->data, pname->bytes, np, maxp, pat,
+                                                            d_match, d_bad);
+        CUDA_TRY("part_match launch", cudaGetLastError());
+        supp_nat<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
+                                                          ns, maxs, d_snat, d_bad);
+        CUDA_TRY("supp_nat launch", cudaGetLastError());
+        ps_count<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pspart->data, nps, d_match, maxp,
+                                                          d_count);
+        CUDA_TRY("ps_count launch", cudaGetLastError());
+        chunk_bounds<<<(unsigned)((nchunks + 1 + 255) / 256), 256, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)lkey->data, nl, nchunks, d_bound);
+        CUDA_TRY("chunk_bounds launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync count",
+                 cudaMemcpyAsync(&h_count, d_count, sizeof h_count, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize count", cudaStreamSynchronize(stream));
+        /* 2. the cost table, at most half full */
+        while (cap < 2 * h_count) cap <<= 1;
+        CUDA_TRY("cudaMallocAsync table", cudaMallocAsync((void **)&d_table, sizeof(slot) * cap, stream));
+        CUDA_TRY("cudaMemsetAsync table", cudaMemsetAsync(d_table, 0xff, sizeof(slot) * cap, stream));
+        ps_build<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pspart->data,
+                                                          (const int32_t *)pssupp->data,
+                                                          (const int64_t *)pscost->data, nps, d_match, maxp, d_table,
+                                                          cap - 1);
+        CUDA_TRY("ps_build launch", cudaGetLastError());
+        /* 4. the join */
+        q09_join<<<(unsigned)grid, TPB, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)odate->data, no, (const int32_t *)lkey->data,
+            (const int32_t *)lpart->data, (const int32_t *)lsupp->data, (const int64_t *)lqty->data,
+            (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_match, maxp, d_table,
+            cap - 1, d_snat, maxs, yb, d_sums, d_seen, d_bad);
+        CUDA_TRY("q09_join launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sums, d_sums, sizeof h_sums, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync marks", cudaMemcpyAsync(h_seen, d_seen, sizeof h_seen, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        if (h_bad) {
+            fprintf(stderr, "q09.full.cu: %s\n",
+                    h_bad & 1 ? "a part/supplier key outside 1..N or lineitem not grouped in orders' order"
+                              : "an order date outside 1992..1999");
+            rc = 5;
+            goto done;
+        }
+    }
+    /* groups by nation name code, year desc */
+    CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
+    CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    for (int n = 0; n < NAT; n++) code_of[n] = -1;
+    for (int64_t i = 0; i < nkey->n; i++)
+        if (h_nk[i] >= 0 && h_nk[i] < NAT) code_of[h_nk[i]] = h_nn[i];
+    c_nat->str_off[0] = 0;
+    for (int code = 0; code < nname->dict->size; code++)
+        for (int n = 0; n < NAT; n++) {
+            if (code_of[n] != code) continue;
+            for (int y = NYEAR - 1; y >= 0; y--) {
+                if (!h_seen[n * NYEAR + y]) continue;
+                const int64_t at = c_nat->str_off[r], len = (int64_t)nname->dict->len[code];
+                if (r >= res->cap || at + len > c_nat->bytes_cap) {
+                    fprintf(stderr, "q09.full.cu: result larger than its capacity\n");
+                    rc = 4;
+                    goto done;
+                }
+                memcpy(c_nat->str_bytes + at, nname->dict->str[code], (size_t)len);
+                c_nat->str_off[r + 1] = at + len;
+                __int128 s = (int64_t)h_sums[n * NYEAR + y];
+                for (int sc = 4; sc < c_sum->scale; sc++) s *= 10;
+                c_year->i64[r] = YEAR0 + y;
+                c_sum->dec[r] = s;
+                c_nat->is_null[r] = c_year->is_null[r] = c_sum->is_null[r] = 0;
+                r++;
+            }
+        }
+    res->nrows = r;
+done:
+    if (d_match) cudaFreeAsync(d_match, stream);
+    if (d_snat) cudaFreeAsync(d_snat, stream);
+    if (d_count) cudaFreeAsync(d_count, stream);
+    if (d_table) cudaFreeAsync(d_table, stream);
+    if (d_bound) cudaFreeAsync(d_bound, stream);
+    if (d_sums) cudaFreeAsync(d_sums, stream);
+    if (d_seen) cudaFreeAsync(d_seen, stream);
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    cudaStreamSynchronize(stream);
+    return rc;
+}
