@@ -4,7 +4,9 @@
  * harness rejects a candidate that imports any symbol outside an allow-list
  * of libc, libm and OpenMP), so it cannot pass by calling the baseline.
  *
- * A candidate is one C file (CUDA C later) defining exactly one of:
+ * A candidate is one C file (qNN.MODE.c, target C/OpenMP) or one CUDA file
+ * (qNN.MODE.cu, target CUDA, built by nvcc for sm_90; see "CUDA" below)
+ * defining exactly one of:
  *
  *   core mode (file qNN.core.c): replaces the query's core function. It gets
  *   the vectors and scalars the baseline plan's prepare step makes, and
@@ -41,6 +43,20 @@
  * omp_get_*, omp_set_num_threads, locks). Nothing that reaches the system
  * (files, processes, threads, signals, clocks, dynamic loading, thread-local
  * storage) and nothing of DataKernelBench.
+ *
+ * CUDA (`dkb eval --backend cuda`, docs/harness.md "CUDA candidates"): the
+ * same structs, with the data on the GPU. Core mode: input and output
+ * vectors' data/bytes are device pointers (outputs allocated by the harness
+ * and filled with garbage before every call; set n/nbytes in the host
+ * descriptor). Full mode: every table column's data/bytes are device
+ * pointers (resident, shared with the baseline; read-only: a write is
+ * caught by checksums), dictionaries and all descriptors are host memory,
+ * and the result table is host memory, filled after copying the small
+ * result back. Launch on env->stream (dkb_cand_stream(env)); the harness
+ * times until the whole device is idle, so work on other streams counts.
+ * Imports: the C list plus the CUDA runtime, except device selection,
+ * reset, limits, IPC and the driver API; no __device__/__constant__/
+ * __managed__ variables (state that would survive between calls).
  *
  * Data encodings (docs/store.md): dates are int32 days since 1970-01-01;
  * DECIMAL(15,2) values are int64 hundredths (scale 2); a product of two
@@ -183,7 +199,7 @@ typedef struct dkb_cand_result {
 typedef struct dkb_cand_env {
     int abi_version;           /* DKB_CANDIDATE_ABI_VERSION */
     int threads;               /* OpenMP threads to use */
-    void *stream;              /* CUDA targets: the stream to launch on (later) */
+    void *stream;              /* CUDA targets: the cudaStream_t to launch on */
 } dkb_cand_env;
 
 /* Entry points (define exactly one). */
