@@ -54,6 +54,8 @@ static const char *const LIBC[] = {
     "__floattisf", "__floatuntisf", "__fixsfti", "__fixunssfti", "__powidf2", "__powisf2", "__bswapdi2",
     "__bswapsi2", "__ashlti3", "__ashrti3", "__lshrti3", "__negti2", "__multi3", "__cmpti2", "__ucmpti2",
     "__paritydi2", "__ffsdi2", "__ffsti2", "__mulxc3", "__muldc3", "__divdc3", "__mulsc3", "__divsc3",
+    /* long double (x87) conversions and powers */
+    "__floattixf", "__floatuntixf", "__fixxfti", "__fixunsxfti", "__powixf2", "__divxc3",
     /* libm symbols that are not derived from a name below (glibc internals) */
     "__finite", "__finitef", "__finitel", "__isnan", "__isnanf", "__isnanl", "__isinf", "__isinff", "__isinfl",
     "__fpclassify", "__fpclassifyf", "__fpclassifyl", "__signbit", "__signbitf", "__signbitl", "signgam",

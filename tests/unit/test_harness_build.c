@@ -13,7 +13,7 @@ static void test_names(void) {
         "__stack_chk_fail", "__cxa_finalize", "__gmon_start__", "_ITM_registerTMCloneTable", "__memcpy_chk",
         "__printf_chk", "__divti3", "__isoc99_sscanf", "__ctype_b_loc", "strtoll", "__isoc23_strtol",
         "__overflow", "__udivti3", "__modti3", "__umodti3", "memchr", "memcmp", "strncmp", "calloc", "memset",
-        "aligned_alloc", "posix_memalign", "__overflow@GLIBC_2.2.5",
+        "aligned_alloc", "posix_memalign", "__overflow@GLIBC_2.2.5", "__floattixf", "__fixxfti",
     };
     static const char *const no[] = {
         "pthread_create", "fork", "execve", "system", "popen", "dlopen", "dlsym", "open", "fopen", "read", "mmap",
