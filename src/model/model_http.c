@@ -5,7 +5,19 @@
  * (choices[0].message.content, finish_reason, usage) and every failure
  * classified as retryable (429, 408, 409, 5xx, connection errors, a reply
  * cut mid-body) or not (timeouts, other statuses, malformed replies), with
- * a one-line message that quotes at most the server's error message. */
+ * a one-line message that quotes at most the server's error message.
+ * Built without libcurl (DKB_HAVE_CURL unset), a request fails with one
+ * line saying so; the command backend still works. */
+#ifndef DKB_HAVE_CURL
+#include "model/model_internal.h"
+
+int dkb__model_http_once(const dkb_model *m, const dkb_model_msg *msgs, int n, dkb__model_attempt *a,
+                         dkb_error *err) {
+    (void)m, (void)msgs, (void)n, (void)a;
+    return dkb_fail(err, DKB_EINVAL,
+                    "this dkb was built without libcurl: use --model-cmd, or install libcurl4-openssl-dev and rebuild");
+}
+#else
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -356,3 +368,4 @@ int dkb__model_http_once(const dkb_model *m, const dkb_model_msg *msgs, int n, d
     free(b.p);
     return rc;
 }
+#endif /* DKB_HAVE_CURL */

@@ -357,6 +357,10 @@ static void test_bad_args(void) {
 }
 
 int main(void) {
+#ifndef DKB_HAVE_CURL
+    printf("test_model_client: skipped: this build has no libcurl (the HTTP backend reports so)\n");
+    return 77;
+#endif
     unsetenv("http_proxy"), unsetenv("HTTP_PROXY"), unsetenv("all_proxy"), unsetenv("ALL_PROXY");
     unsetenv(KEY_ENV);
     test_bad_args();
