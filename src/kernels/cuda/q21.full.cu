@@ -1,0 +1,458 @@
+/* q21.full.cu: expert CUDA full-mode candidate for TPC-H Q21 (Suppliers Who
+ * Kept Orders Waiting).
+ *
+ *   select s_name, count(*) as numwait
+ *   from supplier, lineitem l1, orders, nation
+ *   where s_suppkey = l1.l_suppkey and o_orderkey = l1.l_orderkey and o_orderstatus = 'F'
+ *     and l1.l_receiptdate > l1.l_commitdate
+ *     and exists (select * from lineitem l2
+ *                 where l2.l_orderkey = l1.l_orderkey and l2.l_suppkey <> l1.l_suppkey)
+ *     and not exists (select * from lineitem l3
+ *                     where l3.l_orderkey = l1.l_orderkey and l3.l_suppkey <> l1.l_suppkey
+ *                       and l3.l_receiptdate > l3.l_commitdate)
+ *     and s_nationkey = n_nationkey and n_name = ':nation'
+ *   group by s_name order by numwait desc, s_name limit 100;
+ *
+ * Plan (all on env->stream; the CPU expert's logic, one thread per order):
+ *  1. Host: the nation's key from the 25-row nation table, the 'F' code
+ *     from o_orderstatus's dictionary.
+ *  2. supp_mark: a byte per supplier row, 1 for the nation's suppliers;
+ *     supplier keys must be dense (s_suppkey = row + 1), else an error.
+ *  3. chunk_bounds: orders are cut into chunks of OCHUNK rows; lineitem is
+ *     grouped by orderkey in orders' order (both ascending), so a chunk's
+ *     lines are one range, found by a binary search per chunk.
+ *  4. q21_orders: one thread per 'F' order finds its first line by a
+ *     binary search inside its chunk's range and walks the order's few
+ *     lines once: whether a second supplier exists (EXISTS), the supplier of
+ *     the late lines or that there are two (NOT EXISTS fails then). With two
+ *     suppliers and all late lines from one supplier of the nation, that
+ *     supplier's count grows by the number of late lines (each an l1 row;
+ *     one atomicAdd per such order: rare, spread over suppliers).
+ *  5. Counts come back; suppliers with a count get their s_name gathered on
+ *     the device; the host sorts by (numwait desc, s_name) and cuts to 100.
+ * Integer counts: exact, independent of the order of the atomics.
+ *
+ * Bytes read (floor, SF10): o_orderkey, o_orderstatus 5 B x 15M, l_orderkey,
+ * l_suppkey, l_commitdate, l_receiptdate 16 B x 60M (~1 GB; half the orders
+ * are 'F'), s_nationkey, s_suppkey 0.8 MB. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dkb/candidate.h"
+
+enum { TPB = 256, OCHUNK = 256, LIMIT = 100 };
+
+#define CUDA_TRY(what, call)                                                                    \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "q21.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
+            rc = 10;                                                                            \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+/* in[s] = 1 for the supplier rows of nation nk; a key other than row + 1
+ * sets *bad (the counts are indexed by suppkey - 1). */
+__global__ void supp_mark(const int32_t *__restrict__ skey, const int32_t *__restrict__ snat, int64_t ns, int32_t nk,
+                          uint8_t *__restrict__ in, int *__restrict__ bad) {
+    for (int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += (int64_t)gridDim.x * blockDim.x) {
+        if (skey[s] != s + 1) *bad = 1;
+        in[s] = snat[s] == nk;
+    }
+}
+
+/* bound[c] = first lineitem row with l_orderkey >= o_orderkey[c * OCHUNK]
+ * (bound[nchunks] = nl). */
+__global__ void chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl,
+                             int64_t nchunks, int64_t *__restrict__ bound) {
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c > nchunks) return;
+    if (c == nchunks) {
+        bound[c] = nl;
+        return;
+    }
+    const int32_t key = okey[c * OCHUNK];
+    int64_t lo = 0, hi = nl;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (lkey[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    bound[c] = lo;
+}
+
+/* One thread per order: the CPU expert's walk over an 'F' order's lines;
+ * cnt[suppkey - 1] += late lines of the order when they qualify. */
+__global__ void __launch_bounds__(TPB) q21_orders(const int32_t *__restrict__ okey, const uint8_t *__restrict__ ostat,
+                                                  int64_t no, const int32_t *__restrict__ lkey,
+                                                  const int32_t *__restrict__ lsupp,
+                                                  const int32_t *__restrict__ lcommit,
+                                                  const int32_t *__restrict__ lreceipt, int64_t nl,
+                                                  const int64_t *__restrict__ bound, uint8_t fcode,
+                                                  const uint8_t *__restrict__ in, int64_t ns,
+                                                  unsigned long long *__restrict__ cnt, int *__restrict__ bad) {
+    int oops = 0;
+    for (int64_t o = (int64_t)blockIdx.x * TPB + threadIdx.x; o < no; o += (int64_t)gridDim.x * TPB) {
+        if (__ldg(ostat + o) != fcode) continue;
+        const int32_t key = __ldg(okey + o);
+        const int64_t c = o / OCHUNK;
+        int64_t lo = __ldg(bound + c), hi = __ldg(bound + c + 1);
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (__ldg(lkey + mid) < key) lo = mid + 1;
+            else hi = mid;
+        }
+        int64_t j = lo;
+        if (j >= nl || __ldg(lkey + j) != key) continue;
+        const int32_t first = __ldg(lsupp + j);
+        int multi = 0, late_multi = 0;
+        int32_t late = -1;
+        long long nlate = 0;
+        for (; j < nl && __ldg(lkey + j) == key; j++) {
+            const int32_t s = __ldg(lsupp + j);
+            multi |= s != first;
+            if (__ldg(lreceipt + j) > __ldg(lcommit + j)) {
+                if (late < 0) late = s;
+                else late_multi |= s != late;
+                nlate++;
+            }
+        }
+        if (!multi || late < 0 || late_multi) continue;
+        const uint32_t si = (uint32_t)late - 1u;
+        if ((uint64_t)si >= (uint64_t)ns) {
+            oops = 1;
+            continue;
+        }
+        if (__ldg(in + si)) atomicAdd(cnt + si, (unsigned long long)nlate);
+    }
+    if (oops) *bad = 1;
+}
+
+/* ---- text gather: rows of a STR or dictionary column into host memory ---- */
+
+/* len[k] = length of text row rows[k]; a row outside 0..n-1 sets *bad. */
+__global__ void text_lengths(const int64_t *__restrict__ off, int64_t n, const int64_t *__restrict__ rows, int64_t m,
+                             int64_t *__restrict__ len, int *__restrict__ bad) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = rows[k];
+        if (r < 0 || r >= n) {
+            *bad = 1;
+            len[k] = 0;
+            continue;
+        }
+        len[k] = off[r + 1] - off[r];
+    }
+}
+
+/* One warp per listed row: its bytes to out + at[k]. */
+__global__ void text_copy(const int64_t *__restrict__ off, const char *__restrict__ bytes,
+                          const int64_t *__restrict__ rows, int64_t m, const int64_t *__restrict__ at,
+                          char *__restrict__ out) {
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (warp >= m) return;
+    const int64_t r = rows[warp], a = off[r], l = off[r + 1] - a;
+    for (int64_t i = lane; i < l; i += 32) out[at[warp] + i] = bytes[a + i];
+}
+
+/* code[k] = byte column value at row rows[k]; a row outside 0..n-1 sets *bad. */
+__global__ void byte_gather(const uint8_t *__restrict__ col, int64_t n, const int64_t *__restrict__ rows, int64_t m,
+                            uint8_t *__restrict__ code, int *__restrict__ bad) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = rows[k];
+        if (r < 0 || r >= n) {
+            *bad = 1;
+            continue;
+        }
+        code[k] = col[r];
+    }
+}
+
+
+/* The text of rows d_rows[0..m) (device array) of column v into host
+ * memory: *h_off (m + 1 offsets) into *h_bytes (caller frees both).
+ * STR columns are gathered on the device; U8 columns through the
+ * dictionary. Returns 0, or nonzero with a message on stderr. */
+static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, cudaStream_t stream, int64_t **h_off,
+                      char **h_bytes) {
+    int rc = 0, h_bad = 0;
+    int *d_bad = NULL;
+    int64_t *d_len = NULL, *d_at = NULL, *len = NULL;
+    uint8_t *d_code = NULL, *code = NULL;
+    char *d_out = NULL;
+    const unsigned blocks = (unsigned)((m + 255) / 256 > 0 ? (m + 255) / 256 : 1);
+    *h_off = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    *h_bytes = NULL;
+    len = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    code = (uint8_t *)malloc((size_t)m + 1);
+    if (!*h_off || !len || !code) {
+        fprintf(stderr, "q21.full.cu: out of host memory gathering %s\n", v->name);
+        rc = 4;
+        goto done;
+    }
+    (*h_off)[0] = 0;
+    CUDA_TRY("cudaMallocAsync gather flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    CUDA_TRY("cudaMemsetAsync gather flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    if (v->type == DKB_CAND_U8 && v->dict) {
+        CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)m + 1, stream));
+        if (m > 0) byte_gather<<<blocks, 256, 0, stream>>>((const uint8_t *)v->data, v->n, d_rows, m, d_code, d_bad);
+        CUDA_TRY("byte_gather launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync codes", cudaMemcpyAsync(code, d_code, (size_t)m, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync gather flag",
+                 cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        int64_t total = 0;
+        for (int64_t k = 0; k < m && !h_bad; k++) {
+            if (code[k] >= v->dict->size) h_bad = 1;
+            else total += (int64_t)v->dict->len[code[k]];
+        }
+        if (h_bad) {
+            fprintf(stderr, "q21.full.cu: %s: a row or code out of range\n", v->name);
+            rc = 6;
+            goto done;
+        }
+        *h_bytes = (char *)malloc((size_t)total + 1);
+        if (!*h_bytes) {
+            rc = 4;
+            goto done;
+        }
+        for (int64_t k = 0; k < m; k++) {
+            const size_t l = v->dict->len[code[k]];
+            memcpy(*h_bytes + (*h_off)[k], v->dict->str[code[k]], l);
+            (*h_off)[k + 1] = (*h_off)[k] + (int64_t)l;
+        }
+        goto done;
+    }
+    if (v->type != DKB_CAND_STR) {
+        fprintf(stderr, "q21.full.cu: %s is neither text nor a dictionary column\n", v->name);
+        rc = 2;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
+    CUDA_TRY("cudaMallocAsync starts", cudaMallocAsync((void **)&d_at, sizeof(int64_t) * (size_t)(m + 1), stream));
+    if (m > 0)
+        text_lengths<<<blocks, 256, 0, stream>>>((const int64_t *)v->data, v->n, d_rows, m, d_len, d_bad);
+    CUDA_TRY("text_lengths launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync lengths",
+             cudaMemcpyAsync(len, d_len, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync gather flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    for (int64_t k = 0; k < m && !h_bad; k++) {
+        if (len[k] < 0) h_bad = 1;
+        (*h_off)[k + 1] = (*h_off)[k] + len[k];
+    }
+    if (h_bad) {
+        fprintf(stderr, "q21.full.cu: %s: a row out of range or a negative length\n", v->name);
+        rc = 6;
+        goto done;
+    }
+    *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
+    if (!*h_bytes) {
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
+    CUDA_TRY("cudaMemcpyAsync starts",
+             cudaMemcpyAsync(d_at, *h_off, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
+    if (m > 0)
+        text_copy<<<(unsigned)((m * 32 + 255) / 256), 256, 0, stream>>>((const int64_t *)v->data, v->bytes, d_rows, m,
+                                                                        d_at, d_out);
+    CUDA_TRY("text_copy launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync text",
+             cudaMemcpyAsync(*h_bytes, d_out, (size_t)(*h_off)[m], cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+done:
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_len) cudaFreeAsync(d_len, stream);
+    if (d_at) cudaFreeAsync(d_at, stream);
+    if (d_code) cudaFreeAsync(d_code, stream);
+    if (d_out) cudaFreeAsync(d_out, stream);
+    cudaStreamSynchronize(stream);
+    free(len);
+    free(code);
+    return rc;
+}
+
+static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    const int64_t at = col->str_off[r];
+    if (at + len > col->bytes_cap) return 0;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return 1;
+}
+
+typedef struct {
+    long long count;
+    const char *name;
+    int64_t len;
+} wait_row;
+
+static int by_count_then_name(const void *a, const void *b) {
+    const wait_row *x = (const wait_row *)a, *y = (const wait_row *)b;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    const int c = memcmp(x->name, y->name, (size_t)(x->len < y->len ? x->len : y->len));
+    if (c) return c;
+    return (x->len > y->len) - (x->len < y->len);
+}
+
+extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                                  const dkb_cand_env *env) {
+    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
+    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
+    const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
+    const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
+    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
+    const dkb_cand_vec *ostatus = dkb_cand_column(db, "orders", "o_orderstatus");
+    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
+    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
+    const dkb_cand_vec *snation = dkb_cand_column(db, "supplier", "s_nationkey");
+    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
+    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
+    const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
+    if (!lkey || !lsupp || !lcommit || !lreceipt || !okey || !ostatus || !skey || !sname || !snation || !nkey ||
+        !nname || !pnation || !pnation->s)
+        return 1;
+    if (lkey->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || lcommit->type != DKB_CAND_I32 ||
+        lreceipt->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ostatus->type != DKB_CAND_U8 ||
+        !ostatus->dict || skey->type != DKB_CAND_I32 || sname->type != DKB_CAND_STR ||
+        snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict)
+        return 2;
+    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_wait = res_col(res, "numwait", DKB_CAND_RES_INT);
+    if (!c_name || !c_wait) return 3;
+    res->nrows = 0;
+    c_name->str_off[0] = 0;
+
+    cudaStream_t stream = dkb_cand_stream(env);
+    const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
+    const int fcode = dkb_cand_dict_code(ostatus->dict, "F");
+    const int64_t ns = skey->n, nl = lkey->n, no = okey->n, nn = nname->n;
+    const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
+    int rc = 0, dev = 0, sms = 0, h_bad = 0;
+    int64_t nation = -1, m = 0, nout = 0;
+    uint8_t *h_ncode = NULL, *d_in = NULL;
+    int32_t *h_nkey = NULL;
+    int *d_bad = NULL;
+    int64_t *d_bound = NULL, *h_rows = NULL, *d_rows = NULL, *t_off = NULL;
+    char *t_bytes = NULL;
+    unsigned long long *d_cnt = NULL, *h_cnt = NULL;
+    wait_row *rows = NULL;
+
+    if (ncode < 0 || fcode < 0 || nn == 0 || ns == 0) return 0;
+    h_ncode = (uint8_t *)malloc((size_t)nn);
+    h_nkey = (int32_t *)malloc(sizeof(int32_t) * (size_t)nn);
+    if (!h_ncode || !h_nkey) {
+        fprintf(stderr, "q21.full.cu: out of host memory for the nation table\n");
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaMemcpyAsync n_name", cudaMemcpyAsync(h_ncode, nname->data, (size_t)nn, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync n_nationkey", cudaMemcpyAsync(h_nkey, nkey->data, sizeof(int32_t) * (size_t)nn,
+                                                            cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize nation", cudaStreamSynchronize(stream));
+    for (int64_t r = 0; r < nn; r++)
+        if (h_ncode[r] == ncode) nation = h_nkey[r];
+    if (nation < 0) goto done;
+
+    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_in, (size_t)ns, stream));
+    CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_cnt, sizeof(unsigned long long) * (size_t)ns, stream));
+    CUDA_TRY("cudaMallocAsync bounds",
+             cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (size_t)(nchunks + 1), stream));
+    CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_cnt, 0, sizeof(unsigned long long) * (size_t)ns, stream));
+    supp_mark<<<(unsigned)((ns + 255) / 256), 256, 0, stream>>>((const int32_t *)skey->data,
+                                                                (const int32_t *)snation->data, ns, (int32_t)nation,
+                                                                d_in, d_bad);
+    CUDA_TRY("supp_mark launch", cudaGetLastError());
+    if (no > 0 && nl > 0) {
+        chunk_bounds<<<(unsigned)((nchunks + 1 + 255) / 256), 256, 0, stream>>>(
+            (const int32_t *)okey->data, (const int32_t *)lkey->data, nl, nchunks, d_bound);
+        CUDA_TRY("chunk_bounds launch", cudaGetLastError());
+        int64_t grid = (no + TPB - 1) / TPB;
+        if (grid > (int64_t)sms * 32) grid = (int64_t)sms * 32;
+        q21_orders<<<(unsigned)grid, TPB, 0, stream>>>(
+            (const int32_t *)okey->data, (const uint8_t *)ostatus->data, no, (const int32_t *)lkey->data,
+            (const int32_t *)lsupp->data, (const int32_t *)lcommit->data, (const int32_t *)lreceipt->data, nl, d_bound,
+            (uint8_t)fcode, d_in, ns, d_cnt, d_bad);
+        CUDA_TRY("q21_orders launch", cudaGetLastError());
+    }
+    h_cnt = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)ns);
+    h_rows = (int64_t *)malloc(sizeof(int64_t) * (size_t)ns);
+    if (!h_cnt || !h_rows) {
+        fprintf(stderr, "q21.full.cu: out of host memory for %lld supplier counts\n", (long long)ns);
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaMemcpyAsync counts", cudaMemcpyAsync(h_cnt, d_cnt, sizeof(unsigned long long) * (size_t)ns,
+                                                       cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize counts", cudaStreamSynchronize(stream));
+    if (h_bad) {
+        fprintf(stderr, "q21.full.cu: supplier keys not dense 1..N (s_suppkey or l_suppkey)\n");
+        rc = 5;
+        goto done;
+    }
+    for (int64_t s = 0; s < ns; s++)
+        if (h_cnt[s] > 0) h_rows[m++] = s; /* only the nation's suppliers were counted */
+    if (m == 0) goto done;
+    CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)m, stream));
+    CUDA_TRY("cudaMemcpyAsync rows",
+             cudaMemcpyAsync(d_rows, h_rows, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
+    rc = fetch_text(sname, d_rows, m, stream, &t_off, &t_bytes);
+    if (rc) goto done;
+    rows = (wait_row *)malloc(sizeof(wait_row) * (size_t)m);
+    if (!rows) {
+        fprintf(stderr, "q21.full.cu: out of host memory for %lld result rows\n", (long long)m);
+        rc = 4;
+        goto done;
+    }
+    for (int64_t k = 0; k < m; k++) {
+        rows[k].count = (long long)h_cnt[h_rows[k]];
+        rows[k].name = t_bytes + t_off[k];
+        rows[k].len = t_off[k + 1] - t_off[k];
+    }
+    qsort(rows, (size_t)m, sizeof(wait_row), by_count_then_name);
+    nout = m < LIMIT ? m : LIMIT;
+    if (nout > res->cap) {
+        fprintf(stderr, "q21.full.cu: %lld result rows over the cap %lld\n", (long long)nout, (long long)res->cap);
+        rc = 6;
+        goto done;
+    }
+    for (int64_t r = 0; r < nout; r++) {
+        if (!put_str(c_name, r, rows[r].name, rows[r].len)) {
+            fprintf(stderr, "q21.full.cu: s_name over its byte cap\n");
+            rc = 7;
+            goto done;
+        }
+        c_wait->i64[r] = rows[r].count;
+        c_wait->is_null[r] = 0;
+    }
+    res->nrows = nout;
+done:
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_in) cudaFreeAsync(d_in, stream);
+    if (d_cnt) cudaFreeAsync(d_cnt, stream);
+    if (d_bound) cudaFreeAsync(d_bound, stream);
+    if (d_rows) cudaFreeAsync(d_rows, stream);
+    cudaStreamSynchronize(stream);
+    free(h_ncode);
+    free(h_nkey);
+    free(h_cnt);
+    free(h_rows);
+    free(t_off);
+    free(t_bytes);
+    free(rows);
+    return rc;
+}
