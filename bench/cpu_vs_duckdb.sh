@@ -6,6 +6,7 @@
 # usage: bench/cpu_vs_duckdb.sh [--sf SF] [--threads N] [--warmup W] [--runs R]
 #                               [--seed S] [--store DIR] [--tbl DIR]
 #                               [--dir SCRATCH] [--dkb PATH]
+#                               [--experts] [--experts-dir DIR]
 # Defaults: SF 1, 2 threads, 1 warm-up, 5 runs, seed 0. The store and the
 # .tbl files are generated under SCRATCH (default $TMPDIR/dkb-cpu-vs-duckdb)
 # unless given, and reused when present. DuckDB loads the .tbl files into an
@@ -14,6 +15,13 @@
 # not included; DuckDB: runAndReadAll, i.e. executing and materialising the
 # result). Prints a Markdown table: query, dkb ms, DuckDB ms, ratio
 # dkb/DuckDB, whether dkb's answer equals DuckDB's; then totals.
+# --experts (issue 6): in the same run, also time the expert implementations
+# (src/kernels/cpu/qNN.full.c, or --experts-dir DIR) with `dkb bench --backend
+# cpu --threads N` on the same store: the harness checks each expert on seed
+# 0 plus 5 random seeds against the baseline, then times it interleaved with
+# the baseline (2 warm-ups, at least 10 runs and 1 s; median). A second table
+# follows: query, DuckDB ms, baseline ms (dkb run), expert ms, expert/DuckDB,
+# whether the expert passed, and the harness's time/floor; then totals.
 # Needs Node.js 20 and tools/oracle/node_modules (npm ci in tools/oracle).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +29,7 @@ ORACLE="$ROOT/tools/oracle"
 SF=1; THREADS=2; WARMUP=1; RUNS=5; SEED=0; STORE=""; TBL=""
 DIR="${TMPDIR:-/tmp}/dkb-cpu-vs-duckdb"
 DKB="$ROOT/build/dkb"
+EXPERTS=0; EXPERTS_DIR=""
 die() { echo "cpu_vs_duckdb.sh: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -33,7 +42,9 @@ while [ $# -gt 0 ]; do
     --tbl) TBL=$(realpath "$2"); shift 2 ;;
     --dir) DIR=$2; shift 2 ;;
     --dkb) DKB=$(realpath "$2"); shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --experts) EXPERTS=1; shift ;;
+    --experts-dir) EXPERTS=1; EXPERTS_DIR=$(realpath "$2"); shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "cpu_vs_duckdb.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -80,6 +91,14 @@ for (const q of a) console.log(`${q.query}-s${q.seed}\t${q.timing.median_ms}`);'
 "$DKB" run all --data "$STORE" --seed "$SEED" --threads "$THREADS" --expect-dir "$DIR/duckdb" \
     >"$DIR/check.txt" 2>&1 || true
 
+# Experts: the harness's per-query medians (expert and its own baseline), the
+# pass flag and time/floor, as CSV.
+if [ "$EXPERTS" = 1 ]; then
+    rm -rf "$DIR/experts"
+    "$DKB" bench --backend cpu --data "$STORE" --threads "$THREADS" ${EXPERTS_DIR:+--experts "$EXPERTS_DIR"} \
+        --out "$DIR/experts" --format csv -q >"$DIR/experts.csv" || die "dkb bench --backend cpu failed (see $DIR/experts/results.json)"
+fi
+
 LOAD_AFTER=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 DUCKDB_VERSION=$(node -p "require('$ORACLE/node_modules/@duckdb/node-api/package.json').version")
 echo "# CPU plans vs DuckDB: $(uname -n), $(nproc) cores, $(date -u +%Y-%m-%d), dkb $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), @duckdb/node-api $DUCKDB_VERSION"
@@ -114,3 +133,35 @@ if grep -q "error" "$DIR/check.txt"; then
     echo
     grep "error" "$DIR/check.txt" | sed 's/^/    /'
 fi
+[ "$EXPERTS" = 1 ] || exit 0
+
+# Second table: the experts beside DuckDB and the baseline, same run.
+echo
+echo "Experts ($(basename "${EXPERTS_DIR:-src/kernels/cpu}")/qNN.full.c through \`dkb bench --backend cpu --threads $THREADS\`, same store): median of"
+echo "at least 10 runs and 1 s after 2 warm-ups, timed interleaved with the harness's baseline; pass: checked on seed 0 and 5 random seeds."
+echo
+echo "| query | DuckDB ms | baseline ms | expert ms | expert/DuckDB | pass | time/floor |"
+echo "|---|---:|---:|---:|---:|---|---:|"
+awk -F'\t' -v seed="$SEED" -v experts="$DIR/experts.csv" '
+    FILENAME == ARGV[1] { dkb[$1] = $2; next }
+    { duck[$1] = $2 }
+    END {
+        # experts.csv: query,class,pass,baseline_ms,expert_ms,speedup,floor_ms,time_floor
+        while ((getline line < experts) > 0) {
+            split(line, f, ",")
+            if (f[1] !~ /^q[0-9][0-9]$/) continue
+            cls[f[1]] = f[2]; pass[f[1]] = f[3]; ex[f[1]] = f[5]; tf[f[1]] = f[8]
+        }
+        for (n = 1; n <= 22; n++) {
+            q = sprintf("q%02d", n); k = q "-s" seed
+            d = dkb[k]; u = duck[k]; e = ex[q]
+            if (u == "" || e == "" || pass[q] != "yes") {
+                printf "| %s | %s | %s | %s | - | %s | %s |\n", q, u, d, e, pass[q] == "" ? "missing" : pass[q] " (" cls[q] ")", tf[q]
+                bad++; continue
+            }
+            r = e / u; te += e; tu += u; td += d; lg += log(r); m++
+            printf "| %s | %.1f | %.1f | %.2f | %.2f | yes | %.1f |\n", q, u, d, e, r, tf[q]
+        }
+        printf "| **total** | **%.1f** | **%.1f** | **%.1f** | **%.2f** | %d of 22 pass | |\n", tu, td, te, tu ? te / tu : 0, 22 - bad
+        if (m) printf "\nGeometric mean of the per-query expert/DuckDB ratios: %.2f. Totals over the %d passing queries.\n", exp(lg / m), m
+    }' "$DIR/dkb.tsv" "$DIR/duckdb.tsv"
