@@ -125,6 +125,16 @@ static int in_store(const dkb_store *s, const void *p, size_t bytes) {
     return 0;
 }
 
+/* Store bytes of one column's files (dictionaries not counted). */
+static uint64_t column_bytes(const dkb_store_column *col) {
+    uint64_t total = 0;
+    for (int f = 0; f < dkb_column_nfiles(col); f++) {
+        const dkb_store_file *file = dkb_column_file(col, f);
+        if (strcmp(file->role, "dictionary") != 0) total += file->bytes;
+    }
+    return total;
+}
+
 uint64_t dkb__set_store_bytes(const dkb_tensor_set *in, const dkb_store *s) {
     uint64_t total = 0;
     for (int t = 0; t < dkb_store_ntables(s); t++) {
@@ -134,13 +144,30 @@ uint64_t dkb__set_store_bytes(const dkb_tensor_set *in, const dkb_store *s) {
             const void *data = dkb_column_data(col);
             int used = 0;
             for (int i = 0; i < in->n && !used; i++) used = in->t[i] && in->t[i]->data == data;
-            for (int f = 0; used && f < dkb_column_nfiles(col); f++) {
-                const dkb_store_file *file = dkb_column_file(col, f);
-                if (strcmp(file->role, "dictionary") != 0) total += file->bytes;
-            }
+            if (used) total += column_bytes(col);
         }
     }
     return total;
+}
+
+uint64_t dkb__set_store_must_read(const dkb_tensor_set *in, const dkb_store *s) {
+    uint64_t best = 0;
+    int64_t best_rows = -1;
+    for (int t = 0; t < dkb_store_ntables(s); t++) {
+        const dkb_store_table *tab = dkb_store_table_at(s, t);
+        uint64_t narrowest = UINT64_MAX;
+        for (int c = 0; c < dkb_store_table_ncolumns(tab); c++) {
+            const dkb_store_column *col = dkb_store_table_column_at(tab, c);
+            int used = 0;
+            for (int i = 0; i < in->n && !used; i++)
+                used = in->t[i] && in->name[i] && strcmp(in->name[i], dkb_column_name(col)) == 0;
+            uint64_t b = used ? column_bytes(col) : UINT64_MAX;
+            if (b < narrowest) narrowest = b;
+        }
+        int64_t rows = dkb_store_table_rows(tab);
+        if (narrowest != UINT64_MAX && rows > best_rows) best = narrowest, best_rows = rows;
+    }
+    return best;
 }
 
 /* ---- full mode ---- */

@@ -63,6 +63,11 @@ int dkb__store_ranges(const dkb_store *s, dkb_range *r, int n, int max);
 /* Store bytes of the columns whose data the set's tensors are views of
  * (data, codes, offsets and text files; dictionaries not counted). */
 uint64_t dkb__set_store_bytes(const dkb_tensor_set *in, const dkb_store *s);
+/* The bytes any correct implementation must read: of the store columns the
+ * set holds (matched by name, so device views count too), those of the table
+ * with the most rows, and of them the smallest column (a query reads at
+ * least its driving table's filter column whole). 0 when none. */
+uint64_t dkb__set_store_must_read(const dkb_tensor_set *in, const dkb_store *s);
 
 /* ---- full mode: database, parameters, result ---- */
 
