@@ -285,6 +285,16 @@ static void core_round_trip(const dkb_query *q, const dkb_store *db, const dkb_p
         CHECK(segfaults(write_input, (void *)cin), "writing a prepared input did not fault");
         CHECK(dkb__set_store_bytes(&in, db) == (uint64_t)v->n * (4 + 8 + 8 + 8), "q06 bytes read %llu",
               (unsigned long long)dkb__set_store_bytes(&in, db));
+        /* must read: the narrowest of its lineitem columns, l_shipdate (int32) */
+        CHECK(dkb__set_store_must_read(&in, db) == (uint64_t)v->n * 4, "q06 must read %llu",
+              (unsigned long long)dkb__set_store_must_read(&in, db));
+    }
+    if (q->number == 3) {
+        /* lineitem is the largest table it reads; its narrowest column there
+         * is an int32 (l_orderkey or l_shipdate) */
+        const dkb_store_table *li = dkb_store_table_find(db, "lineitem");
+        CHECK(li && dkb__set_store_must_read(&in, db) == (uint64_t)dkb_store_table_rows(li) * 4, "q03 must read %llu",
+              (unsigned long long)dkb__set_store_must_read(&in, db));
     }
     CHECK(q->core(tp, &in, &out) == 0 && dkb_tp_status(tp, NULL) == 0, "%s core", q->name);
     dkb_out_like likes[DKB_SET_MAX];
