@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,19 +429,14 @@ bool dkb__is_cuda_source(const char *src) {
 #define NVCC_STD "-std=c++17"
 #define NVCC_GENCODE "arch=compute_90,code=[sm_90,compute_90]"
 
-/* The CUDA build of a .cu candidate (after the size check): preprocess
- * (include and asm checks), then compile and link in one nvcc step. */
-static int build_cuda(const char *src, dkb_mode mode, const char *inc, const char *hdr, const char *dfile,
-                      const char *ifile, const char *plog, const char *logfile, dkb_build *b, dkb_error *err) {
-    const char *nv = getenv("DKB_NVCC");
-    if (!nv || !*nv) nv = "nvcc";
-    char nvpath[4096];
-    if (find_program(nv, nvpath, sizeof nvpath) != 0)
-        return dkb_fail(err, DKB_ENOENT, "build: CUDA compiler %s not found (set DKB_NVCC)", nv);
-    /* 1. preprocess the host side: the files it reads, asm in its lines */
-    char *pp[] = {nvpath, (char *)NVCC_STD, (char *)"-I", (char *)inc, (char *)"-E", (char *)"-Xcompiler",
-                  (char *)"-MD", (char *)"-Xcompiler", (char *)"-MF", (char *)"-Xcompiler", (char *)dfile,
-                  (char *)"-o", (char *)ifile, (char *)src, NULL};
+/* Step 1 of both builds: run the preprocessor command pp (its log in
+ * plog, its dependency list in dfile, its output in ifile), then refuse a
+ * source that reads files other than dkb/candidate.h and the system's
+ * headers, or uses inline assembly. 0 with *go set: carry on; 0 with *go
+ * clear: b holds the verdict; else an error. */
+static int preprocess_checks(char *const pp[], const char *plog, const char *dfile, const char *ifile,
+                             const char *src, const char *hdr, dkb_build *b, bool *go, dkb_error *err) {
+    *go = false;
     int ok = 0;
     int rc = compile_step(pp, plog, b, &ok, err);
     if (rc || !ok) {
@@ -461,6 +457,27 @@ static int build_cuda(const char *src, dkb_mode mode, const char *inc, const cha
         snprintf(b->detail, sizeof b->detail, "uses inline assembly (%.100s), which is not allowed", bad);
         return 0;
     }
+    *go = true;
+    return 0;
+}
+
+/* The CUDA build of a .cu candidate (after the size check): preprocess
+ * (include and asm checks), then compile and link in one nvcc step. */
+static int build_cuda(const char *src, dkb_mode mode, const char *inc, const char *hdr, const char *dfile,
+                      const char *ifile, const char *plog, const char *logfile, dkb_build *b, dkb_error *err) {
+    const char *nv = getenv("DKB_NVCC");
+    if (!nv || !*nv) nv = "nvcc";
+    char nvpath[4096];
+    if (find_program(nv, nvpath, sizeof nvpath) != 0)
+        return dkb_fail(err, DKB_ENOENT, "build: CUDA compiler %s not found (set DKB_NVCC)", nv);
+    /* 1. preprocess the host side: the files it reads, asm in its lines */
+    char *pp[] = {nvpath, (char *)NVCC_STD, (char *)"-I", (char *)inc, (char *)"-E", (char *)"-Xcompiler",
+                  (char *)"-MD", (char *)"-Xcompiler", (char *)"-MF", (char *)"-Xcompiler", (char *)dfile,
+                  (char *)"-o", (char *)ifile, (char *)src, NULL};
+    bool go;
+    int rc = preprocess_checks(pp, plog, dfile, ifile, src, hdr, b, &go, err);
+    if (rc || !go) return rc;
+    int ok = 0;
     /* 2. compile and link (the diagnostics are the log) */
     char *cc[] = {nvpath, (char *)NVCC_STD, (char *)"-O3", (char *)"-gencode", (char *)NVCC_GENCODE,
                   (char *)"-Xcompiler", (char *)"-fPIC", (char *)"-shared", (char *)"-cudart", (char *)"shared",
@@ -542,26 +559,10 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
      * for their message lines about the source itself. */
     char *pp[] = {ccpath, (char *)"-std=c11", (char *)"-march=native", (char *)"-fopenmp", (char *)"-I", inc,
                   (char *)"-E", (char *)"-MD", (char *)"-MF", dfile, (char *)"-o", ifile, (char *)src, NULL};
+    bool go;
+    rc = preprocess_checks(pp, plog, dfile, ifile, src, hdr, b, &go, err);
+    if (rc || !go) return rc;
     int ok = 0;
-    rc = compile_step(pp, plog, b, &ok, err);
-    if (rc || !ok) {
-        if (!rc) replace_log(b, plog, src);
-        return rc;
-    }
-    char bad[PATH_MAX];
-    int deps = check_deps(dfile, src, hdr, bad, sizeof bad);
-    if (deps < 0) return dkb_fail(err, DKB_EIO, "build: cannot read the compiler's dependency file %s", dfile);
-    if (deps > 0) {
-        b->verdict = DKB_VERDICT_COMPILE_ERROR;
-        snprintf(b->detail, sizeof b->detail, "includes %.400s (only dkb/candidate.h and system headers are allowed)",
-                 bad);
-        return 0;
-    }
-    if (source_has_asm(ifile, src, bad, sizeof bad)) {
-        b->verdict = DKB_VERDICT_COMPILE_ERROR;
-        snprintf(b->detail, sizeof b->detail, "uses inline assembly (%.100s), which is not allowed", bad);
-        return 0;
-    }
 
     /* 2. compile to assembly (the diagnostics are the log), and refuse
      * inline assembly: it could make system calls the allow-list never sees */
