@@ -62,8 +62,10 @@ static void usage(FILE *f) {
             "  -h, --help          this help\n"
             "\n"
             "Exit status: 0 when the loop ran (whatever the model did), 1 when the run\n"
-            "directory, store, templates or model backend are unusable or --target cuda\n"
-            "finds no GPU, 2 for a bad command line.\n"
+            "directory, store, templates or model backend are unusable (the endpoint\n"
+            "answers 401, 403 or 404 or cannot be reached: the loop stops asking and the\n"
+            "run resumes once it is fixed) or --target cuda finds no GPU, 2 for a bad\n"
+            "command line.\n"
             "\n"
             "example:\n"
             "  dkb optimize --model gpt-4.1 --data data/sf1 --queries q01,q06 --out runs/gpt41\n"
@@ -110,6 +112,7 @@ int cmd_optimize(int argc, char **argv) {
                       .warmup = 2, .min_runs = 10, .min_seconds = 1.0};
     dkb_model_opts_init(&o.model);
     const char *queries = "all";
+    int base_url_given = 0;
     char *cmd = command_line(argc, argv);
     o.command_line = cmd;
     long v;
@@ -120,7 +123,10 @@ int cmd_optimize(int argc, char **argv) {
     while (!rc && (ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
         switch (ch) {
         case O_MODEL: o.model.model = optarg; break;
-        case O_BASE_URL: o.model.base_url = optarg; break;
+        case O_BASE_URL:
+            o.model.base_url = optarg;
+            base_url_given = 1;
+            break;
         case O_KEY_ENV: o.model.api_key_env = optarg; break;
         case O_MODEL_CMD: o.model.cmd = optarg; break;
         case O_TEMP:
@@ -216,7 +222,12 @@ int cmd_optimize(int argc, char **argv) {
         }
     }
     if (!rc && optind < argc) rc = cli_usage_error("optimize: unexpected argument '%s'", argv[optind]);
-    if (!rc && !o.model.model) rc = cli_usage_error("optimize: missing --model NAME");
+    if (!rc && (!o.model.model || !*o.model.model)) rc = cli_usage_error("optimize: missing --model NAME");
+    if (!rc && o.model.cmd && base_url_given)
+        rc = cli_usage_error("optimize: --model-cmd and --base-url exclude each other (a command or an HTTP endpoint)");
+    if (!rc && o.model.cmd && !*o.model.cmd) rc = cli_usage_error("optimize: --model-cmd: empty command");
+    if (!rc && o.max_cost > 0 && o.model.price_in_per_mtok <= 0 && o.model.price_out_per_mtok <= 0)
+        rc = cli_usage_error("optimize: --max-cost needs --price-in and/or --price-out (USD per million tokens)");
     if (!rc && !o.store) rc = cli_usage_error("optimize: missing --data STORE");
     if (!rc) {
         dkb_error qe = {0};
@@ -246,7 +257,11 @@ int cmd_optimize(int argc, char **argv) {
     rc = dkb__opt_run(&o, &out, &err);
     free(cmd);
     if (rc) return cli_fail("optimize", rc, &err);
-    if (out.stopped[0]) fprintf(stderr, "dkb optimize: stopped asking: %s; run again with a larger limit to resume\n", out.stopped);
+    if (out.model_failed)
+        fprintf(stderr, "dkb optimize: error: stopped asking: %s; fix the endpoint, key or model name and run the same command again to resume\n",
+                out.stopped);
+    else if (out.stopped[0])
+        fprintf(stderr, "dkb optimize: stopped asking: %s; run again with a larger limit to resume\n", out.stopped);
     if (!o.quiet) {
         fprintf(stderr, "dkb optimize: %d of %d query x mode pairs done; %d requests, %d evaluations, %lld tokens in, %lld out, %.4f USD\n",
                 out.finished, out.tasks, out.requests, out.evaluations, (long long)out.tokens_in,
@@ -259,5 +274,5 @@ int cmd_optimize(int argc, char **argv) {
         fprintf(stderr, "dkb optimize: error: writing the output failed\n");
         return DKB_EXIT_FAIL;
     }
-    return DKB_EXIT_OK;
+    return out.model_failed ? DKB_EXIT_FAIL : DKB_EXIT_OK;
 }

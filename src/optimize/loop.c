@@ -218,6 +218,17 @@ static void history_free(history *h) {
     free(h->owned);
 }
 
+/* 1 when a failed request says the endpoint will refuse every request:
+ * HTTP 401/403 (the key), 404 (the URL or the model name), or no HTTP
+ * answer at all after the client's retries (unreachable, no libcurl). A
+ * timeout, a 400 or a failing command are not: other requests may pass. */
+static int endpoint_unusable(const dkb_opt_opts *o, const dkb_model_reply *reply) {
+    if (o->model.cmd) return 0;
+    int st = reply->http_status;
+    if (st == 401 || st == 403 || st == 404) return 1;
+    return st == 0 && strcmp(reply->finish_reason, "timeout") != 0;
+}
+
 /* Ask once and evaluate; the record (owned by the caller) or NULL when the
  * loop must stop asking. */
 static cJSON *attempt(run *R, const task *t, const history *h, int round, int sample, double best) {
@@ -249,6 +260,18 @@ static cJSON *attempt(run *R, const task *t, const history *h, int round, int sa
     if (rc) {
         cls = "model_error";
         cJSON_AddStringToObject(rec, "detail", err.msg);
+        if (endpoint_unusable(o, &reply)) {
+            /* every later request would fail the same way: stop asking, and
+             * leave the round to be asked again when the run is resumed */
+            cJSON_AddTrueToObject(rec, "fatal");
+            pthread_mutex_lock(&R->lock);
+            if (!R->stop) {
+                snprintf(R->stats.stopped, sizeof R->stats.stopped, "the model endpoint is unusable: %.200s", err.msg);
+                R->stats.model_failed = 1;
+                R->stop = 1;
+            }
+            pthread_mutex_unlock(&R->lock);
+        }
     } else {
         dkb_error xe = {0};
         int xrc = dkb_model_extract_code(reply.text ? reply.text : "", &code, &xe);
@@ -372,9 +395,15 @@ static void run_task(run *R, const task *t) {
         cJSON *recs = cJSON_CreateArray();
         for (int k = 0; k < o->samples && !stopped; k++) {
             const cJSON *old = NULL;
+            /* a request that stopped the run (fatal) is asked again */
             cJSON_ArrayForEach(r, R->records) if (same_task(r, t, o->target) && !strcmp(str(r, "type"), "attempt") &&
-                                                  num(r, "round") == round && num(r, "sample") == k) old = r;
+                                                  num(r, "round") == round && num(r, "sample") == k &&
+                                                  !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "fatal"))) old = r;
             cJSON *rec = old ? cJSON_Duplicate(old, 1) : attempt(R, t, &h, round, k, best);
+            if (rec && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "fatal"))) {
+                cJSON_Delete(rec);
+                rec = NULL;
+            }
             if (!rec) {
                 stopped = 1;
                 break;

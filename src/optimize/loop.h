@@ -39,6 +39,7 @@ typedef struct dkb_opt_outcome {
     int64_t tokens_in, tokens_out;
     double cost_usd;
     char stopped[256];        /* why the loop stopped asking early ("" when it did not) */
+    int model_failed;         /* 1 when it stopped because the endpoint refused or could not be reached */
 } dkb_opt_outcome;
 
 /* Run (or resume) the loop. 0 when it ran (whatever the models did), an

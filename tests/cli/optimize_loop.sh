@@ -22,6 +22,9 @@ expect_fail 2 "optimize: missing --data STORE" -- "$DKB" optimize --model m
 expect_fail 2 "--target gpu: expected c or cuda" -- "$DKB" optimize --model m --data "$S" --target gpu
 expect_fail 2 "--context disk: expected workload" -- "$DKB" optimize --model m --data "$S" --context disk
 expect_fail 2 "--rounds 0: expected an integer" -- "$DKB" optimize --model m --data "$S" --rounds 0
+expect_fail 2 "optimize: missing --model NAME" -- "$DKB" optimize --model "" --data "$S"
+expect_fail 2 "--model-cmd and --base-url exclude each other" -- "$DKB" optimize --model m --data "$S" --model-cmd cat --base-url http://127.0.0.1:9/v1
+expect_fail 2 "--max-cost needs --price-in" -- "$DKB" optimize --model m --data "$S" --max-cost 1
 expect_fail 2 "unknown query 'q23'" -- "$DKB" optimize --model m --data "$S" --queries q23
 expect_fail 2 "prompt: unknown query 'q99'" -- "$DKB" prompt q99 --data "$S"
 expect_fail 2 "report: missing RUNDIR" -- "$DKB" report
@@ -114,6 +117,31 @@ stop_server
 grep -q '"class":"model_error"' "$WORK/run2/trajectory.jsonl" || fail "hang not a model_error"
 pass "a reply that never finishes is a model error"
 
+# ---- a 401 stops the asking (exit 1, no query marked done); the same command resumes once the key is right ----
+echo '{"steps": [{"status": 401, "message": "Incorrect API key provided"}]}' >"$WORK/s401.json"
+start_server "$WORK/s401.json"
+R5="$WORK/run5"
+set +e
+"$DKB" optimize --model fake-coder --base-url "http://127.0.0.1:$PORT/v1" --api-key-env DKB_TEST_KEY \
+    --rounds 2 --out "$R5" "${QUICK[@]}" >/dev/null 2>"$WORK/err5"
+rc=$?
+set -e
+stop_server
+[ "$rc" = 1 ] || fail "401 run: exit $rc, want 1: $(cat "$WORK/err5")"
+grep -q "stopped asking: the model endpoint is unusable: .*HTTP 401: Incorrect API key provided" "$WORK/err5" || fail "401 message: $(cat "$WORK/err5")"
+[ "$(grep -c '"type":"attempt"' "$R5/trajectory.jsonl")" = 1 ] || fail "401 run asked more than once"
+grep -q '"type":"done"' "$R5/trajectory.jsonl" && fail "401 run marked a query done"
+echo '{"steps": [{"content": "no code, sorry"}]}' >"$WORK/s200.json"
+start_server "$WORK/s200.json"
+"$DKB" optimize --model fake-coder --base-url "http://127.0.0.1:$PORT/v1" --api-key-env DKB_TEST_KEY \
+    --rounds 2 --out "$R5" "${QUICK[@]}" >/dev/null 2>"$WORK/err5" || fail "resume after 401: exit $?: $(cat "$WORK/err5")"
+stop_server
+got=$(python3 -c '
+import json, sys
+print(" ".join("%s:%s" % (r["round"], r["class"]) for r in map(json.loads, open(sys.argv[1])) if r["type"] == "attempt"))' "$R5/trajectory.jsonl")
+[ "$got" = "1:model_error 1:no_code 2:no_code" ] || fail "after the 401 and resume: '$got'"
+pass "a 401 stops the asking with exit 1; resumed: $got"
+
 # ---- kill and resume ----
 echo "{\"steps\": [{\"content_file\": \"$WORK/wrong.md\", \"delay_s\": 0.5}], \"cycle\": true}" >"$WORK/slow.json"
 start_server "$WORK/slow.json"
@@ -151,7 +179,7 @@ grep -q '"class":"ok"' "$WORK/run4/trajectory.jsonl" || fail "command backend ca
 pass "command backend"
 
 # ---- no key in any file written ----
-if grep -rl -- "$KEY" "$R" "$WORK/run2" "$R3" "$WORK/run4" "$WORK/server.log"; then fail "the API key was written"; fi
+if grep -rl -- "$KEY" "$R" "$WORK/run2" "$R3" "$WORK/run4" "$R5" "$WORK/server.log"; then fail "the API key was written"; fi
 pass "no API key in the run directories or the server log"
 
 # ---- dkb report ----
