@@ -449,6 +449,7 @@ static void *worker(void *arg) {
 static int write_run_json(const run *R, dkb_error *err) {
     const dkb_opt_opts *o = R->o;
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dkb_version", DKB_VERSION);
     cJSON_AddStringToObject(j, "model", o->model.model ? o->model.model : "");
     cJSON_AddStringToObject(j, "backend", o->model.cmd ? "command" : "http");
     if (o->model.base_url) cJSON_AddStringToObject(j, "base_url", o->model.base_url);
@@ -476,6 +477,47 @@ static int write_run_json(const run *R, dkb_error *err) {
     FILE *f = path && text ? fopen(path, "w") : NULL;
     if (!f || fputs(text, f) < 0 || fputc('\n', f) == EOF) rc = dkb_fail(err, DKB_EIO, "%s: cannot write", path ? path : "run.json");
     if (f && fclose(f) && !rc) rc = dkb_fail(err, DKB_EIO, "%s: cannot write", path);
+    free(text);
+    free(path);
+    return rc;
+}
+
+/* A run directory that already holds a run must hold this one: the same
+ * model name, backend (HTTP or command), target, context and samples (the
+ * endpoint or command, rounds, queries, modes and the harness options may
+ * change between invocations: a server may move to another port).
+ * Else its records would be replayed as this model's. */
+static int check_same_run(const dkb_opt_opts *o, dkb_error *err) {
+    char *path = dkb__path_join(o->out, "run.json"), *text = NULL;
+    size_t len = 0;
+    if (!path) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    int rc = 0;
+    if (access(path, F_OK) != 0 || dkb__read_file(path, 1u << 20, &text, &len, NULL)) {
+        free(path);
+        return 0;   /* a new run (an unreadable run.json is rewritten) */
+    }
+    cJSON *j = cJSON_Parse(text);
+    const char *backend = o->model.cmd ? "command" : "http";
+    const char *what = NULL, *was = "", *now = "";
+    char nb[16], ob[16];
+    if (j) {
+        if (strcmp(str(j, "model"), o->model.model ? o->model.model : "")) what = "model", was = str(j, "model"), now = o->model.model;
+        else if (strcmp(str(j, "backend"), backend)) what = "backend", was = str(j, "backend"), now = backend;
+        else if (strcmp(str(j, "target"), o->target)) what = "--target", was = str(j, "target"), now = o->target;
+        else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "workload_context")) != !!o->workload ||
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "hardware_context")) != !!o->hardware)
+            what = "--context", was = "another context", now = "this one";
+        else if (num(j, "samples") != o->samples) {
+            snprintf(ob, sizeof ob, "%g", num(j, "samples"));
+            snprintf(nb, sizeof nb, "%d", o->samples);
+            what = "--samples", was = ob, now = nb;
+        }
+    }
+    if (what)
+        rc = dkb_fail(err, DKB_EINVAL,
+                      "%s holds a run with another %s ('%.80s', now '%.80s'): resume it with the same options or use another --out",
+                      o->out, what, was, now);
+    cJSON_Delete(j);
     free(text);
     free(path);
     return rc;
@@ -540,7 +582,8 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     pthread_mutex_init(&R.lock, NULL);
     pthread_mutex_init(&R.eval_lock, NULL);
     dkb_store *db = NULL;
-    int rc = dkb__mkdir_p(o->out, err);
+    int rc = check_same_run(o, err);
+    if (!rc) rc = dkb__mkdir_p(o->out, err);
     if (!rc) rc = dkb_store_open(o->store, 0, &db, err);
     if (!rc) {
         R.sf = dkb_store_scale_factor(db);

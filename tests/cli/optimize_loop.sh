@@ -140,6 +140,8 @@ got=$(python3 -c '
 import json, sys
 print(" ".join("%s:%s" % (r["round"], r["class"]) for r in map(json.loads, open(sys.argv[1])) if r["type"] == "attempt"))' "$R5/trajectory.jsonl")
 [ "$got" = "1:model_error 1:no_code 2:no_code" ] || fail "after the 401 and resume: '$got'"
+expect_fail 1 "holds a run with another model .'fake-coder', now 'other'." -- "$DKB" optimize --model other \
+    --base-url "http://127.0.0.1:$PORT/v1" --rounds 2 --out "$R5" "${QUICK[@]}"
 pass "a 401 stops the asking with exit 1; resumed: $got"
 
 # ---- kill and resume ----
