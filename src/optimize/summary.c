@@ -38,6 +38,19 @@ static const char *str(const cJSON *o, const char *k) {
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* q01..q22 */
+static int known_query(const char *q) {
+    return q[0] == 'q' && q[1] >= '0' && q[1] <= '2' && q[2] >= '0' && q[2] <= '9' && !q[3] &&
+           (q[1] - '0') * 10 + (q[2] - '0') >= 1 && (q[1] - '0') * 10 + (q[2] - '0') <= 22;
+}
+static int known_mode(const char *m) { return !strcmp(m, "full") || !strcmp(m, "core"); }
+
+/* The record's round, 0 when absent or not a sensible count. */
+static int round_of(const cJSON *r) {
+    double v = num(r, "round");
+    return isfinite(v) && v >= 0 && v <= 1e6 ? (int)v : 0;
+}
+
 static row *row_of(run_sum *s, const char *q, const char *mode) {
     for (int i = 0; i < s->n; i++)
         if (!strcmp(s->rows[i].query, q) && !strcmp(s->rows[i].mode, mode)) return &s->rows[i];
@@ -68,6 +81,10 @@ static int load_run(const char *dir, run_sum *s, dkb_error *err) {
     free(text);
     free(path);
     if (!cfg) return dkb_fail(err, DKB_EPARSE, "%s/run.json: not JSON", dir);
+    if (!cJSON_IsObject(cfg)) {
+        cJSON_Delete(cfg);
+        return dkb_fail(err, DKB_EPARSE, "%s/run.json: not a JSON object", dir);
+    }
     snprintf(s->model, sizeof s->model, "%s", str(cfg, "model"));
     snprintf(s->target, sizeof s->target, "%s", str(cfg, "target"));
     double threshold = num(cfg, "threshold");
@@ -75,20 +92,25 @@ static int load_run(const char *dir, run_sum *s, dkb_error *err) {
     cJSON_Delete(cfg);
 
     cJSON *recs = NULL;
-    if ((rc = dkb__traj_load(dir, &recs, NULL, err))) return rc;
+    int skipped = 0;
+    if ((rc = dkb__traj_load(dir, &recs, &skipped, err))) return rc;
+    if (skipped)
+        fprintf(stderr, "dkb report: note: %s/trajectory.jsonl: %d unreadable line%s left out\n", dir, skipped,
+                skipped == 1 ? "" : "s");
     double best[MAX_ROWS];
     for (int i = 0; i < MAX_ROWS; i++) best[i] = -1;
     const cJSON *r;
     cJSON_ArrayForEach(r, recs) {
         const char *type = str(r, "type");
         if (strcmp(type, "attempt") && strcmp(type, "baseline")) continue;
+        if (!known_query(str(r, "query")) || !known_mode(str(r, "mode"))) continue;   /* not a record we wrote */
         row *w = row_of(s, str(r, "query"), str(r, "mode"));
         if (!w) continue;
         double b = num(r, "baseline_ms"), fl = num(r, "floor_ms");
         if (isfinite(b) && (!isfinite(w->s.baseline_ms) || w->s.verdict != DKB_VERDICT_OK)) w->s.baseline_ms = b;
         if (isfinite(fl) && !isfinite(w->s.floor_ms)) w->s.floor_ms = fl;
         if (strcmp(type, "attempt")) continue;
-        int round = (int)num(r, "round");
+        int round = round_of(r);
         double raw = num(r, "raw_speedup");
         int valid = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid")) && isfinite(raw);
         double *bp = &best[w - s->rows];
@@ -127,6 +149,15 @@ static void fmt_ms(char *b, size_t n, double v) {
 
 static const char *const MODES[2] = {"full", "core"};
 
+/* A Markdown table cell: '|' escaped, line breaks as spaces. */
+static void md_cell(FILE *f, const char *s) {
+    for (; *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r') fputc(' ', f);
+        else fputc(*s, f);
+    }
+}
+
 static void write_md(FILE *md, run_sum *runs, int n) {
     fprintf(md, "## Totals (per model x target x mode)\n\n");
     fprintf(md, "| model | target | mode | queries | pass rate | fast_1 | fast_1.5 | fast_2 | fast_5 | overall speedup | geomean | rounds used (mean) |\n");
@@ -135,8 +166,12 @@ static void write_md(FILE *md, run_sum *runs, int n) {
         for (int m = 0; m < 2; m++) {
             const dkb_score_totals *t = &runs[i].totals[m];
             if (!t->rows) continue;
-            fprintf(md, "| %s | %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.2fx | %.2fx | %.1f |\n",
-                    runs[i].model, runs[i].target, MODES[m], t->rows, 100 * t->pass_rate, 100 * t->fast_p[0],
+            fputs("| ", md);
+            md_cell(md, runs[i].model);
+            fputs(" | ", md);
+            md_cell(md, runs[i].target);
+            fprintf(md, " | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.2fx | %.2fx | %.1f |\n",
+                    MODES[m], t->rows, 100 * t->pass_rate, 100 * t->fast_p[0],
                     100 * t->fast_p[1], 100 * t->fast_p[2], 100 * t->fast_p[3], t->overall_speedup,
                     t->geomean_speedup, runs[i].rounds_mean[m]);
         }
@@ -148,8 +183,13 @@ static void write_md(FILE *md, run_sum *runs, int n) {
             char b[32], c[32];
             fmt_ms(b, sizeof b, w->s.baseline_ms);
             fmt_ms(c, sizeof c, w->s.valid ? w->s.candidate_ms : NAN);
-            fprintf(md, "| %s | %s | %s | %s | %s | %s | %s | %.2fx | %d |\n", runs[i].model, runs[i].target, w->query,
-                    w->mode, w->cls, b, c, w->s.speedup, w->rounds_used);
+            fputs("| ", md);
+            md_cell(md, runs[i].model);
+            fputs(" | ", md);
+            md_cell(md, runs[i].target);
+            fprintf(md, " | %s | %s | ", w->query, w->mode);
+            md_cell(md, w->cls);
+            fprintf(md, " | %s | %s | %.2fx | %d |\n", b, c, w->s.speedup, w->rounds_used);
         }
 }
 
@@ -165,9 +205,11 @@ static void write_html(FILE *h, run_sum *runs, int n) {
             if (!t->rows) continue;
             fputs("<tr><td>", h);
             dkb__html_escape(h, runs[i].model);
-            fprintf(h, "</td><td>%s</td><td>%s</td><td>%d</td><td>%.1f%%</td><td>%.1f%%</td><td>%.1f%%</td>"
+            fputs("</td><td>", h);
+            dkb__html_escape(h, runs[i].target);
+            fprintf(h, "</td><td>%s</td><td>%d</td><td>%.1f%%</td><td>%.1f%%</td><td>%.1f%%</td>"
                        "<td>%.2fx</td><td>%.2fx</td><td>%.1f</td></tr>\n",
-                    runs[i].target, MODES[m], t->rows, 100 * t->pass_rate, 100 * t->fast_p[0], 100 * t->fast_p[2],
+                    MODES[m], t->rows, 100 * t->pass_rate, 100 * t->fast_p[0], 100 * t->fast_p[2],
                     t->overall_speedup, t->geomean_speedup, runs[i].rounds_mean[m]);
         }
     fputs("</table>\n<h2>Per-query speedup (best valid candidate; 1.0 = baseline)</h2>\n", h);
@@ -206,8 +248,11 @@ static void write_html(FILE *h, run_sum *runs, int n) {
             fmt_ms(c, sizeof c, w->s.valid ? w->s.candidate_ms : NAN);
             fputs("<tr><td>", h);
             dkb__html_escape(h, runs[i].model);
-            fprintf(h, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2fx</td><td>%d</td></tr>\n",
-                    runs[i].target, w->query, w->mode, w->cls, b, c, w->s.speedup, w->rounds_used);
+            fputs("</td><td>", h);
+            dkb__html_escape(h, runs[i].target);
+            fprintf(h, "</td><td>%s</td><td>%s</td><td>", w->query, w->mode);
+            dkb__html_escape(h, w->cls);
+            fprintf(h, "</td><td>%s</td><td>%s</td><td>%.2fx</td><td>%d</td></tr>\n", b, c, w->s.speedup, w->rounds_used);
         }
     fputs("</table>\n<p>Metrics as in docs/harness.md, \"Scoring\".</p>\n", h);
     dkb__html_end(h);

@@ -191,3 +191,28 @@ grep -q "| scripted | c | core |" "$WORK/report.md" || fail "report table (2 run
 grep -q "<svg" "$WORK/report.html" || fail "no SVG chart"
 grep -qi "https\?://" "$WORK/report.html" | grep -v "www.w3.org" && fail "the HTML refers to the network"
 pass "dkb report: tables and HTML"
+
+# ---- dkb report: a failed report leaves an older --html in place; odd run directories ----
+echo "older report" >"$WORK/keep.html"
+expect_fail 1 "nothere: not a dkb optimize run directory" -- "$DKB" report "$WORK/nothere" --html "$WORK/keep.html"
+[ "$(cat "$WORK/keep.html")" = "older report" ] || fail "a failed report overwrote --html"
+ls "$WORK" | grep -q "keep.html.tmp" && fail "a failed report left a temporary file"
+expect_fail 1 "--html .*: is a directory" -- "$DKB" report "$R" --html "$WORK"
+expect_fail 1 "cannot create the HTML report" -- "$DKB" report "$R" --html "$WORK/no/such/dir/r.html"
+mkdir -p "$WORK/odd run"
+printf '[1]' >"$WORK/odd run/run.json"
+expect_fail 1 "run.json: not a JSON object" -- "$DKB" report "$WORK/odd run"
+printf '{"model":"m<b>|x","target":"c<i>"}\n' >"$WORK/odd run/run.json"
+{
+    echo '{"type":"attempt","query":"q01","mode":"core","round":1,"valid":true,"raw_speedup":2,"baseline_ms":2,"candidate_ms":1,"class":"ok"}'
+    echo 'not json'
+    echo '{"type":"attempt"}'
+    echo '{"type":"attempt","query":"q06","mode":"full","round":1e300,"valid":false,"class":"<script>x</script>","baseline_ms":1}'
+} >"$WORK/odd run/trajectory.jsonl"
+"$DKB" report "$WORK/odd run" --html "$WORK/odd run/r.html" >"$WORK/odd.md" 2>"$WORK/odd.err" || fail "odd report exit $?"
+grep -q "1 unreadable line left out" "$WORK/odd.err" || fail "no note on the unreadable line: $(cat "$WORK/odd.err")"
+[ "$(grep -c '^| m<b>\\|x | c<i> | q' "$WORK/odd.md")" = 2 ] || fail "odd report rows: $(cat "$WORK/odd.md")"
+grep -q "| q06 | full | <script>x</script> | 1.000 | - | 1.00x | 0 |" "$WORK/odd.md" || fail "odd round: $(cat "$WORK/odd.md")"
+grep -q "<script" "$WORK/odd run/r.html" && fail "report HTML does not escape the class"
+grep -q "<td>c&lt;i&gt;</td>" "$WORK/odd run/r.html" || fail "report HTML does not escape the target"
+pass "dkb report: atomic --html, run.json not an object, corrupt trajectory lines, escaping"
