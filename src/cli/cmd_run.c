@@ -420,7 +420,8 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
     long v;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    opterr = 0;   /* one error line, ours */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case O_DATA: o->data = optarg; break;
         case O_BACKEND:
@@ -473,7 +474,8 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
             if (set_expect(o, EXPECT_OFFICIAL_DIR, optarg)) return DKB_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return -1;
-        default: return cli_usage_error("run: bad option");
+        case ':': return cli_usage_error("run: option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("run: unknown option %s", argv[optind - 1]);
         }
     }
     if (cli_one_operand("run", "QUERY", argc, argv)) return DKB_EXIT_USAGE;

@@ -32,3 +32,8 @@ pass "json: ops sorted, within the run's time"
 grep -q '^q06 profile: ' "$WORK/p.err" || fail "csv mode: no profile line on stderr"
 ! grep -q 'profile' "$WORK/p.csv" || fail "csv mode: profile line in the CSV"
 pass "csv: the profile goes to stderr"
+
+# ---- a missing or bad value: one error line, exit 2 ----
+expect_fail 2 "run: option --bandwidth needs a value" -- "$DKB" run q06 --data "$S" --bandwidth
+expect_fail 2 "run: unknown option --frobnicate" -- "$DKB" run q06 --data "$S" --frobnicate
+expect_fail 2 "--bandwidth 0: expected GB/s above 0" -- "$DKB" run q06 --data "$S" --bandwidth 0
