@@ -96,6 +96,14 @@ int cmd_prompt(int argc, char **argv) {
     dkb_store *db = NULL;
     int rc = dkb_store_open(store, 0, &db, &err);
     if (rc) return cli_fail("prompt", rc, &err);
+    int part, parts;
+    dkb_store_slice(db, &part, &parts);
+    if (parts > 1) {   /* its row counts and selectivities would describe a fraction of the data */
+        dkb_store_close(db);
+        fprintf(stderr, "dkb prompt: error: store %s holds slice %d of %d; the workload context needs a whole data set\n",
+                store, part, parts);
+        return DKB_EXIT_FAIL;
+    }
     dkb_params p;
     char *system = NULL, *user = NULL;
     rc = dkb_query_params(q, 0, dkb_store_scale_factor(db), NULL, 0, &p, &err);

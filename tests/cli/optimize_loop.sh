@@ -216,3 +216,7 @@ grep -q "| q06 | full | <script>x</script> | 1.000 | - | 1.00x | 0 |" "$WORK/odd
 grep -q "<script" "$WORK/odd run/r.html" && fail "report HTML does not escape the class"
 grep -q "<td>c&lt;i&gt;</td>" "$WORK/odd run/r.html" || fail "report HTML does not escape the target"
 pass "dkb report: atomic --html, run.json not an object, corrupt trajectory lines, escaping"
+
+# ---- dkb prompt on a slice store: one error line (its row counts would describe a third of the data) ----
+"$DKB" gen --sf 0.01 --part 2 --parts 3 --out "$WORK/slice" -q
+expect_fail 1 "dkb prompt: error: store .*slice holds slice 2 of 3" -- "$DKB" prompt q06 --data "$WORK/slice"
