@@ -38,7 +38,7 @@ static void usage(FILE *f) {
             "  --sf SF             scale factor (default 1 on cpu, 10 on cuda)\n"
             "  --data DIR          the store (default data/sf<SF>); generated if missing\n"
             "  --experts DIR       expert files (default src/kernels/<backend> of the source tree)\n"
-            "  --queries LIST      q01,q06,... or all (default all)\n"
+            "  --queries LIST      q01,q06,... or all (default all; blanks ignored)\n"
             "  --seeds N           random parameter seeds besides seed 0 (default 5)\n"
             "  --threads N         threads for generation, baseline and experts (default: all cores)\n"
             "  --quick             short timing (1 warm-up, at least 3 runs and 0.2 s per query;\n"
@@ -66,6 +66,7 @@ typedef struct bench_cli {
     const char *data, *experts;
     cli_format fmt;
     int quick, quiet;
+    char queries[512];     /* --queries without blanks ("q01, q06" as typed in a shell) */
 } bench_cli;
 
 static int parse_sf(const char *s, double *sf) {
@@ -106,10 +107,17 @@ static int parse(int argc, char **argv, bench_cli *c) {
             break;
         case O_EXPERTS: c->experts = optarg; break;
         case O_QUERIES: {
+            size_t n = 0;
+            for (const char *p = optarg; *p; p++) {
+                if (*p == ' ' || *p == '\t') continue;
+                if (n + 1 >= sizeof c->queries) return cli_usage_error("--queries: list too long");
+                c->queries[n++] = *p;
+            }
+            c->queries[n] = '\0';
             uint32_t mask;
             dkb_error err = {0};
-            if (dkb__eval_parse_queries(optarg, &mask, &err)) return cli_usage_error("%s", err.msg);
-            o->queries = optarg;
+            if (dkb__eval_parse_queries(c->queries, &mask, &err)) return cli_usage_error("%s", err.msg);
+            o->queries = c->queries;
             break;
         }
         case O_SEEDS:

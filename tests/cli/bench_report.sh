@@ -136,6 +136,16 @@ else
     pass "--backend cuda on $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bench"]["device"])' "$WORK/resc/results.json")"
 fi
 
+# ---- --queries as typed in a shell: blanks, upper case and repeats; a failed bench keeps older results ----
+out=$("$DKB" bench "${QUICK[@]}" "${EXPERT_OPT[@]}" --queries 'Q06, q06 ,q06' --out "$WORK/res5" --format csv -q) ||
+    fail "--queries 'Q06, q06 ,q06' exit $?"
+[ "$(printf '%s\n' "$out" | grep -c '^q06,')" = 1 ] || fail "--queries with blanks/repeats: $out"
+cp "$WORK/res5/results.json" "$WORK/res5.before"
+expect_fail 1 "dkb bench: error: .*junk: exists but holds no store" -- \
+    "$DKB" bench "${QUICK[@]}" --data "$WORK/junk" --out "$WORK/res5" -q
+cmp -s "$WORK/res5/results.json" "$WORK/res5.before" || fail "a failed bench changed the older results.json"
+pass "--queries with blanks, upper case and repeats; a failed bench keeps older results"
+
 # ---- render in a real browser (headless chromium) ----
 BROWSER=""
 for b in chromium chromium-browser; do
