@@ -29,7 +29,7 @@ int dkb__bench_ensure_store(const char *dir, double sf, int threads, dkb_progres
     if (have) return 0;
     int kind = dkb__path_kind(dir);
     if (kind == DKB__PATH_DIR || kind == DKB__PATH_OTHER)
-        return dkb_fail(err, DKB_EEXIST, "%s: exists but holds no store (no manifest.json); remove it or pass --data",
+        return dkb_fail(err, DKB_EEXIST, "%s: exists but holds no store (no manifest.json); remove it or pass another --data DIR",
                         dir);
     dkb_gen_opts o = {.sf = sf, .threads = threads > 0 ? threads : 1, .tables = (1u << DKB_TABLE_COUNT) - 1,
                       .part = 1, .parts = 1, .partitions = 1, .format = DKB_OUT_STORE, .out = dir,
