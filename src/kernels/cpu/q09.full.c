@@ -13,7 +13,8 @@
  * Plan: LIKE on p_name (a substring search, or a general LIKE matcher when
  * the word holds wildcards), in parallel, into a bitmap over the dense
  * partkeys; the matching parts' partsupp rows go into a compact
- * open-addressing table (key and cost in one 16-byte slot) keyed by (partkey, suppkey) holding the cost; the
+ * open-addressing table keyed by (partkey, suppkey) holding the cost (and
+ * the multiplicity of the pair, see slot); the
  * supplier's nation is an array over the dense suppkeys. Then lineitem is
  * scanned in chunks: each block of 1024 items selects, branch-free, those
  * whose part is in the bitmap, prefetches the selected rows' wide columns
@@ -93,9 +94,15 @@ static int like(const char *s, int64_t n, const char *p) {
     return n == 0;
 }
 
+/* One (partkey, suppkey) of the matching parts' partsupp rows. The pair
+ * is partsupp's key by the spec, but dbgen repeats pairs below SF 0.01 (4
+ * suppliers drawn from under 100); the join then yields one row per copy,
+ * so a slot holds how many rows have the pair and the sum of their costs:
+ * the copies' amounts add up to n * price * (1 - discount) - costs * quantity. */
 typedef struct {
     uint64_t key; /* partkey << 32 | suppkey, or EMPTY */
-    int64_t cost;
+    int64_t cost; /* sum of the rows' ps_supplycost */
+    int64_t n;    /* rows with this pair */
 } slot;
 
 static inline uint64_t hash_key(uint64_t k) {
@@ -187,8 +194,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         const uint64_t k = (uint64_t)(uint32_t)psp[i] << 32 | (uint32_t)pss[i];
         uint64_t h = hash_key(k) & mask;
         while (table[h].key != EMPTY && table[h].key != k) h = (h + 1) & mask;
-        table[h].key = k;
-        table[h].cost = psc[i];
+        if (table[h].key == EMPTY) table[h].key = k, table[h].cost = 0, table[h].n = 0;
+        table[h].cost += psc[i];
+        table[h].n++;
     }
     {
         const int32_t *sk = skey->data, *sn = snat->data;
@@ -242,7 +250,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 int y = 0;
                 while (d >= jan1[y + 1]) y++;
                 const int g = s_nat[su] * NYEAR + y;
-                sum[g] += lp[j] * (100 - ld[j]) - table[h].cost * lq[j];
+                sum[g] += (__int128)table[h].n * (lp[j] * (100 - ld[j])) - (__int128)table[h].cost * lq[j];
                 sn[g] = 1;
             }
         }

@@ -1,6 +1,6 @@
 # experts.bash: check_experts QUERIES: the expert CPU candidates
 # src/kernels/cpu/qNN.full.c of the comma-separated QUERIES are all verdict
-# ok under `dkb eval` at SF 0.1 (seed 0 and 3 random parameter sets,
+# ok under `dkb eval` at SF 0.1 and SF 0.001 (seed 0 and 3 random parameter sets,
 # deterministic, no forbidden imports). Speed is not asserted (a loaded
 # 2-core machine makes it noisy); per-query speedups are printed. A failing
 # row prints its class, the harness's detail, the failing seeds' messages
@@ -15,7 +15,22 @@ check_experts() {
     "$DKB" eval "$root/src/kernels/cpu" --data "$store" --mode full --queries "$queries" --seeds 3 \
         --warmup 1 --min-runs 2 --min-seconds 0.05 --timeout 60 --out "$WORK/results" -q \
         || fail "dkb eval exited $? (harness error)"
-    python3 - "$WORK/results/results.json" "$queries" <<'PY' || fail "some expert candidates are not ok"
+    check_results "$WORK/results/results.json" "$queries" || fail "some expert candidates are not ok at SF 0.1"
+    pass "expert CPU candidates $queries: verdict ok at SF 0.1 (seed 0 + 3 random seeds)"
+    # SF 0.001: dbgen repeats (partkey, suppkey) pairs in partsupp below SF
+    # 0.01 (4 suppliers drawn from 10), which a join must count per copy
+    local tiny="$WORK/sf0001"
+    "$DKB" gen --sf 0.001 --out "$tiny" -q
+    "$DKB" eval "$root/src/kernels/cpu" --data "$tiny" --mode full --queries "$queries" --seeds 3 \
+        --warmup 1 --min-runs 2 --min-seconds 0.02 --timeout 60 --out "$WORK/results-tiny" -q \
+        || fail "dkb eval at SF 0.001 exited $? (harness error)"
+    check_results "$WORK/results-tiny/results.json" "$queries" || fail "some expert candidates are not ok at SF 0.001"
+    pass "expert CPU candidates $queries: verdict ok at SF 0.001"
+}
+
+# check_results RESULTS.JSON QUERIES: every query's row is ok (prints them).
+check_results() {
+    python3 - "$1" "$2" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 want = sys.argv[2].split(",")
@@ -36,5 +51,4 @@ if bad:
     print("FAIL: " + "\nFAIL: ".join(bad), file=sys.stderr)
     sys.exit(1)
 PY
-    pass "expert CPU candidates $queries: verdict ok at SF 0.1 (seed 0 + 3 random seeds)"
 }
