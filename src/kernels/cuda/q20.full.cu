@@ -133,7 +133,10 @@ __global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, int64_
 
 /* The partsupp rows whose part has its bit into the table (key 0: empty;
  * part keys are >= 1, so a real key is never 0). (partkey, suppkey) is
- * partsupp's primary key: a duplicate would keep one writer's availqty. */
+ * partsupp's key by the spec, but dbgen repeats pairs below SF 0.01; the
+ * copies share the pair's lineitem sum, and the supplier qualifies when any
+ * copy does, so a slot keeps the largest availqty (tavail preset to a
+ * value below any int32 availqty the data holds: 0x80808080). */
 __global__ void ps_insert(const int32_t *__restrict__ pspart, const int32_t *__restrict__ pssupp,
                           const int32_t *__restrict__ psavail, int64_t nps, int64_t np,
                           const uint32_t *__restrict__ bits, unsigned long long *__restrict__ tkey,
@@ -149,7 +152,7 @@ __global__ void ps_insert(const int32_t *__restrict__ pspart, const int32_t *__r
             if (old == 0ull || old == key) break;
             s = (s + 1) & mask;
         }
-        tavail[s] = psavail[i];
+        atomicMax(tavail + s, psavail[i]);
     }
 }
 
@@ -478,6 +481,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaMemsetAsync table keys", cudaMemsetAsync(d_tkey, 0, sizeof(unsigned long long) * size, stream));
     CUDA_TRY("cudaMemsetAsync table sums", cudaMemsetAsync(d_tsum, 0, sizeof(unsigned long long) * size, stream));
     CUDA_TRY("cudaMemsetAsync table seen", cudaMemsetAsync(d_tseen, 0, sizeof(int32_t) * size, stream));
+    CUDA_TRY("cudaMemsetAsync table avail", cudaMemsetAsync(d_tavail, 0x80, sizeof(int32_t) * size, stream));
     CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_ok, 0, (size_t)ns, stream));
     ps_insert<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data,
                                                        (const int32_t *)psavail->data, nps, np, d_bits, d_tkey,
