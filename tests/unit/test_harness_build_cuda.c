@@ -54,6 +54,14 @@ static dkb_verdict build(const char *dir, const char *sub, const char *name, dkb
     return v;
 }
 
+/* A candidate the build must reject: verdict want, needle in the detail. */
+static void expect_rejected(const char *dir, const char *sub, const char *name, dkb_mode mode, const char *text,
+                            dkb_verdict want, const char *needle, const char *what) {
+    char d[512];
+    dkb_verdict v = build(dir, sub, name, mode, text, d, sizeof d, NULL);
+    CHECK(v == want && strstr(d, needle), "%s: %s (%s)", what, dkb__verdict_name(v), d);
+}
+
 #define KERNEL                                                                                         \
     "#include \"dkb/candidate.h\"\n"                                                                   \
     "__global__ void sum(const int *a, long long n, unsigned long long *out) {\n"                     \
@@ -95,44 +103,36 @@ static void test_builds(const char *dir) {
     CHECK(log && strstr(log, "q06.full.cu"), "the compile log names the file: %s", log ? log : "(null)");
     free(log);
 
-    v = build(dir, "ipc", "q06.full.cu", DKB_MODE_FULL,
-              "#include \"dkb/candidate.h\"\n"
-              "int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand_result *r,\n"
-              "                       const dkb_cand_env *env) {\n"
-              "  cudaIpcMemHandle_t h; void *q; (void)db; (void)p; (void)r; (void)env;\n"
-              "  memset(&h, 0, sizeof h);\n"
-              "  return cudaIpcOpenMemHandle(&q, h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess;\n"
-              "}\n",
-              d, sizeof d, NULL);
-    CHECK(v == DKB_VERDICT_FORBIDDEN_SYMBOL && strstr(d, "cudaIpcOpenMemHandle"), "cudaIpcOpenMemHandle: %s (%s)",
-          dkb__verdict_name(v), d);
+    expect_rejected(dir, "ipc", "q06.full.cu", DKB_MODE_FULL,
+                    "#include \"dkb/candidate.h\"\n"
+                    "int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand_result *r,\n"
+                    "                       const dkb_cand_env *env) {\n"
+                    "  cudaIpcMemHandle_t h; void *q; (void)db; (void)p; (void)r; (void)env;\n"
+                    "  memset(&h, 0, sizeof h);\n"
+                    "  return cudaIpcOpenMemHandle(&q, h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess;\n"
+                    "}\n",
+                    DKB_VERDICT_FORBIDDEN_SYMBOL, "cudaIpcOpenMemHandle", "cudaIpcOpenMemHandle");
 
-    v = build(dir, "reset", "q06.core.cu", DKB_MODE_CORE,
-              "#include \"dkb/candidate.h\"\n"
-              "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
-              "  (void)in; (void)out; (void)env; return cudaDeviceReset() != cudaSuccess;\n"
-              "}\n",
-              d, sizeof d, NULL);
-    CHECK(v == DKB_VERDICT_FORBIDDEN_SYMBOL && strstr(d, "cudaDeviceReset"), "cudaDeviceReset: %s (%s)",
-          dkb__verdict_name(v), d);
+    expect_rejected(dir, "reset", "q06.core.cu", DKB_MODE_CORE,
+                    "#include \"dkb/candidate.h\"\n"
+                    "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
+                    "  (void)in; (void)out; (void)env; return cudaDeviceReset() != cudaSuccess;\n"
+                    "}\n",
+                    DKB_VERDICT_FORBIDDEN_SYMBOL, "cudaDeviceReset", "cudaDeviceReset");
 
-    v = build(dir, "devvar", "q06.core.cu", DKB_MODE_CORE,
-              "#include \"dkb/candidate.h\"\n"
-              "__device__ unsigned long long calls;\n"
-              "__global__ void bump(void) { calls++; }\n"
-              "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
-              "  (void)in; (void)out; bump<<<1, 1, 0, dkb_cand_stream(env)>>>(); return 0;\n"
-              "}\n",
-              d, sizeof d, NULL);
-    CHECK(v == DKB_VERDICT_FORBIDDEN_SYMBOL && strstr(d, "__cudaRegisterVar"), "a __device__ variable: %s (%s)",
-          dkb__verdict_name(v), d);
+    expect_rejected(dir, "devvar", "q06.core.cu", DKB_MODE_CORE,
+                    "#include \"dkb/candidate.h\"\n"
+                    "__device__ unsigned long long calls;\n"
+                    "__global__ void bump(void) { calls++; }\n"
+                    "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
+                    "  (void)in; (void)out; bump<<<1, 1, 0, dkb_cand_stream(env)>>>(); return 0;\n"
+                    "}\n",
+                    DKB_VERDICT_FORBIDDEN_SYMBOL, "__cudaRegisterVar", "a __device__ variable");
 
-    v = build(dir, "entry", "q06.core.cu", DKB_MODE_CORE,
-              KERNEL "int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand_result *r,\n"
-                     "                       const dkb_cand_env *env) { (void)db; (void)p; (void)r; (void)env; return 0; }\n",
-              d, sizeof d, NULL);
-    CHECK(v == DKB_VERDICT_BAD_ENTRY && strstr(d, "dkb_candidate_core"), "full entry in a core file: %s (%s)",
-          dkb__verdict_name(v), d);
+    expect_rejected(dir, "entry", "q06.core.cu", DKB_MODE_CORE,
+                    KERNEL "int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand_result *r,\n"
+                           "                       const dkb_cand_env *env) { (void)db; (void)p; (void)r; (void)env; return 0; }\n",
+                    DKB_VERDICT_BAD_ENTRY, "dkb_candidate_core", "full entry in a core file");
 
     char *other = join(dir, "other.h");
     write_text(other, "#define SECRET 1\n");
@@ -140,19 +140,16 @@ static void test_builds(const char *dir) {
     snprintf(text, sizeof text, "#include \"dkb/candidate.h\"\n#include \"%s\"\n"
                                 "int dkb_candidate_core(const dkb_cand_set *i, dkb_cand_set *o, const dkb_cand_env *e)"
                                 " { (void)i; (void)o; (void)e; return SECRET - 1; }\n", other);
-    v = build(dir, "inc", "q06.core.cu", DKB_MODE_CORE, text, d, sizeof d, NULL);
-    CHECK(v == DKB_VERDICT_COMPILE_ERROR && strstr(d, "other.h"), "an include outside the allowed headers: %s (%s)",
-          dkb__verdict_name(v), d);
+    expect_rejected(dir, "inc", "q06.core.cu", DKB_MODE_CORE, text,
+                    DKB_VERDICT_COMPILE_ERROR, "other.h", "an include outside the allowed headers");
     free(other);
 
-    v = build(dir, "asm", "q06.core.cu", DKB_MODE_CORE,
-              "#include \"dkb/candidate.h\"\n"
-              "int dkb_candidate_core(const dkb_cand_set *i, dkb_cand_set *o, const dkb_cand_env *e) {\n"
-              "  (void)i; (void)o; (void)e; long r; __asm__ volatile(\"mov $39, %%eax; syscall\" : \"=a\"(r)); return (int)r;\n"
-              "}\n",
-              d, sizeof d, NULL);
-    CHECK(v == DKB_VERDICT_COMPILE_ERROR && strstr(d, "inline assembly"), "host inline assembly: %s (%s)",
-          dkb__verdict_name(v), d);
+    expect_rejected(dir, "asm", "q06.core.cu", DKB_MODE_CORE,
+                    "#include \"dkb/candidate.h\"\n"
+                    "int dkb_candidate_core(const dkb_cand_set *i, dkb_cand_set *o, const dkb_cand_env *e) {\n"
+                    "  (void)i; (void)o; (void)e; long r; __asm__ volatile(\"mov $39, %%eax; syscall\" : \"=a\"(r)); return (int)r;\n"
+                    "}\n",
+                    DKB_VERDICT_COMPILE_ERROR, "inline assembly", "host inline assembly");
 }
 
 /* Is the CUDA compiler on PATH (or $DKB_NVCC)? */
