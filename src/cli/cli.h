@@ -39,6 +39,9 @@ int cli_parse_format(const char *opt, const char *s, cli_format *out);
 int cli_parse_tables(const char *opt, const char *s, unsigned *mask);
 /* Number of threads to use by default (online processors). */
 int cli_default_threads(void);
+/* "dkb ARGS..." as typed (for reports; call before getopt permutes argv);
+ * malloc'ed, NULL when out of memory. */
+char *cli_command_line(int argc, char **argv);
 /* The one operand after the options, argv[optind]: 0, or print "CMD: missing
  * WHAT" (none) or "CMD: unexpected argument '...'" (more) and return
  * DKB_EXIT_USAGE. */

@@ -114,3 +114,13 @@ void cli_json_string(FILE *f, const char *s) {
     }
     fputc('"', f);
 }
+
+char *cli_command_line(int argc, char **argv) {
+    size_t n = 4;
+    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    strcpy(s, "dkb");
+    for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+    return s;
+}

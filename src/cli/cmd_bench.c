@@ -148,17 +148,6 @@ static int parse(int argc, char **argv, bench_cli *c) {
     return 0;
 }
 
-/* "dkb ARGS..." as typed (recorded in the reports); malloc'd. */
-static char *command_line(int argc, char **argv) {
-    size_t n = 4;
-    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
-    char *s = malloc(n);
-    if (!s) return NULL;
-    strcpy(s, "dkb");
-    for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
-    return s;
-}
-
 static int is_dir(const char *p) {
     struct stat st;
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
@@ -303,7 +292,7 @@ int cmd_bench(int argc, char **argv) {
     bench_cli c = {.backend = "auto",
                    .o = {.out = "bench-results", .nseeds = 5, .threshold = 1.0, .timeout_s = 300, .warmup = 2,
                          .min_runs = 10, .min_seconds = 1.0}};
-    char *cmd = command_line(argc, argv);   /* before getopt permutes argv */
+    char *cmd = cli_command_line(argc, argv);   /* before getopt permutes argv */
     int rc = parse(argc, argv, &c);
     if (rc) {
         free(cmd);

@@ -161,21 +161,10 @@ static int parse(int argc, char **argv, eval_cli *c) {
     return 0;
 }
 
-/* "dkb eval ARGS..." as typed (recorded in results.json); malloc'd. */
-static char *command_line(int argc, char **argv) {
-    size_t n = 4;
-    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
-    char *s = malloc(n);
-    if (!s) return NULL;
-    strcpy(s, "dkb");
-    for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
-    return s;
-}
-
 int cmd_eval(int argc, char **argv) {
     eval_cli c = {.o = {.out = "eval-results", .backend = "cpu", .nseeds = 5, .threshold = 1.0, .timeout_s = 120,
                         .warmup = 2, .min_runs = 10, .min_seconds = 1.0}};
-    char *cmd = command_line(argc, argv);   /* before getopt permutes argv */
+    char *cmd = cli_command_line(argc, argv);   /* before getopt permutes argv */
     c.o.command_line = cmd;
     int rc = parse(argc, argv, &c);
     if (rc) {
