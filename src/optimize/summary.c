@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/fsutil.h"    // defines: dkb__read_file, dkb__path_join
+#include "dkb/query.h"        // defines: dkb_query_number
 #include "harness/score.h"    // defines: dkb__score_rows, dkb__score_totals
 #include "optimize/traj.h"    // defines: dkb__traj_load
 #include "report/html.h"     // defines: dkb__html_begin, dkb__html_speedup_chart
@@ -38,11 +39,8 @@ static const char *str(const cJSON *o, const char *k) {
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* q01..q22 */
-static int known_query(const char *q) {
-    return q[0] == 'q' && q[1] >= '0' && q[1] <= '2' && q[2] >= '0' && q[2] <= '9' && !q[3] &&
-           (q[1] - '0') * 10 + (q[2] - '0') >= 1 && (q[1] - '0') * 10 + (q[2] - '0') <= 22;
-}
+/* q01..q22 as the loop writes them (dkb_query_number also takes "6", "Q6") */
+static int known_query(const char *q) { return q[0] == 'q' && strlen(q) == 3 && dkb_query_number(q); }
 static int known_mode(const char *m) { return !strcmp(m, "full") || !strcmp(m, "core"); }
 
 /* The record's round, 0 when absent or not a sensible count. */
