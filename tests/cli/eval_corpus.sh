@@ -44,47 +44,9 @@ S="$WORK/sf001"
 "$DKB" gen --sf 0.01 --out "$S" -q
 
 # check_results JSON EXPECTED DIR: every candidate file of DIR has one row,
-# of the expected class (and speed).
+# of the expected class (and speed); lib/corpus_results.py says what is checked.
 check_results() {
-    python3 - "$@" <<'EOF'
-import json, os, sys
-path, expected, cand_dir = sys.argv[1], sys.argv[2].split(), sys.argv[3]
-want, speed = expected[0], expected[1] if len(expected) > 1 else None
-try:   # results.json must be valid UTF-8 and JSON, whatever the candidate printed
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-except (UnicodeDecodeError, ValueError) as e:
-    print(f"FAIL: {os.path.basename(cand_dir)}: {path} is not valid UTF-8 JSON: {e}", file=sys.stderr)
-    sys.exit(1)
-files = sorted(f for f in os.listdir(cand_dir) if f.endswith(".c"))
-rows = {(r["query"], r["mode"]): r for r in doc["candidates"]}
-bad = []
-for f in files:
-    q, mode = f.split(".")[0], f.split(".")[1]
-    r = rows.get((q, mode))
-    if r is None:
-        bad.append(f"{f}: no row in results.json")
-        continue
-    got = f"{r['class']}"
-    what = f"{f}: {got}"
-    if r.get("raw_speedup") is not None:
-        what += f", raw speedup {r['raw_speedup']:.2f}"
-    if r.get("detail"):
-        what += f" ({r['detail']})"
-    if got != want:
-        bad.append(f"{what}; expected {want}")
-    elif speed == "fast" and not (r["valid"] and r["counted"] and r["raw_speedup"] > 1):
-        bad.append(f"{what}; expected valid, counted, raw speedup > 1")
-    elif speed == "slow" and not (r["valid"] and not r["counted"] and r["raw_speedup"] < 1):
-        bad.append(f"{what}; expected valid, not counted, raw speedup < 1")
-    else:
-        print(f"ok: {os.path.basename(cand_dir)}/{what}")
-if len(doc["candidates"]) != len(files):
-    bad.append(f"{len(doc['candidates'])} rows for {len(files)} files")
-for b in bad:
-    print(f"FAIL: {os.path.basename(cand_dir)}/{b}", file=sys.stderr)
-sys.exit(1 if bad else 0)
-EOF
+    python3 "$(dirname "$0")/lib/corpus_results.py" "$@" .c
 }
 
 # eval_case NAME DIR EXPECTED [dkb eval options...]

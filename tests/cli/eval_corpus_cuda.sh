@@ -42,32 +42,8 @@ eval_case() {
         failures=$((failures + 1))
         return
     fi
-    python3 - "$out/results.json" "$expected" "$dir" <<'PY' || failures=$((failures + 1))
-import json, os, sys
-path, want, cand_dir = sys.argv[1], sys.argv[2].split()[0], sys.argv[3]
-doc = json.load(open(path, encoding="utf-8"))
-files = sorted(f for f in os.listdir(cand_dir) if f.endswith(".cu"))
-rows = {(r["query"], r["mode"]): r for r in doc["candidates"]}
-bad = []
-for f in files:
-    q, mode = f.split(".")[0], f.split(".")[1]
-    r = rows.get((q, mode))
-    if r is None:
-        bad.append(f"{f}: no row in results.json")
-        continue
-    what = f"{f}: {r['class']} ({r.get('detail') or ''}) baseline {r.get('baseline_ms')} candidate {r.get('candidate_ms')}"
-    if r["class"] != want:
-        bad.append(f"{what}; expected {want}")
-    else:
-        print(f"ok: {os.path.basename(cand_dir)}/{what}")
-if doc.get("harness_errors"):
-    bad.append(f"harness_errors = {doc['harness_errors']}")
-if len(doc["candidates"]) != len(files):
-    bad.append(f"{len(doc['candidates'])} rows for {len(files)} files")
-for b in bad:
-    print(f"FAIL: {os.path.basename(cand_dir)}/{b}", file=sys.stderr)
-sys.exit(1 if bad else 0)
-PY
+    python3 "$(dirname "$0")/lib/corpus_results.py" "$out/results.json" "$expected" "$dir" .cu \
+        || failures=$((failures + 1))
 }
 
 cases=$(echo ${CASES:-honest $(cd "$CAND/adversarial" && ls)})
