@@ -72,18 +72,6 @@ static void usage(FILE *f) {
             "  dkb optimize --model gpt-4.1 --data data/sf1 --target cuda --out runs/gpt41-cuda\n");
 }
 
-/* "dkb ARGS..." as typed, with nothing secret in it (keys never travel on the
- * command line: only the name of their environment variable). */
-static char *command_line(int argc, char **argv) {
-    size_t n = 4;
-    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
-    char *s = malloc(n);
-    if (!s) return NULL;
-    strcpy(s, "dkb");
-    for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
-    return s;
-}
-
 int cmd_optimize(int argc, char **argv) {
     enum { O_MODEL = 256, O_BASE_URL, O_KEY_ENV, O_MODEL_CMD, O_TEMP, O_REPLY_TOKENS, O_REQ_TIMEOUT, O_PRICE_IN,
            O_PRICE_OUT, O_MAX_TOKENS, O_MAX_COST, O_MAX_WALL, O_DATA, O_QUERIES, O_TARGET, O_MODE, O_ROUNDS,
@@ -113,7 +101,9 @@ int cmd_optimize(int argc, char **argv) {
     dkb_model_opts_init(&o.model);
     const char *queries = "all";
     int base_url_given = 0;
-    char *cmd = command_line(argc, argv);
+    /* recorded in run.json: nothing secret in it (keys never travel on the
+     * command line, only the name of their environment variable) */
+    char *cmd = cli_command_line(argc, argv);
     o.command_line = cmd;
     long v;
     double d;

@@ -6,7 +6,8 @@
  * a huge reply cut at max_reply_bytes (within the body cap and past it); a
  * 200 that is not JSON; a closed port; the retry wait cap; concurrent
  * requests on one client; and the key: sent as a Bearer header, absent from
- * the server's log, from every error message and from every file written. */
+ * the server's log and from every error message (the files a run writes are
+ * checked by tests/cli/optimize_loop.sh). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
