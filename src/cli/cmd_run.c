@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "cli_query.h"
+#include "dkb/schema.h" // defines: dkb_table_def_get, DKB_TABLE_COUNT
 
 #define MAX_OVERRIDES 64
 
@@ -145,7 +146,6 @@ static void timing_summary(timing *t) {
     free(s);
 }
 
-/* Run q W + N times (1 when not timing), keeping the last result. */
 /* --profile: one more run of q with every TensorPlan operation timed
  * (each waits for the backend), its operations longest first in *n. */
 enum { PROFILE_MAX = 40 };
@@ -187,6 +187,7 @@ static void print_profile_json(FILE *f, const profile_run *pr) {
     fprintf(f, "]}");
 }
 
+/* Run q W + N times (1 when not timing), keeping the last result. */
 static int run_timed(const run_opts *o, run_env *env, const dkb_query *q, const dkb_params *p, dkb_result *res,
                      timing *t, dkb_error *err) {
     int warmup = o->time ? o->warmup : 0, runs = o->time ? o->runs : 1, rc = 0;
@@ -494,13 +495,13 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
 
 /* dir has dbgen .tbl files (TABLE.tbl or a slice TABLE.tbl.K) but no store. */
 static int holds_tbl(const char *dir) {
-    static const char *const tables[] = {"lineitem", "orders", "customer", "part", "partsupp", "supplier", "nation", "region"};
     char path[4096];
-    for (int i = 0; i < 8; i++) {
-        snprintf(path, sizeof path, "%s/%s.tbl", dir, tables[i]);
+    for (int i = 0; i < DKB_TABLE_COUNT; i++) {
+        const char *table = dkb_table_def_get((dkb_table_id)i)->name;
+        snprintf(path, sizeof path, "%s/%s.tbl", dir, table);
         FILE *f = fopen(path, "r");
         if (!f) {
-            snprintf(path, sizeof path, "%s/%s.tbl.1", dir, tables[i]);
+            snprintf(path, sizeof path, "%s/%s.tbl.1", dir, table);
             f = fopen(path, "r");
         }
         if (f) {
