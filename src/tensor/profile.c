@@ -32,7 +32,6 @@ static const char *const OP_NAMES[P_COUNT] = {
 struct dkb__tp_profile {
     const dkb__tp_backend *real;  /* the backend being timed */
     dkb__tp_backend shim;         /* the wrappers, installed while profiling */
-    bool on;
     int64_t calls[P_COUNT];
     double seconds[P_COUNT];
 };
@@ -120,14 +119,12 @@ int dkb_tp_profile_start(dkb_tp *tp) {
 #undef PROF_SET
         tp->prof = p;
     }
-    tp->prof->on = true;
     tp->be = &tp->prof->shim;
     return 0;
 }
 
 void dkb_tp_profile_stop(dkb_tp *tp) {
     if (!tp || !tp->prof) return;
-    tp->prof->on = false;
     tp->be = tp->prof->real;
 }
 
