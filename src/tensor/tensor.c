@@ -13,8 +13,8 @@
  * its dictionary as a dkb_tp_dict (DICT columns, built once), and whether
  * the column was touched since the last reset with its bytes (for
  * dkb_tp_touched). */
-struct dkb__dict_cache {
-    dkb__dict_cache *next;
+struct dkb__column_entry {
+    dkb__column_entry *next;
     const dkb_store_column *col;
     dkb_tp_dict dict;
     bool dict_built;
@@ -102,12 +102,12 @@ void dkb_tp_destroy(dkb_tp *tp) {
 #endif
     dkb__arena_free(&tp->arena);
     dkb__arena_free(&tp->scratch);
-    while (tp->dicts) {
-        dkb__dict_cache *next = tp->dicts->next;
-        free((void *)tp->dicts->dict.str);
-        free((void *)tp->dicts->dict.len);
-        free(tp->dicts);
-        tp->dicts = next;
+    while (tp->columns) {
+        dkb__column_entry *next = tp->columns->next;
+        free((void *)tp->columns->dict.str);
+        free((void *)tp->columns->dict.len);
+        free(tp->columns);
+        tp->columns = next;
     }
     free(tp);
 }
@@ -119,7 +119,7 @@ void dkb_tp_reset(dkb_tp *tp) {
 #endif
     dkb__arena_reset(&tp->arena);
     memset(tp->hcache, 0, sizeof tp->hcache);
-    for (dkb__dict_cache *c = tp->dicts; c; c = c->next) c->touched = false;
+    for (dkb__column_entry *c = tp->columns; c; c = c->next) c->touched = false;
     tp->err.code = 0;
     tp->err.msg[0] = '\0';
 }
@@ -215,19 +215,19 @@ void *dkb__tp_scratch(dkb_tp *tp, const char *op, size_t bytes) {
 
 /* The entry of col, created (untouched, no dictionary) on first sight;
  * NULL when out of memory. */
-static dkb__dict_cache *column_entry(dkb_tp *tp, const dkb_store_column *col) {
-    for (dkb__dict_cache *c = tp->dicts; c; c = c->next)
+static dkb__column_entry *column_entry(dkb_tp *tp, const dkb_store_column *col) {
+    for (dkb__column_entry *c = tp->columns; c; c = c->next)
         if (c->col == col) return c;
-    dkb__dict_cache *c = calloc(1, sizeof *c);
+    dkb__column_entry *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->col = col;
-    c->next = tp->dicts;
-    tp->dicts = c;
+    c->next = tp->columns;
+    tp->columns = c;
     return c;
 }
 
 /* The DICT column's dictionary, built on first use; NULL when out of memory. */
-static const dkb_tp_dict *column_dict(dkb__dict_cache *c) {
+static const dkb_tp_dict *column_dict(dkb__column_entry *c) {
     if (c->dict_built) return &c->dict;
     int size = dkb_column_dict_size(c->col);
     const char **str = calloc((size_t)size + 1, sizeof *str);
@@ -250,7 +250,7 @@ static const dkb_tp_dict *column_dict(dkb__dict_cache *c) {
 
 void dkb_tp_touched(const dkb_tp *tp, int64_t *columns, int64_t *bytes) {
     int64_t n = 0, b = 0;
-    for (const dkb__dict_cache *c = tp ? tp->dicts : NULL; c; c = c->next)
+    for (const dkb__column_entry *c = tp ? tp->columns : NULL; c; c = c->next)
         if (c->touched) n++, b += c->bytes;
     if (columns) *columns = n;
     if (bytes) *bytes = b;
@@ -259,7 +259,7 @@ void dkb_tp_touched(const dkb_tp *tp, int64_t *columns, int64_t *bytes) {
 dkb_tensor *dkb_tp_column(dkb_tp *tp, const dkb_store_column *col) {
     if (!tp) return NULL;
     if (!col) return dkb__tp_error(tp, DKB_EINVAL, "column: NULL column");
-    dkb__dict_cache *entry = column_entry(tp, col);
+    dkb__column_entry *entry = column_entry(tp, col);
     if (!entry) return dkb__tp_error(tp, DKB_ENOMEM, "column %s: out of memory", dkb_column_name(col));
     dkb_tensor t = {0};
     t.n = dkb_column_rows(col);

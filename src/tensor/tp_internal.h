@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-typedef struct dkb__dict_cache dkb__dict_cache;
+typedef struct dkb__column_entry dkb__column_entry;
 typedef struct dkb__cuda_ctx dkb__cuda_ctx;
 typedef struct dkb__tp_profile dkb__tp_profile;
 
@@ -46,8 +46,8 @@ struct dkb_tp {
     dkb__arena arena;      /* tensors, headers, host copies: freed by reset */
     dkb__arena scratch;    /* temporaries of one operation */
     dkb_error err;         /* sticky: err.code == 0 while all is well */
-    dkb__dict_cache *dicts;/* per store column: its dictionary (DICT) and the touched
-                            * flag for dkb_tp_touched (kept until destroy) */
+    dkb__column_entry *columns; /* per store column: its dictionary (DICT) and the touched
+                                * flag for dkb_tp_touched (kept until destroy) */
     dkb__cuda_ctx *cuda;   /* CUDA backend state (cuda_backend.cu), else NULL */
     dkb__tp_profile *prof; /* per-operation timing (profile.c), else NULL */
     dkb__host_cache_entry hcache[DKB__HOST_CACHE_SLOTS];
