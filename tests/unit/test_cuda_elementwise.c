@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <math.h>
 
+#include "test_cuda_util.h"
 #include "test_tensor_util.h"
 
 static dkb_tp *cpu, *gpu;
@@ -29,7 +30,6 @@ static int last_cpu_code;   /* the CPU's status after the last BOTH */
 static int64_t cases;
 static int64_t since_upload; /* cases since the standard inputs were uploaded */
 
-static const char *const DT[] = {"BOOL", "U8", "I8", "I16", "I32", "I64", "I128", "F64", "STR"};
 
 /* Start a group of cases: both contexts empty and error-free. */
 static void group_begin(void) {

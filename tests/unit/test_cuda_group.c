@@ -15,13 +15,12 @@
 #include <math.h>
 
 #include "tensor/cuda_avg.h"
+#include "test_cuda_util.h"
 #include "test_tensor_util.h"
 
 static dkb_tp *cpu, *gpu;
 static const int64_t CU_SIZES[] = {0, 1, 7, 1000, 65537, 3000017};
 #define NCU_SIZES ((int)(sizeof CU_SIZES / sizeof CU_SIZES[0]))
-
-static const char *const DT[] = {"BOOL", "U8", "I8", "I16", "I32", "I64", "I128", "F64", "STR"};
 
 /* ---- host check of the long double emulation ---- */
 
@@ -48,30 +47,6 @@ static void check_exact_avg(void) {
 }
 
 /* ---- comparison ---- */
-
-static void print_elem(char *buf, size_t cap, dkb_tp_dtype t, const uint8_t *p) {
-    int64_t v = 0;
-    switch (t) {
-    case DKB_TP_F64: {
-        double d;
-        memcpy(&d, p, sizeof d);
-        snprintf(buf, cap, "%.17g (%a)", d, d);
-        return;
-    }
-    case DKB_TP_I128: {
-        uint64_t w[2];
-        memcpy(w, p, sizeof w);
-        snprintf(buf, cap, "0x%016llx%016llx", (unsigned long long)w[1], (unsigned long long)w[0]);
-        return;
-    }
-    case DKB_TP_BOOL: case DKB_TP_U8: v = *p; break;
-    case DKB_TP_I8: v = *(const int8_t *)p; break;
-    case DKB_TP_I16: { int16_t x; memcpy(&x, p, 2); v = x; break; }
-    case DKB_TP_I32: { int32_t x; memcpy(&x, p, 4); v = x; break; }
-    default: memcpy(&v, p, 8); break;
-    }
-    snprintf(buf, cap, "%lld", (long long)v);
-}
 
 /* Results of one operation on both backends: equal in every respect. */
 static void compare(const char *what, int64_t n, const dkb_tensor *a, const dkb_tensor *b) {

@@ -15,55 +15,18 @@
  * differ (I32/I64, I16/I8, U8/BOOL).
  * Sizes 0, 1, 7, 1000, 65537 and ~3 million (ragged). Exit 77 without a GPU;
  * DKB_TEST_SELF=1 runs CPU against CPU (a check of the test itself). */
+#include "test_cuda_util.h"
 #include "test_tensor_util.h"
 
 static dkb_tp *cpu, *gpu;
 static const int64_t CU_SIZES[] = {0, 1, 7, 1000, 65537, 3000017};
 #define NCU_SIZES ((int)(sizeof CU_SIZES / sizeof CU_SIZES[0]))
-static const char *const DT[] = {"BOOL", "U8", "I8", "I16", "I32", "I64", "I128", "F64", "STR"};
 
 static const char *const DICT_STR[] = {"AIR", "MAIL", "SHIP"};
 static const size_t DICT_LEN[] = {3, 4, 4};
 static const dkb_tp_dict DICT = {3, DICT_STR, DICT_LEN};
 
 /* ---- comparing the two backends ---- */
-
-static void print_elem(char *buf, size_t cap, dkb_tp_dtype t, const uint8_t *p) {
-    switch (t) {
-    case DKB_TP_F64: {
-        double d;
-        memcpy(&d, p, sizeof d);
-        snprintf(buf, cap, "%.17g (%a)", d, d);
-        return;
-    }
-    case DKB_TP_I128: {
-        uint64_t w[2];
-        memcpy(w, p, sizeof w);
-        snprintf(buf, cap, "0x%016" PRIx64 "%016" PRIx64, w[1], w[0]);
-        return;
-    }
-    case DKB_TP_BOOL: case DKB_TP_U8: snprintf(buf, cap, "%u", (unsigned)p[0]); return;
-    case DKB_TP_I8: snprintf(buf, cap, "%d", (int)(int8_t)p[0]); return;
-    case DKB_TP_I16: {
-        int16_t v;
-        memcpy(&v, p, sizeof v);
-        snprintf(buf, cap, "%d", (int)v);
-        return;
-    }
-    case DKB_TP_I32: {
-        int32_t v;
-        memcpy(&v, p, sizeof v);
-        snprintf(buf, cap, "%d", (int)v);
-        return;
-    }
-    default: {
-        int64_t v;
-        memcpy(&v, p, sizeof v);
-        snprintf(buf, cap, "%" PRId64, v);
-        return;
-    }
-    }
-}
 
 /* Both contexts agree on their error state; returns non-zero when either
  * failed (the caller then skips the comparison). */

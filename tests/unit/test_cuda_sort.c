@@ -10,11 +10,10 @@
  * must agree. Exits 77 without a usable GPU. */
 #include <math.h>
 
+#include "test_cuda_util.h"
 #include "test_tensor_util.h"
 
 static dkb_tp *g_cpu, *g_gpu;
-
-static const char *const DTYPE_NAMES[] = {"BOOL", "U8", "I8", "I16", "I32", "I64", "I128", "F64", "STR"};
 
 /* A key column in host memory: its dtype, a flavour of values, and the
  * data (STR: offsets and bytes). */
@@ -130,7 +129,7 @@ static dkb_tensor *put_col(dkb_tp *tp, const keycol *c, int64_t n) {
 static void describe(char *buf, size_t cap, const keycol *cols, int nk, int64_t n) {
     size_t u = 0;
     for (int j = 0; j < nk && u < cap; j++)
-        u += (size_t)snprintf(buf + u, cap - u, "%s%s/%d %s", j ? ", " : "[", DTYPE_NAMES[cols[j].t], cols[j].flavour,
+        u += (size_t)snprintf(buf + u, cap - u, "%s%s/%d %s", j ? ", " : "[", DT[cols[j].t], cols[j].flavour,
                               cols[j].desc ? "desc" : "asc");
     if (u < cap) snprintf(buf + u, cap - u, "] n %lld", (long long)n);
 }
