@@ -15,10 +15,9 @@
 
 #include "bench/bench.h"
 #include "cli.h"
-#include "common/fsutil.h"     // defines: dkb__mkdir_p
+#include "common/fsutil.h"     // defines: dkb__mkdir_p, dkb__source_root
 #include "dkb/tensor.h"          // defines: dkb_tp_cuda_available, dkb_tp_device_query
 #include "harness/eval.h"
-#include "optimize/template.h"   // defines: dkb__opt_source_root
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -181,11 +180,9 @@ static int run_bench(bench_cli *c, const char *cmd) {
         snprintf(databuf, sizeof databuf, "data/sf%g", sf);
         data = databuf;
     }
-    /* the experts and candidate.h of the source tree this binary was built from */
-    const char *root = dkb__opt_source_root();
-    char header[4200], experts[4200];
-    snprintf(header, sizeof header, "%s/include/dkb/candidate.h", root);
-    if (!getenv("DKB_CANDIDATE_H") && access(header, R_OK) == 0) setenv("DKB_CANDIDATE_H", header, 0);
+    /* the experts of the source tree this binary was built from */
+    const char *root = dkb__source_root();
+    char experts[4200];
     const char *expert_dir = c->experts;
     if (!expert_dir) {
         snprintf(experts, sizeof experts, "%s/src/kernels/%s", root, backend);

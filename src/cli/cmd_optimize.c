@@ -13,7 +13,6 @@
 #include "harness/eval.h"
 #include "optimize/loop.h"
 #include "optimize/summary.h"
-#include "optimize/template.h"  // defines: dkb__opt_source_root
 
 int cli_parse_context(const char *s, int *workload, int *hardware);   /* cmd_prompt.c */
 
@@ -236,11 +235,6 @@ int cmd_optimize(int argc, char **argv) {
     }
     exe[n] = '\0';
     o.exe = exe;
-    /* the harness finds candidate.h near the binary; a build directory outside
-     * the source tree finds it through the source tree this binary came from */
-    char header[4200];
-    snprintf(header, sizeof header, "%s/include/dkb/candidate.h", dkb__opt_source_root());
-    if (!getenv("DKB_CANDIDATE_H") && access(header, R_OK) == 0) setenv("DKB_CANDIDATE_H", header, 0);
 
     dkb_opt_outcome out;
     dkb_error err = {0};

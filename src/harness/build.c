@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fsutil.h"  // defines: dkb__source_root
 #include "harness/harness.h"
 
 extern char **environ;
@@ -145,16 +146,18 @@ static int find_candidate_header(char *out, size_t n) {
     }
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) return -1;
-    exe[len] = 0;
+    exe[len > 0 ? len : 0] = 0;
     for (int up = 0; up <= 4; up++) {
         char *slash = strrchr(exe, '/');
-        if (!slash) return -1;
+        if (!slash) break;
         *slash = 0;
         if ((size_t)snprintf(out, n, "%s/include/dkb/candidate.h", exe[0] ? exe : "") < n &&
             access(out, R_OK) == 0)
             return 0;
     }
+    /* a build directory outside the tree: the source tree it was built from */
+    if ((size_t)snprintf(out, n, "%s/include/dkb/candidate.h", dkb__source_root()) < n && access(out, R_OK) == 0)
+        return 0;
     return -1;
 }
 
@@ -505,7 +508,7 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
     snprintf(incdkb, sizeof incdkb, "%s/dkb", inc);
     snprintf(hdr, sizeof hdr, "%s/candidate.h", incdkb);
     if (find_candidate_header(ours, sizeof ours) != 0)
-        return dkb_fail(err, DKB_ENOENT, "build: cannot find dkb/candidate.h near the dkb binary; set DKB_CANDIDATE_H");
+        return dkb_fail(err, DKB_ENOENT, "build: cannot find dkb/candidate.h near the dkb binary or in its source tree; set DKB_CANDIDATE_H");
     if ((rc = make_dir(inc, err)) || (rc = make_dir(incdkb, err)) || (rc = copy_file(ours, hdr, err))) return rc;
 
     /* names: SCRATCH/<base>.so, .d, .log (base: the file name less .c / .cu) */

@@ -19,7 +19,7 @@ void dkb__opt_file_name(int qnum, dkb_mode mode, const char *target, char *buf, 
 
 static int read_source(const char *rel, char **out, dkb_error *err) {
     char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dkb__opt_source_root(), rel);
+    snprintf(path, sizeof path, "%s/%s", dkb__source_root(), rel);
     size_t len;
     int rc = dkb__read_file(path, 1u << 22, out, &len, err);
     if (rc) dkb_fail(err, rc, "%s: cannot read the source (the prompt shows it)", path);

@@ -7,32 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fsutil.h"  // defines: dkb__read_file, dkb__path_join
-
-const char *dkb__opt_source_root(void) {
-    static char root[4096];
-    if (!root[0]) {
-        /* __FILE__ is <root>/src/optimize/template.c (CMake passes absolute paths) */
-        snprintf(root, sizeof root, "%s", __FILE__);
-        for (int up = 0; up < 3; up++) {
-            char *slash = strrchr(root, '/');
-            if (!slash) {
-                snprintf(root, sizeof root, ".");
-                break;
-            }
-            *slash = '\0';
-        }
-        if (!root[0]) snprintf(root, sizeof root, "/");
-    }
-    return root;
-}
+#include "common/fsutil.h"  // defines: dkb__read_file, dkb__path_join, dkb__source_root
 
 const char *dkb__opt_templates_dir(const char *explicit_dir) {
     static char dir[4200];
     if (explicit_dir && *explicit_dir) return explicit_dir;
     const char *env = getenv("DKB_PROMPTS");
     if (env && *env) return env;
-    snprintf(dir, sizeof dir, "%s/prompts", dkb__opt_source_root());
+    snprintf(dir, sizeof dir, "%s/prompts", dkb__source_root());
     return dir;
 }
 

@@ -12,8 +12,6 @@
 
 #include "dkb/error.h"
 
-/* The source tree's root (absolute, from this file's path at build time). */
-const char *dkb__opt_source_root(void);
 
 /* The template directory: explicit (may be NULL), else $DKB_PROMPTS, else
  * <source root>/prompts. Never NULL; the directory may not exist. */
