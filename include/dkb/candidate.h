@@ -54,6 +54,10 @@
  * and the result table is host memory, filled after copying the small
  * result back. Launch on env->stream (dkb_cand_stream(env)); the harness
  * times until the whole device is idle, so work on other streams counts.
+ * Temporaries: cudaMallocAsync/cudaFreeAsync on env->stream draw on the
+ * device's default pool, which the harness keeps across calls (as the
+ * baseline keeps its arena), so they cost microseconds, not a fresh mapping;
+ * their contents on allocation are unspecified.
  * Imports: the C list plus the CUDA runtime, except device selection,
  * reset, limits, IPC and the driver API; no __device__/__constant__/
  * __managed__ variables (state that would survive between calls).
