@@ -8,7 +8,10 @@
  *        at UINT64_MAX (what the harness worker sets);
  *  scan  a Q6-shaped fused filter-sum over four columns of N rows (int32
  *        date, three int64 decimals: 28 B a row), in three loop shapes,
- *        against a plain 16-byte-vector read of the same bytes: bytes / time.
+ *        against a plain 16-byte-vector read of the same bytes: bytes / time;
+ *  ipc   (--ipc) the scans again in a child process over the same columns
+ *        imported by CUDA IPC (as the harness's worker sees them), and over
+ *        the child's own copies of them.
  *
  * Each: 3 warm-ups, R timed repetitions with CUDA events, L2 flushed (a
  * 2 x L2 memset) before each, median. Build and run:
@@ -19,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                                                     \
     do {                                                                                                \
@@ -162,64 +167,9 @@ static float timed(F launch, int reps, float *ms) {
     return median(ms, reps);
 }
 
-int main(int argc, char **argv) {
-    int64_t n = 59986052; /* lineitem rows at SF 10 */
-    int reps = 20;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--rows") && i + 1 < argc) n = atoll(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: scan_probe [--rows N] [--reps R]\n");
-            return 2;
-        }
-    }
-    if (n < 1 || reps < 1 || reps > 1000) {
-        fprintf(stderr, "scan_probe: --rows must be >= 1 and --reps in 1..1000\n");
-        return 2;
-    }
-    float *ms = (float *)malloc(sizeof(float) * (size_t)reps);
-    int dev = 0, sms = 0, l2 = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CHECK(cudaEventCreate(&t0));
-    CHECK(cudaEventCreate(&t1));
-    flush_size = 2 * (size_t)l2;
-    CHECK(cudaMalloc(&flush, flush_size));
-
-    /* pool */
-    cudaMemPool_t pool;
-    CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
-    for (int keep = 0; keep < 2; keep++) {
-        uint64_t thr = keep ? UINT64_MAX : 0;
-        CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
-        CHECK(cudaMemPoolTrimTo(pool, 0));
-        for (size_t sz = (size_t)16 << 10; sz <= ((size_t)256 << 20); sz *= 16) {
-            float t = timed(
-                [&] {
-                    void *p = NULL;
-                    CHECK(cudaMallocAsync(&p, sz, stream));
-                    CHECK(cudaMemsetAsync(p, 1, 1, stream));
-                    CHECK(cudaFreeAsync(p, stream));
-                    CHECK(cudaStreamSynchronize(stream));
-                },
-                reps, ms);
-            printf("pool threshold=%s alloc+free+sync %9zu KiB: %8.1f us\n", keep ? "max" : "0  ", sz >> 10, 1000 * t);
-        }
-    }
-
-    /* scan */
-    int32_t *ship;
-    int64_t *disc, *qty, *price;
-    unsigned long long *out;
-    CHECK(cudaMalloc((void **)&ship, sizeof(int32_t) * (size_t)n));
-    CHECK(cudaMalloc((void **)&disc, sizeof(int64_t) * (size_t)n));
-    CHECK(cudaMalloc((void **)&qty, sizeof(int64_t) * (size_t)n));
-    CHECK(cudaMalloc((void **)&price, sizeof(int64_t) * (size_t)n));
-    CHECK(cudaMalloc((void **)&out, sizeof *out));
-    fill_cols<<<sms * 8, 256, 0, stream>>>(ship, disc, qty, price, n);
-    CHECK(cudaStreamSynchronize(stream));
+/* the scan variants over the given columns, one line each */
+static void scan_all(const char *where, int32_t *ship, int64_t *disc, int64_t *qty, int64_t *price, int64_t n, int sms,
+                     int reps, float *ms, unsigned long long *out) {
     const double bytes = 28.0 * (double)n;
     const int32_t slo = 8766; /* 1994-01-01 */
     const uint32_t sw = 364;
@@ -248,7 +198,131 @@ int main(int argc, char **argv) {
             reps, ms);
         CHECK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
         if (k == 0) ref = got;
-        printf("scan %-16s %8.3f ms %7.1f GB/s%s\n", v[k].name, t, bytes / t / 1e6, got == ref ? "" : "  WRONG SUM");
+        printf("scan %-6s %-16s %8.3f ms %7.1f GB/s%s\n", where, v[k].name, t, bytes / t / 1e6, got == ref ? "" : "  WRONG SUM");
+    }
+}
+
+static void setup_timing(int *sms) {
+    int dev = 0, l2 = 0;
+    CHECK(cudaGetDevice(&dev));
+    CHECK(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev));
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK(cudaEventCreate(&t0));
+    CHECK(cudaEventCreate(&t1));
+    flush_size = 2 * (size_t)l2;
+    CHECK(cudaMalloc(&flush, flush_size));
+}
+
+/* the child of --ipc: open the four handles from fd, scan them, then its own
+ * copies */
+static int ipc_child(int fd, int64_t n, int reps) {
+    cudaIpcMemHandle_t h[4];
+    if (read(fd, h, sizeof h) != (ssize_t)sizeof h) {
+        fprintf(stderr, "scan_probe: child: no handles\n");
+        return 1;
+    }
+    int sms = 0;
+    setup_timing(&sms);
+    float *ms = (float *)malloc(sizeof(float) * (size_t)reps);
+    void *col[4];
+    const size_t size[4] = {4 * (size_t)n, 8 * (size_t)n, 8 * (size_t)n, 8 * (size_t)n};
+    for (int i = 0; i < 4; i++) CHECK(cudaIpcOpenMemHandle(&col[i], h[i], cudaIpcMemLazyEnablePeerAccess));
+    unsigned long long *out;
+    CHECK(cudaMalloc((void **)&out, sizeof *out));
+    scan_all("ipc", (int32_t *)col[0], (int64_t *)col[1], (int64_t *)col[2], (int64_t *)col[3], n, sms, reps, ms, out);
+    void *own[4];
+    for (int i = 0; i < 4; i++) {
+        CHECK(cudaMalloc(&own[i], size[i]));
+        CHECK(cudaMemcpy(own[i], col[i], size[i], cudaMemcpyDeviceToDevice));
+    }
+    scan_all("copy", (int32_t *)own[0], (int64_t *)own[1], (int64_t *)own[2], (int64_t *)own[3], n, sms, reps, ms, out);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    int64_t n = 59986052; /* lineitem rows at SF 10 */
+    int reps = 20, ipc = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--ipc")) ipc = 1;
+        else if (!strcmp(argv[i], "--rows") && i + 1 < argc) n = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: scan_probe [--rows N] [--reps R] [--ipc]\n");
+            return 2;
+        }
+    }
+    if (n < 1 || reps < 1 || reps > 1000) {
+        fprintf(stderr, "scan_probe: --rows must be >= 1 and --reps in 1..1000\n");
+        return 2;
+    }
+    /* --ipc: fork before CUDA starts; the child waits for the handles */
+    int ipc_fd = -1;
+    pid_t child = 0;
+    if (ipc) {
+        int fds[2];
+        if (pipe(fds)) return 1;
+        child = fork();
+        if (child < 0) return 1;
+        if (child == 0) {
+            close(fds[1]);
+            return ipc_child(fds[0], n, reps);
+        }
+        close(fds[0]);
+        ipc_fd = fds[1];
+    }
+    float *ms = (float *)malloc(sizeof(float) * (size_t)reps);
+    int dev = 0, sms = 0;
+    setup_timing(&sms);
+    CHECK(cudaGetDevice(&dev));
+
+    /* pool */
+    cudaMemPool_t pool;
+    CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+    for (int keep = 0; keep < 2; keep++) {
+        uint64_t thr = keep ? UINT64_MAX : 0;
+        CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
+        CHECK(cudaMemPoolTrimTo(pool, 0));
+        for (size_t sz = (size_t)16 << 10; sz <= ((size_t)256 << 20); sz *= 16) {
+            float t = timed(
+                [&] {
+                    void *p = NULL;
+                    CHECK(cudaMallocAsync(&p, sz, stream));
+                    CHECK(cudaMemsetAsync(p, 1, 1, stream));
+                    CHECK(cudaFreeAsync(p, stream));
+                    CHECK(cudaStreamSynchronize(stream));
+                },
+                reps, ms);
+            printf("pool threshold=%s alloc+free+sync %9zu KiB: %8.1f us\n", keep ? "max" : "0  ", sz >> 10, 1000 * t);
+        }
+    }
+
+    int32_t *ship;
+    int64_t *disc, *qty, *price;
+    unsigned long long *out;
+    CHECK(cudaMalloc((void **)&ship, sizeof(int32_t) * (size_t)n));
+    CHECK(cudaMalloc((void **)&disc, sizeof(int64_t) * (size_t)n));
+    CHECK(cudaMalloc((void **)&qty, sizeof(int64_t) * (size_t)n));
+    CHECK(cudaMalloc((void **)&price, sizeof(int64_t) * (size_t)n));
+    CHECK(cudaMalloc((void **)&out, sizeof *out));
+    fill_cols<<<sms * 8, 256, 0, stream>>>(ship, disc, qty, price, n);
+    CHECK(cudaStreamSynchronize(stream));
+    scan_all("local", ship, disc, qty, price, n, sms, reps, ms, out);
+    const double bytes = 28.0 * (double)n;
+    if (ipc_fd >= 0) {
+        cudaIpcMemHandle_t h[4];
+        CHECK(cudaIpcGetMemHandle(&h[0], ship));
+        CHECK(cudaIpcGetMemHandle(&h[1], disc));
+        CHECK(cudaIpcGetMemHandle(&h[2], qty));
+        CHECK(cudaIpcGetMemHandle(&h[3], price));
+        fflush(stdout);
+        if (write(ipc_fd, h, sizeof h) != (ssize_t)sizeof h) {
+            fprintf(stderr, "scan_probe: cannot pass the handles\n");
+            return 1;
+        }
+        int st = 0;
+        waitpid(child, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st)) return 1;
     }
     const size_t n4 = (size_t)(bytes / 16);
     int4 *blob = NULL;

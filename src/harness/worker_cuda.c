@@ -95,6 +95,38 @@ static int open_handle(const char *hex, const char *label, void **p, dkb_error *
     return 0;
 }
 
+/* Give the worker its own copy of every column when the device has room.
+ * Kernels read memory imported by CUDA IPC at about half the bandwidth of
+ * the process's own allocations (bench/gpu/scan_probe.cu --ipc; docs/gpu.md),
+ * and baseline and candidate both read these columns, so the copy makes
+ * the timings those of ordinary resident data. A device-to-device copy of
+ * all columns takes milliseconds. Without room (free memory under the
+ * copies plus 1 GiB) the imported memory is used as it is.
+ * DKB_WORKER_IPC_DIRECT=1 keeps the imported memory (for comparisons). */
+static int private_copies(dkb__wcuda *c, dkb_error *err) {
+    const char *direct = getenv("DKB_WORKER_IPC_DIRECT");
+    if (direct && !strcmp(direct, "1")) return 0;
+    size_t need = 0, free_b = 0, total_b = 0;
+    for (int i = 0; i < c->n; i++) need += c->cols[i].data_size + (c->cols[i].bytes ? (size_t)c->cols[i].nbytes : 0);
+    CU_TRY("worker: cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
+    if (need + ((size_t)1 << 30) > free_b) return 0;
+    for (int i = 0; i < c->n; i++) {
+        wcol *w = &c->cols[i];
+        void *d = NULL;
+        CU_TRY("worker: cudaMalloc (column copy)", cudaMalloc(&d, w->data_size ? w->data_size : 1));
+        CU_TRY("worker: copying a column", cudaMemcpy(d, w->data, w->data_size, cudaMemcpyDeviceToDevice));
+        w->data = d;
+        if (w->bytes) {
+            char *b = NULL;
+            CU_TRY("worker: cudaMalloc (column copy)", cudaMalloc((void **)&b, w->nbytes ? (size_t)w->nbytes : 1));
+            CU_TRY("worker: copying a column",
+                   cudaMemcpy(b, w->bytes, (size_t)w->nbytes, cudaMemcpyDeviceToDevice));
+            w->bytes = b;
+        }
+    }
+    return 0;
+}
+
 int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **out, dkb_error *err) {
     *out = NULL;
     dkb__wcuda *c = calloc(1, sizeof *c);
@@ -138,6 +170,7 @@ int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **
         if (!rc && cJSON_IsString(b)) rc = open_handle(b->valuestring, w->name, (void **)&w->bytes, err);
     }
     cJSON_Delete(arr);
+    if (!rc) rc = private_copies(c, err);
     if (rc) return rc;
     CU_TRY("worker: cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
     CU_TRY("worker: cudaEventCreate", cudaEventCreate(&c->start));
