@@ -47,8 +47,10 @@ extern "C" int dkb__cuda_checksum(const void *dev, size_t bytes, void *stream, u
     if (!dev) return dkb_fail(err, DKB_EINVAL, "checksum: no device memory");
     cudaStream_t s = (cudaStream_t)stream;
     unsigned long long *acc = NULL, host = 0;
-    cudaError_t e = cudaMalloc((void **)&acc, sizeof *acc);
-    if (e != cudaSuccess) return cuda_fail(err, "cudaMalloc", e);
+    /* from the stream-ordered pool, which the worker keeps: no device-wide
+     * synchronisation as cudaFree would make */
+    cudaError_t e = cudaMallocAsync((void **)&acc, sizeof *acc, s);
+    if (e != cudaSuccess) return cuda_fail(err, "cudaMallocAsync", e);
     bool aligned = ((uintptr_t)dev & 7) == 0;
     unsigned long long words = aligned ? bytes / 8 : 0, tail = aligned ? bytes % 8 : bytes;
     unsigned long long work = words > tail ? words : tail;
@@ -59,10 +61,10 @@ extern "C" int dkb__cuda_checksum(const void *dev, size_t bytes, void *stream, u
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaMemcpyAsync(&host, acc, sizeof host, cudaMemcpyDeviceToHost, s);
+    cudaError_t f = cudaFreeAsync(acc, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-    cudaError_t f = cudaFree(acc);
     if (e != cudaSuccess) return cuda_fail(err, "kernel", e);
-    if (f != cudaSuccess) return cuda_fail(err, "cudaFree", f);
+    if (f != cudaSuccess) return cuda_fail(err, "cudaFreeAsync", f);
     *out = host ^ (uint64_t)bytes;
     return 0;
 }
