@@ -10,11 +10,20 @@
  * Plan: the LIKE is evaluated once per dictionary entry on the host (a
  * 256-entry promo mask, kept in shared memory by each block). part_codes
  * turns part into a byte array over the dense part keys 1..N (the type code,
- * 255 for "no part"), 1 byte per part. Then one fused pass over lineitem:
- * the month is one unsigned compare on l_shipdate; only rows in the month
- * (~1.2%) read l_partkey, price and discount (late materialization; DRAM
- * traffic is per 32-byte sector, so this saves part of the 8-byte columns)
- * and the part's type code (a gather from the 2 MB array, L2-resident).
+ * 255 for "no part"), 1 byte per part. Then one fused pass over lineitem,
+ * built for memory-level parallelism: each warp streams l_shipdate in tiles
+ * of 256 dates (two 16-byte loads per lane, coalesced), tests the month with
+ * one unsigned compare per date, and appends the rows in the month (~1.2%)
+ * to a per-warp queue in shared memory (popcount prefix over the warp).
+ * Whenever the queue holds 32 rows, every lane takes one and reads its
+ * l_partkey, price and discount together, then the part's type code (a
+ * gather from the 2 MB array, L2-resident): 32 independent load chains per
+ * warp, where the per-row branch of the first version issued them one row
+ * after another (875 us at SF10, latency-bound). Late materialization: only
+ * the month's rows touch the 4- and 8-byte columns (DRAM traffic is per
+ * 32-byte sector). Rows past the last full tile (and every row when
+ * l_shipdate is not 16-byte aligned) are read one per lane into the same
+ * queue. The grid is one resident wave (occupancy query).
  * Revenue is exact int64 at scale 4; thread and block sums stay int64 (a
  * block reads at most 2^20 rows), the per-block (promo, total, count) go
  * to the host and are added in __int128; the ratio is formed as in the
@@ -28,7 +37,17 @@
 
 #include "dkb/candidate.h"
 
-enum { TPB = 256, UNROLL = 4, MAX_ROWS_PER_BLOCK = 1 << 20, NO_PART = 255 };
+/* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
+ * lane); its queue holds a tile's rows plus the < 32 left over. */
+enum {
+    TPB = 256,
+    WARPS = TPB / 32,
+    VEC = 2,
+    TILE_ROWS = 32 * 4 * VEC,
+    QCAP = TILE_ROWS + 32,
+    MAX_ROWS_PER_BLOCK = 1 << 20,
+    NO_PART = 255
+};
 
 #define CUDA_TRY(what, call)                                                                    \
     do {                                                                                        \
@@ -93,55 +112,117 @@ __global__ void part_codes(const int32_t *__restrict__ pkey, const uint8_t *__re
     }
 }
 
+/* One row of the month (already tested): its revenue into (sp, st, cnt).
+ * The three column loads are independent and issue together; the type code
+ * is one gather behind them. A part key outside 0..maxkey, or a key without
+ * a part, sets oops. */
+__device__ __forceinline__ void q14_row(int64_t i, const int32_t *__restrict__ lpart,
+                                        const int64_t *__restrict__ price, const int64_t *__restrict__ disc,
+                                        const uint8_t *__restrict__ code, int64_t maxkey, const uint8_t *promo_s,
+                                        int64_t &sp, int64_t &st, int64_t &cnt, int &oops) {
+    const int64_t pk = __ldg(lpart + i);
+    const int64_t p = __ldg(price + i), d = __ldg(disc + i);
+    const uint8_t t = pk >= 0 && pk <= maxkey ? __ldg(code + pk) : (uint8_t)NO_PART;
+    if (t == NO_PART) {
+        oops = 1;
+        return;
+    }
+    const int64_t rev = p * (100 - d);
+    st += rev;
+    sp += promo_s[t] ? rev : 0;
+    cnt++;
+}
+
+/* Append this lane's rows (bit b of `bits` set: row row0 + 4 * 32 * (b / 4)
+ * + b % 4) to the warp's queue after its `pending` entries; returns the new
+ * (warp-uniform) length. Lanes' rows land in lane order (prefix sum of the
+ * popcounts over the warp). */
+__device__ __forceinline__ int queue_push(int64_t *queue, int pending, uint32_t bits, int64_t row0, int lane) {
+    const int cnt = __popc(bits);
+    int at = cnt;
+    for (int off = 1; off < 32; off <<= 1) {
+        const int y = __shfl_up_sync(0xffffffffu, at, off);
+        if (lane >= off) at += y;
+    }
+    const int total = __shfl_sync(0xffffffffu, at, 31);
+    at += pending - cnt;
+    while (bits) {
+        const int b = __ffs(bits) - 1;
+        bits &= bits - 1;
+        queue[at++] = row0 + 4 * 32 * (b >> 2) + (b & 3);
+    }
+    __syncwarp();
+    return pending + total;
+}
+
 /* partial[3 * block + {0, 1, 2}] = promo revenue, total revenue (scale 4)
- * and count of the block's rows in the month. */
+ * and count of the block's rows in the month.
+ *
+ * Each warp streams tiles of TILE_ROWS dates (VEC 16-byte loads per lane,
+ * coalesced; the first ntiles tiles, the host passes 0 when ship is not
+ * 16-byte aligned), then rows n_tiled..n-1 one per lane. Rows in the month
+ * go to the warp's shared-memory queue; whenever it holds 32, all lanes
+ * take one each and issue their loads together (32 independent chains per
+ * warp instead of one row after another). The rest (< 32) at the end. */
 __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship, const int32_t *__restrict__ lpart,
                                                 const int64_t *__restrict__ price, const int64_t *__restrict__ disc,
-                                                int64_t n, int32_t lo, uint32_t span,
+                                                int64_t n, int64_t ntiles, int32_t lo, uint32_t span,
                                                 const uint8_t *__restrict__ code, int64_t maxkey, promo_mask mask,
                                                 int64_t *__restrict__ partial, int *__restrict__ bad) {
     __shared__ uint8_t promo_s[256];
+    __shared__ int64_t queue_s[WARPS][QCAP];
     for (int i = threadIdx.x; i < 256; i += TPB) promo_s[i] = mask.is_promo[i];
     __syncthreads();
-    const int64_t stride = (int64_t)gridDim.x * TPB;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int64_t *queue = queue_s[warp];
+    const int64_t gwarp = (int64_t)blockIdx.x * WARPS + warp, nwarps = (int64_t)gridDim.x * WARPS;
     int64_t sp = 0, st = 0, cnt = 0;
-    int oops = 0;
-    for (int64_t base = (int64_t)blockIdx.x * TPB + threadIdx.x; base < n; base += stride * UNROLL) {
-        bool in_month[UNROLL];
+    int oops = 0, pending = 0;
+    for (int64_t t = gwarp; t < ntiles; t += nwarps) {
+        const int64_t v0 = t * (32 * VEC) + lane; /* this lane's first int4 */
+        int4 s[VEC];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            const int64_t i = base + u * stride;
-            in_month[u] = i < n && (uint32_t)(__ldg(ship + i) - lo) <= span;
+        for (int v = 0; v < VEC; v++) s[v] = __ldg((const int4 *)ship + v0 + 32 * v);
+        uint32_t bits = 0;
+#pragma unroll
+        for (int v = 0; v < VEC; v++) {
+            bits |= (uint32_t)((uint32_t)s[v].x - (uint32_t)lo <= span) << (4 * v);
+            bits |= (uint32_t)((uint32_t)s[v].y - (uint32_t)lo <= span) << (4 * v + 1);
+            bits |= (uint32_t)((uint32_t)s[v].z - (uint32_t)lo <= span) << (4 * v + 2);
+            bits |= (uint32_t)((uint32_t)s[v].w - (uint32_t)lo <= span) << (4 * v + 3);
         }
-#pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            if (!in_month[u]) continue;
-            const int64_t i = base + u * stride;
-            const int64_t pk = __ldg(lpart + i);
-            const uint8_t t = pk >= 0 && pk <= maxkey ? __ldg(code + pk) : (uint8_t)NO_PART;
-            if (t == NO_PART) {
-                oops = 1;
-                continue;
-            }
-            const int64_t rev = __ldg(price + i) * (100 - __ldg(disc + i));
-            st += rev;
-            sp += promo_s[t] ? rev : 0;
-            cnt++;
+        pending = queue_push(queue, pending, bits, 4 * v0, lane);
+        while (pending >= 32) {
+            pending -= 32;
+            const int64_t i = queue[pending + lane];
+            __syncwarp();
+            q14_row(i, lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
         }
     }
+    for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
+        const int64_t i = base + lane;
+        const bool in = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span;
+        pending = queue_push(queue, pending, in ? 1u : 0u, i, lane);
+        while (pending >= 32) {
+            pending -= 32;
+            const int64_t r = queue[pending + lane];
+            __syncwarp();
+            q14_row(r, lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
+        }
+    }
+    if (lane < pending) q14_row(queue[lane], lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
     if (oops) *bad = 1;
     for (int off = 16; off > 0; off >>= 1) {
         sp += __shfl_down_sync(0xffffffffu, sp, off);
         st += __shfl_down_sync(0xffffffffu, st, off);
         cnt += __shfl_down_sync(0xffffffffu, cnt, off);
     }
-    __shared__ int64_t w[3][TPB / 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __shared__ int64_t w[3][WARPS];
     if (lane == 0) w[0][warp] = sp, w[1][warp] = st, w[2][warp] = cnt;
     __syncthreads();
     if (threadIdx.x < 3) {
         int64_t s = 0;
-        for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
+        for (int k = 0; k < WARPS; k++) s += w[threadIdx.x][k];
         partial[3 * blockIdx.x + threadIdx.x] = s;
     }
 }
@@ -171,7 +252,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = ship->n, np = pkey->n, maxkey = np; /* dense part keys 1..N */
-    int rc = 0, dev = 0, sms = 0, h_bad = 0;
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
     int64_t grid = 0, *d_part = NULL, *h_part = NULL;
     uint8_t *d_code = NULL;
     int *d_bad = NULL;
@@ -180,7 +261,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (n > 0) {
         CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
         CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        grid = (int64_t)sms * 8;
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q14_scan, TPB, 0));
+        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1); /* one resident wave */
         const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
         if (grid < need) grid = need;
         const int64_t useful = (n + TPB - 1) / TPB;
@@ -203,6 +286,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("part_codes launch", cudaGetLastError());
         q14_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ship->data, (const int32_t *)lpart->data,
                                                      (const int64_t *)price->data, (const int64_t *)disc->data, n,
+                                                     (uintptr_t)ship->data % 16 == 0 ? n / 4 / (32 * VEC) : 0,
                                                      (int32_t)pdate->i, (uint32_t)(hi - pdate->i), d_code, maxkey,
                                                      mask, d_part, d_bad);
         CUDA_TRY("q14_scan launch", cudaGetLastError());
