@@ -13,17 +13,26 @@
  *
  * Plan (all on env->stream):
  *  1. The nation's key from the 25-row nation table (copied to the host).
- *  2. part_prefix: one thread per 32 parts compares the start of p_name with
- *     the color (a prefix test on the free text, the color in device memory)
- *     into a bitmap over partkey - 1 (part keys dense 1..N).
- *  3. ps_count: partsupp rows whose part bit is set (~1%) are counted (one
- *     atomic per warp); the count sizes a compact open-addressing table
- *     keyed by (partkey, suppkey) (load <= 1/2), filled by ps_insert
- *     (a second pass over ps_partkey, atomicCAS) with ps_availqty.
- *  4. q20_scan: one pass over lineitem tests the ship year (one unsigned
- *     compare) and the part bit; only those lines (~0.15%) read l_suppkey and
- *     l_quantity and probe the table, adding the quantity into the slot's
- *     sum (global atomics over ~80K slots) and marking it seen.
+ *  2. part_prefix: a warp per 32 parts, a lane per part, compares the
+ *     start of p_name with the color (a prefix test on the free text, the
+ *     color in device memory); a ballot gives the word of a bitmap over
+ *     partkey - 1 (part keys dense 1..N).
+ *  3. ps_count: partsupp rows whose part bit is set (~1%) are counted (keys
+ *     four at a time, their bit gathers in flight together; one atomic per
+ *     warp); the count sizes a compact open-addressing table keyed by
+ *     (partkey, suppkey) (load <= 1/2), filled by ps_insert (a second pass
+ *     over ps_partkey, atomicCAS) with ps_availqty.
+ *  4. q20_scan, built for memory-level parallelism: each warp streams
+ *     l_shipdate in tiles of 256 dates (two 16-byte loads per lane); a lane
+ *     with a date of the year (~1/7) in a group of four loads those four
+ *     l_partkey (16 bytes) and tests the part bit of each line of the year
+ *     (gathers in flight together). Lines that pass both (~0.15%) go to a
+ *     per-warp queue in shared memory; each time it holds 32, every lane
+ *     takes one, reads l_suppkey and l_quantity together and probes the
+ *     table, adding the quantity into the slot's sum (global atomics over
+ *     ~80K slots, ~90K lines at SF10: rare enough that no pre-aggregation
+ *     pays) and marking it seen. The first version tested every line row by
+ *     row with dependent loads in a branch (465 us at SF10).
  *  5. qualify: a slot with lines and 200 * availqty > sum (hundredths; exact;
  *     a slot without lines drops out as SQL's comparison with NULL) marks
  *     its supplier (suppkey - 1); supp_select lists the marked suppliers of
@@ -45,7 +54,9 @@
 
 namespace cg = cooperative_groups;
 
-enum { TPB = 256, UNROLL = 4 };
+/* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
+ * lane); its queue holds a tile's rows plus the < 32 left over. */
+enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TILE_ROWS + 32 };
 
 #define CUDA_TRY(what, call)                                                                    \
     do {                                                                                        \
@@ -101,34 +112,63 @@ __device__ static inline void list_push(int64_t *__restrict__ list, unsigned lon
     list[base + g.thread_rank()] = v;
 }
 
-/* bits[w] bit j: part row 32w + j has a name that starts with color. */
+/* bits[w] bit j: part row 32w + j has a name that starts with color. One
+ * warp per 32-part word, a lane per part (offsets and first bytes of 32
+ * names read together), the word from a ballot. */
 __global__ void part_prefix(const int64_t *__restrict__ off, const char *__restrict__ text, int64_t np,
                             const char *__restrict__ color, int64_t clen, uint32_t *__restrict__ bits) {
-    const int64_t nwords = (np + 31) / 32;
-    for (int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; w < nwords; w += (int64_t)gridDim.x * blockDim.x) {
-        uint32_t m = 0;
-        const int64_t hi = (w + 1) * 32 < np ? (w + 1) * 32 : np;
-        for (int64_t r = w * 32; r < hi; r++) {
-            const int64_t a = off[r];
-            if (off[r + 1] - a < clen) continue;
-            bool same = true;
-            for (int64_t k = 0; k < clen && same; k++) same = text[a + k] == color[k];
-            if (same) m |= 1u << (r - w * 32);
+    const int64_t nwords = (np + 31) / 32, nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < nwords; w += nwarps) {
+        const int64_t r = w * 32 + lane;
+        bool same = false;
+        if (r < np) {
+            const int64_t a = __ldg(off + r);
+            same = __ldg(off + r + 1) - a >= clen;
+            for (int64_t k = 0; k < clen && same; k++) same = __ldg(text + a + k) == __ldg(color + k);
         }
-        bits[w] = m;
+        const uint32_t m = __ballot_sync(0xffffffffu, same);
+        if (lane == 0) bits[w] = m;
     }
 }
 
-/* *count += the partsupp rows whose part has its bit (one atomic per warp). */
-__global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, int64_t np,
+/* 1 when part key - 1 is a row of part with its bit set. */
+__device__ __forceinline__ uint32_t part_bit(int32_t key, int64_t np, const uint32_t *__restrict__ bits) {
+    const uint32_t p = (uint32_t)key - 1u;
+    if ((uint64_t)p >= (uint64_t)np) return 0;
+    return (__ldg(bits + (p >> 5)) >> (p & 31)) & 1u;
+}
+
+/* *count += the partsupp rows whose part has its bit (one atomic per warp).
+ * The first 4 * n4 keys four at a time (16-byte loads, their four bit
+ * gathers in flight together), the rest one by one. */
+__global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, int64_t n4, int64_t np,
                          const uint32_t *__restrict__ bits, unsigned long long *__restrict__ count) {
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     unsigned c = 0;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += (int64_t)gridDim.x * blockDim.x) {
-        const uint32_t p = (uint32_t)pspart[i] - 1u;
-        c += (uint64_t)p < (uint64_t)np && ((bits[p >> 5] >> (p & 31)) & 1);
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < n4; v += stride) {
+        const int4 k = __ldg((const int4 *)pspart + v);
+        c += part_bit(k.x, np, bits) + part_bit(k.y, np, bits) + part_bit(k.z, np, bits) + part_bit(k.w, np, bits);
     }
+    for (int64_t i = 4 * n4 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += stride)
+        c += part_bit(__ldg(pspart + i), np, bits);
     for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(0xffffffffu, c, off);
     if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, (unsigned long long)c);
+}
+
+/* Partsupp row i (its part chosen) into the table. */
+__device__ __forceinline__ void ps_put(int64_t i, int32_t pk, const int32_t *__restrict__ pssupp,
+                                       const int32_t *__restrict__ psavail, unsigned long long *__restrict__ tkey,
+                                       int32_t *__restrict__ tavail, int shift, uint64_t mask) {
+    const unsigned long long key = (unsigned long long)(uint32_t)pk << 32 | (uint32_t)__ldg(pssupp + i);
+    const int32_t avail = __ldg(psavail + i);
+    uint64_t s = slot_of(key, shift);
+    for (;;) {
+        const unsigned long long old = atomicCAS(tkey + s, 0ull, key);
+        if (old == 0ull || old == key) break;
+        s = (s + 1) & mask;
+    }
+    atomicMax(tavail + s, avail);
 }
 
 /* The partsupp rows whose part has its bit into the table (key 0: empty;
@@ -136,57 +176,137 @@ __global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, int64_
  * partsupp's key by the spec, but dbgen repeats pairs below SF 0.01; the
  * copies share the pair's lineitem sum, and the supplier qualifies when any
  * copy does, so a slot keeps the largest availqty (tavail preset to a
- * value below any int32 availqty the data holds: 0x80808080). */
+ * value below any int32 availqty the data holds: 0x80808080). Keys read
+ * as in ps_count. */
 __global__ void ps_insert(const int32_t *__restrict__ pspart, const int32_t *__restrict__ pssupp,
-                          const int32_t *__restrict__ psavail, int64_t nps, int64_t np,
+                          const int32_t *__restrict__ psavail, int64_t nps, int64_t n4, int64_t np,
                           const uint32_t *__restrict__ bits, unsigned long long *__restrict__ tkey,
                           int32_t *__restrict__ tavail, int shift, uint64_t mask) {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t pk = pspart[i];
-        const uint32_t p = (uint32_t)pk - 1u;
-        if ((uint64_t)p >= (uint64_t)np || !((bits[p >> 5] >> (p & 31)) & 1)) continue;
-        const unsigned long long key = (unsigned long long)(uint32_t)pk << 32 | (uint32_t)pssupp[i];
-        uint64_t s = slot_of(key, shift);
-        for (;;) {
-            const unsigned long long old = atomicCAS(tkey + s, 0ull, key);
-            if (old == 0ull || old == key) break;
-            s = (s + 1) & mask;
-        }
-        atomicMax(tavail + s, psavail[i]);
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < n4; v += stride) {
+        const int4 k = __ldg((const int4 *)pspart + v);
+        const int32_t key[4] = {k.x, k.y, k.z, k.w};
+        uint32_t in[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) in[u] = part_bit(key[u], np, bits);
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            if (in[u]) ps_put(4 * v + u, key[u], pssupp, psavail, tkey, tavail, shift, mask);
+    }
+    for (int64_t i = 4 * n4 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += stride) {
+        const int32_t pk = __ldg(pspart + i);
+        if (part_bit(pk, np, bits)) ps_put(i, pk, pssupp, psavail, tkey, tavail, shift, mask);
     }
 }
 
-/* The year's lines of the chosen parts: quantity sums per table slot. */
+/* One batch of up to 32 lines (year and part bit passed), one per lane
+ * (valid lanes; every lane of the warp calls it): l_suppkey and l_quantity
+ * read together, the (partkey, suppkey) slot probed, the quantity added
+ * (global atomics over the ~80K slots; ~0.15% of the lines get here) and
+ * the slot marked seen. A pair without a partsupp row matches nothing. */
+__device__ __forceinline__ void q20_batch(bool valid, int64_t i, const int32_t *__restrict__ lpart,
+                                          const int32_t *__restrict__ lsupp, const int64_t *__restrict__ lqty,
+                                          const unsigned long long *__restrict__ tkey, int shift, uint64_t mask,
+                                          unsigned long long *__restrict__ tsum, int32_t *__restrict__ tseen) {
+    if (!valid) return;
+    const int32_t pk = __ldg(lpart + i), sk = __ldg(lsupp + i);
+    const int64_t q = __ldg(lqty + i);
+    const unsigned long long key = (unsigned long long)(uint32_t)pk << 32 | (uint32_t)sk;
+    uint64_t s = slot_of(key, shift);
+    unsigned long long t;
+    while ((t = __ldg(tkey + s)) != 0ull && t != key) s = (s + 1) & mask;
+    if (t == 0ull) return; /* no partsupp row: no subquery row matches */
+    atomicAdd(tsum + s, (unsigned long long)q);
+    tseen[s] = 1;
+}
+
+/* Append this lane's rows (bit b of `bits` set: row row0 + 4 * 32 * (b / 4)
+ * + b % 4) to the warp's queue after its `pending` entries; returns the new
+ * (warp-uniform) length. */
+__device__ __forceinline__ int queue_push(int64_t *queue, int pending, uint32_t bits, int64_t row0, int lane) {
+    const int cnt = __popc(bits);
+    int at = cnt;
+    for (int off = 1; off < 32; off <<= 1) {
+        const int y = __shfl_up_sync(0xffffffffu, at, off);
+        if (lane >= off) at += y;
+    }
+    const int total = __shfl_sync(0xffffffffu, at, 31);
+    at += pending - cnt;
+    while (bits) {
+        const int b = __ffs(bits) - 1;
+        bits &= bits - 1;
+        queue[at++] = row0 + 4 * 32 * (b >> 2) + (b & 3);
+    }
+    __syncwarp();
+    return pending + total;
+}
+
+/* The year's lines of the chosen parts: quantity sums per table slot.
+ *
+ * Each warp streams tiles of TILE_ROWS dates (VEC 16-byte loads per lane;
+ * the first ntiles tiles, 0 when l_shipdate or l_partkey is not 16-byte
+ * aligned). A lane with a date of the year in one of its int4 groups loads
+ * the matching four part keys (16 bytes), then tests the part bit of every
+ * line of the year (the gathers from the bitmap in flight together). Lines
+ * that pass go to the warp's queue, processed 32 at a time (q20_batch); the
+ * rest (< 32) at the end. Rows ntiles * TILE_ROWS..n-1 one per lane. */
 __global__ void __launch_bounds__(TPB) q20_scan(const int32_t *__restrict__ ship, const int32_t *__restrict__ lpart,
                                                 const int32_t *__restrict__ lsupp, const int64_t *__restrict__ lqty,
-                                                int64_t n, int32_t lo, uint32_t span, int64_t np,
+                                                int64_t n, int64_t ntiles, int32_t lo, uint32_t span, int64_t np,
                                                 const uint32_t *__restrict__ bits,
                                                 const unsigned long long *__restrict__ tkey, int shift, uint64_t mask,
                                                 unsigned long long *__restrict__ tsum, int32_t *__restrict__ tseen) {
-    const int64_t stride = (int64_t)gridDim.x * TPB;
-    for (int64_t base = (int64_t)blockIdx.x * TPB + threadIdx.x; base < n; base += stride * UNROLL) {
-        bool in[UNROLL];
+    __shared__ int64_t queue_s[WARPS][QCAP];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int64_t *queue = queue_s[warp];
+    const int64_t gwarp = (int64_t)blockIdx.x * WARPS + warp, nwarps = (int64_t)gridDim.x * WARPS;
+    int pending = 0;
+    for (int64_t t = gwarp; t < ntiles; t += nwarps) {
+        const int64_t v0 = t * (32 * VEC) + lane; /* this lane's first int4 */
+        int4 d4[VEC];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            const int64_t i = base + u * stride;
-            in[u] = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span;
+        for (int v = 0; v < VEC; v++) d4[v] = __ldg((const int4 *)ship + v0 + 32 * v);
+        uint32_t year = 0;
+#pragma unroll
+        for (int v = 0; v < VEC; v++) {
+            year |= (uint32_t)((uint32_t)d4[v].x - (uint32_t)lo <= span) << (4 * v);
+            year |= (uint32_t)((uint32_t)d4[v].y - (uint32_t)lo <= span) << (4 * v + 1);
+            year |= (uint32_t)((uint32_t)d4[v].z - (uint32_t)lo <= span) << (4 * v + 2);
+            year |= (uint32_t)((uint32_t)d4[v].w - (uint32_t)lo <= span) << (4 * v + 3);
         }
+        int4 k4[VEC];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            if (!in[u]) continue;
-            const int64_t i = base + u * stride;
-            const int32_t pk = __ldg(lpart + i);
-            const uint32_t p = (uint32_t)pk - 1u;
-            if ((uint64_t)p >= (uint64_t)np || !((__ldg(bits + (p >> 5)) >> (p & 31)) & 1)) continue;
-            const unsigned long long key = (unsigned long long)(uint32_t)pk << 32 | (uint32_t)__ldg(lsupp + i);
-            uint64_t s = slot_of(key, shift);
-            unsigned long long t;
-            while ((t = __ldg(tkey + s)) != 0ull && t != key) s = (s + 1) & mask;
-            if (t == 0ull) continue; /* no partsupp row: no subquery row matches */
-            atomicAdd(tsum + s, (unsigned long long)__ldg(lqty + i));
-            tseen[s] = 1;
+        for (int v = 0; v < VEC; v++)
+            k4[v] = (year >> (4 * v)) & 15u ? __ldg((const int4 *)lpart + v0 + 32 * v) : make_int4(0, 0, 0, 0);
+        uint32_t keep = 0;
+#pragma unroll
+        for (int v = 0; v < VEC; v++) {
+            const int32_t key[4] = {k4[v].x, k4[v].y, k4[v].z, k4[v].w};
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                if ((year >> (4 * v + c)) & 1u) keep |= part_bit(key[c], np, bits) << (4 * v + c);
+        }
+        pending = queue_push(queue, pending, keep, 4 * v0, lane);
+        while (pending >= 32) {
+            pending -= 32;
+            const int64_t i = queue[pending + lane];
+            __syncwarp();
+            q20_batch(true, i, lpart, lsupp, lqty, tkey, shift, mask, tsum, tseen);
         }
     }
+    for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
+        const int64_t i = base + lane;
+        const bool in = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span && part_bit(__ldg(lpart + i), np, bits);
+        pending = queue_push(queue, pending, in ? 1u : 0u, i, lane);
+        while (pending >= 32) {
+            pending -= 32;
+            const int64_t r = queue[pending + lane];
+            __syncwarp();
+            q20_batch(true, r, lpart, lsupp, lqty, tkey, shift, mask, tsum, tseen);
+        }
+    }
+    if (pending > 0) q20_batch(lane < pending, lane < pending ? queue[lane] : 0, lpart, lsupp, lqty, tkey, shift, mask,
+                               tsum, tseen);
 }
 
 /* Slots with lines and 200 * availqty > sum mark their supplier. */
@@ -418,7 +538,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cudaStream_t stream = dkb_cand_stream(env);
     const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
     const int64_t np = pname->n, nwords = (np + 31) / 32, nps = pspart->n, nl = lpart->n, ns = sname->n;
-    const int64_t nn = nname->n;
+    const int64_t nn = nname->n, ps_n4 = (uintptr_t)pspart->data % 16 == 0 ? nps / 4 : 0;
     const size_t clen = strlen(pcolor->s);
     int rc = 0, dev = 0, sms = 0, shift = 64;
     int64_t nation = -1, nsel = 0, size = 1, m = 0;
@@ -460,10 +580,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaMallocAsync color", cudaMallocAsync((void **)&d_color, clen + 1, stream));
     CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long) * 2, stream));
     CUDA_TRY("cudaMemcpyAsync color", cudaMemcpyAsync(d_color, pcolor->s, clen + 1, cudaMemcpyHostToDevice, stream));
-    part_prefix<<<(unsigned)((nwords + 255) / 256), 256, 0, stream>>>((const int64_t *)pname->data, pname->bytes, np,
-                                                                      d_color, (int64_t)clen, d_bits);
+    part_prefix<<<(unsigned)((nwords + 7) / 8 < sms * 16 ? (nwords + 7) / 8 : sms * 16), 256, 0, stream>>>(
+        (const int64_t *)pname->data, pname->bytes, np, d_color, (int64_t)clen, d_bits); /* a warp per word */
     CUDA_TRY("part_prefix launch", cudaGetLastError());
-    ps_count<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, nps, np, d_bits, d_count);
+    ps_count<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, nps, ps_n4, np, d_bits, d_count);
     CUDA_TRY("ps_count launch", cudaGetLastError());
     CUDA_TRY("cudaMemcpyAsync counts",
              cudaMemcpyAsync(h_count, d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
@@ -484,15 +604,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaMemsetAsync table avail", cudaMemsetAsync(d_tavail, 0x80, sizeof(int32_t) * size, stream));
     CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_ok, 0, (size_t)ns, stream));
     ps_insert<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data,
-                                                       (const int32_t *)psavail->data, nps, np, d_bits, d_tkey,
+                                                       (const int32_t *)psavail->data, nps, ps_n4, np, d_bits, d_tkey,
                                                        d_tavail, shift, (uint64_t)(size - 1));
     CUDA_TRY("ps_insert launch", cudaGetLastError());
     {
-        int64_t grid = (int64_t)sms * 8;
+        int per_sm = 0;
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q20_scan, TPB, 0));
+        int64_t grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1); /* one resident wave */
         if (grid > (nl + TPB - 1) / TPB) grid = (nl + TPB - 1) / TPB;
+        const bool aligned = (uintptr_t)lship->data % 16 == 0 && (uintptr_t)lpart->data % 16 == 0;
         q20_scan<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)lship->data, (const int32_t *)lpart->data, (const int32_t *)lsupp->data,
-            (const int64_t *)lqty->data, nl, (int32_t)pdate->i, (uint32_t)(hi - pdate->i), np, d_bits, d_tkey, shift,
+            (const int64_t *)lqty->data, nl, aligned ? nl / 4 / (32 * VEC) : 0, (int32_t)pdate->i, (uint32_t)(hi - pdate->i), np, d_bits, d_tkey, shift,
             (uint64_t)(size - 1), d_tsum, d_tseen);
         CUDA_TRY("q20_scan launch", cudaGetLastError());
     }
