@@ -9,30 +9,56 @@
  *     and l_receiptdate >= date ':date' and l_receiptdate < date ':date' + interval '1' year
  *   group by l_shipmode order by l_shipmode;
  *
- * Plan (all on env->stream): one fused pass over lineitem (grid-stride,
- * 4 rows in flight per thread). The ship mode code is compared with the two
- * parameters' codes first; only rows of the two modes (2 in 7) read the
- * three dates (the receipt window is one unsigned compare). A passing line
- * (about 1 in 200) finds its order by a binary search on o_orderkey (sorted
- * ascending; the upper levels stay in L2) and reads the priority code,
- * classified by a 256-entry "high" mask in shared memory. Each thread
- * counts (mode 1 | mode 2) x (high | low); warp shuffles and shared memory
- * reduce them per block, and one atomicAdd per block and counter adds them
- * to 4 global counters (integers: exact and deterministic). Groups come out
- * in code order, which is string order; a mode without lines is left out.
- * A line whose order is missing is reported as an error.
+ * Plan (all on env->stream): one fused pass over lineitem, built for
+ * memory-level parallelism (the first version, a branch per row with a
+ * binary search inside it, ran latency-bound: 660 us for 881 MB at SF10).
+ *  - Each warp streams tiles of TILE_ROWS rows: per lane VEC 4-byte words
+ *    of l_shipmode (4 codes each) and VEC 16-byte vectors of
+ *    l_receiptdate (4 dates each), the same rows, coalesced. A row passes
+ *    this stage when its mode is one of the two parameters' codes and its
+ *    receipt date is in the year (one unsigned compare): ~4% of rows.
+ *  - Passing rows go to the warp's queue A in shared memory (popcount
+ *    prefix over the warp; entry = row << 1 | second mode). Whenever it
+ *    holds 32, every lane takes one and reads its l_commitdate,
+ *    l_shipdate (and the receipt again, a cache hit) together; rows with
+ *    commit < receipt and ship < commit go to queue B.
+ *  - Whenever queue B holds 32, every lane takes one line: l_orderkey, a
+ *    binary search on o_orderkey (sorted ascending; the upper levels stay
+ *    in L2), the priority code classified by a 256-entry "high" mask in
+ *    shared memory: 32 searches in flight per warp instead of one.
+ *  - Rows past the last full tile (all rows when the columns are not
+ *    aligned for the vector loads) are tested one per lane into the same
+ *    queues; what is left in the queues at the end is processed by the
+ *    first lanes.
+ * Each thread counts (mode 1 | mode 2) x (high | low); warp shuffles and
+ * shared memory reduce them per block, one atomicAdd per block and counter
+ * adds them to 4 global counters (integers: exact and deterministic). The
+ * grid is one resident wave (occupancy query). Groups come out in code
+ * order, which is string order; a mode without lines is left out. A line
+ * whose order is missing is reported as an error.
  *
- * Bytes read (floor, SF10): l_shipmode 1 B, l_shipdate, l_commitdate,
- * l_receiptdate, l_orderkey 16 B per item (60M: 1.02 GB; the dates and key
- * only in the sectors of the two modes' rows, most of them), o_orderkey and
- * o_orderpriority only for the ~300K passing lines. ~0.25 ms. */
+ * Bytes read (floor, SF10): l_shipmode 1 B, l_receiptdate 4 B per item
+ * (60M: 0.30 GB, streamed); l_commitdate, l_shipdate only in the sectors of
+ * queue A's rows (~28% of sectors), l_orderkey in queue B's (~10%);
+ * o_orderkey and o_orderpriority only for the ~300K passing lines. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 
-enum { TPB = 256, NWARP = TPB / 32, UNROLL = 4, NCOUNT = 4 };
+/* TPB threads a block; a warp's tile is TILE_ROWS rows (VEC vectors of 4
+ * rows per lane); queue A holds a tile's rows plus the < 32 left over,
+ * queue B a batch of 32 plus the < 32 left over. */
+enum {
+    TPB = 256,
+    NWARP = TPB / 32,
+    VEC = 2,
+    TILE_ROWS = 32 * 4 * VEC,
+    QA_CAP = TILE_ROWS + 32,
+    QB_CAP = 64,
+    NCOUNT = 4
+};
 #define FULL_MASK 0xffffffffu
 
 #define CUDA_TRY(what, call)                                                                    \
@@ -89,57 +115,167 @@ static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_can
     return NULL;
 }
 
+/* The four counters of one thread: (mode 1, mode 2) x (high, low). */
+typedef struct {
+    unsigned long long c[NCOUNT];
+} counters;
+
+/* Exclusive prefix of cnt over the warp's lanes (all 32 call it); *total
+ * is the warp's sum. */
+__device__ __forceinline__ int warp_exclusive(int cnt, int lane, int *total) {
+    int at = cnt;
+    for (int off = 1; off < 32; off <<= 1) {
+        const int y = __shfl_up_sync(FULL_MASK, at, off);
+        if (lane >= off) at += y;
+    }
+    *total = __shfl_sync(FULL_MASK, at, 31);
+    return at - cnt;
+}
+
+/* A line that passed every filter (entry = row << 1 | second mode): its
+ * order by binary search on o_orderkey, the priority class counted. A
+ * missing order sets *oops. */
+__device__ __forceinline__ void count_line(long long e, const int32_t *__restrict__ lkey,
+                                           const int32_t *__restrict__ okey, const uint8_t *__restrict__ oprio,
+                                           int64_t no, const uint8_t *high_s, counters *cnt, int *oops) {
+    const int32_t key = __ldg(lkey + (e >> 1));
+    int64_t a = 0, b = no;
+    while (a < b) {
+        const int64_t mid = a + (b - a) / 2;
+        if (__ldg(okey + mid) < key) a = mid + 1;
+        else b = mid;
+    }
+    if (a >= no || __ldg(okey + a) != key) {
+        *oops = 1;
+        return;
+    }
+    const int k = (int)(e & 1) * 2 + (high_s[__ldg(oprio + a)] ? 0 : 1);
+#pragma unroll
+    for (int q = 0; q < NCOUNT; q++) cnt->c[q] += k == q;
+}
+
+/* One batch of queue A (all 32 lanes call it; lane's entry e valid when
+ * `valid`): the commit and ship dates; lines with commit < receipt and
+ * ship < commit are appended to queue B (qb, *pb entries before, < 32),
+ * and a full batch of B is counted. */
+__device__ __forceinline__ void batch_a(long long e, bool valid, int lane, const int32_t *__restrict__ lship,
+                                        const int32_t *__restrict__ lcommit, const int32_t *__restrict__ lreceipt,
+                                        const int32_t *__restrict__ lkey, const int32_t *__restrict__ okey,
+                                        const uint8_t *__restrict__ oprio, int64_t no, const uint8_t *high_s,
+                                        long long *qb, int *pb, counters *cnt, int *oops) {
+    bool pass = false;
+    if (valid) {
+        const int64_t i = e >> 1;
+        const int32_t r = __ldg(lreceipt + i), c = __ldg(lcommit + i), s = __ldg(lship + i);
+        pass = c < r && s < c;
+    }
+    int total;
+    const int at = *pb + warp_exclusive(pass ? 1 : 0, lane, &total);
+    if (pass) qb[at] = e;
+    __syncwarp();
+    *pb += total;
+    if (*pb >= 32) {
+        *pb -= 32;
+        const long long f = qb[*pb + lane];
+        __syncwarp();
+        count_line(f, lkey, okey, oprio, no, high_s, cnt, oops);
+    }
+}
+
 /* counts[{0,1,2,3}] += lines of (mode1 high, mode1 low, mode2 high, mode2 low).
- * mode1/mode2 are codes or 256 (no code); mode2 == mode1 counts as mode 1. */
+ * mode1/mode2 are codes or 256 (no code); the host never passes two equal
+ * codes. The first ntiles tiles are read with vector loads (the host
+ * passes 0 when l_shipmode is not 4-byte or l_receiptdate not 16-byte
+ * aligned), rows ntiles * TILE_ROWS .. n-1 one per lane. */
 __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmode, const int32_t *__restrict__ lship,
                                                 const int32_t *__restrict__ lcommit,
                                                 const int32_t *__restrict__ lreceipt,
-                                                const int32_t *__restrict__ lkey, int64_t n,
+                                                const int32_t *__restrict__ lkey, int64_t n, int64_t ntiles,
                                                 const int32_t *__restrict__ okey, const uint8_t *__restrict__ oprio,
                                                 int64_t no, int mode1, int mode2, int32_t lo, uint32_t span,
                                                 prio_mask mask, unsigned long long *__restrict__ counts,
                                                 int *__restrict__ bad) {
     __shared__ uint8_t high_s[256];
+    __shared__ long long qa_s[NWARP][QA_CAP];
+    __shared__ long long qb_s[NWARP][QB_CAP];
     __shared__ unsigned long long part_s[NWARP][NCOUNT];
     for (int i = threadIdx.x; i < 256; i += TPB) high_s[i] = mask.high[i];
     __syncthreads();
-    const int64_t stride = (int64_t)gridDim.x * TPB;
-    unsigned long long cnt[NCOUNT] = {0, 0, 0, 0};
-    int oops = 0;
-    for (int64_t base = (int64_t)blockIdx.x * TPB + threadIdx.x; base < n; base += stride * UNROLL) {
-        int which[UNROLL];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long *qa = qa_s[warp], *qb = qb_s[warp];
+    const int64_t gwarp = (int64_t)blockIdx.x * NWARP + warp, nwarps = (int64_t)gridDim.x * NWARP;
+    counters cnt = {{0, 0, 0, 0}};
+    int oops = 0, pa = 0, pb = 0;
+    for (int64_t t = gwarp; t < ntiles; t += nwarps) {
+        const int64_t v0 = t * (32 * VEC) + lane; /* this lane's first vector: rows 4 * v0 .. 4 * v0 + 3 */
+        uint32_t mw[VEC];
+        int4 rv[VEC];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            const int64_t i = base + u * stride;
-            const int m = i < n ? (int)__ldg(lmode + i) : -1;
-            which[u] = m == mode1 ? 0 : m == mode2 ? 2 : -1;
+        for (int v = 0; v < VEC; v++) {
+            mw[v] = __ldg(reinterpret_cast<const uint32_t *>(lmode) + v0 + 32 * v);
+            rv[v] = __ldg(reinterpret_cast<const int4 *>(lreceipt) + v0 + 32 * v);
         }
+        uint32_t bits = 0, second = 0; /* bit 4v + k: row 4 * (v0 + 32 v) + k */
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            if (which[u] < 0) continue;
-            const int64_t i = base + u * stride;
-            const int32_t r = __ldg(lreceipt + i), c = __ldg(lcommit + i);
-            if (!(c < r && __ldg(lship + i) < c && (uint32_t)r - (uint32_t)lo <= span)) continue;
-            const int32_t key = __ldg(lkey + i);
-            int64_t a = 0, b = no;
-            while (a < b) {
-                const int64_t mid = a + (b - a) / 2;
-                if (__ldg(okey + mid) < key) a = mid + 1;
-                else b = mid;
+        for (int v = 0; v < VEC; v++) {
+            const int32_t r[4] = {rv[v].x, rv[v].y, rv[v].z, rv[v].w};
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int m = (int)((mw[v] >> (8 * k)) & 0xffu);
+                const bool in1 = m == mode1, in2 = m == mode2;
+                const bool win = (uint32_t)r[k] - (uint32_t)lo <= span;
+                bits |= (uint32_t)((in1 || in2) && win) << (4 * v + k);
+                second |= (uint32_t)in2 << (4 * v + k);
             }
-            if (a >= no || __ldg(okey + a) != key) {
-                oops = 1;
-                continue;
-            }
-            cnt[which[u] + (high_s[__ldg(oprio + a)] ? 0 : 1)]++;
+        }
+        int total;
+        int at = pa + warp_exclusive(__popc(bits), lane, &total);
+        while (bits) {
+            const int b = __ffs(bits) - 1;
+            bits &= bits - 1;
+            const long long row = 4 * v0 + 4 * 32 * (b >> 2) + (b & 3);
+            qa[at++] = row << 1 | ((second >> b) & 1u);
+        }
+        __syncwarp();
+        pa += total;
+        while (pa >= 32) {
+            pa -= 32;
+            const long long e = qa[pa + lane];
+            __syncwarp();
+            batch_a(e, true, lane, lship, lcommit, lreceipt, lkey, okey, oprio, no, high_s, qb, &pb, &cnt, &oops);
         }
     }
+    for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
+        const int64_t i = base + lane;
+        bool in = false, in2 = false;
+        if (i < n) {
+            const int m = (int)__ldg(lmode + i);
+            in2 = m == mode2;
+            in = (m == mode1 || in2) && (uint32_t)__ldg(lreceipt + i) - (uint32_t)lo <= span;
+        }
+        int total;
+        const int at = pa + warp_exclusive(in ? 1 : 0, lane, &total);
+        if (in) qa[at] = (long long)i << 1 | (in2 ? 1 : 0);
+        __syncwarp();
+        pa += total;
+        while (pa >= 32) {
+            pa -= 32;
+            const long long e = qa[pa + lane];
+            __syncwarp();
+            batch_a(e, true, lane, lship, lcommit, lreceipt, lkey, okey, oprio, no, high_s, qb, &pb, &cnt, &oops);
+        }
+    }
+    /* the rest: < 32 in queue A, then < 32 in queue B */
+    const long long last = lane < pa ? qa[lane] : 0;
+    __syncwarp();
+    batch_a(last, lane < pa, lane, lship, lcommit, lreceipt, lkey, okey, oprio, no, high_s, qb, &pb, &cnt, &oops);
+    if (lane < pb) count_line(qb[lane], lkey, okey, oprio, no, high_s, &cnt, &oops);
     if (oops) *bad = 1;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int k = 0; k < NCOUNT; k++) {
-        for (int off = 16; off > 0; off >>= 1) cnt[k] += __shfl_down_sync(FULL_MASK, cnt[k], off);
-        if (lane == 0) part_s[warp][k] = cnt[k];
+        unsigned long long c = cnt.c[k];
+        for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL_MASK, c, off);
+        if (lane == 0) part_s[warp][k] = c;
     }
     __syncthreads();
     if (threadIdx.x < NCOUNT) {
@@ -185,14 +321,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = lkey->n, no = okey->n;
-    int rc = 0, dev = 0, sms = 0, h_bad = 0;
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
     int64_t grid = 0, row = 0;
     unsigned long long *d_counts = NULL, h_counts[NCOUNT] = {0, 0, 0, 0};
     int *d_bad = NULL;
     if (n > 0 && (mode1 < 256 || mode2 < 256)) {
         CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
         CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        grid = (int64_t)sms * 8;
+        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q12_scan, TPB, 0));
+        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1); /* one resident wave */
         const int64_t useful = (n + TPB - 1) / TPB;
         if (grid > useful) grid = useful;
         CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_counts, sizeof h_counts, stream));
@@ -201,7 +339,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
         q12_scan<<<(unsigned)grid, TPB, 0, stream>>>(
             (const uint8_t *)lmode->data, (const int32_t *)lship->data, (const int32_t *)lcommit->data,
-            (const int32_t *)lreceipt->data, (const int32_t *)lkey->data, n, (const int32_t *)okey->data,
+            (const int32_t *)lreceipt->data, (const int32_t *)lkey->data, n,
+            (uintptr_t)lmode->data % 4 == 0 && (uintptr_t)lreceipt->data % 16 == 0 ? n / TILE_ROWS : 0,
+            (const int32_t *)okey->data,
             (const uint8_t *)oprio->data, no, mode1, mode2, (int32_t)pdate->i,
             (uint32_t)(hi_day - 1 - pdate->i), mask, d_counts, d_bad);
         CUDA_TRY("q12_scan launch", cudaGetLastError());
