@@ -12,28 +12,38 @@
  *   group by nation, o_year order by nation, o_year desc;
  *
  * Plan (all on env->stream):
- *  1. part_match: one thread per part runs SQL LIKE ('%color%': % any run,
- *     _ one byte; an iterative matcher that backtracks to the last %) on
- *     p_name into a byte per dense partkey (2 MB at SF10, L2-resident).
- *  2. ps_count, then ps_build: the matching parts' partsupp rows go into an
- *     open-addressing table sized from their count (a power of two >= 2x),
- *     key (partkey << 32 | suppkey) claimed by atomicCAS, cost beside it
- *     (one 16-byte slot per probe). supp_nat: the supplier's nation per
- *     dense suppkey (255: none).
+ *  1. part_match: blocks take tiles of TPB consecutive parts; the tile's
+ *     p_name text (one contiguous range) is copied coalesced into shared
+ *     memory (16-byte loads), then a thread per name runs SQL LIKE
+ *     ('%color%': % any run, _ one byte) there: a substring test when the
+ *     color has no % or _, else an iterative matcher that backtracks to the
+ *     last %. A name outside the staged text (tile over 16 KB) is matched
+ *     in global memory. The result is a byte per dense partkey (2 MB at
+ *     SF10, L2-resident).
+ *  2. ps_count, then ps_build (4 partsupp rows a thread at a time, their
+ *     part bytes read together): the matching parts' partsupp rows go into
+ *     an open-addressing table sized from their count (a power of two >=
+ *     2x), key (partkey << 32 | suppkey) claimed by atomicCAS, cost sum and
+ *     copy count beside it (24-byte slots). supp_nat: the supplier's nation
+ *     per dense suppkey (255: none).
  *  3. chunk_bounds: orders cut into chunks of OCHUNK rows; lineitem is
  *     grouped by orderkey in orders' order, so a chunk's items are one
  *     range (binary search per chunk).
  *  4. q09_join (partition-local, persistent blocks over chunks): each order
  *     of the chunk gets its year index 0..7 from 1992 (shared memory; a
  *     date outside 1992..1999 is refused, as the CPU expert); the chunk's
- *     items are read in tiles, each row's order found by counting run
- *     starts (ballot + popc + a per-warp prefix, checked against o_orderkey
- *     at run starts); every item reads l_partkey and its part's byte; the
- *     matching ones (1 in 17) read l_suppkey, probe the table, then read
- *     quantity, price and discount (late materialization). The exact
- *     scale-4 amount is added to per-block sums per (nation, year) in
- *     shared memory (2048 x int64 two's-complement), then to global sums
- *     (integer atomics: exact and deterministic).
+ *     items are read in tiles of 4 rows a thread (l_orderkey and l_partkey
+ *     as 16-byte loads), each row's order found by counting run starts (a
+ *     warp prefix and per-warp totals, checked against o_orderkey at run
+ *     starts), the four rows' part bytes read together. The matching rows
+ *     (1 in 17) are queued per warp in shared memory with their year;
+ *     whenever 32 are queued every lane joins one: l_suppkey, quantity,
+ *     price, discount read together, then the supplier's nation and the
+ *     table probe (32 dependent chains in flight per warp; the first
+ *     version ran each row's chain inside the tile loop, 1.4 ms at SF10).
+ *     The exact scale-4 amount is added to per-block sums per (nation,
+ *     year) in shared memory (2048 x int64 two's-complement), then to
+ *     global sums (integer atomics: exact and deterministic).
  *  5. 2048 sums and marks come back; groups by nation name code (string
  *     order), year desc.
  *
@@ -48,8 +58,14 @@
 
 #include "dkb/candidate.h"
 
-enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, YEAR0 = 1992, NYEAR = 8, NAT = 256, MAXPAT = 128 };
+/* TPB threads a block; q09_join reads RPT consecutive line items per thread
+ * per tile (TILE a block), each warp queues its matching rows (QCAP: a
+ * tile's 32 * RPT plus the < 32 left over); part_match stages the text of
+ * TPB consecutive names in TEXT_CAP bytes of shared memory. */
+enum { TPB = 256, NWARP = TPB / 32, RPT = 4, TILE = TPB * RPT, QCAP = 32 * RPT + 32, TEXT_CAP = 16384 };
+enum { OCHUNK = 2048, YEAR0 = 1992, NYEAR = 8, NAT = 256, MAXPAT = 128 };
 enum { NGROUP = NAT * NYEAR, NO_NATION = 255 };
+static_assert(TEXT_CAP % 16 == 0, "the name text buffer is copied in 16-byte vectors");
 #define FULL_MASK 0xffffffffu
 #define EMPTY_KEY 0xffffffffffffffffull
 
@@ -76,6 +92,7 @@ static int64_t days_from_civil(int64_t y, int m, int d) {
 typedef struct {
     char p[MAXPAT];
     int len;
+    int plain; /* 1: p is '%' + a literal without % or _ + '%' (a substring test) */
 } like_pattern;
 
 /* January 1st of YEAR0 .. YEAR0 + NYEAR (kernel argument). */
@@ -122,55 +139,155 @@ __device__ static bool like_match(const char *__restrict__ s, int64_t n, const c
     return j == m;
 }
 
-/* match[key] = 1 for every part whose p_name is LIKE the pattern (match
- * preset to 0); a key outside 0..maxkey sets *bad. */
-__global__ void part_match(const int32_t *__restrict__ pkey, const int64_t *__restrict__ off,
-                           const char *__restrict__ bytes, int64_t np, int64_t maxkey, like_pattern pat,
-                           uint8_t *__restrict__ match, int *__restrict__ bad) {
-    __shared__ char p_s[MAXPAT];
-    for (int i = threadIdx.x; i < MAXPAT; i += blockDim.x) p_s[i] = pat.p[i];
-    __syncthreads();
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < np; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = pkey[i];
-        if (k < 0 || k > maxkey) {
-            *bad = 1;
-            continue;
-        }
-        const int64_t from = off[i];
-        if (like_match(bytes + from, off[i + 1] - from, p_s, pat.len)) match[k] = 1;
+/* Whether s[0..n) contains lit[0..m) (m >= 0): LIKE '%lit%' when lit has
+ * no % or _, as like_match decides it. */
+__device__ static bool contains(const char *__restrict__ s, int64_t n, const char *lit, int m) {
+    if (m == 0) return true;
+    const char c0 = lit[0];
+    for (int64_t i = 0; i + m <= n; i++) {
+        if (s[i] != c0) continue;
+        int k = 1;
+        while (k < m && s[i + k] == lit[k]) k++;
+        if (k == m) return true;
     }
+    return false;
 }
 
-/* *count += partsupp rows whose part matches. */
-__global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, const uint8_t *__restrict__ match,
+/* s[0..n) LIKE the pattern p_s (the substring test when plain). */
+__device__ __forceinline__ static bool name_match(const char *__restrict__ s, int64_t n, const char *p_s, int len,
+                                                  int plain) {
+    return plain ? contains(s, n, p_s + 1, len - 2) : like_match(s, n, p_s, len);
+}
+
+/* Copies src[0..n) into buf[mis .. mis + n), mis = src's address mod 16,
+ * so that 16-byte aligned global vectors land on 16-byte aligned shared
+ * addresses: byte loads for the unaligned head and tail, 16-byte loads
+ * (four in flight per thread) between. All threads of the block call it;
+ * needs mis + n <= TEXT_CAP. Returns mis. */
+__device__ static int copy_text_to_shared(char *buf, const char *__restrict__ src, int64_t n) {
+    const int mis = (int)((uintptr_t)src & 15);
+    const int64_t head = n < (16 - mis) % 16 ? n : (16 - mis) % 16; /* bytes before the first aligned vector */
+    const int64_t nvec = (n - head) / 16, tail = head + 16 * nvec;   /* [tail, n): bytes after the last vector */
+    for (int64_t j = threadIdx.x; j < head; j += TPB) buf[mis + j] = __ldg(src + j);
+    for (int64_t j = tail + threadIdx.x; j < n; j += TPB) buf[mis + j] = __ldg(src + j);
+    const uint4 *src4 = reinterpret_cast<const uint4 *>(src + head);
+    uint4 *dst4 = reinterpret_cast<uint4 *>(buf + mis + head); /* mis + head is 0 or 16 */
+    for (int64_t v0 = threadIdx.x; v0 < nvec; v0 += 4 * TPB) {
+        uint4 r[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            if (v0 + u * TPB < nvec) r[u] = __ldg(src4 + v0 + u * TPB);
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            if (v0 + u * TPB < nvec) dst4[v0 + u * TPB] = r[u];
+    }
+    return mis;
+}
+
+/* match[key] = 1 for every part whose p_name is LIKE the pattern (match
+ * preset to 0); a key outside 0..maxkey sets *bad. Blocks take tiles of
+ * TPB consecutive parts (grid-stride): the tile's offsets, then its text
+ * (one contiguous range) copied coalesced into shared memory when it fits
+ * (dbgen names are at most 55 bytes: 256 x 55 < 16 KB), then a thread per
+ * name matches it there; a name outside the staged range (a tile too big,
+ * offsets not ascending) is matched in global memory. */
+__global__ void __launch_bounds__(TPB) part_match(const int32_t *__restrict__ pkey, const int64_t *__restrict__ off,
+                                                  const char *__restrict__ bytes, int64_t np, int64_t maxkey,
+                                                  like_pattern pat, uint8_t *__restrict__ match,
+                                                  int *__restrict__ bad) {
+    __shared__ char p_s[MAXPAT];
+    __shared__ int64_t off_s[TPB + 1];
+    __shared__ __align__(16) char text_s[TEXT_CAP];
+    for (int i = threadIdx.x; i < MAXPAT; i += TPB) p_s[i] = pat.p[i];
+    /* (visible after the first barrier below) */
+    int oops = 0;
+    for (int64_t first = (int64_t)blockIdx.x * TPB; first < np; first += (int64_t)gridDim.x * TPB) {
+        const int rows = np - first < TPB ? (int)(np - first) : TPB;
+        const int64_t k = threadIdx.x < rows ? (int64_t)__ldg(pkey + first + threadIdx.x) : 0;
+        __syncthreads(); /* the previous tile's readers are done with off_s and text_s */
+        for (int i = threadIdx.x; i <= rows; i += TPB) off_s[i] = __ldg(off + first + i);
+        __syncthreads();
+        const int64_t a = off_s[0], n = off_s[rows] - a;
+        const bool staged = n >= 0 && n <= TEXT_CAP - 16;
+        const int mis = staged ? copy_text_to_shared(text_s, bytes + a, n) : 0;
+        __syncthreads();
+        if (threadIdx.x >= rows) continue;
+        if (k < 0 || k > maxkey) {
+            oops = 1;
+            continue;
+        }
+        const int64_t from = off_s[threadIdx.x], len = off_s[threadIdx.x + 1] - from, at = from - a;
+        const bool here = staged && at >= 0 && len >= 0 && at + len <= n;
+        if (here ? name_match(text_s + mis + at, len, p_s, pat.len, pat.plain)
+                 : name_match(bytes + from, len, p_s, pat.len, pat.plain))
+            match[k] = 1;
+    }
+    if (oops) *bad = 1;
+}
+
+/* p[g..g+3] (0 past n); g a multiple of 4; vec: p is 16-byte aligned. */
+__device__ __forceinline__ int4 load4(const int32_t *__restrict__ p, int64_t g, int64_t n, bool vec) {
+    if (vec && g + 4 <= n) return __ldg(reinterpret_cast<const int4 *>(p + g));
+    int4 r;
+    r.x = g < n ? __ldg(p + g) : 0;
+    r.y = g + 1 < n ? __ldg(p + g + 1) : 0;
+    r.z = g + 2 < n ? __ldg(p + g + 2) : 0;
+    r.w = g + 3 < n ? __ldg(p + g + 3) : 0;
+    return r;
+}
+
+/* *count += partsupp rows whose part matches (4 rows a thread at a time:
+ * their part bytes are read together). */
+__global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, bool vec, const uint8_t *__restrict__ match,
                          int64_t maxp, unsigned long long *__restrict__ count) {
     unsigned long long c = 0;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t p = pspart[i];
-        c += p >= 0 && p <= maxp && match[p];
+    for (int64_t g = 4 * ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); g < nps;
+         g += 4 * (int64_t)gridDim.x * blockDim.x) {
+        const int4 p4 = load4(pspart, g, nps, vec);
+        const int64_t p[4] = {p4.x, p4.y, p4.z, p4.w};
+        uint8_t m[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) m[k] = g + k < nps && p[k] >= 0 && p[k] <= maxp ? __ldg(match + p[k]) : 0;
+#pragma unroll
+        for (int k = 0; k < 4; k++) c += m[k] != 0;
     }
     for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL_MASK, c, off);
     if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
 }
 
 /* The matching parts' partsupp rows into table[0..mask] (keys preset to
- * EMPTY_KEY; at most half full by its size). */
+ * EMPTY_KEY; at most half full by its size); 4 rows a thread at a time. */
 __global__ void ps_build(const int32_t *__restrict__ pspart, const int32_t *__restrict__ pssupp,
-                         const int64_t *__restrict__ pscost, int64_t nps, const uint8_t *__restrict__ match,
+                         const int64_t *__restrict__ pscost, int64_t nps, bool vec, const uint8_t *__restrict__ match,
                          int64_t maxp, slot *__restrict__ table, unsigned long long mask) {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nps; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t p = pspart[i];
-        if (p < 0 || p > maxp || !match[p]) continue;
-        const unsigned long long k = (unsigned long long)(uint32_t)p << 32 | (uint32_t)pssupp[i];
-        unsigned long long h = hash_key(k) & mask;
-        for (;;) {
-            const unsigned long long prev = atomicCAS(&table[h].key, EMPTY_KEY, k);
-            if (prev == EMPTY_KEY || prev == k) {
-                atomicAdd((unsigned long long *)&table[h].cost, (unsigned long long)pscost[i]);
-                atomicAdd((unsigned long long *)&table[h].n, 1ull);
-                break;
+    for (int64_t g = 4 * ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); g < nps;
+         g += 4 * (int64_t)gridDim.x * blockDim.x) {
+        const int4 p4 = load4(pspart, g, nps, vec);
+        const int64_t p[4] = {p4.x, p4.y, p4.z, p4.w};
+        uint8_t m[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) m[k] = g + k < nps && p[k] >= 0 && p[k] <= maxp ? __ldg(match + p[k]) : 0;
+        int32_t su[4];
+        int64_t cost[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            su[k] = m[k] ? __ldg(pssupp + g + k) : 0;
+            cost[k] = m[k] ? __ldg(pscost + g + k) : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            if (!m[k]) continue;
+            const unsigned long long key = (unsigned long long)(uint32_t)p[k] << 32 | (uint32_t)su[k];
+            unsigned long long h = hash_key(key) & mask;
+            for (;;) {
+                const unsigned long long prev = atomicCAS(&table[h].key, EMPTY_KEY, key);
+                if (prev == EMPTY_KEY || prev == key) {
+                    atomicAdd((unsigned long long *)&table[h].cost, (unsigned long long)cost[k]);
+                    atomicAdd((unsigned long long *)&table[h].n, 1ull);
+                    break;
+                }
+                h = (h + 1) & mask;
             }
-            h = (h + 1) & mask;
         }
     }
 }
@@ -209,15 +326,80 @@ __global__ void chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__
     bound[c] = lo;
 }
 
+/* Exclusive prefix of cnt over the warp's lanes (all 32 call it); *total
+ * is the warp's sum. */
+__device__ __forceinline__ int warp_exclusive(int cnt, int lane, int *total) {
+    int at = cnt;
+    for (int off = 1; off < 32; off <<= 1) {
+        const int y = __shfl_up_sync(FULL_MASK, at, off);
+        if (lane >= off) at += y;
+    }
+    *total = __shfl_sync(FULL_MASK, at, 31);
+    return at - cnt;
+}
+
+/* One queued line item (entry = row << 4 | (year index + 1)) whose part
+ * matches: supplier, part (again, a cache hit), quantity, price and
+ * discount are read together, then the supplier's nation and the cost
+ * table's probe; the exact scale-4 amount goes to sum_s[nation * NYEAR +
+ * year]. A supplier key outside 0..maxs or without a nation, or a pair
+ * not in the table, is no row of the join; a joined row whose order date
+ * is outside the years sets oops bit 2. */
+__device__ __forceinline__ void join_row(long long e, const int32_t *__restrict__ lpart,
+                                         const int32_t *__restrict__ lsupp, const int64_t *__restrict__ lqty,
+                                         const int64_t *__restrict__ lprice, const int64_t *__restrict__ ldisc,
+                                         const slot *__restrict__ table, unsigned long long mask,
+                                         const uint8_t *__restrict__ s_nat, int64_t maxs, unsigned long long *sum_s,
+                                         uint8_t *seen_s, int *oops) {
+    const int64_t j = e >> 4;
+    const int y = (int)(e & 15) - 1;
+    const int64_t su = __ldg(lsupp + j), pa = __ldg(lpart + j);
+    const int64_t qty = __ldg(lqty + j), price = __ldg(lprice + j), disc = __ldg(ldisc + j);
+    if (su < 0 || su > maxs) return;
+    const unsigned long long k = (unsigned long long)(uint32_t)pa << 32 | (uint32_t)su;
+    unsigned long long h = hash_key(k) & mask;
+    const int nat = __ldg(s_nat + su);
+    unsigned long long key = __ldg(&table[h].key);
+    while (key != k && key != EMPTY_KEY) {
+        h = (h + 1) & mask;
+        key = __ldg(&table[h].key);
+    }
+    if (nat == NO_NATION || key == EMPTY_KEY) return;
+    if (y < 0) {
+        *oops |= 2;
+        return;
+    }
+    const long long cost = __ldg(&table[h].cost), n = __ldg(&table[h].n);
+    const int64_t amount = (int64_t)n * (price * (100 - disc)) - (int64_t)cost * qty;
+    const int g = nat * NYEAR + y;
+    atomicAdd(&sum_s[g], (unsigned long long)amount);
+    seen_s[g] = 1;
+}
+
 /* sums[nation * NYEAR + year] += amounts (scale 4, two's complement),
  * seen[...] = 1 for groups with a row. *bad: 1 for bad keys or layout, 2
- * for an order date outside YEAR0 .. YEAR0 + NYEAR - 1. */
-__global__ void __launch_bounds__(TPB) q09_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ odate,
+ * for an order date outside YEAR0 .. YEAR0 + NYEAR - 1.
+ *
+ * Persistent blocks over orders chunks. A chunk's line items [j0, j1) are
+ * read in tiles of TILE rows from j0 rounded down to a multiple of 4: each
+ * thread takes 4 consecutive rows, l_orderkey and l_partkey as one 16-byte
+ * load each (vec: both columns 16-byte aligned; else 4 scalar loads), rows
+ * outside [j0, j1) inactive. A row's order index within the chunk is the
+ * count of run starts up to it (per thread, a warp prefix, per-warp totals
+ * in shared memory: one barrier per tile), checked against o_orderkey at
+ * run starts; the four rows' part bytes are read together. Rows of a
+ * matching part are appended with their year index (from shared memory)
+ * to the warp's queue; whenever it holds 32, every lane joins one row
+ * (join_row: 32 dependent chains in flight per warp). The entries carry
+ * their year, so the queue runs on across chunks; the < 32 left at the
+ * end are joined by the first lanes. */
+__global__ void __launch_bounds__(TPB, 6) q09_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ odate,
                                                 int64_t no, const int32_t *__restrict__ lkey,
                                                 const int32_t *__restrict__ lpart, const int32_t *__restrict__ lsupp,
                                                 const int64_t *__restrict__ lqty, const int64_t *__restrict__ lprice,
-                                                const int64_t *__restrict__ ldisc, const int64_t *__restrict__ bound,
-                                                int64_t nchunks, const uint8_t *__restrict__ match, int64_t maxp,
+                                                const int64_t *__restrict__ ldisc, int64_t nl, bool vec,
+                                                const int64_t *__restrict__ bound, int64_t nchunks,
+                                                const uint8_t *__restrict__ match, int64_t maxp,
                                                 const slot *__restrict__ table, unsigned long long mask,
                                                 const uint8_t *__restrict__ s_nat, int64_t maxs, year_bounds yb,
                                                 unsigned long long *__restrict__ sums, int *__restrict__ seen,
@@ -226,9 +408,11 @@ __global__ void __launch_bounds__(TPB) q09_join(const int32_t *__restrict__ okey
     __shared__ int wtot[2][NWARP];
     __shared__ unsigned long long sum_s[NGROUP];
     __shared__ uint8_t seen_s[NGROUP];
+    __shared__ long long queue_s[NWARP][QCAP];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    long long *queue = queue_s[warp];
     for (int i = tid; i < NGROUP; i += TPB) sum_s[i] = 0, seen_s[i] = 0;
-    int oops = 0;
+    int oops = 0, pending = 0;
 
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
         const int64_t o0 = c * OCHUNK;
@@ -249,56 +433,75 @@ __global__ void __launch_bounds__(TPB) q09_join(const int32_t *__restrict__ okey
         __syncthreads();
         /* 2. the chunk's line items, tile by tile */
         int carry = 0, parity = 0;
-        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
-            const int64_t j = base + tid;
-            const bool active = j < j1;
-            const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
-            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
-            const bool start = active && (j == j0 || key != prev);
-            const unsigned ballot = __ballot_sync(FULL_MASK, start);
-            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
-            if (lane == 0) wtot[parity][warp] = __popc(ballot);
+        for (int64_t base = j0 & ~(int64_t)3; base < j1; base += TILE, parity ^= 1) {
+            const int64_t g = base + 4 * tid; /* this thread's rows g .. g + 3 */
+            const int4 k4 = load4(lkey, g, nl, vec), p4 = load4(lpart, g, nl, vec);
+            const int32_t before = lane == 0 && g > j0 && g < j1 ? __ldg(lkey + g - 1) : 0;
+            const int32_t key[4] = {k4.x, k4.y, k4.z, k4.w};
+            const int64_t pa[4] = {p4.x, p4.y, p4.z, p4.w};
+            int32_t prev = __shfl_up_sync(FULL_MASK, k4.w, 1);
+            if (lane == 0) prev = before;
+            bool act[4], start[4];
+            int nstart = 0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                act[k] = g + k >= j0 && g + k < j1;
+                start[k] = act[k] && (g + k == j0 || key[k] != (k == 0 ? prev : key[k - 1]));
+                nstart += start[k];
+            }
+            int wsum;
+            const int excl = warp_exclusive(nstart, lane, &wsum);
+            if (lane == 0) wtot[parity][warp] = wsum;
             __syncthreads();
-            int before_me = carry, total = 0;
+            int before_me = carry + excl, total = 0;
             for (int w = 0; w < NWARP; w++) {
                 const int t = wtot[parity][w];
                 if (w < warp) before_me += t;
                 total += t;
             }
             carry += total;
-            if (!active) continue;
-            const int idx = before_me + incl - 1;
-            if (idx < 0 || idx >= nord) {
-                oops |= 1;
-                continue;
+            /* the rows' order indexes, checks, part bytes (loads issued together) */
+            int idx[4];
+            bool ok[4];
+            int32_t ok_key[4];
+            uint8_t m[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                before_me += start[k];
+                idx[k] = before_me - 1;
+                const bool in = act[k] && idx[k] >= 0 && idx[k] < nord;
+                if (act[k] && !in) oops |= 1;
+                ok_key[k] = in && start[k] ? __ldg(okey + o0 + idx[k]) : key[k];
+                const bool part_ok = pa[k] >= 0 && pa[k] <= maxp;
+                if (in && !part_ok) oops |= 1;
+                ok[k] = in && part_ok;
+                m[k] = ok[k] ? __ldg(match + pa[k]) : 0;
             }
-            if (start && okey[o0 + idx] != key) oops |= 1;
-            const int64_t pa = lpart[j];
-            if (pa < 0 || pa > maxp) {
-                oops |= 1;
-                continue;
+            uint32_t bits = 0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                if (ok_key[k] != key[k]) oops |= 1;
+                bits |= (uint32_t)(m[k] != 0) << k;
             }
-            if (!match[pa]) continue;
-            const int64_t su = lsupp[j];
-            if (su < 0 || su > maxs || s_nat[su] == NO_NATION) continue;
-            const unsigned long long k = (unsigned long long)(uint32_t)pa << 32 | (uint32_t)su;
-            unsigned long long h = hash_key(k) & mask;
-            while (table[h].key != k && table[h].key != EMPTY_KEY) h = (h + 1) & mask;
-            if (table[h].key == EMPTY_KEY) continue;
-            const int y = year_s[idx];
-            if (y < 0) {
-                oops |= 2;
-                continue;
+            /* matching rows into the warp's queue, with their year index */
+            int qtotal;
+            int at = pending + warp_exclusive(__popc(bits), lane, &qtotal);
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                if (bits >> k & 1) queue[at++] = (long long)(g + k) << 4 | (long long)(year_s[idx[k]] + 1);
+            __syncwarp();
+            pending += qtotal;
+            while (pending >= 32) {
+                pending -= 32;
+                const long long e = queue[pending + lane];
+                __syncwarp();
+                join_row(e, lpart, lsupp, lqty, lprice, ldisc, table, mask, s_nat, maxs, sum_s, seen_s, &oops);
             }
-            const int64_t amount =
-                (int64_t)table[h].n * (lprice[j] * (100 - ldisc[j])) - (int64_t)table[h].cost * lqty[j];
-            const int g = s_nat[su] * NYEAR + y;
-            atomicAdd(&sum_s[g], (unsigned long long)amount);
-            seen_s[g] = 1;
         }
-        __syncthreads();
+        __syncthreads(); /* year_s and wtot are rewritten by the next chunk */
     }
+    if (lane < pending)
+        join_row(queue[lane], lpart, lsupp, lqty, lprice, ldisc, table, mask, s_nat, maxs, sum_s, seen_s, &oops);
     if (oops) atomicOr(bad, oops);
     __syncthreads();
     for (int g = tid; g < NGROUP; g += TPB)
@@ -379,6 +582,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     memcpy(pat.p + 1, color->s, clen);
     pat.p[clen + 1] = '%';
     pat.len = (int)clen + 2;
+    pat.plain = strchr(color->s, '%') == NULL && strchr(color->s, '_') == NULL;
     for (int y = 0; y <= NYEAR; y++) yb.jan1[y] = (int32_t)days_from_civil(YEAR0 + y, 1, 1);
     memset(h_sums, 0, sizeof h_sums);
     memset(h_seen, 0, sizeof h_seen);
@@ -404,15 +608,15 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_sums, 0, sizeof h_sums, stream));
         CUDA_TRY("cudaMemsetAsync marks", cudaMemsetAsync(d_seen, 0, sizeof h_seen, stream));
         CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
-        part_match<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pkey->data,
+        part_match<<<(unsigned)(np / TPB + 1 < sms * 8 ? np / TPB + 1 : sms * 8), TPB, 0, stream>>>((const int32_t *)pkey->data,
                                                             (const int64_t *)pname->data, pname->bytes, np, maxp, pat,
                                                             d_match, d_bad);
         CUDA_TRY("part_match launch", cudaGetLastError());
         supp_nat<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
                                                           ns, maxs, d_snat, d_bad);
         CUDA_TRY("supp_nat launch", cudaGetLastError());
-        ps_count<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pspart->data, nps, d_match, maxp,
-                                                          d_count);
+        ps_count<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, nps,
+                                                          (uintptr_t)pspart->data % 16 == 0, d_match, maxp, d_count);
         CUDA_TRY("ps_count launch", cudaGetLastError());
         chunk_bounds<<<(unsigned)((nchunks + 1 + 255) / 256), 256, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)lkey->data, nl, nchunks, d_bound);
@@ -426,16 +630,18 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaMemsetAsync table", cudaMemsetAsync(d_table, 0, sizeof(slot) * cap, stream));
         CUDA_TRY("cudaMemset2DAsync table keys", /* keys to EMPTY_KEY, costs and counts stay 0 */
                  cudaMemset2DAsync(d_table, sizeof(slot), 0xff, sizeof(unsigned long long), cap, stream));
-        ps_build<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pspart->data,
+        ps_build<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data,
                                                           (const int32_t *)pssupp->data,
-                                                          (const int64_t *)pscost->data, nps, d_match, maxp, d_table,
+                                                          (const int64_t *)pscost->data, nps,
+                                                          (uintptr_t)pspart->data % 16 == 0, d_match, maxp, d_table,
                                                           cap - 1);
         CUDA_TRY("ps_build launch", cudaGetLastError());
         /* 4. the join */
         q09_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)odate->data, no, (const int32_t *)lkey->data,
             (const int32_t *)lpart->data, (const int32_t *)lsupp->data, (const int64_t *)lqty->data,
-            (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_match, maxp, d_table,
+            (const int64_t *)lprice->data, (const int64_t *)ldisc->data, nl,
+            (uintptr_t)lkey->data % 16 == 0 && (uintptr_t)lpart->data % 16 == 0, d_bound, nchunks, d_match, maxp, d_table,
             cap - 1, d_snat, maxs, yb, d_sums, d_seen, d_bad);
         CUDA_TRY("q09_join launch", cudaGetLastError());
         CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sums, d_sums, sizeof h_sums, cudaMemcpyDeviceToHost, stream));
