@@ -27,7 +27,10 @@
  *     is offered to its warp's top-10 list (a threshold test and a ballot;
  *     lane 0 inserts the rare winners); at the end each block merges its
  *     warps' lists.
- *  4. top_merge: one block merges the blocks' lists; 10 rows come back.
+ *  4. top_merge: one block merges the blocks' lists: each warp keeps a
+ *     sorted list of 32 in registers (candidates that beat its 10th entry
+ *     are bitonic-sorted and merged in), then a tree of warp merges; 10
+ *     rows come back.
  * The result order is revenue desc, o_orderdate, then l_orderkey (a fixed
  * order for ties, as the CPU expert). A line item whose order index does not
  * match o_orderkey is reported as an error instead of a wrong answer.
@@ -44,6 +47,7 @@
 #include "dkb/candidate.h"
 
 enum { TOPK = 10, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024 };
+static_assert(TOPK <= 32, "the final merge keeps lists of 32 per warp");
 #define FULL_MASK 0xffffffffu
 
 #define CUDA_TRY(what, call)                                                                    \
@@ -101,6 +105,86 @@ __device__ static void warp_offer(cand *list, int *cnt, bool has, const cand &c)
         if (lane == 0) top_insert(list, cnt, x);
     }
     __syncwarp();
+}
+
+/* Warp lists for the final merge: lane i holds entry i of a list sorted in
+ * the result order; v = false marks an empty entry (after all others). */
+__device__ static inline cand cand_shfl(const cand &x, int src) {
+    cand y;
+    y.revenue = __shfl_sync(FULL_MASK, x.revenue, src);
+    y.key = __shfl_sync(FULL_MASK, x.key, src);
+    y.date = __shfl_sync(FULL_MASK, x.date, src);
+    y.prio = __shfl_sync(FULL_MASK, x.prio, src);
+    return y;
+}
+
+/* (a, av) comes before (b, bv): a is an entry and b empty or after a. */
+__device__ static inline bool first_of(const cand &a, bool av, const cand &b, bool bv) {
+    return av && (!bv || before(a, b));
+}
+
+/* One compare-exchange of a bitonic network between this lane and lane ^ j:
+ * the lower lane keeps the first of the two when up, the second otherwise. */
+__device__ static inline void bitonic_step(cand &x, bool &v, int j, bool up) {
+    const int lane = threadIdx.x & 31;
+    const cand o = cand_shfl(x, lane ^ j);
+    const bool ov = __shfl_sync(FULL_MASK, (int)v, lane ^ j) != 0;
+    const bool want_first = ((lane & j) == 0) == up;
+    if (want_first ? first_of(o, ov, x, v) : first_of(x, v, o, ov)) {
+        x = o;
+        v = ov;
+    }
+}
+
+/* Sorts the warp's 32 (x, v) in the result order (bitonic sort). */
+__device__ static void warp_sort(cand &x, bool &v) {
+    const int lane = threadIdx.x & 31;
+    for (int k = 2; k <= 32; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) bitonic_step(x, v, j, (lane & k) == 0);
+}
+
+/* (x, v) and (y, w) sorted lists -> (x, v) = the first 32 of both, sorted:
+ * entry i against entry 31 - i of the other list gives a bitonic sequence
+ * holding the first 32, then a bitonic merge. */
+__device__ static void warp_merge(cand &x, bool &v, const cand &y, bool w) {
+    const int lane = threadIdx.x & 31;
+    const cand r = cand_shfl(y, 31 - lane);
+    const bool rv = __shfl_sync(FULL_MASK, (int)w, 31 - lane) != 0;
+    if (first_of(r, rv, x, v)) {
+        x = r;
+        v = rv;
+    }
+    for (int j = 16; j > 0; j >>= 1) bitonic_step(x, v, j, true);
+}
+
+/* Every lane of the warp calls this; lanes with has offer c to the warp's
+ * list (x, v). Candidates that do not beat entry TOPK - 1 are dropped (they
+ * cannot be in the top TOPK); when any remain they are sorted and merged in. */
+__device__ static void list_offer(cand &x, bool &v, bool has, const cand &c) {
+    const cand last = cand_shfl(x, TOPK - 1);
+    const bool lastv = __shfl_sync(FULL_MASK, (int)v, TOPK - 1) != 0;
+    bool w = has && first_of(c, true, last, lastv);
+    if (!__ballot_sync(FULL_MASK, w)) return;
+    cand y = c;
+    warp_sort(y, w);
+    warp_merge(x, v, y, w);
+}
+
+/* The block's NW warps' lists -> warp 0's (x, v), by a tree of merges
+ * through shared memory (sl, slv: [NW][32]). Every thread calls this. */
+template <int NW>
+__device__ static void block_merge(cand &x, bool &v, cand (*sl)[32], bool (*slv)[32]) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    sl[warp][lane] = x;
+    slv[warp][lane] = v;
+    for (int s = 1; s < NW; s <<= 1) {
+        __syncthreads();
+        if ((warp & (2 * s - 1)) == 0 && warp + s < NW) {
+            warp_merge(x, v, sl[warp + s][lane], slv[warp + s][lane]);
+            sl[warp][lane] = x;
+            slv[warp][lane] = v;
+        }
+    }
 }
 
 /* bits[k >> 5] bit (k & 31) for every customer key k of the segment;
@@ -267,29 +351,31 @@ __global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey
     }
 }
 
-/* One block: the union of the nb blocks' lists -> out[0..*nout). */
+/* One block: the union of the nb blocks' lists -> out[0..*nout). Each warp
+ * keeps a sorted list in registers (bitonic sort and merge, no serial
+ * inserts); the warps' lists are merged in a tree. */
 __global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ blist, const int *__restrict__ bcount,
                                                        int64_t nb, cand *__restrict__ out, int *__restrict__ nout) {
-    __shared__ cand wlist[MERGE_TPB / 32][TOPK];
-    __shared__ int wcnt[MERGE_TPB / 32];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (lane == 0) wcnt[warp] = 0;
+    __shared__ cand sl[MERGE_TPB / 32][32];
+    __shared__ bool slv[MERGE_TPB / 32][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    cand x = {0, 0, 0, 0};
+    bool v = false;
     const int64_t total = nb * TOPK;
-    for (int64_t base = 0; base < total; base += MERGE_TPB) {
-        const int64_t i = base + tid;
+    /* every lane of a warp runs the same number of rounds (list_offer syncs the warp) */
+    for (int64_t base = (int64_t)warp * 32; base < total; base += MERGE_TPB) {
+        const int64_t i = base + lane;
         const bool has = i < total && (int)(i % TOPK) < bcount[i / TOPK];
-        cand x = {0, 0, 0, 0};
-        if (has) x = blist[i];
-        warp_offer(wlist[warp], &wcnt[warp], has, x);
+        cand c = {0, 0, 0, 0};
+        if (has) c = blist[i];
+        list_offer(x, v, has, c);
     }
-    __syncthreads();
-    if (tid == 0) {
-        cand top[TOPK];
-        int n = 0;
-        for (int w = 0; w < MERGE_TPB / 32; w++)
-            for (int i = 0; i < wcnt[w]; i++) top_insert(top, &n, wlist[w][i]);
-        for (int i = 0; i < n; i++) out[i] = top[i];
-        *nout = n;
+    block_merge<MERGE_TPB / 32>(x, v, sl, slv);
+    if (warp == 0) {
+        const bool keep = lane < TOPK && v; /* the entries are a prefix */
+        if (keep) out[lane] = x;
+        const unsigned kept = __ballot_sync(FULL_MASK, keep);
+        if (lane == 0) *nout = __popc(kept);
     }
 }
 
