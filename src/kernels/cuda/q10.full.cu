@@ -26,9 +26,11 @@
  *     its sum to its customer's slot of a global int64 array over the dense
  *     custkeys 1..N (one atomicAdd per order, keys spread: no hot keys;
  *     integer sums: exact and deterministic) and marks the customer.
- *  3. cust_top: the marked customers are offered to per-warp top-20 lists
- *     (threshold test + ballot; lane 0 inserts the rare winners), merged
- *     per block; top_merge merges the blocks' lists in one block. Order:
+ *  3. cust_top: the marked customers are offered to per-warp sorted lists
+ *     of 32 held in registers (those beating the 20th entry are
+ *     bitonic-sorted by shuffles and merged in), merged per block by a tree
+ *     of warp merges; top_merge merges the blocks' lists the same way in
+ *     one block (no single-thread insertion sorts). Order:
  *     revenue desc, then custkey (a fixed order for ties, as the CPU
  *     expert).
  *  4. cust_gather: one block per result row copies the customer's key,
@@ -47,6 +49,7 @@
 #include "dkb/candidate.h"
 
 enum { TOPK = 20, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024, SLOT = 256, NTEXT = 4, MAXNAT = 256 };
+static_assert(TOPK <= 32, "the top-k lists hold 32 per warp");
 #define FULL_MASK 0xffffffffu
 
 #define CUDA_TRY(what, call)                                                                    \
@@ -104,35 +107,82 @@ __host__ __device__ static inline bool before(const cand &a, const cand &b) {
     return a.cust < b.cust;
 }
 
-/* Insert x into the sorted list top[0..*n) (at most TOPK). */
-__host__ __device__ static inline void top_insert(cand *top, int *n, const cand &x) {
-    if (*n == TOPK && !before(x, top[TOPK - 1])) return;
-    int i = *n < TOPK ? (*n)++ : TOPK - 1;
-    while (i > 0 && before(x, top[i - 1])) {
-        top[i] = top[i - 1];
-        i--;
+/* Warp lists for the final merge: lane i holds entry i of a list sorted in
+ * the result order; v = false marks an empty entry (after all others). */
+__device__ static inline cand cand_shfl(const cand &x, int src) {
+    cand y;
+    y.rev = __shfl_sync(FULL_MASK, x.rev, src);
+    y.cust = __shfl_sync(FULL_MASK, x.cust, src);
+    return y;
+}
+
+/* (a, av) comes before (b, bv): a is an entry and b empty or after a. */
+__device__ static inline bool first_of(const cand &a, bool av, const cand &b, bool bv) {
+    return av && (!bv || before(a, b));
+}
+
+/* One compare-exchange of a bitonic network between this lane and lane ^ j:
+ * the lower lane keeps the first of the two when up, the second otherwise. */
+__device__ static inline void bitonic_step(cand &x, bool &v, int j, bool up) {
+    const int lane = threadIdx.x & 31;
+    const cand o = cand_shfl(x, lane ^ j);
+    const bool ov = __shfl_sync(FULL_MASK, (int)v, lane ^ j) != 0;
+    const bool want_first = ((lane & j) == 0) == up;
+    if (want_first ? first_of(o, ov, x, v) : first_of(x, v, o, ov)) {
+        x = o;
+        v = ov;
     }
-    top[i] = x;
+}
+
+/* Sorts the warp's 32 (x, v) in the result order (bitonic sort). */
+__device__ static void warp_sort(cand &x, bool &v) {
+    const int lane = threadIdx.x & 31;
+    for (int k = 2; k <= 32; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) bitonic_step(x, v, j, (lane & k) == 0);
+}
+
+/* (x, v) and (y, w) sorted lists -> (x, v) = the first 32 of both, sorted:
+ * entry i against entry 31 - i of the other list gives a bitonic sequence
+ * holding the first 32, then a bitonic merge. */
+__device__ static void warp_merge(cand &x, bool &v, const cand &y, bool w) {
+    const int lane = threadIdx.x & 31;
+    const cand r = cand_shfl(y, 31 - lane);
+    const bool rv = __shfl_sync(FULL_MASK, (int)w, 31 - lane) != 0;
+    if (first_of(r, rv, x, v)) {
+        x = r;
+        v = rv;
+    }
+    for (int j = 16; j > 0; j >>= 1) bitonic_step(x, v, j, true);
 }
 
 /* Every lane of the warp calls this; lanes with has offer c to the warp's
- * shared list (list, *cnt). Only candidates that beat the list's last
- * entry are moved (by shuffles) to lane 0, which inserts them. */
-__device__ static void warp_offer(cand *list, int *cnt, bool has, const cand &c) {
-    const int lane = threadIdx.x & 31;
-    __syncwarp();
-    const int n = *cnt;
-    const bool want = has && (n < TOPK || before(c, list[TOPK - 1]));
-    unsigned m = __ballot_sync(FULL_MASK, want);
-    while (m) {
-        const int src = __ffs(m) - 1;
-        m &= m - 1;
-        cand x;
-        x.rev = __shfl_sync(FULL_MASK, c.rev, src);
-        x.cust = __shfl_sync(FULL_MASK, c.cust, src);
-        if (lane == 0) top_insert(list, cnt, x);
+ * list (x, v). Candidates that do not beat entry TOPK - 1 are dropped (they
+ * cannot be in the top TOPK); when any remain they are sorted and merged in. */
+__device__ static void list_offer(cand &x, bool &v, bool has, const cand &c) {
+    const cand last = cand_shfl(x, TOPK - 1);
+    const bool lastv = __shfl_sync(FULL_MASK, (int)v, TOPK - 1) != 0;
+    bool w = has && first_of(c, true, last, lastv);
+    if (!__ballot_sync(FULL_MASK, w)) return;
+    cand y = c;
+    warp_sort(y, w);
+    warp_merge(x, v, y, w);
+}
+
+/* The block's NW warps' lists -> warp 0's (x, v), by a tree of merges
+ * through shared memory (sl, slv: [NW][32]). Every thread calls this. */
+template <int NW>
+__device__ static void block_merge(cand &x, bool &v, cand (*sl)[32], bool (*slv)[32]) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    sl[warp][lane] = x;
+    slv[warp][lane] = v;
+    for (int s = 1; s < NW; s <<= 1) {
+        __syncthreads();
+        if ((warp & (2 * s - 1)) == 0 && warp + s < NW) {
+            warp_merge(x, v, sl[warp + s][lane], slv[warp + s][lane]);
+            sl[warp][lane] = x;
+            slv[warp][lane] = v;
+        }
     }
-    __syncwarp();
 }
 
 /* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
@@ -266,58 +316,57 @@ __global__ void __launch_bounds__(TPB) q10_join(const int32_t *__restrict__ okey
     if (oops) *bad = 1;
 }
 
-/* Each block's top TOPK marked customers of 0..maxc -> blist, bcount. */
+/* Each block's top TOPK marked customers of 0..maxc -> blist, bcount: a
+ * sorted list of 32 per warp in registers, then a tree of warp merges. */
 __global__ void __launch_bounds__(TPB) cust_top(const unsigned long long *__restrict__ cust_rev,
                                                 const uint8_t *__restrict__ cust_has, int64_t maxc,
                                                 cand *__restrict__ blist, int *__restrict__ bcount) {
-    __shared__ cand wlist[NWARP][TOPK];
-    __shared__ int wcnt[NWARP];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (lane == 0) wcnt[warp] = 0;
-    __syncwarp();
+    __shared__ cand sl[NWARP][32];
+    __shared__ bool slv[NWARP][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    cand x = {0, 0};
+    bool v = false;
     const int64_t stride = (int64_t)gridDim.x * TPB;
-    /* every lane of a warp runs the same number of rounds (warp_offer syncs the warp) */
+    /* every lane of a warp runs the same number of rounds (list_offer syncs the warp) */
     for (int64_t base = (int64_t)blockIdx.x * TPB + warp * 32; base <= maxc; base += stride) {
         const int64_t k = base + lane;
         const bool has = k <= maxc && cust_has[k];
-        cand x = {0, 0};
-        if (has) x.rev = (int64_t)cust_rev[k], x.cust = k;
-        warp_offer(wlist[warp], &wcnt[warp], has, x);
+        cand c = {0, 0};
+        if (has) c.rev = (int64_t)cust_rev[k], c.cust = k;
+        list_offer(x, v, has, c);
     }
-    __syncthreads();
-    if (tid == 0) {
-        cand top[TOPK];
-        int n = 0;
-        for (int w = 0; w < NWARP; w++)
-            for (int i = 0; i < wcnt[w]; i++) top_insert(top, &n, wlist[w][i]);
-        for (int i = 0; i < n; i++) blist[(int64_t)blockIdx.x * TOPK + i] = top[i];
-        bcount[blockIdx.x] = n;
+    block_merge<NWARP>(x, v, sl, slv);
+    if (warp == 0) {
+        const bool keep = lane < TOPK && v; /* the entries are a prefix */
+        if (keep) blist[(int64_t)blockIdx.x * TOPK + lane] = x;
+        const unsigned kept = __ballot_sync(FULL_MASK, keep);
+        if (lane == 0) bcount[blockIdx.x] = __popc(kept);
     }
 }
 
-/* One block: the union of the nb blocks' lists -> out[0..*nout). */
+/* One block: the union of the nb blocks' lists -> out[0..*nout), the same
+ * way (a list per warp, then a tree of merges). */
 __global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ blist, const int *__restrict__ bcount,
                                                        int64_t nb, cand *__restrict__ out, int *__restrict__ nout) {
-    __shared__ cand wlist[MERGE_TPB / 32][TOPK];
-    __shared__ int wcnt[MERGE_TPB / 32];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (lane == 0) wcnt[warp] = 0;
+    __shared__ cand sl[MERGE_TPB / 32][32];
+    __shared__ bool slv[MERGE_TPB / 32][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    cand x = {0, 0};
+    bool v = false;
     const int64_t total = nb * TOPK;
-    for (int64_t base = 0; base < total; base += MERGE_TPB) {
-        const int64_t i = base + tid;
+    for (int64_t base = (int64_t)warp * 32; base < total; base += MERGE_TPB) {
+        const int64_t i = base + lane;
         const bool has = i < total && (int)(i % TOPK) < bcount[i / TOPK];
-        cand x = {0, 0};
-        if (has) x = blist[i];
-        warp_offer(wlist[warp], &wcnt[warp], has, x);
+        cand c = {0, 0};
+        if (has) c = blist[i];
+        list_offer(x, v, has, c);
     }
-    __syncthreads();
-    if (tid == 0) {
-        cand top[TOPK];
-        int n = 0;
-        for (int w = 0; w < MERGE_TPB / 32; w++)
-            for (int i = 0; i < wcnt[w]; i++) top_insert(top, &n, wlist[w][i]);
-        for (int i = 0; i < n; i++) out[i] = top[i];
-        *nout = n;
+    block_merge<MERGE_TPB / 32>(x, v, sl, slv);
+    if (warp == 0) {
+        const bool keep = lane < TOPK && v;
+        if (keep) out[lane] = x;
+        const unsigned kept = __ballot_sync(FULL_MASK, keep);
+        if (lane == 0) *nout = __popc(kept);
     }
 }
 
