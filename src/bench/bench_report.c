@@ -2,16 +2,14 @@
  * numbers, the table and CSV on stdout, results.json with the "bench"
  * summary, and the atomic writes of results.json, summary.md and
  * report.html. The HTML itself is in bench_html.c. */
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "common/fsutil.h"     // defines: dkb__write_all, dkb__io_fail, dkb__fsync_dir
+#include "common/fsutil.h"     // defines: dkb__write_file_atomic
 #include "harness/report.h"    // defines: dkb__results_json, dkb__results_write
 
 void dkb__bench_row(const dkb_eval_item *it, dkb_bench_row *row) {
@@ -142,20 +140,6 @@ int dkb__bench_print_csv(const dkb_eval_results *res, FILE *f, dkb_error *err) {
 
 /* ---- files ---- */
 
-static int write_atomic(const char *dir, const char *name, const char *buf, size_t len, dkb_error *err) {
-    char path[4096], tmp[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
-        (size_t)snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) >= sizeof tmp)
-        return dkb_fail(err, DKB_EINVAL, "%s: path too long", dir);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return dkb__io_fail(err, tmp, "cannot create");
-    int rc = dkb__write_all(fd, buf, len, tmp, err);
-    if (close(fd) != 0 && !rc) rc = dkb__io_fail(err, tmp, "close failed");
-    if (!rc && rename(tmp, path) != 0) rc = dkb__io_fail(err, path, "rename failed");
-    if (rc) unlink(tmp);
-    else dkb__fsync_dir(dir, NULL);
-    return rc;
-}
 
 int dkb__bench_write(const dkb_eval_results *res, const dkb_bench_info *info, dkb_error *err) {
     const char *dir = res->opts.out;
@@ -175,7 +159,7 @@ int dkb__bench_write(const dkb_eval_results *res, const dkb_bench_info *info, dk
     json = jnl;
     json[jlen++] = '\n';
     json[jlen] = '\0';
-    rc = write_atomic(dir, "results.json", json, jlen, err);
+    rc = dkb__write_file_atomic(dir, "results.json", json, jlen, err);
     free(json);
     if (rc) return rc;
     char *html = NULL;
@@ -188,7 +172,7 @@ int dkb__bench_write(const dkb_eval_results *res, const dkb_bench_info *info, dk
         free(html);
         return dkb_fail(err, DKB_ENOMEM, "%s/report.html: out of memory building it", dir);
     }
-    rc = write_atomic(dir, "report.html", html, hlen, err);
+    rc = dkb__write_file_atomic(dir, "report.html", html, hlen, err);
     free(html);
     return rc;
 }

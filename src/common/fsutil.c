@@ -79,6 +79,22 @@ int dkb__fsync_dir(const char *path, dkb_error *err) {
     return rc;
 }
 
+int dkb__write_file_atomic(const char *dir, const char *name, const char *buf, size_t len, dkb_error *err) {
+    char path[4096], tmp[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
+        (size_t)snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) >= sizeof tmp)
+        return dkb_fail(err, DKB_EINVAL, "%s: path too long", dir);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return dkb__io_fail(err, tmp, "cannot create");
+    int rc = dkb__write_all(fd, buf, len, tmp, err);
+    if (!rc && fsync(fd) != 0) rc = dkb__io_fail(err, tmp, "fsync failed");
+    if (close(fd) != 0 && !rc) rc = dkb__io_fail(err, tmp, "close failed");
+    if (!rc && rename(tmp, path) != 0) rc = dkb__io_fail(err, path, "rename failed");
+    if (rc) unlink(tmp);
+    else dkb__fsync_dir(dir, NULL);
+    return rc;
+}
+
 int dkb__mkdir_p(const char *path, dkb_error *err) {
     size_t n = strlen(path);
     char *p = malloc(n + 1);

@@ -21,6 +21,11 @@ int dkb__pwrite_all(int fd, const void *buf, size_t len, off_t at, const char *p
                     dkb_error *err);
 int dkb__pread_all(int fd, void *buf, size_t len, off_t at, const char *path, dkb_error *err);
 
+/* Write buf to dir/name through a temporary file in dir, fsync'ed, then
+ * renamed over name (readers see the old file or the whole new one; the
+ * temporary is removed on failure). */
+int dkb__write_file_atomic(const char *dir, const char *name, const char *buf, size_t len, dkb_error *err);
+
 /* fsync the directory at path. */
 int dkb__fsync_dir(const char *path, dkb_error *err);
 /* mkdir -p (mode 0777 before umask). */

@@ -4,11 +4,9 @@
 #include "harness/report.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -158,24 +156,6 @@ cJSON *dkb__results_json(const dkb_eval_results *res) {
     return doc;
 }
 
-/* ---- atomic writes ---- */
-
-static int write_atomic(const char *dir, const char *name, const char *buf, size_t len, dkb_error *err) {
-    char path[4096], tmp[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
-        (size_t)snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) >= sizeof tmp)
-        return dkb_fail(err, DKB_EINVAL, "%s: path too long", dir);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return dkb__io_fail(err, tmp, "cannot create");
-    int rc = dkb__write_all(fd, buf, len, tmp, err);
-    if (!rc && fsync(fd) != 0) rc = dkb__io_fail(err, tmp, "fsync failed");
-    if (close(fd) != 0 && !rc) rc = dkb__io_fail(err, tmp, "close failed");
-    if (!rc && rename(tmp, path) != 0) rc = dkb__io_fail(err, path, "rename failed");
-    if (rc) unlink(tmp);
-    else dkb__fsync_dir(dir, NULL);
-    return rc;
-}
-
 int dkb__results_write(const dkb_eval_results *res, dkb_error *err) {
     const char *dir = res->opts.out;
     if (!dir) return dkb_fail(err, DKB_EINVAL, "no results directory");
@@ -198,8 +178,8 @@ int dkb__results_write(const dkb_eval_results *res, dkb_error *err) {
         json[jlen++] = '\n';
         json[jlen] = '\0';
     }
-    if (!rc) rc = write_atomic(dir, "results.json", json, jlen, err);
-    if (!rc) rc = write_atomic(dir, "summary.md", text, tlen, err);
+    if (!rc) rc = dkb__write_file_atomic(dir, "results.json", json, jlen, err);
+    if (!rc) rc = dkb__write_file_atomic(dir, "summary.md", text, tlen, err);
     free(json);
     free(text);
     return rc;
