@@ -27,11 +27,19 @@
  *     group exists). Rows past the last full tile (every row when
  *     l_shipdate is not 16-byte aligned) are read one per lane into the
  *     same queue.
- *  2. rev and seen come back (9 B per supplier); the host takes the exact
- *     maximum over the suppliers seen and lists the suppliers equal to it
- *     in key order (normally one).
- *  3. The winners' s_suppkey and text columns are gathered on the device
- *     (lengths, host prefix sum, copy) and written to the result.
+ *  2. On the device (no per-supplier data crosses PCIe): q15_max, the
+ *     exact maximum over the seen suppliers (a block reduction, one
+ *     atomicMax per block on rev ^ 2^63, an order-preserving unsigned key);
+ *     q15_count, the winners per tile of SEL_TILE suppliers (and their
+ *     total); q15_list, the winners in key order (a tile starts after the
+ *     earlier tiles' winners, a thread after its block's earlier threads':
+ *     ties keep key order); winners_gather, for the first OUT_ROWS winners,
+ *     s_suppkey (checked: row + 1) and s_name, s_address, s_phone into
+ *     fixed SLOT-byte slots with their lengths.
+ *  3. One copy of that ~7 KB block, one synchronize. Only when the winners
+ *     are more than OUT_ROWS, a text is longer than SLOT or a text column
+ *     is a dictionary column, the general path copies the winners' rows
+ *     back and gathers each column exactly (lengths, prefix sum, copy).
  *
  * Bytes read (floor, SF10): l_shipdate 4 B x 60M = 0.24 GB, plus l_suppkey,
  * price, discount (4 + 8 + 8 B) = 1.2 GB if counted whole (in fact only the
@@ -199,6 +207,135 @@ __global__ void __launch_bounds__(TPB) q15_scan(const int32_t *__restrict__ ship
                   oops);
     if (oops) *bad = 1;
 }
+
+/* ---- the winners on the device: max, ordered list, text into slots ---- */
+
+/* What comes back in the one round trip (one copy, ~7 KB): the maximum
+ * revenue as an order-preserving unsigned key (int64 value ^ 2^63, so 0 is
+ * INT64_MIN and a zeroed field is below every value), how many seen
+ * suppliers have it, the error flags, and for the first OUT_ROWS of them (in
+ * key order) s_suppkey and the text columns' lengths and bytes (a length
+ * over SLOT is reported, its bytes are not copied: the host falls back). */
+enum { SEL_TPB = 256, SEL_ITEMS = 4, SEL_TILE = SEL_TPB * SEL_ITEMS, OUT_ROWS = 32, SLOT = 64, NTEXT = 3 };
+#define SIGN_BIT 0x8000000000000000ull
+
+struct q15_out {
+    unsigned long long best;  /* max over seen suppliers of rev ^ SIGN_BIT */
+    unsigned long long count; /* seen suppliers with rev ^ SIGN_BIT == best */
+    int bad;                  /* q15_scan: an l_suppkey outside 1..ns */
+    int bad_key;              /* winners_gather: s_suppkey not row + 1 */
+    int32_t key[OUT_ROWS];
+    int64_t len[NTEXT][OUT_ROWS];
+    char text[NTEXT][OUT_ROWS][SLOT];
+};
+
+/* out->best = max(out->best, rev[s] ^ SIGN_BIT over the seen suppliers s):
+ * a block reduction, one atomicMax per block. */
+__global__ void q15_max(const unsigned long long *__restrict__ rev, const uint8_t *__restrict__ seen, int64_t ns,
+                        q15_out *__restrict__ out) {
+    __shared__ unsigned long long part[SEL_TPB];
+    unsigned long long m = 0;
+    for (int64_t s = (int64_t)blockIdx.x * SEL_TPB + threadIdx.x; s < ns; s += (int64_t)gridDim.x * SEL_TPB)
+        if (seen[s]) {
+            const unsigned long long k = rev[s] ^ SIGN_BIT;
+            if (k > m) m = k;
+        }
+    part[threadIdx.x] = m;
+    __syncthreads();
+    for (int h = SEL_TPB / 2; h > 0; h >>= 1) {
+        if ((int)threadIdx.x < h && part[threadIdx.x + h] > part[threadIdx.x]) part[threadIdx.x] = part[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicMax(&out->best, part[0]);
+}
+
+/* How many of suppliers first..first + SEL_ITEMS - 1 (< ns) are winners. */
+__device__ __forceinline__ unsigned winners_in(const unsigned long long *__restrict__ rev,
+                                               const uint8_t *__restrict__ seen, int64_t ns, int64_t first,
+                                               unsigned long long best) {
+    unsigned c = 0;
+    for (int i = 0; i < SEL_ITEMS; i++) {
+        const int64_t s = first + i;
+        if (s < ns && seen[s] && (rev[s] ^ SIGN_BIT) == best) c++;
+    }
+    return c;
+}
+
+/* Block b owns suppliers b * SEL_TILE .. + SEL_TILE - 1 (thread t the
+ * SEL_ITEMS from b * SEL_TILE + t * SEL_ITEMS): tile_cnt[b] = its winners;
+ * out->count += them. */
+__global__ void q15_count(const unsigned long long *__restrict__ rev, const uint8_t *__restrict__ seen, int64_t ns,
+                          q15_out *__restrict__ out, unsigned *__restrict__ tile_cnt) {
+    __shared__ unsigned part[SEL_TPB];
+    const unsigned long long best = out->best;
+    part[threadIdx.x] =
+        winners_in(rev, seen, ns, (int64_t)blockIdx.x * SEL_TILE + (int64_t)threadIdx.x * SEL_ITEMS, best);
+    __syncthreads();
+    for (int h = SEL_TPB / 2; h > 0; h >>= 1) {
+        if ((int)threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        tile_cnt[blockIdx.x] = part[0];
+        if (part[0]) atomicAdd(&out->count, (unsigned long long)part[0]);
+    }
+}
+
+/* The winners in key order: rows[0..out->count). Block b starts after the
+ * winners of the tiles before it (thread 0 sums tile_cnt[0..b)), thread t
+ * after those of the threads before it (thread 0's serial scan). */
+__global__ void q15_list(const unsigned long long *__restrict__ rev, const uint8_t *__restrict__ seen, int64_t ns,
+                         const q15_out *__restrict__ out, const unsigned *__restrict__ tile_cnt,
+                         int64_t *__restrict__ rows) {
+    __shared__ unsigned long long at_s[SEL_TPB];
+    const unsigned long long best = out->best;
+    const int64_t first = (int64_t)blockIdx.x * SEL_TILE + (int64_t)threadIdx.x * SEL_ITEMS;
+    at_s[threadIdx.x] = winners_in(rev, seen, ns, first, best);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long run = 0;
+        for (unsigned b = 0; b < blockIdx.x; b++) run += tile_cnt[b];
+        for (int t = 0; t < SEL_TPB; t++) {
+            const unsigned long long c = at_s[t];
+            at_s[t] = run;
+            run += c;
+        }
+    }
+    __syncthreads();
+    unsigned long long at = at_s[threadIdx.x];
+    for (int i = 0; i < SEL_ITEMS; i++) {
+        const int64_t s = first + i;
+        if (s < ns && seen[s] && (rev[s] ^ SIGN_BIT) == best) rows[at++] = s;
+    }
+}
+
+/* Block k < min(out->count, OUT_ROWS): winner rows[k]'s s_suppkey (checked
+ * against row + 1) and the NTEXT text columns' lengths, and their bytes
+ * when they fit a slot. */
+__global__ void winners_gather(const int64_t *__restrict__ rows, const int32_t *__restrict__ skey,
+                               const int64_t *__restrict__ off0, const char *__restrict__ bytes0,
+                               const int64_t *__restrict__ off1, const char *__restrict__ bytes1,
+                               const int64_t *__restrict__ off2, const char *__restrict__ bytes2,
+                               q15_out *__restrict__ out) {
+    const unsigned k = blockIdx.x;
+    if (k >= OUT_ROWS || (unsigned long long)k >= out->count) return;
+    const int64_t r = rows[k];
+    if (threadIdx.x == 0) {
+        const int32_t key = skey[r];
+        out->key[k] = key;
+        if ((int64_t)key != r + 1) out->bad_key = 1;
+    }
+    const int64_t *off[NTEXT] = {off0, off1, off2};
+    const char *bytes[NTEXT] = {bytes0, bytes1, bytes2};
+    for (int c = 0; c < NTEXT; c++) {
+        const int64_t a = off[c][r], l = off[c][r + 1] - a;
+        if (threadIdx.x == 0) out->len[c][k] = l;
+        if (l < 0 || l > SLOT) continue;
+        for (int64_t i = threadIdx.x; i < l; i += blockDim.x) out->text[c][k][i] = bytes[c][a + i];
+    }
+}
+
+/* ---- end of the device selection ---- */
 
 /* ---- text gather: rows of a STR or dictionary column into host memory ---- */
 
@@ -397,27 +534,29 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return 3;
 
     cudaStream_t stream = dkb_cand_stream(env);
-    const int64_t n = ship->n, ns = skey->n;
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0, any = 0;
+    const int64_t n = ship->n, ns = skey->n, ntiles = (ns + SEL_TILE - 1) / SEL_TILE;
+    const dkb_cand_vec *text[NTEXT] = {sname, saddr, sphone};
+    dkb_cand_res_col *out[NTEXT] = {c_name, c_addr, c_phone};
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, fast = 1;
     int64_t grid = 0, m = 0;
-    unsigned long long *d_rev = NULL, *h_rev = NULL;
-    uint8_t *d_seen = NULL, *h_seen = NULL;
-    int *d_bad = NULL;
+    unsigned long long *d_rev = NULL;
+    uint8_t *d_seen = NULL;
+    unsigned *d_tile_cnt = NULL;
+    q15_out *d_out = NULL, *h_out = NULL;
     int64_t *rows = NULL, *d_rows = NULL;
     int32_t *keys = NULL, *d_keys = NULL;
-    int64_t *t_off[3] = {NULL, NULL, NULL};
-    char *t_bytes[3] = {NULL, NULL, NULL};
+    int64_t *t_off[NTEXT] = {NULL, NULL, NULL};
+    char *t_bytes[NTEXT] = {NULL, NULL, NULL};
     __int128 best = 0;
     res->nrows = 0;
     c_name->str_off[0] = c_addr->str_off[0] = c_phone->str_off[0] = 0;
     if (n == 0 || ns == 0) return 0;
+    for (int t = 0; t < NTEXT; t++) /* the one-trip gather reads text columns of ns rows; else the general path */
+        if (text[t]->type != DKB_CAND_STR || text[t]->n != ns) fast = 0;
 
-    h_rev = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)ns);
-    h_seen = (uint8_t *)malloc((size_t)ns);
-    rows = (int64_t *)malloc(sizeof(int64_t) * (size_t)ns);
-    keys = (int32_t *)malloc(sizeof(int32_t) * (size_t)ns);
-    if (!h_rev || !h_seen || !rows || !keys) {
-        fprintf(stderr, "q15.full.cu: out of host memory for %lld suppliers\n", (long long)ns);
+    h_out = (q15_out *)malloc(sizeof(q15_out));
+    if (!h_out) {
+        fprintf(stderr, "q15.full.cu: out of host memory for the result block\n");
         rc = 4;
         goto done;
     }
@@ -429,86 +568,122 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (grid > (n + TPB - 1) / TPB) grid = (n + TPB - 1) / TPB;
     CUDA_TRY("cudaMallocAsync rev", cudaMallocAsync((void **)&d_rev, sizeof(unsigned long long) * (size_t)ns, stream));
     CUDA_TRY("cudaMallocAsync seen", cudaMallocAsync((void **)&d_seen, (size_t)ns, stream));
-    CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    CUDA_TRY("cudaMallocAsync tile counts", cudaMallocAsync((void **)&d_tile_cnt, sizeof(unsigned) * (size_t)ntiles, stream));
+    CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
+    CUDA_TRY("cudaMallocAsync result block", cudaMallocAsync((void **)&d_out, sizeof(q15_out), stream));
     CUDA_TRY("cudaMemsetAsync rev", cudaMemsetAsync(d_rev, 0, sizeof(unsigned long long) * (size_t)ns, stream));
     CUDA_TRY("cudaMemsetAsync seen", cudaMemsetAsync(d_seen, 0, (size_t)ns, stream));
-    CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    CUDA_TRY("cudaMemsetAsync result block", cudaMemsetAsync(d_out, 0, sizeof(q15_out), stream));
     q15_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ship->data, (const int32_t *)lsupp->data,
                                                  (const int64_t *)price->data, (const int64_t *)disc->data, n,
                                                  (uintptr_t)ship->data % 16 == 0 ? n / 4 / (32 * VEC) : 0,
                                                  (int32_t)pdate->i, (uint32_t)(hi - pdate->i), ns, d_rev, d_seen,
-                                                 d_bad);
+                                                 &d_out->bad);
     CUDA_TRY("q15_scan launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync rev", cudaMemcpyAsync(h_rev, d_rev, sizeof(unsigned long long) * (size_t)ns,
-                                                    cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync seen", cudaMemcpyAsync(h_seen, d_seen, (size_t)ns, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    /* the exact maximum over the suppliers seen, then its suppliers in key order (normally one) */
+    q15_max<<<(unsigned)(ntiles < (int64_t)sms * 4 ? ntiles : (int64_t)sms * 4), SEL_TPB, 0, stream>>>(d_rev, d_seen,
+                                                                                                       ns, d_out);
+    CUDA_TRY("q15_max launch", cudaGetLastError());
+    q15_count<<<(unsigned)ntiles, SEL_TPB, 0, stream>>>(d_rev, d_seen, ns, d_out, d_tile_cnt);
+    CUDA_TRY("q15_count launch", cudaGetLastError());
+    q15_list<<<(unsigned)ntiles, SEL_TPB, 0, stream>>>(d_rev, d_seen, ns, d_out, d_tile_cnt, d_rows);
+    CUDA_TRY("q15_list launch", cudaGetLastError());
+    if (fast) {
+        winners_gather<<<OUT_ROWS, 32, 0, stream>>>(d_rows, (const int32_t *)skey->data, (const int64_t *)sname->data,
+                                                    sname->bytes, (const int64_t *)saddr->data, saddr->bytes,
+                                                    (const int64_t *)sphone->data, sphone->bytes, d_out);
+        CUDA_TRY("winners_gather launch", cudaGetLastError());
+    }
+    CUDA_TRY("cudaMemcpyAsync result block",
+             cudaMemcpyAsync(h_out, d_out, sizeof(q15_out), cudaMemcpyDeviceToHost, stream));
     CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    if (h_bad) {
+    if (h_out->bad) {
         fprintf(stderr, "q15.full.cu: an l_suppkey outside 1..%lld\n", (long long)ns);
         rc = 5;
         goto done;
     }
-    /* the exact maximum over the suppliers seen, then its suppliers in key order */
-    for (int64_t s = 0; s < ns; s++) {
-        const __int128 t = (__int128)(int64_t)h_rev[s];
-        if (h_seen[s] && (!any || t > best)) best = t, any = 1;
-    }
-    for (int64_t s = 0; any && s < ns; s++)
-        if (h_seen[s] && (__int128)(int64_t)h_rev[s] == best) rows[m++] = s;
+    m = (int64_t)h_out->count;
+    best = (__int128)(int64_t)(h_out->best ^ SIGN_BIT);
     if (m == 0) goto done;
     if (m > res->cap) {
         fprintf(stderr, "q15.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
         rc = 7;
         goto done;
     }
-    CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)m, stream));
-    CUDA_TRY("cudaMallocAsync keys", cudaMallocAsync((void **)&d_keys, sizeof(int32_t) * (size_t)m, stream));
-    CUDA_TRY("cudaMemcpyAsync rows",
-             cudaMemcpyAsync(d_rows, rows, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
-    i32_gather<<<(unsigned)((m + 255) / 256), 256, 0, stream>>>((const int32_t *)skey->data, d_rows, m, d_keys);
-    CUDA_TRY("i32_gather launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync keys",
-             cudaMemcpyAsync(keys, d_keys, sizeof(int32_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    {
-        const dkb_cand_vec *text[3] = {sname, saddr, sphone};
-        for (int t = 0; t < 3; t++) {
-            rc = fetch_text(text[t], d_rows, m, stream, &t_off[t], &t_bytes[t]);
-            if (rc) goto done;
+    if (fast && m <= OUT_ROWS) { /* normally: everything came back in the result block */
+        for (int64_t r = 0; r < m && fast; r++)
+            for (int t = 0; t < NTEXT; t++)
+                if (h_out->len[t][r] < 0 || h_out->len[t][r] > SLOT) fast = 0;
+    } else
+        fast = 0;
+    if (fast) {
+        if (h_out->bad_key) {
+            fprintf(stderr, "q15.full.cu: an s_suppkey is not its row + 1 (keys must be dense 1..N)\n");
+            rc = 6;
+            goto done;
         }
-    }
-    {
-        dkb_cand_res_col *out[3] = {c_name, c_addr, c_phone};
         for (int64_t r = 0; r < m; r++) {
-            if (keys[r] != rows[r] + 1) {
-                fprintf(stderr, "q15.full.cu: s_suppkey at row %lld is not %lld (keys must be dense 1..N)\n",
-                        (long long)rows[r], (long long)rows[r] + 1);
-                rc = 6;
-                goto done;
-            }
-            for (int t = 0; t < 3; t++)
-                if (!put_str(out[t], r, t_bytes[t] + t_off[t][r], t_off[t][r + 1] - t_off[t][r])) {
+            for (int t = 0; t < NTEXT; t++)
+                if (!put_str(out[t], r, h_out->text[t][r], h_out->len[t][r])) {
                     fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
                     rc = 7;
                     goto done;
                 }
-            c_key->i64[r] = keys[r];
+            c_key->i64[r] = h_out->key[r];
             c_key->is_null[r] = 0;
-            put_dec(c_rev, r, (__int128)(int64_t)h_rev[rows[r]], 4);
+            put_dec(c_rev, r, best, 4);
         }
+        res->nrows = m;
+        goto done;
+    }
+    /* general path (many ties, long text or dictionary columns): the listed rows, then each column's text */
+    rows = (int64_t *)malloc(sizeof(int64_t) * (size_t)m);
+    keys = (int32_t *)malloc(sizeof(int32_t) * (size_t)m);
+    if (!rows || !keys) {
+        fprintf(stderr, "q15.full.cu: out of host memory for %lld winners\n", (long long)m);
+        rc = 4;
+        goto done;
+    }
+    CUDA_TRY("cudaMallocAsync keys", cudaMallocAsync((void **)&d_keys, sizeof(int32_t) * (size_t)m, stream));
+    i32_gather<<<(unsigned)((m + 255) / 256), 256, 0, stream>>>((const int32_t *)skey->data, d_rows, m, d_keys);
+    CUDA_TRY("i32_gather launch", cudaGetLastError());
+    CUDA_TRY("cudaMemcpyAsync rows",
+             cudaMemcpyAsync(rows, d_rows, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaMemcpyAsync keys",
+             cudaMemcpyAsync(keys, d_keys, sizeof(int32_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    for (int t = 0; t < NTEXT; t++) {
+        rc = fetch_text(text[t], d_rows, m, stream, &t_off[t], &t_bytes[t]);
+        if (rc) goto done;
+    }
+    for (int64_t r = 0; r < m; r++) {
+        if (keys[r] != rows[r] + 1) {
+            fprintf(stderr, "q15.full.cu: s_suppkey at row %lld is not %lld (keys must be dense 1..N)\n",
+                    (long long)rows[r], (long long)rows[r] + 1);
+            rc = 6;
+            goto done;
+        }
+        for (int t = 0; t < NTEXT; t++)
+            if (!put_str(out[t], r, t_bytes[t] + t_off[t][r], t_off[t][r + 1] - t_off[t][r])) {
+                fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
+                rc = 7;
+                goto done;
+            }
+        c_key->i64[r] = keys[r];
+        c_key->is_null[r] = 0;
+        put_dec(c_rev, r, best, 4);
     }
     res->nrows = m;
 done:
     if (d_rev) cudaFreeAsync(d_rev, stream);
     if (d_seen) cudaFreeAsync(d_seen, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_tile_cnt) cudaFreeAsync(d_tile_cnt, stream);
+    if (d_out) cudaFreeAsync(d_out, stream);
     if (d_rows) cudaFreeAsync(d_rows, stream);
     if (d_keys) cudaFreeAsync(d_keys, stream);
     cudaStreamSynchronize(stream);
-    for (int t = 0; t < 3; t++) free(t_off[t]), free(t_bytes[t]);
-    free(h_rev);
-    free(h_seen);
+    for (int t = 0; t < NTEXT; t++) free(t_off[t]), free(t_bytes[t]);
+    free(h_out);
     free(rows);
     free(keys);
     return rc;
