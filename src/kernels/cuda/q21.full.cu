@@ -14,10 +14,12 @@
  *   group by s_name order by numwait desc, s_name limit 100;
  *
  * Plan (all on env->stream; the CPU expert's logic, one thread per order):
- *  1. Host: the nation's key from the 25-row nation table, the 'F' code
- *     from o_orderstatus's dictionary.
- *  2. supp_mark: a byte per supplier row, 1 for the nation's suppliers;
- *     supplier keys must be dense (s_suppkey = row + 1), else an error.
+ *  1. Host: the 'F' code from o_orderstatus's dictionary, the nation's code
+ *     from n_name's.
+ *  2. supp_mark: a byte per supplier row, 1 for the nation's suppliers (the
+ *     nation's key found on the device in the 25-row nation table: no
+ *     round trip); supplier keys must be dense (s_suppkey = row + 1), else
+ *     an error.
  *  3. chunk_bounds: orders are cut into chunks of OCHUNK rows; lineitem is
  *     grouped by orderkey in orders' order (both ascending), so a chunk's
  *     lines are one range, found by a warp per chunk (a 65-ary search on
@@ -29,11 +31,17 @@
  *     suppliers and all late lines from one supplier of the nation, that
  *     supplier's count grows by the number of late lines (each an l1 row;
  *     one atomicAdd per such order: rare, spread over suppliers).
- *  5. Counts come back; the host finds the 100th largest count (a heap of
- *     100) and keeps the suppliers with at least that count (100 plus its
- *     ties, instead of the nation's ~4000 counted suppliers at SF10); those
- *     get their s_name gathered on the device; the host sorts them by
- *     (numwait desc, s_name) and cuts to 100.
+ *  5. On the device: count_hist, a histogram of the counts (bins 1..1023,
+ *     the last one for every count >= 1023); keep_top finds the largest
+ *     bin T with at least 100 counts >= T (else 1: T is <= the 100th
+ *     largest count) and lists the suppliers with a count >= T (100 plus
+ *     ties, instead of the nation's ~4000 counted suppliers at SF10);
+ *     top_gather puts the first OUT_ROWS of them with their counts and
+ *     s_name (SLOT-byte slots) into a ~22 KB block: one copy back, one
+ *     synchronize. The host sorts those by (numwait desc, s_name) and cuts
+ *     to 100. Only when more than OUT_ROWS are kept or a name is longer than
+ *     SLOT, the general path copies the kept rows and counts back and
+ *     gathers the names exactly.
  * Integer counts: exact, independent of the order of the atomics.
  *
  * Bytes read (floor, SF10): o_orderkey, o_orderstatus 5 B x 15M, l_orderkey,
@@ -56,16 +64,6 @@ enum { TPB = 256, OCHUNK = 256, LIMIT = 100 };
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
-
-/* in[s] = 1 for the supplier rows of nation nk; a key other than row + 1
- * sets *bad (the counts are indexed by suppkey - 1). */
-__global__ void supp_mark(const int32_t *__restrict__ skey, const int32_t *__restrict__ snat, int64_t ns, int32_t nk,
-                          uint8_t *__restrict__ in, int *__restrict__ bad) {
-    for (int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += (int64_t)gridDim.x * blockDim.x) {
-        if (skey[s] != s + 1) *bad = 1;
-        in[s] = snat[s] == nk;
-    }
-}
 
 /* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
  * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
@@ -168,6 +166,98 @@ __global__ void __launch_bounds__(TPB) q21_orders(const int32_t *__restrict__ ok
     }
     if (oops) *bad = 1;
 }
+
+/* ---- the top suppliers on the device ---- */
+
+/* HB histogram bins of the counts (count c >= 1 in bin min(c, HB - 1));
+ * OUT_ROWS suppliers with their names in SLOT-byte slots come back in the
+ * one round trip (~22 KB). */
+enum { HB = 1024, OUT_ROWS = 512, SLOT = 32 };
+
+struct q21_out {
+    unsigned long long m; /* suppliers kept: count >= thresh */
+    unsigned thresh;      /* a count <= the LIMIT-th largest (1 when fewer than LIMIT are counted) */
+    int bad;              /* supp_mark / q21_orders: supplier keys not dense 1..N */
+    unsigned long long cnt[OUT_ROWS];
+    int32_t len[OUT_ROWS]; /* s_name's length (bytes copied when 0..SLOT) */
+    char name[OUT_ROWS][SLOT];
+};
+
+/* in[s] = 1 for the supplier rows of the nation whose n_name code is ncode
+ * (its n_nationkey: the last such row of the nation table, as the host
+ * did; none, or a negative key: no supplier); a key other than row + 1
+ * sets *bad (the counts are indexed by suppkey - 1). */
+__global__ void supp_mark(const int32_t *__restrict__ skey, const int32_t *__restrict__ snat, int64_t ns,
+                          const uint8_t *__restrict__ ncodes, const int32_t *__restrict__ nkeys, int64_t nn, int ncode,
+                          uint8_t *__restrict__ in, int *__restrict__ bad) {
+    int64_t nk = -1;
+    for (int64_t r = 0; r < nn; r++)
+        if (ncodes[r] == ncode) nk = nkeys[r];
+    for (int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += (int64_t)gridDim.x * blockDim.x) {
+        if (skey[s] != s + 1) *bad = 1;
+        in[s] = nk >= 0 && snat[s] == nk;
+    }
+}
+
+/* hist[min(c, HB - 1)] += 1 for every count c >= 1 (a block histogram in
+ * shared memory, then one atomic per nonzero bin). */
+__global__ void count_hist(const unsigned long long *__restrict__ cnt, int64_t ns, unsigned *__restrict__ hist) {
+    __shared__ unsigned h[HB];
+    for (int b = threadIdx.x; b < HB; b += blockDim.x) h[b] = 0;
+    __syncthreads();
+    for (int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += (int64_t)gridDim.x * blockDim.x) {
+        const unsigned long long c = cnt[s];
+        if (c) atomicAdd(&h[c >= HB - 1 ? HB - 1 : (int)c], 1u);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < HB; b += blockDim.x)
+        if (h[b]) atomicAdd(&hist[b], h[b]);
+}
+
+/* Launched with HB threads a block. Each block finds the threshold T: the
+ * largest bin t >= 1 with at least LIMIT counts in bins t.. (a suffix
+ * scan), else 1; at least LIMIT counts are >= T, so T <= the LIMIT-th
+ * largest count and every supplier of the result has a count >= T. Then
+ * the suppliers with count >= T go to rows[0..out->m) (any order: the
+ * host sorts them). */
+__global__ void keep_top(const unsigned long long *__restrict__ cnt, int64_t ns, const unsigned *__restrict__ hist,
+                         int64_t *__restrict__ rows, q21_out *__restrict__ out) {
+    __shared__ unsigned suf[HB];
+    __shared__ unsigned thresh_s;
+    const int t = threadIdx.x;
+    suf[t] = hist[t];
+    if (t == 0) thresh_s = 1;
+    __syncthreads();
+    for (int off = 1; off < HB; off <<= 1) {
+        const unsigned v = t + off < HB ? suf[t + off] : 0u;
+        __syncthreads();
+        suf[t] += v;
+        __syncthreads();
+    }
+    if (t >= 1 && suf[t] >= LIMIT && (t == HB - 1 || suf[t + 1] < LIMIT)) thresh_s = (unsigned)t;
+    __syncthreads();
+    const unsigned long long thresh = thresh_s;
+    if (blockIdx.x == 0 && t == 0) out->thresh = thresh_s;
+    for (int64_t s = (int64_t)blockIdx.x * HB + t; s < ns; s += (int64_t)gridDim.x * HB)
+        if (cnt[s] >= thresh) rows[atomicAdd(&out->m, 1ull)] = s;
+}
+
+/* Block k < min(out->m, OUT_ROWS): kept supplier rows[k]'s count and s_name
+ * (its length; its bytes when they fit a slot). */
+__global__ void top_gather(const int64_t *__restrict__ rows, const unsigned long long *__restrict__ cnt,
+                           const int64_t *__restrict__ off, const char *__restrict__ bytes, q21_out *__restrict__ out) {
+    const unsigned k = blockIdx.x;
+    if (k >= OUT_ROWS || (unsigned long long)k >= out->m) return;
+    const int64_t r = rows[k], a = off[r], l = off[r + 1] - a;
+    if (threadIdx.x == 0) {
+        out->cnt[k] = cnt[r];
+        out->len[k] = l < 0 || l > SLOT ? -1 : (int32_t)l;
+    }
+    if (l < 0 || l > SLOT) return;
+    for (int64_t i = threadIdx.x; i < l; i += blockDim.x) out->name[k][i] = bytes[a + i];
+}
+
+/* ---- end of the device selection ---- */
 
 /* ---- text gather: rows of a STR or dictionary column into host memory ---- */
 
@@ -329,33 +419,6 @@ static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len)
     return 1;
 }
 
-/* The LIMIT-th largest of cnt[rows[0..m)] (m >= LIMIT), with a min-heap of
- * the LIMIT largest seen: rows with smaller counts have LIMIT rows before
- * them in the result order, whatever their names. */
-static unsigned long long limit_th_count(const unsigned long long *cnt, const int64_t *rows, int64_t m) {
-    unsigned long long heap[LIMIT] = {0};
-    for (int64_t k = 0; k < m; k++) {
-        unsigned long long x = cnt[rows[k]];
-        int i;
-        if (k < LIMIT) { /* sift up */
-            for (i = (int)k; i > 0 && heap[(i - 1) / 2] > x; i = (i - 1) / 2) heap[i] = heap[(i - 1) / 2];
-            heap[i] = x;
-            continue;
-        }
-        if (x <= heap[0]) continue;
-        for (i = 0;;) { /* replace the least, sift down */
-            int c = 2 * i + 1;
-            if (c >= LIMIT) break;
-            if (c + 1 < LIMIT && heap[c + 1] < heap[c]) c++;
-            if (heap[c] >= x) break;
-            heap[i] = heap[c];
-            i = c;
-        }
-        heap[i] = x;
-    }
-    return heap[0];
-}
-
 typedef struct {
     long long count;
     const char *name;
@@ -403,44 +466,44 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int fcode = dkb_cand_dict_code(ostatus->dict, "F");
     const int64_t ns = skey->n, nl = lkey->n, no = okey->n, nn = nname->n;
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
-    int rc = 0, dev = 0, sms = 0, h_bad = 0;
-    int64_t nation = -1, m = 0, nout = 0;
-    uint8_t *h_ncode = NULL, *d_in = NULL;
-    int32_t *h_nkey = NULL;
+    int rc = 0, dev = 0, sms = 0, fast = 1;
+    int64_t m = 0, nout = 0;
+    uint8_t *d_in = NULL;
     int *d_bad = NULL;
     int64_t *d_bound = NULL, *h_rows = NULL, *d_rows = NULL, *t_off = NULL;
     char *t_bytes = NULL;
     unsigned long long *d_cnt = NULL, *h_cnt = NULL;
+    unsigned *d_hist = NULL;
+    q21_out *d_out = NULL, *h_out = NULL;
     wait_row *rows = NULL;
 
     if (ncode < 0 || fcode < 0 || nn == 0 || ns == 0) return 0;
-    h_ncode = (uint8_t *)malloc((size_t)nn);
-    h_nkey = (int32_t *)malloc(sizeof(int32_t) * (size_t)nn);
-    if (!h_ncode || !h_nkey) {
-        fprintf(stderr, "q21.full.cu: out of host memory for the nation table\n");
+    if (nkey->n != nn || sname->n != ns) {
+        fprintf(stderr, "q21.full.cu: n_nationkey / s_name row counts differ from n_name / s_suppkey\n");
+        return 2;
+    }
+    h_out = (q21_out *)malloc(sizeof(q21_out));
+    if (!h_out) {
+        fprintf(stderr, "q21.full.cu: out of host memory for the result block\n");
         rc = 4;
         goto done;
     }
-    CUDA_TRY("cudaMemcpyAsync n_name", cudaMemcpyAsync(h_ncode, nname->data, (size_t)nn, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync n_nationkey", cudaMemcpyAsync(h_nkey, nkey->data, sizeof(int32_t) * (size_t)nn,
-                                                            cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize nation", cudaStreamSynchronize(stream));
-    for (int64_t r = 0; r < nn; r++)
-        if (h_ncode[r] == ncode) nation = h_nkey[r];
-    if (nation < 0) goto done;
-
     CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
     CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    CUDA_TRY("cudaMallocAsync result block", cudaMallocAsync((void **)&d_out, sizeof(q21_out), stream));
     CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_in, (size_t)ns, stream));
     CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_cnt, sizeof(unsigned long long) * (size_t)ns, stream));
+    CUDA_TRY("cudaMallocAsync kept rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
+    CUDA_TRY("cudaMallocAsync histogram", cudaMallocAsync((void **)&d_hist, sizeof(unsigned) * HB, stream));
     CUDA_TRY("cudaMallocAsync bounds",
              cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (size_t)(nchunks + 1), stream));
-    CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    CUDA_TRY("cudaMemsetAsync result block", cudaMemsetAsync(d_out, 0, sizeof(q21_out), stream));
     CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_cnt, 0, sizeof(unsigned long long) * (size_t)ns, stream));
-    supp_mark<<<(unsigned)((ns + 255) / 256), 256, 0, stream>>>((const int32_t *)skey->data,
-                                                                (const int32_t *)snation->data, ns, (int32_t)nation,
-                                                                d_in, d_bad);
+    CUDA_TRY("cudaMemsetAsync histogram", cudaMemsetAsync(d_hist, 0, sizeof(unsigned) * HB, stream));
+    d_bad = &d_out->bad;
+    supp_mark<<<(unsigned)((ns + 255) / 256), 256, 0, stream>>>(
+        (const int32_t *)skey->data, (const int32_t *)snation->data, ns, (const uint8_t *)nname->data,
+        (const int32_t *)nkey->data, nn, ncode, d_in, d_bad);
     CUDA_TRY("supp_mark launch", cudaGetLastError());
     if (no > 0 && nl > 0) {
         CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
@@ -453,47 +516,64 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             (uint8_t)fcode, d_in, ns, d_cnt, d_bad);
         CUDA_TRY("q21_orders launch", cudaGetLastError());
     }
-    h_cnt = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)ns);
-    h_rows = (int64_t *)malloc(sizeof(int64_t) * (size_t)ns);
-    if (!h_cnt || !h_rows) {
-        fprintf(stderr, "q21.full.cu: out of host memory for %lld supplier counts\n", (long long)ns);
-        rc = 4;
-        goto done;
+    {
+        /* the suppliers that can be in the top LIMIT (normally LIMIT plus ties), their names */
+        int64_t grid = (ns + 255) / 256;
+        if (grid > (int64_t)sms * 4) grid = (int64_t)sms * 4;
+        count_hist<<<(unsigned)grid, 256, 0, stream>>>(d_cnt, ns, d_hist);
+        CUDA_TRY("count_hist launch", cudaGetLastError());
+        grid = (ns + HB - 1) / HB;
+        if (grid > (int64_t)sms) grid = sms;
+        keep_top<<<(unsigned)grid, HB, 0, stream>>>(d_cnt, ns, d_hist, d_rows, d_out);
+        CUDA_TRY("keep_top launch", cudaGetLastError());
+        top_gather<<<OUT_ROWS, 32, 0, stream>>>(d_rows, d_cnt, (const int64_t *)sname->data, sname->bytes, d_out);
+        CUDA_TRY("top_gather launch", cudaGetLastError());
     }
-    CUDA_TRY("cudaMemcpyAsync counts", cudaMemcpyAsync(h_cnt, d_cnt, sizeof(unsigned long long) * (size_t)ns,
-                                                       cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize counts", cudaStreamSynchronize(stream));
-    if (h_bad) {
+    CUDA_TRY("cudaMemcpyAsync result block",
+             cudaMemcpyAsync(h_out, d_out, sizeof(q21_out), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    if (h_out->bad) {
         fprintf(stderr, "q21.full.cu: supplier keys not dense 1..N (s_suppkey or l_suppkey)\n");
         rc = 5;
         goto done;
     }
-    for (int64_t s = 0; s < ns; s++)
-        if (h_cnt[s] > 0) h_rows[m++] = s; /* only the nation's suppliers were counted */
+    m = (int64_t)h_out->m;
     if (m == 0) goto done;
-    if (m > LIMIT) { /* only counts >= the LIMIT-th largest can be in the result: fetch and sort those rows */
-        const unsigned long long least = limit_th_count(h_cnt, h_rows, m);
-        int64_t kept = 0;
-        for (int64_t k = 0; k < m; k++)
-            if (h_cnt[h_rows[k]] >= least) h_rows[kept++] = h_rows[k];
-        m = kept;
-    }
-    CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)m, stream));
-    CUDA_TRY("cudaMemcpyAsync rows",
-             cudaMemcpyAsync(d_rows, h_rows, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
-    rc = fetch_text(sname, d_rows, m, stream, &t_off, &t_bytes);
-    if (rc) goto done;
     rows = (wait_row *)malloc(sizeof(wait_row) * (size_t)m);
     if (!rows) {
         fprintf(stderr, "q21.full.cu: out of host memory for %lld result rows\n", (long long)m);
         rc = 4;
         goto done;
     }
-    for (int64_t k = 0; k < m; k++) {
-        rows[k].count = (long long)h_cnt[h_rows[k]];
-        rows[k].name = t_bytes + t_off[k];
-        rows[k].len = t_off[k + 1] - t_off[k];
+    if (m > OUT_ROWS) fast = 0;
+    for (int64_t k = 0; k < m && fast; k++)
+        if (h_out->len[k] < 0) fast = 0;
+    if (fast) { /* normally: everything came back in the result block */
+        for (int64_t k = 0; k < m; k++) {
+            rows[k].count = (long long)h_out->cnt[k];
+            rows[k].name = h_out->name[k];
+            rows[k].len = h_out->len[k];
+        }
+    } else { /* many ties or long names: the kept rows, all counts, then the names exactly */
+        h_rows = (int64_t *)malloc(sizeof(int64_t) * (size_t)m);
+        h_cnt = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)ns);
+        if (!h_rows || !h_cnt) {
+            fprintf(stderr, "q21.full.cu: out of host memory for %lld supplier counts\n", (long long)ns);
+            rc = 4;
+            goto done;
+        }
+        CUDA_TRY("cudaMemcpyAsync kept rows",
+                 cudaMemcpyAsync(h_rows, d_rows, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaMemcpyAsync counts", cudaMemcpyAsync(h_cnt, d_cnt, sizeof(unsigned long long) * (size_t)ns,
+                                                           cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY("cudaStreamSynchronize counts", cudaStreamSynchronize(stream));
+        rc = fetch_text(sname, d_rows, m, stream, &t_off, &t_bytes);
+        if (rc) goto done;
+        for (int64_t k = 0; k < m; k++) {
+            rows[k].count = (long long)h_cnt[h_rows[k]];
+            rows[k].name = t_bytes + t_off[k];
+            rows[k].len = t_off[k + 1] - t_off[k];
+        }
     }
     qsort(rows, (size_t)m, sizeof(wait_row), by_count_then_name);
     nout = m < LIMIT ? m : LIMIT;
@@ -513,14 +593,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nout;
 done:
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_out) cudaFreeAsync(d_out, stream);
     if (d_in) cudaFreeAsync(d_in, stream);
     if (d_cnt) cudaFreeAsync(d_cnt, stream);
-    if (d_bound) cudaFreeAsync(d_bound, stream);
     if (d_rows) cudaFreeAsync(d_rows, stream);
+    if (d_hist) cudaFreeAsync(d_hist, stream);
+    if (d_bound) cudaFreeAsync(d_bound, stream);
     cudaStreamSynchronize(stream);
-    free(h_ncode);
-    free(h_nkey);
+    free(h_out);
     free(h_cnt);
     free(h_rows);
     free(t_off);
