@@ -9,37 +9,39 @@
  *   group by c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice
  *   order by o_totalprice desc, o_orderdate limit 100;
  *
- * Plan (all on env->stream):
- *  1. chunk_bounds: orders cut into chunks of OCHUNK rows; lineitem is
- *     grouped by orderkey in orders' order (both ascending), so a chunk's
- *     line items are one range, found by a warp per chunk (a 65-ary
- *     search on l_orderkey: 4 dependent rounds at SF10).
- *  2. q18_join (partition-local, persistent blocks over chunks): the chunk's
- *     line items are read in tiles (l_orderkey, l_quantity only), each row's
- *     order found by counting run starts (ballot + popc + a per-warp
- *     prefix) and checked against o_orderkey at the run start; quantities
- *     summed per order in shared memory (int64 hundredths; the subquery's
- *     group-by, reused by the outer sum: same lines). Orders over the limit
- *     (a handful) read their price, date and customer (late
- *     materialization) and are offered to their warp's top-100 list (a
- *     threshold test and a ballot; lane 0 inserts). Each block merges its
- *     warps' lists and appends them to one global list (one atomic per
- *     block).
- *  3. The list comes back (normally tens of rows), is sorted on the host by
- *     (o_totalprice desc, o_orderdate, o_orderkey); name_gather copies the
- *     first 100 customers' c_name (row custkey - 1: dense keys 1..N,
- *     checked against c_custkey) into fixed slots.
+ * lineitem is grouped by orderkey, ascending, so an order's line items are
+ * one run of equal l_orderkey and both sums (the subquery's and the outer
+ * group-by's) are that run's sum. Plan (all on env->stream):
+ *  1. q18_runs streams l_orderkey and l_quantity once: each thread takes 4
+ *     consecutive rows (one 16-byte load of keys, two of quantities; scalar
+ *     loads for unaligned columns and the tail). For each row that starts a
+ *     run (row 0, or a key other than the previous row's) it sums the run
+ *     forward (registers, then single loads past its 4 rows until the key
+ *     changes: any run length). A start whose key is not above the previous
+ *     key means lineitem is not grouped ascending (error). A run over the
+ *     limit (rare) finds its order by a binary search on o_orderkey (absent:
+ *     error), reads price, date and customer (late materialization) and is
+ *     appended to a list (one atomicAdd per qualifying run).
+ *  2. q18_finish (one block): sorts the list (<= SORT_N rows) in shared
+ *     memory by (o_totalprice desc, o_orderdate, o_orderkey), keeps the first
+ *     100, and copies their customers' c_name (row custkey - 1: dense keys
+ *     1..N, checked against c_custkey) into fixed slots of a result block.
+ *  3. One copy of the result block (flags, count, rows, names) and one sync
+ *     (none after the frees: the harness synchronises after the call).
+ *     If more than SORT_N runs qualified (an extreme :quantity), the host
+ *     reruns step 1 into a list of that size, cuts it to 100 per SORT_N rows
+ *     with q18_reduce until <= SORT_N remain, then runs step 2 on those.
  *
- * Bytes read (floor, SF10): l_orderkey + l_quantity 12 B x 60M = 0.72 GB,
- * o_orderkey 4 B x 15M = 0.06 GB; the rest only for the big orders. */
+ * Bytes read (floor, SF10): l_orderkey + l_quantity 12 B x 60M = 0.72 GB;
+ * orders and customer only for the qualifying orders. */
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 
-enum { TOPK = 100, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NAME_SLOT = 128 };
-#define FULL_MASK 0xffffffffu
+enum { TOPK = 100, TPB = 256, ROWS = 4, SORT_N = 1024, NAME_SLOT = 128 };
 
 #define CUDA_TRY(what, call)                                                                    \
     do {                                                                                        \
@@ -52,10 +54,24 @@ enum { TOPK = 100, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NAME_SLOT = 128 }
     } while (0)
 
 typedef struct {
-    int64_t price; /* o_totalprice, hundredths */
-    int64_t qty;   /* sum(l_quantity), hundredths */
-    int32_t key, date, cust, pad;
+    int64_t price;    /* o_totalprice, hundredths */
+    int64_t qty;      /* sum(l_quantity), hundredths */
+    int32_t key, date, cust;
+    int32_t sentinel; /* 1: padding of a sort, after every real row */
 } cand;
+
+/* The block copied back at the end: written by q18_runs (count, flags) and
+ * q18_finish (nout, rows, names). */
+typedef struct {
+    unsigned long long count; /* qualifying runs found (may exceed the list's capacity) */
+    int bad_group;            /* lineitem not grouped ascending, or a qualifying key not in orders */
+    int bad_cust;             /* a customer key not at row key - 1, or a name over NAME_SLOT bytes */
+    int nout;                 /* result rows (<= TOPK) */
+    int pad;
+    cand top[TOPK];
+    int len[TOPK];            /* name bytes (text column) or dictionary code */
+    char name[TOPK][NAME_SLOT];
+} q18_out;
 
 /* a before b in the result order */
 __host__ __device__ static inline bool before(const cand &a, const cand &b) {
@@ -64,202 +80,202 @@ __host__ __device__ static inline bool before(const cand &a, const cand &b) {
     return a.key < b.key;
 }
 
-/* Insert x into the sorted list top[0..*n) (at most TOPK). */
-__host__ __device__ static inline void top_insert(cand *top, int *n, const cand &x) {
-    if (*n == TOPK && !before(x, top[TOPK - 1])) return;
-    int i = *n < TOPK ? (*n)++ : TOPK - 1;
-    while (i > 0 && before(x, top[i - 1])) {
-        top[i] = top[i - 1];
-        i--;
-    }
-    top[i] = x;
+/* before, with padding after every real row */
+__host__ __device__ static inline bool sort_before(const cand &a, const cand &b) {
+    if (a.sentinel != b.sentinel) return a.sentinel < b.sentinel;
+    return before(a, b);
 }
 
-/* Every lane of the warp calls this; lanes with has offer c to the warp's
- * shared list (list, *cnt). Only candidates that beat the list's last
- * entry are moved (by shuffles) to lane 0, which inserts them. */
-__device__ static void warp_offer(cand *list, int *cnt, bool has, const cand &c) {
-    const int lane = threadIdx.x & 31;
-    __syncwarp();
-    const int n = *cnt;
-    const bool want = has && (n < TOPK || before(c, list[TOPK - 1]));
-    unsigned m = __ballot_sync(FULL_MASK, want);
-    while (m) {
-        const int src = __ffs(m) - 1;
-        m &= m - 1;
-        cand x;
-        x.price = __shfl_sync(FULL_MASK, c.price, src);
-        x.qty = __shfl_sync(FULL_MASK, c.qty, src);
-        x.key = __shfl_sync(FULL_MASK, c.key, src);
-        x.date = __shfl_sync(FULL_MASK, c.date, src);
-        x.cust = __shfl_sync(FULL_MASK, c.cust, src);
-        x.pad = 0;
-        if (lane == 0) top_insert(list, cnt, x);
-    }
-    __syncwarp();
+__host__ __device__ static inline cand pad_cand(void) {
+    cand c = {0, 0, 0, 0, 0, 1};
+    return c;
 }
 
-/* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
- * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
- * grouped by orderkey in orders' order); bound[nchunks] = nl. The same
- * result as a lower-bound binary search. One warp per chunk: each round the
- * 32 lanes probe 64 evenly spaced rows of the range and a ballot keeps the
- * rows between the last probe below the key and the first probe at or above
- * it (~65x fewer); a range of <= BOUNDS_SCAN rows is then counted in one
- * coalesced pass. 60M rows take 4 dependent rounds instead of 26 dependent
- * loads, and the first two rounds hit L2 (every chunk probes the same rows). */
-enum { BOUNDS_WARPS = 8, BOUNDS_PROBES = 64, BOUNDS_SCAN = 256 };
+__host__ __device__ static inline unsigned long long bump(unsigned long long *p) {
+#ifdef __CUDA_ARCH__
+    return atomicAdd(p, 1ull);
+#else
+    return (*p)++;
+#endif
+}
 
-__global__ void __launch_bounds__(BOUNDS_WARPS * 32)
-    chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
-                 int64_t *__restrict__ bound) {
-    const int lane = threadIdx.x & 31;
-    const int64_t c = (int64_t)blockIdx.x * BOUNDS_WARPS + (threadIdx.x >> 5);
-    if (c > nchunks) return; /* whole warps */
-    if (c == nchunks) {
-        if (lane == 0) bound[c] = nl;
+/* The columns q18_runs reads. */
+typedef struct {
+    const int32_t *lkey;
+    const int64_t *lqty;
+    int64_t nl;
+    const int32_t *okey, *ocust, *odate;
+    const int64_t *oprice;
+    int64_t no;
+} q18_cols;
+
+/* A run of orderkey key with quantity sum qty (hundredths) over the limit:
+ * its order (binary search on o_orderkey, ascending) goes to the list
+ * (slot = count, kept if below cap); an absent key sets bad_group. */
+__host__ __device__ static void emit_run(const q18_cols &c, int32_t key, int64_t qty, cand *list,
+                                         unsigned long long cap, q18_out *out) {
+    int64_t lo = 0, hi = c.no;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (c.okey[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == c.no || c.okey[lo] != key) {
+        out->bad_group = 1;
         return;
     }
-    const int32_t key = okey[c * OCHUNK];
-    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
-    int64_t lo = 0, n = nl;
-    while (n > BOUNDS_SCAN) { /* n is the same in every lane */
-        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
-        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (BOUNDS_PROBES + 1);
-        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (BOUNDS_PROBES + 1);
-        const int32_t k0 = lkey[p0], k1 = lkey[p1];
-        const unsigned ge0 = __ballot_sync(0xffffffffu, k0 >= key), ge1 = __ballot_sync(0xffffffffu, k1 >= key);
-        /* f = the first probe at or above the key (64: none) */
-        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : BOUNDS_PROBES;
-        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (BOUNDS_PROBES + 1) + 1;
-        const int64_t new_hi = f == BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (BOUNDS_PROBES + 1);
-        lo = new_lo;
-        n = new_hi - new_lo;
-    }
-    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
+    cand x;
+    x.price = c.oprice[lo];
+    x.qty = qty;
+    x.key = key;
+    x.date = c.odate[lo];
+    x.cust = c.ocust[lo];
+    x.sentinel = 0;
+    const unsigned long long at = bump(&out->count);
+    if (at < cap) list[at] = x;
+}
+
+/* Rows 4g .. 4g + 3 (those below nl): every run starting there is summed
+ * (forward, any length) and emitted if over the limit. vec: both columns
+ * 16-byte aligned (then full groups use vector loads). */
+__host__ __device__ static inline void run_group(const q18_cols &c, int64_t g, bool vec, int64_t limit, cand *list,
+                                                 unsigned long long cap, q18_out *out) {
+    const int64_t r0 = g * ROWS;
+    const int64_t left = c.nl - r0;
+    const int nrows = left < ROWS ? (int)left : ROWS;
+    int32_t k[ROWS];
+    int64_t q[ROWS];
+    if (vec && nrows == ROWS) {
+        const int4 kv = *reinterpret_cast<const int4 *>(c.lkey + r0);
+        const longlong2 qa = *reinterpret_cast<const longlong2 *>(c.lqty + r0);
+        const longlong2 qb = *reinterpret_cast<const longlong2 *>(c.lqty + r0 + 2);
+        k[0] = kv.x, k[1] = kv.y, k[2] = kv.z, k[3] = kv.w;
+        q[0] = qa.x, q[1] = qa.y, q[2] = qb.x, q[3] = qb.y;
+    } else {
 #pragma unroll
-    for (int t = 0; t < BOUNDS_SCAN / 32; t++) {
-        const int i = t * 32 + lane;
-        if (i < n && lkey[lo + i] < key) below++;
+        for (int i = 0; i < ROWS; i++) {
+            k[i] = i < nrows ? c.lkey[r0 + i] : 0;
+            q[i] = i < nrows ? c.lqty[r0 + i] : 0;
+        }
     }
-    below = __reduce_add_sync(0xffffffffu, below);
-    if (lane == 0) bound[c] = lo + below;
+    const int32_t prev = r0 > 0 ? c.lkey[r0 - 1] : 0;
+#pragma unroll
+    for (int i = 0; i < ROWS; i++) {
+        if (i >= nrows) break;
+        const int32_t pk = i > 0 ? k[i - 1] : prev;
+        const bool first = r0 == 0 && i == 0;
+        if (!first && k[i] == pk) continue; /* not a run start */
+        if (!first && k[i] < pk) out->bad_group = 1;
+        /* the run's sum (unsigned: wraps like the int64 sum would, no UB) */
+        unsigned long long s = (unsigned long long)q[i];
+        bool open = true; /* the run reaches row i + j */
+#pragma unroll
+        for (int j = i + 1; j < ROWS; j++) {
+            if (open && j < nrows && k[j] == k[i]) s += (unsigned long long)q[j];
+            else open = false;
+        }
+        if (open) /* past this thread's rows (nrows < 4 only at the table's end); both loads of a row at once */
+            for (int64_t r = r0 + nrows; r < c.nl; r++) {
+                const int32_t kr = c.lkey[r];
+                const int64_t qr = c.lqty[r];
+                if (kr != k[i]) break;
+                s += (unsigned long long)qr;
+            }
+        if ((int64_t)s > limit) emit_run(c, k[i], (int64_t)s, list, cap, out);
+    }
 }
 
-/* chunk_bounds for the nchunks + 1 bounds, BOUNDS_WARPS chunks per block. */
-static cudaError_t launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
-                                       int64_t *bound, cudaStream_t stream) {
-    chunk_bounds<<<(unsigned)((nchunks + BOUNDS_WARPS) / BOUNDS_WARPS), BOUNDS_WARPS * 32, 0, stream>>>(okey, lkey, nl,
-                                                                                                       nchunks, bound);
-    return cudaGetLastError();
+__global__ void __launch_bounds__(TPB) q18_runs(q18_cols c, int64_t limit, cand *__restrict__ list,
+                                                unsigned long long cap, q18_out *__restrict__ out) {
+    const bool vec = ((uintptr_t)c.lkey % 16 == 0) && ((uintptr_t)c.lqty % 16 == 0);
+    const int64_t ngroups = (c.nl + ROWS - 1) / ROWS;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < ngroups; g += stride)
+        run_group(c, g, vec, limit, list, cap, out);
 }
 
-__global__ void __launch_bounds__(TPB) q18_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ ocust,
-                                                const int32_t *__restrict__ odate, const int64_t *__restrict__ oprice,
-                                                int64_t no, const int32_t *__restrict__ lkey,
-                                                const int64_t *__restrict__ lqty, const int64_t *__restrict__ bound,
-                                                int64_t nchunks, int64_t limit, cand *__restrict__ list,
-                                                int *__restrict__ nlist, int *__restrict__ bad) {
-    __shared__ unsigned long long sum_s[OCHUNK];
-    __shared__ int wtot[2][NWARP];
-    __shared__ cand wlist[NWARP][TOPK];
-    __shared__ int wcnt[NWARP];
-    __shared__ int at_s;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (lane == 0) wcnt[warp] = 0;
-    int oops = 0;
+/* One compare-exchange of a bitonic sort of s[0..SORT_N) (best first) by
+ * thread tid; the pairs of one (k, j) step are disjoint. */
+__host__ __device__ static inline void bitonic_step(cand *s, int tid, int k, int j) {
+    const int p = tid ^ j;
+    if (p <= tid) return;
+    const bool up = (tid & k) == 0;
+    if (up ? sort_before(s[p], s[tid]) : sort_before(s[tid], s[p])) {
+        const cand t = s[tid];
+        s[tid] = s[p];
+        s[p] = t;
+    }
+}
 
-    for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
-        const int64_t o0 = c * OCHUNK;
-        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
-        const int64_t j0 = bound[c], j1 = bound[c + 1];
-        for (int o = tid; o < OCHUNK; o += TPB) sum_s[o] = 0;
-        __syncthreads();
-        /* the chunk's line items, tile by tile; idx = the row's order in the chunk */
-        int carry = 0, parity = 0;
-        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
-            const int64_t j = base + tid;
-            const bool active = j < j1;
-            const int32_t key = active ? lkey[j] : 0;
-            const int64_t q = active ? lqty[j] : 0;
-            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
-            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
-            const bool start = active && (j == j0 || key != prev);
-            const unsigned ballot = __ballot_sync(FULL_MASK, start);
-            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
-            if (lane == 0) wtot[parity][warp] = __popc(ballot);
+/* Sort s[0..SORT_N) best first; every thread of a SORT_N-thread block calls it. */
+__device__ static void block_sort(cand *s) {
+    __syncthreads();
+    for (int k = 2; k <= SORT_N; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            bitonic_step(s, threadIdx.x, k, j);
             __syncthreads();
-            int before_me = carry, total = 0;
-            for (int w = 0; w < NWARP; w++) {
-                const int t = wtot[parity][w];
-                if (w < warp) before_me += t;
-                total += t;
-            }
-            carry += total;
-            if (!active) continue;
-            const int idx = before_me + incl - 1;
-            if (idx < 0 || idx >= nord || (start && okey[o0 + idx] != key)) {
-                oops = 1;
-                continue;
-            }
-            atomicAdd(&sum_s[idx], (unsigned long long)q);
         }
-        __syncthreads();
-        /* orders over the limit, offered to the warps' top lists */
-        for (int r = 0; r < OCHUNK; r += TPB) {
-            const int o = r + tid;
-            const bool has = o < nord && (int64_t)sum_s[o] > limit;
-            cand x = {0, 0, 0, 0, 0, 0};
-            if (has) {
-                x.qty = (int64_t)sum_s[o];
-                x.price = oprice[o0 + o];
-                x.key = okey[o0 + o];
-                x.date = odate[o0 + o];
-                x.cust = ocust[o0 + o];
-            }
-            warp_offer(wlist[warp], &wcnt[warp], has, x);
-        }
-        __syncthreads();
-    }
-    if (oops) *bad = 1;
-    __syncthreads();
-    if (tid == 0) {
-        int total = 0;
-        for (int w = 0; w < NWARP; w++) total += wcnt[w];
-        at_s = total ? atomicAdd(nlist, total) : 0;
-    }
-    __syncthreads();
-    /* every warp's list goes out (the host keeps the best 100 of all) */
-    int at = at_s;
-    for (int w = 0; w < warp; w++) at += wcnt[w];
-    for (int i = lane; i < wcnt[warp]; i += 32) list[at + i] = wlist[warp][i];
 }
 
-/* Row r < n: the customer row cust[r] - 1's name into slot r (len[r]
- * bytes; text column: off/bytes; dictionary column: codes, len = code).
- * A key that is not at its row, or a name longer than a slot, sets *bad. */
-__global__ void name_gather(const int32_t *__restrict__ cust, int n, const int32_t *__restrict__ ckey, int64_t nc,
-                            const int64_t *__restrict__ off, const char *__restrict__ bytes,
-                            const uint8_t *__restrict__ codes, char *__restrict__ slots, int *__restrict__ len,
-                            int *__restrict__ bad) {
-    const int r = blockIdx.x;
-    if (r >= n) return;
-    const int64_t c = (int64_t)cust[r] - 1;
+/* Block b keeps the best min(TOPK, len) of in[b * SORT_N ..] (len rows, at
+ * most SORT_N), sorted, at out[b * TOPK ..]. */
+__global__ void __launch_bounds__(SORT_N) q18_reduce(const cand *__restrict__ in, int64_t n, cand *__restrict__ out) {
+    __shared__ cand s[SORT_N];
+    const int64_t base = (int64_t)blockIdx.x * SORT_N;
+    const int64_t len = n - base < SORT_N ? n - base : SORT_N;
+    s[threadIdx.x] = threadIdx.x < len ? in[base + threadIdx.x] : pad_cand();
+    block_sort(s);
+    if (threadIdx.x < TOPK && threadIdx.x < len) out[(int64_t)blockIdx.x * TOPK + threadIdx.x] = s[threadIdx.x];
+}
+
+/* q18_reduce's output rows for n input rows */
+__host__ __device__ static inline int64_t reduced_rows(int64_t n) {
+    const int64_t blocks = (n + SORT_N - 1) / SORT_N;
+    const int64_t last = n - (blocks - 1) * SORT_N;
+    return (blocks - 1) * TOPK + (last < TOPK ? last : TOPK);
+}
+
+/* The customer name of result row r (customer row cust - 1) into out's slot
+ * r: len = bytes (text: off/bytes) or the code (codes); lanes lane, lane +
+ * lanes, .. copy the bytes. A key not at its row or a long name sets bad_cust. */
+__host__ __device__ static inline void name_row(int r, int lane, int lanes, const int32_t *ckey, int64_t nc,
+                                                const int64_t *off, const char *bytes, const uint8_t *codes,
+                                                q18_out *out) {
+    const int64_t c = (int64_t)out->top[r].cust - 1;
     if (c < 0 || c >= nc || ckey[c] != c + 1) {
-        if (threadIdx.x == 0) *bad = 1;
+        out->bad_cust = 1;
         return;
     }
     if (codes) {
-        if (threadIdx.x == 0) len[r] = codes[c];
+        if (lane == 0) out->len[r] = codes[c];
         return;
     }
     const int64_t a = off[c], l = off[c + 1] - a;
     if (l < 0 || l > NAME_SLOT) {
-        if (threadIdx.x == 0) *bad = 1;
+        out->bad_cust = 1;
         return;
     }
-    for (int64_t i = threadIdx.x; i < l; i += blockDim.x) slots[(int64_t)r * NAME_SLOT + i] = bytes[a + i];
-    if (threadIdx.x == 0) len[r] = (int)l;
+    for (int64_t i = lane; i < l; i += lanes) out->name[r][i] = bytes[a + i];
+    if (lane == 0) out->len[r] = (int)l;
+}
+
+/* One SORT_N-thread block: the best TOPK of in[0..n) (n = *count if count,
+ * else n_rows; nothing if n > SORT_N) into out->top, sorted, with names. */
+__global__ void __launch_bounds__(SORT_N)
+    q18_finish(const cand *__restrict__ in, const unsigned long long *count, int64_t n_rows,
+               const int32_t *__restrict__ ckey, int64_t nc, const int64_t *__restrict__ off,
+               const char *__restrict__ bytes, const uint8_t *__restrict__ codes, q18_out *out) {
+    __shared__ cand s[SORT_N];
+    const int64_t n = count ? (int64_t)*count : n_rows;
+    if (n > SORT_N) return; /* the host reruns with a list of n rows */
+    s[threadIdx.x] = threadIdx.x < n ? in[threadIdx.x] : pad_cand();
+    block_sort(s);
+    const int nout = n < TOPK ? (int)n : TOPK;
+    if (threadIdx.x < nout) out->top[threadIdx.x] = s[threadIdx.x];
+    if (threadIdx.x == 0) out->nout = nout;
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int r = warp; r < nout; r += SORT_N / 32) name_row(r, lane, 32, ckey, nc, off, bytes, codes, out);
 }
 
 static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
@@ -281,11 +297,6 @@ static void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
     for (; from < col->scale; from++) v *= 10;
     col->dec[r] = v;
     col->is_null[r] = 0;
-}
-
-static int by_price_desc(const void *a, const void *b) {
-    const cand *x = (const cand *)a, *y = (const cand *)b;
-    return before(*x, *y) ? -1 : before(*y, *x) ? 1 : 0;
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -316,120 +327,118 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return 3;
     const int64_t limit = pq->i * 100; /* hundredths */
     const int64_t no = okey->n, nl = lkey->n, nc = ckey->n;
-    const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
     const bool text = cname->type == DKB_CAND_STR;
+    const int64_t *name_off = text ? (const int64_t *)cname->data : NULL;
+    const char *name_bytes = text ? cname->bytes : NULL;
+    const uint8_t *name_codes = text ? NULL : (const uint8_t *)cname->data;
+    const q18_cols cols = {(const int32_t *)lkey->data, (const int64_t *)lqty->data, nl,
+                           (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
+                           (const int64_t *)oprice->data, no};
     cudaStream_t stream = dkb_cand_stream(env);
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_flags[2] = {0, 0}, nout = 0;
-    int64_t grid = 0;
-    int64_t *d_bound = NULL;
-    cand *d_list = NULL, *h_list = NULL;
-    int *d_flags = NULL; /* [0]: bad, [1]: list length */
-    int32_t *d_cust = NULL, h_cust[TOPK];
-    char *d_slots = NULL, *h_slots = NULL;
-    int *d_len = NULL, h_len[TOPK];
+    int rc = 0, dev = 0, sms = 0, per_sm = 0, nout = 0;
+    int64_t grid = 0, m = 0;
+    q18_out *d_out = NULL, *h_out = NULL;
+    cand *d_list = NULL, *d_big = NULL, *d_tmp = NULL;
     c_name->str_off[0] = 0;
     if (no > 0 && nl > 0) {
+        h_out = (q18_out *)malloc(sizeof(q18_out));
+        if (!h_out) {
+            fprintf(stderr, "q18.full.cu: out of host memory for the result block\n");
+            rc = 4;
+            goto done;
+        }
+        const int64_t ngroups = (nl + ROWS - 1) / ROWS;
         CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
         CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q18_join, TPB, 0));
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q18_runs, TPB, 0));
         grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
-        if (grid > nchunks) grid = nchunks;
-        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(cand) * TOPK * NWARP * grid, stream));
-        CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-        CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
-        CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
-        q18_join<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
-            (const int64_t *)oprice->data, no, (const int32_t *)lkey->data, (const int64_t *)lqty->data, d_bound,
-            nchunks, limit, d_list, d_flags + 1, d_flags);
-        CUDA_TRY("q18_join launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int) * 2, cudaMemcpyDeviceToHost,
-                                                          stream));
+        if (grid > (ngroups + TPB - 1) / TPB) grid = (ngroups + TPB - 1) / TPB;
+        CUDA_TRY("cudaMallocAsync out", cudaMallocAsync((void **)&d_out, sizeof(q18_out), stream));
+        CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(cand) * SORT_N, stream));
+        CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
+        q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols, limit, d_list, SORT_N, d_out);
+        CUDA_TRY("q18_runs launch", cudaGetLastError());
+        q18_finish<<<1, SORT_N, 0, stream>>>(d_list, &d_out->count, 0, (const int32_t *)ckey->data, nc, name_off,
+                                              name_bytes, name_codes, d_out);
+        CUDA_TRY("q18_finish launch", cudaGetLastError());
+        CUDA_TRY("cudaMemcpyAsync out", cudaMemcpyAsync(h_out, d_out, sizeof(q18_out), cudaMemcpyDeviceToHost, stream));
         CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_flags[0]) {
+        m = (int64_t)h_out->count;
+        if (!h_out->bad_group && m > SORT_N) {
+            /* many qualifying orders: the whole list, cut down on the device */
+            CUDA_TRY("cudaMallocAsync big list", cudaMallocAsync((void **)&d_big, sizeof(cand) * (size_t)m, stream));
+            CUDA_TRY("cudaMallocAsync reduce buffer",
+                     cudaMallocAsync((void **)&d_tmp, sizeof(cand) * (size_t)reduced_rows(m), stream));
+            CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
+            q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols, limit, d_big, (unsigned long long)m, d_out);
+            CUDA_TRY("q18_runs launch (big list)", cudaGetLastError());
+            cand *src = d_big, *dst = d_tmp;
+            int64_t n = m;
+            while (n > SORT_N) {
+                q18_reduce<<<(unsigned)((n + SORT_N - 1) / SORT_N), SORT_N, 0, stream>>>(src, n, dst);
+                CUDA_TRY("q18_reduce launch", cudaGetLastError());
+                n = reduced_rows(n);
+                cand *t = src;
+                src = dst;
+                dst = t;
+            }
+            q18_finish<<<1, SORT_N, 0, stream>>>(src, NULL, n, (const int32_t *)ckey->data, nc, name_off, name_bytes,
+                                                  name_codes, d_out);
+            CUDA_TRY("q18_finish launch (big list)", cudaGetLastError());
+            CUDA_TRY("cudaMemcpyAsync out",
+                     cudaMemcpyAsync(h_out, d_out, sizeof(q18_out), cudaMemcpyDeviceToHost, stream));
+            CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+            if (!h_out->bad_group && (int64_t)h_out->count != m) {
+                fprintf(stderr, "q18.full.cu: qualifying orders changed between passes (%lld, then %llu)\n",
+                        (long long)m, h_out->count);
+                rc = 10;
+                goto done;
+            }
+        }
+        if (h_out->bad_group) {
             fprintf(stderr, "q18.full.cu: lineitem not grouped by orderkey in orders' order\n");
             rc = 5;
             goto done;
         }
-        const int m = h_flags[1];
-        if (m > 0) {
-            h_list = (cand *)malloc(sizeof(cand) * (size_t)m);
-            if (!h_list) {
-                fprintf(stderr, "q18.full.cu: out of host memory for %d big orders\n", m);
-                rc = 4;
-                goto done;
-            }
-            CUDA_TRY("cudaMemcpyAsync list", cudaMemcpyAsync(h_list, d_list, sizeof(cand) * (size_t)m,
-                                                             cudaMemcpyDeviceToHost, stream));
-            CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-            qsort(h_list, (size_t)m, sizeof(cand), by_price_desc);
-            nout = m < TOPK ? m : TOPK;
-            if (nout > res->cap) {
-                rc = 4;
-                goto done;
-            }
-            for (int r = 0; r < nout; r++) h_cust[r] = h_list[r].cust;
-            h_slots = (char *)malloc((size_t)NAME_SLOT * nout);
-            if (!h_slots) {
-                rc = 4;
-                goto done;
-            }
-            CUDA_TRY("cudaMallocAsync cust", cudaMallocAsync((void **)&d_cust, sizeof(int32_t) * nout, stream));
-            CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slots, (size_t)NAME_SLOT * nout, stream));
-            CUDA_TRY("cudaMallocAsync len", cudaMallocAsync((void **)&d_len, sizeof(int) * nout, stream));
-            CUDA_TRY("cudaMemcpyAsync cust", cudaMemcpyAsync(d_cust, h_cust, sizeof(int32_t) * nout,
-                                                             cudaMemcpyHostToDevice, stream));
-            name_gather<<<nout, 32, 0, stream>>>(d_cust, nout, (const int32_t *)ckey->data, nc,
-                                                  text ? (const int64_t *)cname->data : NULL,
-                                                  text ? cname->bytes : NULL,
-                                                  text ? NULL : (const uint8_t *)cname->data, d_slots, d_len, d_flags);
-            CUDA_TRY("name_gather launch", cudaGetLastError());
-            CUDA_TRY("cudaMemcpyAsync slots", cudaMemcpyAsync(h_slots, d_slots, (size_t)NAME_SLOT * nout,
-                                                              cudaMemcpyDeviceToHost, stream));
-            CUDA_TRY("cudaMemcpyAsync len", cudaMemcpyAsync(h_len, d_len, sizeof(int) * nout, cudaMemcpyDeviceToHost,
-                                                            stream));
-            CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int), cudaMemcpyDeviceToHost,
-                                                              stream));
-            CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-            if (h_flags[0]) {
-                fprintf(stderr, "q18.full.cu: a customer key not at row key - 1, or a name over %d bytes\n",
-                        NAME_SLOT);
+        if (h_out->bad_cust) {
+            fprintf(stderr, "q18.full.cu: a customer key not at row key - 1, or a name over %d bytes\n", NAME_SLOT);
+            rc = 6;
+            goto done;
+        }
+        nout = h_out->nout;
+        if (nout > res->cap) {
+            rc = 4;
+            goto done;
+        }
+        for (int r = 0; r < nout; r++) {
+            const cand *b = &h_out->top[r];
+            const int l = h_out->len[r];
+            int ok;
+            if (text) ok = put_str(c_name, r, h_out->name[r], l);
+            else ok = l < cname->dict->size && put_str(c_name, r, cname->dict->str[l], (int64_t)cname->dict->len[l]);
+            if (!ok) {
                 rc = 6;
                 goto done;
             }
-            for (int r = 0; r < nout; r++) {
-                const cand *b = &h_list[r];
-                int ok;
-                if (text) ok = put_str(c_name, r, h_slots + (size_t)r * NAME_SLOT, h_len[r]);
-                else
-                    ok = h_len[r] < cname->dict->size &&
-                         put_str(c_name, r, cname->dict->str[h_len[r]], (int64_t)cname->dict->len[h_len[r]]);
-                if (!ok) {
-                    rc = 6;
-                    goto done;
-                }
-                c_cust->i64[r] = b->cust;
-                c_okey->i64[r] = b->key;
-                c_date->date[r] = b->date;
-                c_cust->is_null[r] = c_okey->is_null[r] = c_date->is_null[r] = 0;
-                put_dec(c_price, r, b->price, 2);
-                put_dec(c_qty, r, b->qty, 2);
-            }
+            c_cust->i64[r] = b->cust;
+            c_okey->i64[r] = b->key;
+            c_date->date[r] = b->date;
+            c_cust->is_null[r] = c_okey->is_null[r] = c_date->is_null[r] = 0;
+            put_dec(c_price, r, b->price, 2);
+            put_dec(c_qty, r, b->qty, 2);
         }
     }
     res->nrows = nout;
 done:
-    if (d_bound) cudaFreeAsync(d_bound, stream);
+    if (d_out) cudaFreeAsync(d_out, stream);
     if (d_list) cudaFreeAsync(d_list, stream);
-    if (d_flags) cudaFreeAsync(d_flags, stream);
-    if (d_cust) cudaFreeAsync(d_cust, stream);
-    if (d_slots) cudaFreeAsync(d_slots, stream);
-    if (d_len) cudaFreeAsync(d_len, stream);
-    cudaStreamSynchronize(stream);
-    free(h_list);
-    free(h_slots);
+    if (d_big) cudaFreeAsync(d_big, stream);
+    if (d_tmp) cudaFreeAsync(d_tmp, stream);
+    /* on success everything but the frees was synchronised (the harness
+     * synchronises the device after the call); an error may leave a copy
+     * into h_out in flight */
+    if (rc) cudaStreamSynchronize(stream);
+    free(h_out);
     return rc;
 }
