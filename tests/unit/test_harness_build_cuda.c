@@ -153,13 +153,6 @@ static void test_builds(const char *dir) {
 }
 
 /* Is the CUDA compiler on PATH (or $DKB_NVCC)? */
-static int have_nvcc(void) {
-    const char *nv = getenv("DKB_NVCC");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null 2>&1", nv && *nv ? nv : "nvcc");
-    return system(cmd) == 0;
-}
-
 int main(void) {
     test_names();
     if (!have_nvcc()) {

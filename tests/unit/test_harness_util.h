@@ -51,6 +51,15 @@ static inline void write_text(const char *path, const char *text) {
     }
 }
 
+/* Whether the CUDA compiler the harness uses ($DKB_NVCC, default nvcc) is
+ * on the PATH. */
+static inline int have_nvcc(void) {
+    const char *nv = getenv("DKB_NVCC");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null 2>&1", nv && *nv ? nv : "nvcc");
+    return system(cmd) == 0;
+}
+
 /* The directory of this test executable, and of the source tree's include/
  * (for dkb/candidate.h): DKB_CANDIDATE_H is set from $DKB_TESTDATA when
  * given, else found next to the executable by the build itself. */
