@@ -98,6 +98,14 @@ int dkb__wcuda_outs_fetch(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *e
 int dkb__wcuda_time_begin(dkb__wcuda *c, dkb_error *err);
 int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err);
 
+/* Around every candidate call, outside the timed region: prepare runs
+ * before dkb__wcuda_time_begin (the call's device state made pristine:
+ * registered variables restored, the stream's attributes reset), cleanup
+ * after dkb__wcuda_time_end (what the call allocated and freed, poisoned and
+ * released). 0, or DKB_EIO with the CUDA error. */
+int dkb__wcuda_call_prepare(dkb__wcuda *c, dkb_error *err);
+int dkb__wcuda_call_cleanup(dkb__wcuda *c, dkb_error *err);
+
 /* Inputs watched for writes: add device ranges (label copied), take the
  * reference checksums, and compare later (changed: the first labels). */
 int dkb__wcuda_watch_add(dkb__wcuda *c, const void *dev, size_t bytes, const char *label, dkb_error *err);

@@ -568,7 +568,8 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     dkb_error e = {0};
     if (w->cuda) {
         /* device outputs, poisoned; the cache flushed; the device idle */
-        if ((w->core && dkb__wcuda_outs_point(w->cu, &w->oset, poison, &e)) || dkb__wcuda_time_begin(w->cu, &e))
+        if ((w->core && dkb__wcuda_outs_point(w->cu, &w->oset, poison, &e)) || dkb__wcuda_call_prepare(w->cu, &e) ||
+            dkb__wcuda_time_begin(w->cu, &e))
             fail_report(w, DKB_VERDICT_HARNESS_ERROR, "before %s (seed %llu): %s", what, (unsigned long long)seed, e.msg);
         count = 0; /* the CUDA runtime starts threads of its own */
     }
@@ -587,6 +588,8 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
         if (dkb__wcuda_time_end(w->cu, &o->ms, &e))
             fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);
         if (w->core && dkb__wcuda_outs_fetch(w->cu, &w->oset, &e))
+            fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);
+        if (dkb__wcuda_call_cleanup(w->cu, &e))
             fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);
     }
     if (rc != 0) {

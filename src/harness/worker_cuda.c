@@ -298,6 +298,16 @@ int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err) {
     return 0;
 }
 
+int dkb__wcuda_call_prepare(dkb__wcuda *c, dkb_error *err) {
+    (void)c, (void)err;
+    return 0;
+}
+
+int dkb__wcuda_call_cleanup(dkb__wcuda *c, dkb_error *err) {
+    (void)c, (void)err;
+    return 0;
+}
+
 int dkb__wcuda_watch_add(dkb__wcuda *c, const void *dev, size_t bytes, const char *label, dkb_error *err) {
     if (!dev || !bytes) return 0;
     for (int i = 0; i < c->nwatch; i++)
@@ -423,6 +433,16 @@ int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err) {
     *ms = 0;
     return no_cuda(err);
 }
+int dkb__wcuda_call_prepare(dkb__wcuda *c, dkb_error *err) {
+    (void)c;
+    return no_cuda(err);
+}
+
+int dkb__wcuda_call_cleanup(dkb__wcuda *c, dkb_error *err) {
+    (void)c;
+    return no_cuda(err);
+}
+
 int dkb__wcuda_watch_add(dkb__wcuda *c, const void *dev, size_t bytes, const char *label, dkb_error *err) {
     (void)c, (void)dev, (void)bytes, (void)label;
     return no_cuda(err);
