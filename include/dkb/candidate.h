@@ -24,7 +24,11 @@
  *     int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p,
  *                            dkb_cand_result *res, const dkb_cand_env *env);
  *
- * Both return 0 on success; any other value reports a failure.
+ * Both return 0 (DKB_CAND_OK) on success; any other value reports a
+ * failure (verdict returned_error). Return one of the DKB_CAND_E* codes
+ * below, so the report can say what went wrong ("returned 4
+ * (DKB_CAND_ECAP: an output is over its cap)"); any other nonzero value is
+ * a plain failure ("returned 17").
  *
  * Rules the harness enforces: inputs are read-only (a write is a fault);
  * output buffers hold garbage on entry (write every element you report;
@@ -79,6 +83,23 @@ extern "C" { /* CUDA candidates are compiled as C++ (nvcc): the ABI stays C */
 #endif
 
 #define DKB_CANDIDATE_ABI_VERSION 1
+
+/* Return codes of the entry points: (name, value, meaning), one table that
+ * makes the enum here and the harness's report text ("returned 4
+ * (DKB_CAND_ECAP: an output is over its cap)"). The values are fixed. */
+#define DKB_CAND_STATUS_MAP(X)                                                          \
+    X(DKB_CAND_OK, 0, "success")                                                        \
+    X(DKB_CAND_EINVAL, 1, "bad input: a column, parameter or output is missing or of an unexpected type") \
+    X(DKB_CAND_ENOMEM, 2, "out of memory (host or device)")                             \
+    X(DKB_CAND_ECUDA, 3, "a CUDA call failed")                                          \
+    X(DKB_CAND_ECAP, 4, "an output is over its cap")                                    \
+    X(DKB_CAND_EINTERNAL, 5, "an internal check failed (data it does not handle)")
+
+typedef enum {
+#define DKB__CAND_STATUS_ENUM(name, value, text) name = value,
+    DKB_CAND_STATUS_MAP(DKB__CAND_STATUS_ENUM)
+#undef DKB__CAND_STATUS_ENUM
+} dkb_cand_status;
 
 /* Element types (same numbering as TensorPlan's dkb_tp_dtype). */
 typedef enum {

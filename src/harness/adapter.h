@@ -150,4 +150,14 @@ void dkb__out_set_reset(dkb_cand_out_set *o, uint8_t poison);
  * dictionary) with msg and a non-zero return. */
 int dkb__out_set_collect(dkb_cand_out_set *o, dkb_tensor_set *out, dkb_verdict *v, char *msg, size_t n);
 
+/* ---- return codes (cand_status.c) ---- */
+
+/* A candidate's nonzero return as the report gives it, written to buf (n
+ * bytes) and returned: "returned 4 (DKB_CAND_ECAP: an output is over its
+ * cap)" for a DKB_CAND_E* code of candidate.h, "returned 17" for any other
+ * value. */
+const char *dkb__cand_status_text(int rc, char *buf, size_t n);
+/* "DKB_CAND_ECAP" for a code of candidate.h's table, else NULL. */
+const char *dkb__cand_status_name(int rc);
+
 #endif

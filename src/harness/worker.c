@@ -594,7 +594,7 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     }
     if (rc != 0) {
         o->v = DKB_VERDICT_RETURNED_ERROR;
-        snprintf(o->msg, sizeof o->msg, "returned %d", rc);
+        dkb__cand_status_text(rc, o->msg, sizeof o->msg);
         return;
     }
     if (count) {
