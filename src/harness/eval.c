@@ -254,6 +254,7 @@ static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir,
         it->floor_ms = rep.floor_ms;
         it->bytes_read = rep.bytes_read;
         it->bandwidth_gbs = rep.bandwidth_gbs;
+        it->attribution = rep.attribution;
         if (!it->detail || !it->output_tail || !it->checks) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
     }
     if (dir) {

@@ -14,6 +14,7 @@
 
 #include "common/progress.h"
 #include "dkb/error.h"
+#include "harness/attrib.h"   // defines: dkb_attribution
 #include "harness/harness.h"
 #include "harness/score.h"
 
@@ -69,6 +70,8 @@ typedef struct dkb_eval_item {
     double floor_ms;           /* bandwidth floor (NaN unknown) */
     double bytes_read;         /* bytes the query must read (NaN unknown) */
     double bandwidth_gbs;      /* measured memory bandwidth (NaN unknown) */
+    dkb_attribution attribution;   /* CUDA: own vs library kernel time of one untimed call
+                                    * (attrib.h); not recorded for CPU rows */
     double compile_s, run_s;   /* wall seconds: build; worker runs (all jobs) */
     dkb_score_row score;       /* filled by dkb__score_rows */
 } dkb_eval_item;

@@ -33,6 +33,7 @@
 #include "dkb/store.h"
 #include "dkb/tensor.h"
 #include "harness/adapter.h"
+#include "harness/attrib.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -117,6 +118,26 @@ int dkb__wcuda_watch_check(dkb__wcuda *c, char *changed, size_t n, int *nchanged
  * cudaMemcpy device to device, best of several) over a buffer of at least
  * `bytes` and 4 x the L2 size (at most 1 GiB). NaN on failure. */
 double dkb__wcuda_bandwidth(dkb__wcuda *c, size_t bytes);
+
+/* ---- kernel attribution (worker_attrib.c; attrib.h) ----
+ * One extra, untimed candidate call recorded with CUPTI's activity API,
+ * after every timed call (libcupti is loaded by begin: no timed call ever
+ * runs with it in the process):
+ *   dkb__wcuda_attrib_begin(c, &e);   loads libcupti, starts recording
+ *   (the candidate call: its dkb__wcuda_time_begin / _end mark the window)
+ *   dkb__wcuda_attrib_end(c, &a, &e); stops, tallies the window into a
+ * begin: 0, or an error saying why nothing can be recorded ("not available
+ * in this build", libcupti cannot be loaded, CUPTI refused: insufficient
+ * privileges, ...); then make no call and no end. end: 0 with *out
+ * recorded, or an error (*out not recorded). Only activity whose midpoint
+ * lies between the marks counts (all of it, with a note, when the marks
+ * are missing). */
+int dkb__wcuda_attrib_begin(dkb__wcuda *c, dkb_error *err);
+int dkb__wcuda_attrib_end(dkb__wcuda *c, dkb_attribution *out, dkb_error *err);
+/* Called by dkb__wcuda_time_begin right after its synchronisation (end 0)
+ * and by dkb__wcuda_time_end right after its (end 1); does nothing unless
+ * recording. */
+void dkb__wcuda_attrib_mark(int end);
 
 #ifdef __cplusplus
 }

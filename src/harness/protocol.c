@@ -323,7 +323,7 @@ char *dkb__report_json(const dkb_report *r) {
     ok = ok && add_timing(o, "baseline_ms", &r->baseline) && add_timing(o, "candidate_ms", &r->candidate) &&
          add_num(o, "bytes_read", r->bytes_read) && add_num(o, "bandwidth_gbs", r->bandwidth_gbs) &&
          add_num(o, "floor_ms", r->floor_ms) && add_num(o, "floor_slack", r->floor_slack) &&
-         cJSON_AddNumberToObject(o, "threads", r->threads) &&
+         cJSON_AddNumberToObject(o, "threads", r->threads) && !dkb__attrib_add_json(o, "attribution", &r->attribution) &&
          (!r->nonce[0] || cJSON_AddStringToObject(o, "nonce", r->nonce));
     char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
@@ -396,6 +396,7 @@ int dkb__report_parse(const char *json, dkb_report *r, dkb_error *err) {
     r->floor_slack = num_or_nan(o, "floor_slack");
     double th = num_or_nan(o, "threads");
     r->threads = th >= 0 && th < 1e6 ? (int)th : 0;
+    dkb__attrib_from_json(o, "attribution", &r->attribution);
     const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(o, "nonce");
     if (cJSON_IsString(nonce)) snprintf(r->nonce, sizeof r->nonce, "%s", nonce->valuestring);
     cJSON_Delete(o);

@@ -33,6 +33,10 @@
  *    "floor_ms": 8.2,            bytes_read / bandwidth
  *    "floor_slack": 0.5,
  *    "threads": 16,              threads used
+ *    "attribution": {...} | null, CUDA rows that passed both checks: how one
+ *                                extra, untimed call's device time splits into
+ *                                own and library kernels (attrib.h)
+ *    "attribution_note": "..." | null, why attribution is null (or a caveat)
  *    "nonce": "9f0c..."}         the nonce the sandbox handed the worker (see
  *                                dkb__sandbox_run); absent when none
  * Checks list the first pass (one per seed). Every timed call's answer and
@@ -46,6 +50,7 @@
 #include <stdint.h>
 
 #include "dkb/error.h"
+#include "harness/attrib.h"   // defines: dkb_attribution
 #include "harness/harness.h"
 
 #define DKB_JOB_MAX_SEEDS 1024
@@ -107,6 +112,9 @@ typedef struct dkb_report {
     double floor_slack;
     int threads;
     char nonce[72];            /* the sandbox's nonce ("" when none) */
+    dkb_attribution attribution;   /* the kernel attribution call (attrib.h): CUDA rows that
+                                    * passed both checks; else not recorded, its note
+                                    * saying why ("" for CPU rows) */
 } dkb_report;
 
 /* A report with verdict HARNESS_ERROR, no checks, unknowns NaN. */

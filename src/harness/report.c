@@ -126,6 +126,7 @@ static void add_item(cJSON *arr, const dkb_eval_item *it, double threshold) {
     add_num(j, "time_floor", s->time_floor);
     add_num(j, "compile_s", it->compile_s);
     add_num(j, "run_s", it->run_s);
+    (void)dkb__attrib_add_json(j, "attribution", &it->attribution);   /* and "attribution_note" */
 }
 
 cJSON *dkb__results_json(const dkb_eval_results *res) {

@@ -65,6 +65,59 @@ static unsigned modes_of(const dkb_eval_results *res) {
     return res->opts.modes ? res->opts.modes : DKB_EVAL_FULL | DKB_EVAL_CORE;
 }
 
+/* ---- kernel attribution (CUDA rows: own vs library kernel time) ---- */
+
+static int shows_attribution(const dkb_eval_results *res) {
+    if (res->opts.backend && !strcmp(res->opts.backend, "cuda")) return 1;
+    for (int i = 0; i < res->n; i++)
+        if (res->items[i].attribution.recorded) return 1;
+    return 0;
+}
+
+/* The cells of a row's attribution: own, library, copy, memset ms, kernel
+ * launches, own share ("-" each when not recorded) and the last column
+ * (the top kernels, or why nothing was recorded). */
+typedef struct attrib_cells {
+    char own[32], lib[32], copy[32], mset[32], kernels[16], share[16];
+    char last[640];            /* top (360) + "; " + note (256) */
+} attrib_cells;
+
+static void attrib_cells_of(const dkb_eval_item *it, attrib_cells *c) {
+    const dkb_attribution *a = &it->attribution;
+    char b[32];
+    snprintf(c->own, sizeof c->own, "%s", fmt_ms(b, sizeof b, a->recorded ? a->own_ms : NAN));
+    snprintf(c->lib, sizeof c->lib, "%s", fmt_ms(b, sizeof b, a->recorded ? a->library_ms : NAN));
+    snprintf(c->copy, sizeof c->copy, "%s", fmt_ms(b, sizeof b, a->recorded ? a->copy_ms : NAN));
+    snprintf(c->mset, sizeof c->mset, "%s", fmt_ms(b, sizeof b, a->recorded ? a->memset_ms : NAN));
+    if (a->recorded) snprintf(c->kernels, sizeof c->kernels, "%d", a->kernels);
+    else snprintf(c->kernels, sizeof c->kernels, "-");
+    double share = dkb__attrib_own_share(a);
+    if (isfinite(share)) snprintf(c->share, sizeof c->share, "%.1f%%", 100 * share);
+    else snprintf(c->share, sizeof c->share, "-");
+    char top[360];
+    dkb__attrib_top_line(a, 3, top, sizeof top);
+    if (a->recorded) snprintf(c->last, sizeof c->last, "%s%s%s", top, a->note[0] ? "; " : "", a->note);
+    else if (a->note[0]) snprintf(c->last, sizeof c->last, "not recorded: %s", a->note);
+    else snprintf(c->last, sizeof c->last, "not recorded (%s)", dkb__eval_class(it));
+}
+
+static void print_attribution_table(const dkb_eval_results *res, FILE *f) {
+    enum { LAST_MAX = 90 };
+    fprintf(f, "kernel attribution (one untimed call on seed 0, CUPTI; device ms):\n");
+    fprintf(f, "%-5s %-4s %10s %10s %9s %9s %7s %9s  %s\n", "query", "mode", "own ms", "library ms", "copy ms",
+            "memset ms", "kernels", "own share", "top kernels");
+    for (int i = 0; i < res->n; i++) {
+        const dkb_eval_item *it = &res->items[i];
+        if (it->missing) continue;
+        attrib_cells c;
+        attrib_cells_of(it, &c);
+        if (strlen(c.last) > LAST_MAX) strcpy(c.last + LAST_MAX - 3, "...");
+        fprintf(f, "%-5s %-4s %10s %10s %9s %9s %7s %9s  %s\n", it->query, dkb__eval_mode_name(it->mode), c.own, c.lib,
+                c.copy, c.mset, c.kernels, c.share, c.last);
+    }
+    fprintf(f, "\n");
+}
+
 /* ---- table ---- */
 
 static void totals_lines(FILE *f, const char *label, const dkb_score_totals *t, double threshold) {
@@ -95,6 +148,7 @@ static void print_table(const dkb_eval_results *res, FILE *f) {
     }
     if (!res->n) fprintf(f, "(no candidates)\n");
     fprintf(f, "\n");
+    if (res->n && shows_attribution(res)) print_attribution_table(res, f);
     unsigned m = modes_of(res);
     int both = (m & DKB_EVAL_FULL) && (m & DKB_EVAL_CORE) && res->by_mode[DKB_MODE_FULL].rows &&
                res->by_mode[DKB_MODE_CORE].rows;
@@ -209,6 +263,24 @@ static void print_markdown(const dkb_eval_results *res, FILE *f) {
     if (res->harness_errors)
         fprintf(f, "\n%d row%s met a harness error; see results.json.\n", res->harness_errors,
                 res->harness_errors == 1 ? "" : "s");
+    if (res->n && shows_attribution(res)) {
+        fprintf(f, "\n## Kernel attribution\n\n"
+                   "One extra, untimed call per CUDA row (seed 0) recorded with CUPTI: device time of the "
+                   "candidate's own kernels and of library kernels (CUB, Thrust, ...), of its memory copies "
+                   "and memsets (docs/harness.md, \"Kernel attribution\").\n\n");
+        fprintf(f, "| query | mode | own ms | library ms | copy ms | memset ms | kernels | own share | top kernels |\n");
+        fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+        for (int i = 0; i < res->n; i++) {
+            const dkb_eval_item *it = &res->items[i];
+            if (it->missing) continue;
+            attrib_cells c;
+            attrib_cells_of(it, &c);
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | ", it->query, dkb__eval_mode_name(it->mode), c.own,
+                    c.lib, c.copy, c.mset, c.kernels, c.share);
+            md_cell(f, c.last);
+            fputs(" |\n", f);
+        }
+    }
 }
 
 /* ---- CSV ---- */

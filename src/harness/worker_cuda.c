@@ -280,6 +280,7 @@ int dkb__wcuda_time_begin(dkb__wcuda *c, dkb_error *err) {
     /* a different value each time, so the writes cannot be elided */
     CU_TRY("worker: L2 flush", cudaMemsetAsync(c->flush, (c->flush_round++ & 0x7f) + 1, c->flush_size, c->stream));
     CU_TRY("worker: synchronising before a timed call", cudaDeviceSynchronize());
+    dkb__wcuda_attrib_mark(0);   /* kernel attribution: the call's window opens */
     CU_TRY("worker: cudaEventRecord", cudaEventRecord(c->start, c->stream));
     return 0;
 }
@@ -290,6 +291,7 @@ int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err) {
     cudaError_t e = cudaDeviceSynchronize();
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e != cudaSuccess) return dkb_fail(err, DKB_EIO, "CUDA error %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    dkb__wcuda_attrib_mark(1);   /* ... and closes */
     CU_TRY("worker: cudaEventRecord", cudaEventRecord(c->stop, c->stream));
     CU_TRY("worker: cudaEventSynchronize", cudaEventSynchronize(c->stop));
     float f = 0;
