@@ -20,6 +20,9 @@
 #include "dkb/store.h"
 #include "dkb/tensor.h"
 
+/* The number of TPC-H queries, numbered 1..DKB_NQUERIES ("q01".."q22"). */
+#define DKB_NQUERIES 22
+
 /* ---- parameters ---- */
 
 typedef enum {

@@ -5,18 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
 #include "common/fsutil.h"     // defines: dkb__path_join, dkb__path_kind
+#include "common/timing.h"     // defines: dkb__now_s
 #include "driver/gen_driver.h" // defines: dkb__gen_run
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int dkb__bench_ensure_store(const char *dir, double sf, int threads, dkb_progress progress, int *generated,
                             double *seconds, dkb_error *err) {
@@ -35,11 +29,11 @@ int dkb__bench_ensure_store(const char *dir, double sf, int threads, dkb_progres
                       .part = 1, .parts = 1, .partitions = 1, .format = DKB_OUT_STORE, .out = dir,
                       .progress = progress};
     dkb_gen_summary sum;
-    double t0 = now_s();
+    double t0 = dkb__now_s();
     int rc = dkb__gen_run(&o, &sum, err);
     if (rc) return rc;
     *generated = 1;
-    *seconds = now_s() - t0;
+    *seconds = dkb__now_s() - t0;
     return 0;
 }
 
@@ -51,7 +45,7 @@ int dkb__bench_count_experts(const char *dir, const char *backend) {
     dkb_error err = {0};
     int n = 0;
     if (!dkb__eval_scan_ext(dir, cuda, found, &scratch, &err))
-        for (int q = 1; q <= 22; q++) n += (found[DKB_MODE_FULL] >> q) & 1u;
+        for (int q = 1; q <= DKB_NQUERIES; q++) n += (found[DKB_MODE_FULL] >> q) & 1u;
     dkb__eval_results_free(&scratch);
     return n;
 }

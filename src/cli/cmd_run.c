@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "cli_query.h"
+#include "common/timing.h"  // defines: dkb__now_ms, dkb__timing_summary
 #include "dkb/schema.h" // defines: dkb_table_def_get, DKB_TABLE_COUNT
 
 #define MAX_OVERRIDES 64
@@ -118,31 +118,20 @@ static void usage(FILE *f) {
             "  dkb run all --data data/sf0.01 --expect-dir tests/answers/sf0.01\n");
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* The timed runs of one query: their times in run order, and their
+ * summary (median, min, max). */
 typedef struct timing {
     int n;
     double *ms; /* n run times, in run order */
-    double median, min, max;
+    dkb_timing sum;
 } timing;
 
-static void timing_summary(timing *t) {
+/* t->sum from t->ms (sorted in a copy: t->ms keeps the run order). */
+static int timing_summary(timing *t, dkb_error *err) {
     double *s = malloc((size_t)t->n * sizeof *s);
-    if (!s) return;
+    if (!s) return dkb_fail(err, DKB_ENOMEM, "out of memory");
     memcpy(s, t->ms, (size_t)t->n * sizeof *s);
-    qsort(s, (size_t)t->n, sizeof *s, cmp_double);
-    t->min = s[0];
-    t->max = s[t->n - 1];
-    t->median = t->n % 2 ? s[t->n / 2] : (s[t->n / 2 - 1] + s[t->n / 2]) / 2;
+    t->sum = dkb__timing_summary(s, t->n);
     free(s);
 }
 
@@ -150,6 +139,7 @@ static void timing_summary(timing *t) {
  * (each waits for the backend), its operations longest first in *n. */
 enum { PROFILE_MAX = 40 };
 typedef struct profile_run {
+    return 0;
     int n;
     double ms;  /* the whole run */
     dkb_tp_profile_entry e[PROFILE_MAX];
@@ -161,9 +151,9 @@ static int run_profiled(run_env *env, const dkb_query *q, const dkb_params *p, p
     int rc = dkb_tp_profile_start(env->tp);
     if (rc) return dkb_fail(err, rc, "profile: out of memory");
     dkb_tp_profile_clear(env->tp);
-    double t0 = now_ms();
+    double t0 = dkb__now_ms();
     rc = dkb_query_run(q, env->tp, env->db, p, &res, err);
-    pr->ms = now_ms() - t0;
+    pr->ms = dkb__now_ms() - t0;
     dkb_tp_profile_stop(env->tp);
     pr->n = dkb_tp_profile_read(env->tp, pr->e, PROFILE_MAX);
     dkb_result_free(&res);
@@ -197,13 +187,13 @@ static int run_timed(const run_opts *o, run_env *env, const dkb_query *q, const 
     for (int k = 0; k < warmup + runs && !rc; k++) {
         dkb_tp_reset(env->tp);
         dkb_result_free(res);
-        double t0 = now_ms();
+        double t0 = dkb__now_ms();
         rc = dkb_query_run(q, env->tp, env->db, p, res, err);
-        double t1 = now_ms();
+        double t1 = dkb__now_ms();
         if (k >= warmup) t->ms[k - warmup] = t1 - t0;
     }
     dkb_tp_reset(env->tp);
-    if (!rc) timing_summary(t);
+    if (!rc) rc = timing_summary(t, err);
     return rc;
 }
 
@@ -223,11 +213,11 @@ static int preload(run_env *env, const dkb_query *q, const dkb_params *p, load_s
     memset(l, 0, sizeof *l);
     dkb_tp_reset(env->tp);
     dkb_tp_resident(env->tp, &before);
-    double t0 = now_ms();
+    double t0 = dkb__now_ms();
     int rc = q->prepare(env->tp, env->db, p, &in);
     dkb_error tperr = {0};
     int st = dkb_tp_status(env->tp, &tperr);
-    l->prepare_ms = now_ms() - t0;
+    l->prepare_ms = dkb__now_ms() - t0;
     dkb_tp_resident(env->tp, &after);
     dkb_tp_touched(env->tp, &l->floor_columns, &l->floor_bytes);
     dkb_tp_reset(env->tp);
@@ -245,7 +235,7 @@ static void print_load_lines(FILE *f, const run_opts *o, const dkb_query *q, con
             l->floor_columns == 1 ? "" : "s", (long long)l->floor_bytes, (double)l->floor_bytes / 1e6);
     double fm = floor_ms(o, l);
     if (o->bandwidth_gbps > 0)
-        fprintf(f, "; %.4f ms at %.1f GB/s; median/floor %.2f", fm, o->bandwidth_gbps, fm > 0 ? t->median / fm : 0);
+        fprintf(f, "; %.4f ms at %.1f GB/s; median/floor %.2f", fm, o->bandwidth_gbps, fm > 0 ? t->sum.median / fm : 0);
     fprintf(f, "\n");
     if (o->backend != DKB_TP_CPU)
         fprintf(f, "%s load: %lld column%s, %lld bytes made resident in %.3f ms (%.2f GB/s; prepare %.3f ms)\n", q->name,
@@ -256,21 +246,21 @@ static void print_load_lines(FILE *f, const run_opts *o, const dkb_query *q, con
 static void print_time_line(FILE *f, const run_opts *o, const run_env *env, const dkb_query *q, const timing *t) {
     int threads = o->threads ? o->threads : cli_default_threads();
     fprintf(f, "%s time: load %.1f ms; query median %.3f ms, min %.3f, max %.3f (%d run%s after %d warm-up%s; %s, %d thread%s)\n",
-            q->name, env->load_ms, t->median, t->min, t->max, t->n, t->n == 1 ? "" : "s", o->warmup,
+            q->name, env->load_ms, t->sum.median, t->sum.min, t->sum.max, t->n, t->n == 1 ? "" : "s", o->warmup,
             o->warmup == 1 ? "" : "s", o->backend_name, threads, threads == 1 ? "" : "s");
 }
 
 static void print_timing_json(FILE *f, const run_opts *o, const run_env *env, const timing *t, const load_stats *l) {
     fprintf(f, ", \"timing\": {\"load_ms\": %.3f, \"warmup\": %d, \"runs\": %d, \"median_ms\": %.3f, \"min_ms\": %.3f, "
                "\"max_ms\": %.3f, \"ms\": [",
-            env->load_ms, o->warmup, t->n, t->median, t->min, t->max);
+            env->load_ms, o->warmup, t->n, t->sum.median, t->sum.min, t->sum.max);
     for (int i = 0; i < t->n; i++) fprintf(f, "%s%.3f", i ? ", " : "", t->ms[i]);
     fprintf(f, "], \"backend\": \"%s\", \"threads\": %d", o->backend_name, o->threads ? o->threads : cli_default_threads());
     fprintf(f, ", \"floor_columns\": %lld, \"floor_bytes\": %lld", (long long)l->floor_columns, (long long)l->floor_bytes);
     if (o->bandwidth_gbps > 0) {
         double fm = floor_ms(o, l);
         fprintf(f, ", \"bandwidth_gbps\": %.3f, \"floor_ms\": %.6f, \"median_over_floor\": %.3f", o->bandwidth_gbps, fm,
-                fm > 0 ? t->median / fm : 0);
+                fm > 0 ? t->sum.median / fm : 0);
     }
     fprintf(f, ", \"resident_load\": {\"columns\": %lld, \"bytes\": %lld, \"seconds\": %.6f, \"gbps\": %.3f, "
                "\"prepare_ms\": %.3f}}",
@@ -321,7 +311,7 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
     profile_run prof = {0};
     if (!rc && o->profile) rc = run_profiled(env, q, &p, &prof, &err);
     if (!rc && o->time) {
-        env->ntimed++, env->median_sum += t.median;
+        env->ntimed++, env->median_sum += t.sum.median;
         env->floor_ms_sum += floor_ms(o, &load);
         env->floor_bytes_sum += load.floor_bytes;
     }
@@ -527,7 +517,7 @@ int cmd_run(int argc, char **argv) {
 
     run_env env = {0};
     dkb_error err = {0};
-    double t0 = now_ms();
+    double t0 = dkb__now_ms();
     if ((rc = dkb_store_open(o.data, 0, &env.db, &err))) {
         if (holds_tbl(o.data)) {
             fprintf(stderr, "dkb run: error: %s holds .tbl files, not a store; make one with `dkb import %s --out STORE`\n",
@@ -554,10 +544,10 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "dkb run: error: --backend %s: %s\n", o.backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
         return DKB_EXIT_FAIL;
     }
-    env.load_ms = now_ms() - t0;
+    env.load_ms = dkb__now_ms() - t0;
 
     int failed = 0, exit_code = DKB_EXIT_OK;
-    for (int n = all ? 1 : single->number; n <= (all ? 22 : single->number); n++) {
+    for (int n = all ? 1 : single->number; n <= (all ? DKB_NQUERIES : single->number); n++) {
         const dkb_query *q = all ? dkb_query_get(n) : single;
         if (!q) {
             fprintf(stderr, "dkb run: error: q%02d: plan not available in this build\n", n);
@@ -572,7 +562,7 @@ int cmd_run(int argc, char **argv) {
     }
     if (all && o.fmt == CLI_FMT_JSON) printf("%s]\n", env.nprinted ? "\n" : "[");
     if (all && o.fmt == CLI_FMT_TABLE && (o.expect || failed))
-        printf("%s%d of 22 queries ok\n", env.nprinted ? "\n" : "", 22 - failed);
+        printf("%s%d of %d queries ok\n", env.nprinted ? "\n" : "", DKB_NQUERIES - failed, DKB_NQUERIES);
     if (all && o.fmt == CLI_FMT_TABLE && o.time) {
         printf("all time: load %.1f ms; the %d query medians sum to %.3f ms\n", env.load_ms, env.ntimed, env.median_sum);
         printf("all floor: %lld bytes (%.1f MB) summed over the %d queries", (long long)env.floor_bytes_sum,

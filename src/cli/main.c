@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/countof.h"  // defines: DKB_COUNTOF
 
 int cmd_gen(int argc, char **argv);
 int cmd_import(int argc, char **argv);
@@ -40,7 +41,7 @@ static void usage(FILE *f) {
             "DataKernelBench: TPC-H data, baselines and kernels for GPUs and CPUs.\n"
             "\n"
             "commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < DKB_COUNTOF(commands); i++)
         if (commands[i].summary) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\n"
@@ -65,7 +66,7 @@ int main(int argc, char **argv) {
         printf("dkb %s\n", DKB_VERSION);
         return DKB_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < DKB_COUNTOF(commands); i++)
         if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     return cli_usage_error("unknown command '%s'", name);
 }

@@ -1,16 +1,10 @@
 /* progress_bar.c: a one-line progress bar on stderr for long commands. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "common/timing.h"  // defines: dkb__now_s
 
 void cli_bar_init(cli_bar *bar, int quiet) {
     memset(bar, 0, sizeof *bar);
@@ -19,7 +13,7 @@ void cli_bar_init(cli_bar *bar, int quiet) {
 
 static void draw(void *ctx, const char *what, uint64_t done, uint64_t total) {
     cli_bar *bar = ctx;
-    double t = now();
+    double t = dkb__now_s();
     if (strncmp(bar->label, what, sizeof bar->label - 1) != 0) {
         snprintf(bar->label, sizeof bar->label, "%s", what);
         bar->start = t;

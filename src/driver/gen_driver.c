@@ -13,12 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gen/gen.h"
 #include "common/outdir.h"
 #include "common/fsutil.h"
+#include "common/timing.h"
 #include "store/store_writer.h"
 #include "tbl/tbl.h"
 
@@ -45,12 +45,6 @@ typedef struct sink {
     uint64_t bytes;
     int64_t rows;
 } sink;
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void dkb__slice_units(int64_t units, int part, int parts, int64_t *first, int64_t *count) {
     int64_t share = units / parts;
@@ -219,12 +213,12 @@ int dkb__gen_run(const dkb_gen_opts *opts, dkb_gen_summary *sum, dkb_error *err)
     memset(sum, 0, sizeof *sum);
     int rc = check_opts(opts, err);
     if (rc) return rc;
-    double t0 = now_seconds();
+    double t0 = dkb__now_s();
     dkb_gen *g = NULL;
     rc = dkb__gen_create_threads(opts->sf, opts->threads, &g, err);
     if (rc) return rc;
     sum->sf = dkb__gen_scale(g);
-    sum->pool_seconds = now_seconds() - t0;
+    sum->pool_seconds = dkb__now_s() - t0;
 
     dkb_outdir od;
     sink k = {.format = opts->format, .fd = -1};
@@ -246,7 +240,7 @@ int dkb__gen_run(const dkb_gen_opts *opts, dkb_gen_summary *sum, dkb_error *err)
         int64_t first = 0, count = dkb__gen_units(g, (dkb_table_id)t);
         if (t != DKB_TABLE_NATION && t != DKB_TABLE_REGION)
             dkb__slice_units(count, opts->part, opts->parts, &first, &count);
-        double ts = now_seconds();
+        double ts = dkb__now_s();
         k.rows = 0;
         k.bytes = 0;
         if (opts->format == DKB_OUT_TBL) {
@@ -258,7 +252,7 @@ int dkb__gen_run(const dkb_gen_opts *opts, dkb_gen_summary *sum, dkb_error *err)
         }
         sum->rows[t] = k.rows;
         sum->bytes[t] = k.bytes;
-        sum->seconds[t] = now_seconds() - ts;
+        sum->seconds[t] = dkb__now_s() - ts;
     }
     if (opts->format == DKB_OUT_TBL) {
         if (!rc) rc = dkb__outdir_commit(&od, err);
@@ -269,6 +263,6 @@ int dkb__gen_run(const dkb_gen_opts *opts, dkb_gen_summary *sum, dkb_error *err)
         dkb__store_writer_abort(k.store);
     }
     dkb__gen_destroy(g);
-    sum->total_seconds = now_seconds() - t0;
+    sum->total_seconds = dkb__now_s() - t0;
     return rc;
 }

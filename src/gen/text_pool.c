@@ -14,6 +14,7 @@
 #include <omp.h>
 #include <string.h>
 
+#include "common/countof.h"  // defines: DKB_COUNTOF
 #include "gen/dists.h"
 #include "gen/gen_internal.h"
 
@@ -255,7 +256,7 @@ void dkb__text_pool_build_serial(char *pool) { build_range(pool, 0, 0, DKB_TEXT_
 
 void dkb__text_pool_build(char *pool, int threads) {
     if (threads < 1) threads = omp_get_max_threads();
-    int n = (int)(sizeof checkpoints / sizeof checkpoints[0]);
+    int n = (int)DKB_COUNTOF(checkpoints);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int i = 0; i < n; i++)
         build_range(pool, checkpoints[i].draws, checkpoints[i].byte,

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/fsutil.h"
+#include "common/timing.h"  // defines: dkb__now_s
 #include "dkb/query.h"
 #include "dkb/store.h"
 #include "harness/eval.h"
@@ -19,12 +20,6 @@
 #include "harness/protocol.h"
 
 _Static_assert(DKB_EVAL_MAX_SEEDS + 1 <= DKB_JOB_MAX_SEEDS, "every seed fits in a job");
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
@@ -82,9 +77,9 @@ static bool is_cuda(const dkb_eval_opts *o) { return o->backend && !strcmp(o->ba
 static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t listed, dkb_eval_results *res,
                      dkb_error *err) {
     unsigned modes = o->modes ? o->modes : DKB_EVAL_FULL | DKB_EVAL_CORE;
-    res->items = calloc(44, sizeof *res->items);
+    res->items = calloc(DKB_NQUERIES * DKB_NMODES, sizeof *res->items);
     if (!res->items) return dkb_fail(err, DKB_ENOMEM, "out of memory");
-    for (int q = 1; q <= 22; q++)
+    for (int q = 1; q <= DKB_NQUERIES; q++)
         for (int m = DKB_MODE_FULL; m <= DKB_MODE_CORE; m++) {
             if (!(modes & (1u << m))) continue;
             int has = (found[m] >> q) & 1;
@@ -95,7 +90,7 @@ static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t l
             it->mode = (dkb_mode)m;
             it->missing = !has;
             it->verdict = DKB_VERDICT_OK;
-            it->baseline.median = it->candidate.median = NAN;
+            it->baseline = it->candidate = dkb__timing_none();
             it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
             if (has) {
                 char name[16];
@@ -114,15 +109,6 @@ typedef struct eval_ctx {
     char *store_abs, *work_abs;   /* absolute paths handed to the workers */
     dkb__eval_cuda *cuda;         /* backend cuda: the resident columns */
 } eval_ctx;
-
-static void copy_timing(dkb_eval_timing *to, const dkb_timing *from) {
-    if (from->runs > 0) {
-        to->median = from->median, to->min = from->min, to->max = from->max, to->runs = from->runs;
-    } else {
-        to->median = to->min = to->max = NAN;
-        to->runs = 0;
-    }
-}
 
 static cJSON *checks_json(const dkb_report *rep) {
     cJSON *a = cJSON_CreateArray();
@@ -200,7 +186,7 @@ static int run_baseline(const eval_ctx *c, dkb_eval_item *it, const char *wdir, 
     dkb_sandbox_result sr;
     int rc = run_job(c, &job, dir, &rep, &sr, it, err);
     if (!rc) {
-        copy_timing(&it->baseline, &rep.baseline);
+        it->baseline = rep.baseline;
         if (isnan(it->floor_ms)) it->floor_ms = rep.floor_ms;
         if (isnan(it->bytes_read)) it->bytes_read = rep.bytes_read;
         if (isnan(it->bandwidth_gbs)) it->bandwidth_gbs = rep.bandwidth_gbs;
@@ -221,9 +207,9 @@ static int run_baseline(const eval_ctx *c, dkb_eval_item *it, const char *wdir, 
 /* Build the candidate; run the full job when it built. */
 static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir, dkb_error *err) {
     dkb_build b;
-    double t0 = now_s();
+    double t0 = dkb__now_s();
     int rc = dkb__build_candidate(it->file, it->mode, wdir, &b, err);
-    it->compile_s = b.compile_s > 0 ? b.compile_s : now_s() - t0;
+    it->compile_s = b.compile_s > 0 ? b.compile_s : dkb__now_s() - t0;
     if (rc) {
         dkb__build_free(&b);
         return rc;
@@ -249,8 +235,8 @@ static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir,
         it->detail = strdup(rep.detail);
         it->output_tail = dup_or_empty(sr.output_tail);
         it->checks = checks_json(&rep);
-        copy_timing(&it->baseline, &rep.baseline);
-        copy_timing(&it->candidate, &rep.candidate);
+        it->baseline = rep.baseline;
+        it->candidate = rep.candidate;
         it->floor_ms = rep.floor_ms;
         it->bytes_read = rep.bytes_read;
         it->bandwidth_gbs = rep.bandwidth_gbs;
@@ -309,7 +295,7 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     memset(res, 0, sizeof *res);
     if (!opts) return dkb_fail(err, DKB_EINVAL, "eval: no options");
     res->opts = *opts;
-    double t0 = now_s();
+    double t0 = dkb__now_s();
     time_t wall = time(NULL);
     struct tm tm;
     strftime(res->started, sizeof res->started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&wall, &tm));
@@ -363,6 +349,6 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     dkb__eval_cuda_close(c.cuda);
     if (rc) return rc;
     dkb__progress(progress, "eval", (uint64_t)res->n, (uint64_t)res->n);
-    res->wall_s = now_s() - t0;
+    res->wall_s = dkb__now_s() - t0;
     return dkb__eval_score(res, err);
 }

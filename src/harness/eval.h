@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/progress.h"
+#include "common/timing.h"  // defines: dkb_timing
 #include "dkb/error.h"
 #include "harness/attrib.h"   // defines: dkb_attribution
 #include "harness/harness.h"
@@ -46,12 +47,6 @@ typedef struct dkb_eval_opts {
     const char *command_line;  /* IN: recorded in results.json (may be NULL) */
 } dkb_eval_opts;
 
-/* A median with its spread; NaN / 0 runs when not measured. */
-typedef struct dkb_eval_timing {
-    double median, min, max;
-    int runs;
-} dkb_eval_timing;
-
 /* One row: a candidate (or a missing one) and what became of it. */
 typedef struct dkb_eval_item {
     int qnum;                  /* 1..22 */
@@ -66,7 +61,7 @@ typedef struct dkb_eval_item {
     char *output_tail;         /* the worker's last stdout/stderr bytes (may be NULL) */
     char *baseline_error;      /* the baseline job failed: why (else NULL) */
     struct cJSON *checks;      /* the worker's per-seed checks (array) or NULL */
-    dkb_eval_timing baseline, candidate;
+    dkb_timing baseline, candidate;   /* as the worker reported them (runs 0, NaN: not timed) */
     double floor_ms;           /* bandwidth floor (NaN unknown) */
     double bytes_read;         /* bytes the query must read (NaN unknown) */
     double bandwidth_gbs;      /* measured memory bandwidth (NaN unknown) */

@@ -15,6 +15,9 @@
 #include "dkb/query.h"
 #include "harness/eval.h"
 
+/* Query sets are bit masks: bit q for query q. */
+_Static_assert(DKB_NQUERIES < 32, "bit q of a uint32_t for every query q");
+
 /* "qNN.full.c" / "qNN.core.c" with NN in 01..22: the query number and the
  * mode; 0 for any other name. */
 static int candidate_name(const char *name, bool cuda, dkb_mode *mode) {
@@ -22,7 +25,7 @@ static int candidate_name(const char *name, bool cuda, dkb_mode *mode) {
         !isdigit((unsigned char)name[2]))
         return 0;
     int q = (name[1] - '0') * 10 + (name[2] - '0');
-    if (q < 1 || q > 22) return 0;
+    if (q < 1 || q > DKB_NQUERIES) return 0;
     if (!strcmp(name + 3, cuda ? ".full.cu" : ".full.c")) *mode = DKB_MODE_FULL;
     else if (!strcmp(name + 3, cuda ? ".core.cu" : ".core.c")) *mode = DKB_MODE_CORE;
     else return 0;
@@ -83,7 +86,7 @@ int dkb__eval_scan_ext(const char *dir, bool cuda, uint32_t found[2], dkb_eval_r
 int dkb__eval_parse_queries(const char *list, uint32_t *mask, dkb_error *err) {
     *mask = 0;
     if (!strcmp(list, "all")) {
-        for (int q = 1; q <= 22; q++) *mask |= 1u << q;
+        for (int q = 1; q <= DKB_NQUERIES; q++) *mask |= 1u << q;
         return 0;
     }
     char buf[512];

@@ -59,6 +59,8 @@ const char *dkb__verdict_name(dkb_verdict v);     /* "wrong_answer" */
 const char *dkb__verdict_text(dkb_verdict v);     /* "gave a wrong answer" */
 
 typedef enum { DKB_MODE_FULL = 0, DKB_MODE_CORE } dkb_mode;
+/* The number of modes: an evaluation has at most DKB_NQUERIES x DKB_NMODES rows. */
+#define DKB_NMODES 2
 
 /* ---- build (build.c, symbols.c) ---- */
 

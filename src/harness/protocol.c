@@ -269,6 +269,7 @@ int dkb__job_read(const char *path, dkb_job *j, dkb_error *err) {
 void dkb__report_init(dkb_report *r) {
     memset(r, 0, sizeof *r);
     r->verdict = DKB_VERDICT_HARNESS_ERROR;
+    r->baseline = r->candidate = dkb__timing_none();
     r->bytes_read = r->bandwidth_gbs = r->floor_ms = NAN;
     r->floor_slack = NAN;
 }
@@ -345,15 +346,15 @@ static double num_or_nan(const cJSON *o, const char *key) {
 
 static int parse_timing(const cJSON *o, const char *key, dkb_timing *t, dkb_error *err) {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    memset(t, 0, sizeof *t);
-    t->median = t->min = t->max = NAN;
+    *t = dkb__timing_none();
     if (!it || cJSON_IsNull(it)) return 0;
     if (!cJSON_IsObject(it)) return dkb_fail(err, DKB_EPARSE, "report: \"%s\" must be an object or null", key);
+    double runs = num_or_nan(it, "runs");
+    if (!(runs >= 1 && runs < 2e9)) return 0;   /* no runs: not timed */
+    t->runs = (int)runs;
     t->median = num_or_nan(it, "median");
     t->min = num_or_nan(it, "min");
     t->max = num_or_nan(it, "max");
-    double runs = num_or_nan(it, "runs");
-    t->runs = runs >= 0 && runs < 2e9 ? (int)runs : 0;
     return 0;
 }
 

@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/timing.h"  // defines: dkb_timing
 #include "dkb/error.h"
 #include "harness/attrib.h"   // defines: dkb_attribution
 #include "harness/harness.h"
@@ -89,11 +90,6 @@ int dkb__job_read(const char *path, dkb_job *j, dkb_error *err);
 const char *dkb__job_mode_name(dkb_job_mode m);
 int dkb__job_mode_from_name(const char *s);
 
-typedef struct dkb_timing {
-    double median, min, max;   /* ms */
-    int runs;                  /* 0: not measured */
-} dkb_timing;
-
 typedef struct dkb_check {
     uint64_t seed;
     bool ok;
@@ -105,7 +101,7 @@ typedef struct dkb_report {
     char detail[1024];
     int nchecks;
     dkb_check *checks;         /* malloc'd, nchecks */
-    dkb_timing baseline, candidate;
+    dkb_timing baseline, candidate;   /* runs 0 (and NaN): not timed */
     double bytes_read;         /* NaN: unknown */
     double bandwidth_gbs;      /* NaN: unknown */
     double floor_ms;           /* NaN: unknown */
@@ -117,7 +113,8 @@ typedef struct dkb_report {
                                     * saying why ("" for CPU rows) */
 } dkb_report;
 
-/* A report with verdict HARNESS_ERROR, no checks, unknowns NaN. */
+/* A report with verdict HARNESS_ERROR, no checks, no timings
+ * (dkb__timing_none), unknowns NaN. */
 void dkb__report_init(dkb_report *r);
 void dkb__report_free(dkb_report *r);   /* accepts an initialised report */
 /* Add a check (copies message, truncated). 0 or DKB_ENOMEM. */
@@ -126,7 +123,8 @@ int dkb__report_add_check(dkb_report *r, uint64_t seed, bool ok, const char *mes
  * memory). */
 char *dkb__report_json(const dkb_report *r);
 /* Parse a report (as dkb__report_json writes it). r is initialised by the
- * call. 0 or DKB_EPARSE naming what is wrong. */
+ * call. A timing that is null, missing, or has no positive "runs" reads as
+ * not timed (dkb__timing_none). 0 or DKB_EPARSE naming what is wrong. */
 int dkb__report_parse(const char *json, dkb_report *r, dkb_error *err);
 
 /* ---- the round trip ---- */

@@ -26,7 +26,7 @@ static void add_str(cJSON *o, const char *key, const char *s) {
     else cJSON_AddNullToObject(o, key);
 }
 
-static void add_timing(cJSON *o, const char *key, const dkb_eval_timing *t) {
+static void add_timing(cJSON *o, const char *key, const dkb_timing *t) {
     if (t->runs <= 0 || !isfinite(t->median)) {
         cJSON_AddNullToObject(o, key);
         return;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/timing.h"  // defines: dkb__now_s
 #include "model/model_internal.h"
 
 #define DEFAULT_BASE_URL "https://api.openai.com/v1"
@@ -31,12 +32,6 @@ void dkb_model_opts_init(dkb_model_opts *o) {
     o->max_reply_bytes = DEFAULT_MAX_REPLY_BYTES;
     o->retry_base_s = DEFAULT_RETRY_BASE_S;
     o->retry_max_wait_s = DEFAULT_RETRY_MAX_WAIT_S;
-}
-
-double dkb__model_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* A copy of s into *dst (NULL stays NULL); 0 or -1 when out of memory. */
@@ -185,7 +180,7 @@ int dkb_model_chat(dkb_model *m, const dkb_model_msg *msgs, int n, dkb_model_rep
     int rc = check_request(m, msgs, n, err);
     if (rc) return rc;
 
-    double t0 = dkb__model_now(), waited = 0;
+    double t0 = dkb__now_s(), waited = 0;
     uint64_t rng = (uint64_t)(t0 * 1e9) ^ (uint64_t)(uintptr_t)r ^ UINT64_C(0x9E3779B97F4A7C15);
     if (!rng) rng = 1;
     dkb_error e = {0};
@@ -215,7 +210,7 @@ int dkb_model_chat(dkb_model *m, const dkb_model_msg *msgs, int n, dkb_model_rep
         sleep_s(wait);
         waited += wait;
     }
-    r->latency_s = dkb__model_now() - t0;
+    r->latency_s = dkb__now_s() - t0;
     if (rc) {
         if (r->attempts > 1) {
             char last[sizeof e.msg];

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/timing.h"  // defines: dkb__now_s
 #include "model/model_internal.h"
 
 #define ERR_TAIL 300          /* stderr bytes quoted in an error */
@@ -191,7 +192,7 @@ static int child_exited(pid_t pid) {
 static int pump(run_state *s, pid_t pid, double deadline) {
     double exited_at = -1;
     for (;;) {
-        double now = dkb__model_now();
+        double now = dkb__now_s();
         if (s->out_fd < 0 && (s->out_cut || exited_at >= 0 || child_exited(pid))) return 0;
         if (exited_at < 0 && child_exited(pid)) exited_at = now;
         if (exited_at >= 0 && now - exited_at > DRAIN_AFTER_EXIT_S) return 0; /* a helper holds stdout */
@@ -231,7 +232,7 @@ int dkb__model_cmd_run(const dkb_model *m, const dkb_model_msg *msgs, int n, dkb
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
     int fds[3];
-    double t0 = dkb__model_now();
+    double t0 = dkb__now_s();
     pid_t pid = spawn(m->o.cmd, fds, &old_mask);
     if (pid < 0) {
         int e = errno;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/countof.h"  // defines: DKB_COUNTOF
 #include "model/model.h"
 
 #define LANG_MAX 16
@@ -14,7 +15,7 @@
 static const char *const accepted_langs[] = {"", "c", "cu", "cuda", "cpp", "c++", "cuh", "h", "hpp", "cc", "cxx"};
 
 static int lang_accepted(const char *lang) {
-    for (size_t i = 0; i < sizeof accepted_langs / sizeof accepted_langs[0]; i++)
+    for (size_t i = 0; i < DKB_COUNTOF(accepted_langs); i++)
         if (strcmp(lang, accepted_langs[i]) == 0) return 1;
     return 0;
 }

@@ -28,6 +28,7 @@ int dkb__model_http_once(const dkb_model *m, const dkb_model_msg *msgs, int n, d
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "common/countof.h"  // defines: DKB_COUNTOF
 #include "model/model_internal.h"
 
 #define CONNECT_TIMEOUT_CAP_S 30.0
@@ -298,7 +299,7 @@ static void free_headers(struct curl_slist *h) {
 static struct curl_slist *build_headers(const dkb_model *m) {
     struct curl_slist *h = NULL, *t;
     static const char *const fixed[] = {"Content-Type: application/json", "Accept: application/json", "Expect:"};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    for (size_t i = 0; i < DKB_COUNTOF(fixed); i++) {
         if (!(t = curl_slist_append(h, fixed[i]))) goto fail;
         h = t;
     }

@@ -50,7 +50,4 @@ void dkb__model_scrub(char *msg, size_t cap, const char *secret);
  * does not end inside a UTF-8 sequence. */
 size_t dkb__model_utf8_cut(const char *s, size_t len, size_t max);
 
-/* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
-double dkb__model_now(void);
-
 #endif

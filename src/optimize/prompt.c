@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/countof.h"       // defines: DKB_COUNTOF
 #include "common/fsutil.h"        // defines: dkb__read_file
 #include "optimize/context.h"     // defines: dkb__opt_workload_context, dkb__opt_hardware_context
 #include "optimize/template.h"    // defines: dkb__opt_render, dkb_opt_buf
@@ -201,7 +202,7 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
         {"reply_format", fmt},
     };
     rc = render_file(o->templates, o->mode == DKB_MODE_CORE ? "task_core.md" : "task_full.md", vars,
-                     (int)(sizeof vars / sizeof vars[0]), user, err);
+                     (int)DKB_COUNTOF(vars), user, err);
 done:
     free(sql);
     free(plan);
@@ -269,7 +270,7 @@ int dkb__opt_feedback(const dkb_opt_prompt_opts *o, int qnum, const dkb_opt_feed
                                     {"verdict_text", in->verdict_text}, {"detail", d}, {"compile_log", l},
                                     {"checks", c},            {"timings", t},     {"best", b},
                                     {"reply_format", fmt}};
-        rc = render_file(o->templates, "feedback.md", vars, (int)(sizeof vars / sizeof vars[0]), out, err);
+        rc = render_file(o->templates, "feedback.md", vars, (int)DKB_COUNTOF(vars), out, err);
     }
     free(fmt);
     free(d);

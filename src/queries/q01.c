@@ -22,6 +22,7 @@
  * codes sort as their strings, so the ORDER BY sorts codes. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, parameter setters)
 
@@ -61,7 +62,7 @@ static const char *const OUT[NOUT] = {"l_returnflag", "l_linestatus", "sum_qty",
                                       "avg_disc", "count_order"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 7);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
     int32_t end = dkb__qgen_date(1998, 12, 1);
     dkb_set_put_i64(tp, in, "ship_hi", end - dkb_params_get(p, "delta")->i);
     return dkb_tp_status(tp, NULL);
@@ -86,7 +87,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* group by l_returnflag, l_linestatus (codes packed into one key) */
     dkb_tensor *key = dkb_tp_pack2(tp, flag, status, 255);
     const dkb_tensor *keys[] = {key};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *count = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, qty);
     dkb_tensor *sum_qty = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, qty);
     dkb_tensor *sum_price = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, price);
@@ -105,7 +106,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by l_returnflag, l_linestatus */
     dkb_sort_key by[] = {{cols[0], false}, {cols[1], false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 2);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -124,7 +125,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{0, false}, {1, false}};
-    dkb_result_set_order(res, 2, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -29,6 +29,7 @@
 
 #include <stdio.h>
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -81,11 +82,11 @@ static const char *const OUT[NOUT] = {"s_acctbal", "s_name",    "n_name",  "p_pa
                                       "p_mfgr",    "s_address", "s_phone", "s_comment"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "part", PART, 4);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 7);
-    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 3);
-    dkb__plan_put_columns(tp, db, in, "region", REGION, 2);
+    dkb__plan_put_columns(tp, db, in, "part", PART, DKB_COUNTOF(PART));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, DKB_COUNTOF(PARTSUPP));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
+    dkb__plan_put_columns(tp, db, in, "region", REGION, DKB_COUNTOF(REGION));
     dkb_set_put_i64(tp, in, "size", dkb_params_get(p, "size")->i);
     dkb_set_put_i64(tp, in, "region", dkb__plan_code_required(tp, "q02", in, "r_name", dkb_params_get(p, "region")->s));
     /* p_type like '%:type': evaluated once per dictionary entry, kept as a
@@ -124,7 +125,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *cost = dkb_tp_gather(tp, dkb_set_get(tp, in, "ps_supplycost"), ps_row, 0);
     /* ps_supplycost = the part's minimum cost in the region */
     const dkb_tensor *keys[] = {part};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *min_cost = dkb_tp_gather(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_MIN, cost), g.group_id, 0);
     dkb_tensor *best = dkb_tp_cmp(tp, cost, DKB_CMP_EQ, min_cost);
     part = dkb_tp_compress(tp, part, best);
@@ -137,7 +138,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *name = dkb_tp_gather(tp, dkb_set_get(tp, in, "s_name"), s_row, 0);
     dkb_tensor *partkey = dkb_tp_gather(tp, p_key, part, 0);
     dkb_sort_key by[] = {{acctbal, true}, {nation, false}, {name, false}, {partkey, false}};
-    dkb_tensor *top = dkb_tp_topk(tp, by, 4, 100);
+    dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 100);
     s_row = dkb_tp_gather(tp, s_row, top, 0);
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, acctbal, top, 0),
@@ -166,7 +167,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{0, true}, {2, false}, {1, false}, {3, false}};
-    dkb_result_set_order(res, 4, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -21,6 +21,7 @@
  * is the order key alone and they are read at each group's first row. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -63,9 +64,9 @@ enum { NOUT = 4 };
 static const char *const OUT[NOUT] = {"l_orderkey", "revenue", "o_orderdate", "o_shippriority"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 4);
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, DKB_COUNTOF(CUSTOMER));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
     dkb_set_put_i64(tp, in, "segment",
                     dkb__plan_code_required(tp, "q03", in, "c_mktsegment", dkb_params_get(p, "segment")->s));
     dkb_set_put_i64(tp, in, "date", dkb_params_get(p, "date")->i);
@@ -96,7 +97,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *volume = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
     /* group by l_orderkey (= o_orderkey; o_orderdate, o_shippriority follow from it) */
     const dkb_tensor *keys[] = {dkb_tp_gather(tp, o_key, o_row, 0)};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *order_row = dkb_tp_gather(tp, o_row, g.first_row, 0);
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, keys[0], g.first_row, 0),
@@ -106,7 +107,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     };
     /* order by revenue desc, o_orderdate limit 10 */
     dkb_sort_key by[] = {{cols[1], true}, {cols[2], false}};
-    dkb_tensor *top = dkb_tp_topk(tp, by, 2, 10);
+    dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 10);
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, top);
     return dkb_tp_status(tp, NULL);
 }
@@ -123,7 +124,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{1, true}, {2, false}};
-    dkb_result_set_order(res, 2, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

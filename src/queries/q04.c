@@ -18,6 +18,7 @@
  * priority code (codes sort as their strings). */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, month windows, parameter setters)
 
@@ -53,8 +54,8 @@ enum { NOUT = 2 };
 static const char *const OUT[NOUT] = {"o_orderpriority", "order_count"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 3);
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 3);
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "date_lo", date);
     dkb_set_put_i64(tp, in, "date_hi", dkb__qgen_add_months(date, 3) - 1);   /* inclusive */
@@ -78,13 +79,13 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *prio = dkb_tp_compress(tp, o_prio, dkb_tp_semi_join(tp, late_order, o_pos));
     /* group by o_orderpriority, order by it */
     const dkb_tensor *keys[] = {prio};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, prio, g.first_row, 0),
         dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, prio),
     };
     dkb_sort_key by[] = {{cols[0], false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -101,7 +102,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{0, false}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -22,6 +22,7 @@
  * name code. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -67,12 +68,12 @@ enum { NOUT = 2 };
 static const char *const OUT[NOUT] = {"n_name", "revenue"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 3);
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 3);
-    dkb__plan_put_columns(tp, db, in, "region", REGION, 2);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, DKB_COUNTOF(CUSTOMER));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
+    dkb__plan_put_columns(tp, db, in, "region", REGION, DKB_COUNTOF(REGION));
     dkb_set_put_i64(tp, in, "region", dkb__plan_code_required(tp, "q05", in, "r_name", dkb_params_get(p, "region")->s));
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "date_lo", date);
@@ -120,13 +121,13 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *volume = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
     /* group by n_name, order by revenue desc */
     const dkb_tensor *keys[] = {dkb_tp_gather(tp, s_name, ls.build_idx, 0)};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, keys[0], g.first_row, 0),
         dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume),
     };
     dkb_sort_key by[] = {{cols[1], true}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -143,7 +144,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{1, true}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -14,6 +14,7 @@
  * 4), exact sum (NULL over no rows, as in SQL). */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, parameter setters)
 
@@ -57,7 +58,7 @@ static int check(const dkb_params *p, dkb_error *err) {
 static const char *const LINEITEM[] = {"l_shipdate", "l_discount", "l_quantity", "l_extendedprice"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     int64_t discount = dkb_params_get(p, "discount")->i;
     dkb_set_put_i64(tp, in, "ship_lo", date);

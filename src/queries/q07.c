@@ -26,6 +26,7 @@
  * nation, customer nation, year). */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -75,11 +76,11 @@ enum { NOUT = 4 };
 static const char *const OUT[NOUT] = {"supp_nation", "cust_nation", "l_year", "revenue"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 5);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
-    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, DKB_COUNTOF(CUSTOMER));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
     dkb_set_put_i64(tp, in, "nation1",
                     dkb__plan_code_required(tp, "q07", in, "n_name", dkb_params_get(p, "nation1")->s));
     dkb_set_put_i64(tp, in, "nation2",
@@ -137,7 +138,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *year = dkb_tp_year(tp, dkb_tp_gather(tp, dkb_set_get(tp, in, "l_shipdate"), l_row, 0));
     /* group by supp_nation, cust_nation, l_year; order by the same */
     const dkb_tensor *keys[] = {supp_nation, cust_nation, year};
-    dkb_groups g = dkb_tp_group(tp, keys, 3);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, supp_nation, g.first_row, 0),
         dkb_tp_gather(tp, cust_nation, g.first_row, 0),
@@ -145,7 +146,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
         dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume),
     };
     dkb_sort_key by[] = {{cols[0], false}, {cols[1], false}, {cols[2], false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 3);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -162,7 +163,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{0, false}, {1, false}, {2, false}};
-    dkb_result_set_order(res, 3, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -27,6 +27,7 @@
  * (scale 4); the share is their quotient (a double, as in DuckDB). */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -86,13 +87,13 @@ enum { NOUT = 2 };
 static const char *const OUT[NOUT] = {"o_year", "mkt_share"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "part", PART, 2);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 5);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 3);
-    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 3);
-    dkb__plan_put_columns(tp, db, in, "region", REGION, 2);
+    dkb__plan_put_columns(tp, db, in, "part", PART, DKB_COUNTOF(PART));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, DKB_COUNTOF(CUSTOMER));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
+    dkb__plan_put_columns(tp, db, in, "region", REGION, DKB_COUNTOF(REGION));
     dkb_set_put_i64(tp, in, "nation", dkb__plan_code_required(tp, "q08", in, "n_name", dkb_params_get(p, "nation")->s));
     dkb_set_put_i64(tp, in, "region", dkb__plan_code_required(tp, "q08", in, "r_name", dkb_params_get(p, "region")->s));
     /* a type that no part has is no error: the answer is empty */
@@ -147,14 +148,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *nation_volume = dkb_tp_arith(tp, volume, DKB_OP_MUL, dkb_tp_cast(tp, is_nation, DKB_TP_I64));
     /* group by o_year, order by o_year */
     const dkb_tensor *keys[] = {year};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, year, g.first_row, 0),
         dkb_tp_arith(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, nation_volume), DKB_OP_DIV,
                      dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume)),
     };
     dkb_sort_key by[] = {{cols[0], false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -171,7 +172,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{0, false}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -24,6 +24,7 @@
 
 #include <stdio.h>
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -78,12 +79,12 @@ static int64_t max_of(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {
 }
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "part", PART, 2);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 6);
-    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "part", PART, DKB_COUNTOF(PART));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, DKB_COUNTOF(PARTSUPP));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
     char pattern[DKB_PARAM_STRLEN + 3];
     snprintf(pattern, sizeof pattern, "%%%s%%", dkb_params_get(p, "color")->s);
     dkb_set_put_str(tp, in, "pattern", pattern);
@@ -135,14 +136,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
                                       DKB_OP_SUB, dkb_tp_arith(tp, cost, DKB_OP_MUL, qty));
     /* group by nation, o_year; order by nation, o_year desc */
     const dkb_tensor *keys[] = {nation, year};
-    dkb_groups g = dkb_tp_group(tp, keys, 2);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, nation, g.first_row, 0),
         dkb_tp_gather(tp, year, g.first_row, 0),
         dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, amount),
     };
     dkb_sort_key by[] = {{cols[0], false}, {cols[1], true}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 2);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -159,7 +160,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{0, false}, {1, true}};
-    dkb_result_set_order(res, 2, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -22,6 +22,7 @@
  * names. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, month windows, parameter setters)
 
@@ -61,10 +62,10 @@ static const char *const OUT[NOUT] = {"c_custkey", "c_name",  "revenue", "c_acct
                                       "n_name",    "c_address", "c_phone", "c_comment"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 7);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 3);
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, DKB_COUNTOF(CUSTOMER));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "date_lo", date);
     dkb_set_put_i64(tp, in, "date_hi", dkb__qgen_add_months(date, 3) - 1);   /* inclusive */
@@ -93,18 +94,18 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *volume = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
     /* group by c_custkey (the other group columns follow from it) */
     const dkb_tensor *keys[] = {cust};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *custkey = dkb_tp_gather(tp, cust, g.first_row, 0);
     dkb_tensor *revenue = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume);
     /* order by revenue desc limit 20 */
     dkb_sort_key by[] = {{revenue, true}};
-    dkb_tensor *top = dkb_tp_topk(tp, by, 1, 20);
+    dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 20);
     custkey = dkb_tp_gather(tp, custkey, top, 0);
     revenue = dkb_tp_gather(tp, revenue, top, 0);
     /* those customers' rows, back in rank order */
     dkb_join_result cj = dkb_tp_join(tp, custkey, dkb_set_get(tp, in, "c_custkey"), DKB_JOIN_INNER);
     dkb_sort_key rank[] = {{cj.build_idx, false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, rank, 1);
+    dkb_tensor *perm = dkb_tp_sort(tp, rank, DKB_COUNTOF(rank));
     dkb_tensor *c_row = dkb_tp_gather(tp, cj.probe_idx, perm, 0);
     dkb_tensor *c_rank = dkb_tp_gather(tp, cj.build_idx, perm, 0);
     dkb_join_result cn = dkb_tp_join(tp, dkb_set_get(tp, in, "n_nationkey"),
@@ -136,7 +137,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{2, true}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n && !rc; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

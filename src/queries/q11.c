@@ -26,6 +26,7 @@
 
 #include <math.h>
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -73,9 +74,9 @@ enum { NOUT = 2 };
 static const char *const OUT[NOUT] = {"ps_partkey", "value"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 4);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, DKB_COUNTOF(PARTSUPP));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
     dkb_set_put_i64(tp, in, "nation", dkb__plan_code_required(tp, "q11", in, "n_name", dkb_params_get(p, "nation")->s));
     dkb_set_put_i64(tp, in, "fraction", dkb_params_get(p, "fraction")->i);   /* scale 10 */
     return dkb_tp_status(tp, NULL);
@@ -108,7 +109,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     int64_t bound = total ? threshold(dkb_tp_get_i128(tp, total, 0), dkb_set_get_i64(tp, in, "fraction")) : 0;
     /* group by ps_partkey having sum(value) > bound */
     const dkb_tensor *keys[] = {part};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *sum = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, value);
     dkb_tensor *keep = dkb_tp_cmp_i64(tp, sum, DKB_CMP_GT, bound);
     dkb_tensor *cols[NOUT] = {
@@ -117,7 +118,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     };
     /* order by value desc */
     dkb_sort_key by[] = {{cols[1], true}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -134,7 +135,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     const dkb_sort_spec order[] = {{1, true}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

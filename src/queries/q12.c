@@ -25,6 +25,7 @@
  * (codes sort as their strings). */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -75,8 +76,8 @@ static const char *const ORDERS[] = {"o_orderkey", "o_orderpriority"};
 static const char *const OUT[] = {"l_shipmode", "high_line_count", "low_line_count"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 5);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "mode1",
                     dkb__plan_code_or_none(tp, "q12", in, "l_shipmode", dkb_params_get(p, "shipmode1")->s));
@@ -115,7 +116,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* group by l_shipmode: sum(case ... then 1 else 0) */
     const dkb_tensor *keys[] = {mode};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *cols[3] = {
         dkb_tp_gather(tp, mode, g.first_row, 0),
         dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, dkb_tp_cast(tp, high, DKB_TP_I64)),
@@ -124,8 +125,8 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by l_shipmode */
     dkb_sort_key by[] = {{cols[0], false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    dkb__plan_put_gathered(tp, out, OUT, cols, 3, perm);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
+    dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), perm);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -134,14 +135,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[3];
-    int rc = dkb__plan_get_outputs(tp, out, OUT, 3, t);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, DKB_COUNTOF(OUT), t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT, DKB_RES_INT};
     static const int scales[] = {0, 0, 0};
-    rc = dkb_result_init(res, 3, OUT, types, scales);
+    rc = dkb_result_init(res, DKB_COUNTOF(OUT), OUT, types, scales);
     if (rc) return rc;
     static const dkb_sort_spec order[] = {{0, false}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -22,6 +22,7 @@
 
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -66,8 +67,8 @@ static const char *const ORDERS[] = {"o_custkey", "o_comment"};
 static const char *const OUT[] = {"c_count", "custdist"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 1);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, DKB_COUNTOF(CUSTOMER));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
     char pattern[2 * DKB_PARAM_STRLEN + 4];
     snprintf(pattern, sizeof pattern, "%%%s%%%s%%", dkb_params_get(p, "word1")->s, dkb_params_get(p, "word2")->s);
     dkb_set_put_str(tp, in, "comment_like", pattern);
@@ -85,12 +86,12 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_join_result j = dkb_tp_join(tp, ocust, dkb_set_get(tp, in, "c_custkey"), DKB_JOIN_LEFT);
     dkb_tensor *found = dkb_tp_cast(tp, dkb_tp_cmp_i64(tp, j.build_idx, DKB_CMP_GE, 0), DKB_TP_I64);
     const dkb_tensor *cust[] = {j.probe_idx};
-    dkb_groups gc = dkb_tp_group(tp, cust, 1);
+    dkb_groups gc = dkb_tp_group(tp, cust, DKB_COUNTOF(cust));
     dkb_tensor *c_count = dkb_tp_cast(tp, dkb_tp_aggregate(tp, &gc, DKB_AGG_SUM, found), DKB_TP_I64);
 
     /* group by c_count: count(*) */
     const dkb_tensor *count[] = {c_count};
-    dkb_groups g = dkb_tp_group(tp, count, 1);
+    dkb_groups g = dkb_tp_group(tp, count, DKB_COUNTOF(count));
     dkb_tensor *cols[2] = {
         dkb_tp_gather(tp, c_count, g.first_row, 0),
         dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, c_count),
@@ -98,8 +99,8 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by custdist desc, c_count desc */
     dkb_sort_key by[] = {{cols[1], true}, {cols[0], true}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 2);
-    dkb__plan_put_gathered(tp, out, OUT, cols, 2, perm);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
+    dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), perm);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -108,14 +109,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[2];
-    int rc = dkb__plan_get_outputs(tp, out, OUT, 2, t);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, DKB_COUNTOF(OUT), t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_INT, DKB_RES_INT};
     static const int scales[] = {0, 0};
-    rc = dkb_result_init(res, 2, OUT, types, scales);
+    rc = dkb_result_init(res, DKB_COUNTOF(OUT), OUT, types, scales);
     if (rc) return rc;
     static const dkb_sort_spec order[] = {{1, true}, {0, true}};
-    dkb_result_set_order(res, 2, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         int64_t r = dkb_result_add_row(res);
         if (r < 0) return DKB_ENOMEM;

@@ -17,6 +17,7 @@
  * sums of the scale-4 revenue, and the one float division SQL makes. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -49,8 +50,8 @@ static const char *const LINEITEM[] = {"l_partkey", "l_extendedprice", "l_discou
 static const char *const PART[] = {"p_partkey", "p_type"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    dkb__plan_put_columns(tp, db, in, "part", PART, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "part", PART, DKB_COUNTOF(PART));
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "ship_lo", date);
     dkb_set_put_i64(tp, in, "ship_hi", dkb__qgen_add_months(date, 1) - 1);  /* inclusive */

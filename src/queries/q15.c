@@ -20,6 +20,7 @@
  * (probe). */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -55,8 +56,8 @@ enum { NOUT = 5 };
 static const char *const OUT[NOUT] = {"s_suppkey", "s_name", "s_address", "s_phone", "total_revenue"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 4);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
     int32_t date = (int32_t)dkb_params_get(p, "date")->i;
     dkb_set_put_i64(tp, in, "ship_lo", date);
     dkb_set_put_i64(tp, in, "ship_hi", dkb__qgen_add_months(date, 3) - 1);  /* inclusive */
@@ -74,7 +75,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* group by l_suppkey: sum(...) as total_revenue (exact, scale 4) */
     const dkb_tensor *keys[] = {supp};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *supplier_no = dkb_tp_gather(tp, supp, g.first_row, 0);
     dkb_tensor *total = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, revenue);
 
@@ -94,7 +95,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by s_suppkey */
     dkb_sort_key by[] = {{cols[0], false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -112,7 +113,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     static const dkb_sort_spec order[] = {{0, false}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
         dkb_result_set_int(res, i, 0, dkb_tp_get_i64(tp, t[0], i));

@@ -25,6 +25,7 @@
 
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -91,9 +92,9 @@ enum { NOUT = 4 };
 static const char *const OUT[NOUT] = {"p_brand", "p_type", "p_size", "supplier_cnt"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "part", PART, 4);
-    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 2);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 2);
+    dkb__plan_put_columns(tp, db, in, "part", PART, DKB_COUNTOF(PART));
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, DKB_COUNTOF(PARTSUPP));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
     dkb_set_put_i64(tp, in, "brand", dkb__plan_code_or_none(tp, "q16", in, "p_brand", dkb_params_get(p, "brand")->s));
     char pattern[DKB_PARAM_STRLEN + 2];
     snprintf(pattern, sizeof pattern, "%s%%", dkb_params_get(p, "type")->s);
@@ -136,7 +137,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* group by p_brand, p_type, p_size: count(distinct ps_suppkey) */
     const dkb_tensor *keys[] = {brand, type, size};
-    dkb_groups g = dkb_tp_group(tp, keys, 3);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *cols[NOUT] = {
         dkb_tp_gather(tp, brand, g.first_row, 0),
         dkb_tp_gather(tp, type, g.first_row, 0),
@@ -146,7 +147,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by supplier_cnt desc, p_brand, p_type, p_size */
     dkb_sort_key by[] = {{cols[3], true}, {cols[0], false}, {cols[1], false}, {cols[2], false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 4);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
@@ -163,7 +164,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     static const dkb_sort_spec order[] = {{3, true}, {0, false}, {1, false}, {2, false}};
-    dkb_result_set_order(res, 4, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     const uint8_t *brand = dkb_tp_host_copy(tp, t[0]), *type = dkb_tp_host_copy(tp, t[1]);
     const int32_t *size = dkb_tp_host_copy(tp, dkb_tp_cast(tp, t[2], DKB_TP_I32));
     const int64_t *cnt = dkb_tp_host_copy(tp, t[3]);

@@ -17,6 +17,7 @@
  * float in SQL (DuckDB: DOUBLE), and so is the result. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -59,8 +60,8 @@ static const char *const LINEITEM[] = {"l_partkey", "l_quantity", "l_extendedpri
 static const char *const PART[] = {"p_partkey", "p_brand", "p_container"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 3);
-    dkb__plan_put_columns(tp, db, in, "part", PART, 3);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "part", PART, DKB_COUNTOF(PART));
     dkb_set_put_i64(tp, in, "brand", dkb__plan_code_or_none(tp, "q17", in, "p_brand", dkb_params_get(p, "brand")->s));
     dkb_set_put_i64(tp, in, "container",
                     dkb__plan_code_or_none(tp, "q17", in, "p_container", dkb_params_get(p, "container")->s));
@@ -84,7 +85,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* (select 0.2 * avg(l_quantity) ... where l_partkey = p_partkey): per
      * part over the same lines, then back to each line */
     const dkb_tensor *keys[] = {part};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *limit = dkb_tp_arith_i64(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, qty), DKB_OP_MUL, 2, 1);
     dkb_tensor *small = dkb_tp_cmp(tp, qty, DKB_CMP_LT, dkb_tp_gather(tp, limit, g.group_id, 0));
 

@@ -20,6 +20,7 @@
  * subquery's, so the subquery's sums are reused. Top 100 by price, date. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -56,9 +57,9 @@ static const char *const OUT[NOUT] = {"c_name", "c_custkey", "o_orderkey", "o_or
                                       "sum(l_quantity)"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 2);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 4);
-    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, DKB_COUNTOF(CUSTOMER));
     dkb_set_put_i64(tp, in, "quantity", dkb_params_get(p, "quantity")->i * 100);  /* hundredths */
     return dkb_tp_status(tp, NULL);
 }
@@ -69,7 +70,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* select l_orderkey from lineitem group by l_orderkey
      * having sum(l_quantity) > :1 */
     const dkb_tensor *keys[] = {l_orderkey};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *qty = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, dkb_set_get(tp, in, "l_quantity"));
     dkb_tensor *large = dkb_tp_cmp_i64(tp, qty, DKB_CMP_GT, dkb_set_get_i64(tp, in, "quantity"));
     dkb_tensor *big_key = dkb_tp_compress(tp, dkb_tp_gather(tp, l_orderkey, g.first_row, 0), large);
@@ -91,7 +92,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by o_totalprice desc, o_orderdate limit 100 */
     dkb_sort_key by[] = {{cols[4], true}, {cols[3], false}};
-    dkb_tensor *top = dkb_tp_topk(tp, by, 2, 100);
+    dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 100);
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, top);
     return dkb_tp_status(tp, NULL);
 }
@@ -109,7 +110,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     rc = dkb_result_init(res, NOUT, OUT, types, scales);
     if (rc) return rc;
     static const dkb_sort_spec order[] = {{4, true}, {3, false}};
-    dkb_result_set_order(res, 2, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
         dkb_result_set_int(res, i, 1, dkb_tp_get_i64(tp, t[1], i));

@@ -32,6 +32,7 @@
  * branch's quantity range. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -102,8 +103,8 @@ static const char *const CONTAINER_CODE[NBRANCH][NCONT] = {
 static const int64_t MAX_SIZE[NBRANCH] = {5, 10, 15};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 6);
-    dkb__plan_put_columns(tp, db, in, "part", PART, 4);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "part", PART, DKB_COUNTOF(PART));
     dkb_set_put_i64(tp, in, "air", dkb__plan_code_or_none(tp, "q19", in, "l_shipmode", "AIR"));
     dkb_set_put_i64(tp, in, "air_reg", dkb__plan_code_or_none(tp, "q19", in, "l_shipmode", "AIR REG"));
     dkb_set_put_i64(tp, in, "in_person", dkb__plan_code_or_none(tp, "q19", in, "l_shipinstruct", "DELIVER IN PERSON"));

@@ -28,6 +28,7 @@
 
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -89,11 +90,11 @@ static int64_t key_bound(dkb_tp *tp, const dkb_store *db, const char *table, con
 }
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "part", PART, 2);
-    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, 3);
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 4);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "part", PART, DKB_COUNTOF(PART));
+    dkb__plan_put_columns(tp, db, in, "partsupp", PARTSUPP, DKB_COUNTOF(PARTSUPP));
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
     char pattern[DKB_PARAM_STRLEN + 2];
     snprintf(pattern, sizeof pattern, "%s%%", dkb_params_get(p, "color")->s);
     dkb_set_put_str(tp, in, "name_like", pattern);
@@ -129,7 +130,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *l_key = dkb_tp_pack2(tp, l_part, l_supp, suppkey_max);
     dkb_join_result j = dkb_tp_join(tp, ps_key, l_key, DKB_JOIN_INNER);
     const dkb_tensor *keys[] = {j.build_idx};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *qty = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, dkb_tp_gather(tp, l_qty, j.probe_idx, 0));
     dkb_tensor *ps_row = dkb_tp_gather(tp, j.build_idx, g.first_row, 0);
 
@@ -151,8 +152,8 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by s_name */
     dkb_sort_key by[] = {{cols[0], false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    dkb__plan_put_gathered(tp, out, OUT, cols, 2, perm);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
+    dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), perm);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -161,14 +162,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[2];
-    int rc = dkb__plan_get_outputs(tp, out, OUT, 2, t);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, DKB_COUNTOF(OUT), t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_STRING};
     static const int scales[] = {0, 0};
-    rc = dkb_result_init(res, 2, OUT, types, scales);
+    rc = dkb_result_init(res, DKB_COUNTOF(OUT), OUT, types, scales);
     if (rc) return rc;
     static const dkb_sort_spec order[] = {{0, false}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++)
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
     for (int c = 0; c < 2; c++) {

@@ -34,6 +34,7 @@
  * grouping by the supplier key groups by s_name. */
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -71,10 +72,10 @@ static const char *const NATION[] = {"n_nationkey", "n_name"};
 static const char *const OUT[] = {"s_name", "numwait"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, 4);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 2);
-    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, 3);
-    dkb__plan_put_columns(tp, db, in, "nation", NATION, 2);
+    dkb__plan_put_columns(tp, db, in, "lineitem", LINEITEM, DKB_COUNTOF(LINEITEM));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
+    dkb__plan_put_columns(tp, db, in, "supplier", SUPPLIER, DKB_COUNTOF(SUPPLIER));
+    dkb__plan_put_columns(tp, db, in, "nation", NATION, DKB_COUNTOF(NATION));
     dkb_set_put_i64(tp, in, "nation", dkb__plan_code_or_none(tp, "q21", in, "n_name", dkb_params_get(p, "nation")->s));
     dkb_set_put_i64(tp, in, "status_f", dkb__plan_code_or_none(tp, "q21", in, "o_orderstatus", "F"));
     return dkb_tp_status(tp, NULL);
@@ -85,7 +86,7 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
 static dkb_tensor *orders_by_suppliers(dkb_tp *tp, const dkb_tensor *order, const dkb_tensor *supp, dkb_cmp op,
                                        int64_t value) {
     const dkb_tensor *keys[] = {order};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *nsupp = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT_DISTINCT, supp);
     return dkb_tp_compress(tp, dkb_tp_gather(tp, order, g.first_row, 0), dkb_tp_cmp_i64(tp, nsupp, op, value));
 }
@@ -133,7 +134,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* group by s_name (one per supplier key): count(*) */
     const dkb_tensor *keys[] = {wsupp};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *gsupp = dkb_tp_gather(tp, wsupp, g.first_row, 0);
     dkb_tensor *numwait = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, wsupp);
     dkb_join_result j = dkb_tp_join(tp, gsupp, s_suppkey, DKB_JOIN_INNER);
@@ -144,8 +145,8 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by numwait desc, s_name limit 100 */
     dkb_sort_key by[] = {{cols[1], true}, {cols[0], false}};
-    dkb_tensor *top = dkb_tp_topk(tp, by, 2, 100);
-    dkb__plan_put_gathered(tp, out, OUT, cols, 2, top);
+    dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 100);
+    dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), top);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -154,14 +155,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[2];
-    int rc = dkb__plan_get_outputs(tp, out, OUT, 2, t);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, DKB_COUNTOF(OUT), t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT};
     static const int scales[] = {0, 0};
-    rc = dkb_result_init(res, 2, OUT, types, scales);
+    rc = dkb_result_init(res, DKB_COUNTOF(OUT), OUT, types, scales);
     if (rc) return rc;
     static const dkb_sort_spec order[] = {{1, true}, {0, false}};
-    dkb_result_set_order(res, 2, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
         dkb_result_set_int(res, i, 1, dkb_tp_get_i64(tp, t[1], i));

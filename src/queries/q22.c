@@ -27,6 +27,7 @@
 
 #include "dkb/query.h"
 
+#include "common/countof.h"    // defines: DKB_COUNTOF
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -83,8 +84,8 @@ static const char *const ORDERS[] = {"o_custkey"};
 static const char *const OUT[] = {"cntrycode", "numcust", "totacctbal"};
 
 static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {
-    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, 3);
-    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, 1);
+    dkb__plan_put_columns(tp, db, in, "customer", CUSTOMER, DKB_COUNTOF(CUSTOMER));
+    dkb__plan_put_columns(tp, db, in, "orders", ORDERS, DKB_COUNTOF(ORDERS));
     for (int i = 0; i < NCODE; i++) dkb_set_put_i64(tp, in, CODE[i], atoi(dkb_params_get(p, CODE[i])->s));
     return dkb_tp_status(tp, NULL);
 }
@@ -119,7 +120,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* group by cntrycode: count(*), sum(c_acctbal) */
     const dkb_tensor *keys[] = {code};
-    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *gcode = dkb_tp_gather(tp, code, g.first_row, 0);
     dkb_tensor *cols[3] = {
         dkb_tp_gather(tp, cntry, g.first_row, 0),
@@ -129,8 +130,8 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* order by cntrycode */
     dkb_sort_key by[] = {{gcode, false}};
-    dkb_tensor *perm = dkb_tp_sort(tp, by, 1);
-    dkb__plan_put_gathered(tp, out, OUT, cols, 3, perm);
+    dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
+    dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), perm);
     return dkb_tp_status(tp, NULL);
 }
 
@@ -139,14 +140,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res) {
     (void)p;
     dkb_tensor *t[3];
-    int rc = dkb__plan_get_outputs(tp, out, OUT, 3, t);
+    int rc = dkb__plan_get_outputs(tp, out, OUT, DKB_COUNTOF(OUT), t);
     if (rc) return rc;
     static const dkb_res_type types[] = {DKB_RES_STRING, DKB_RES_INT, DKB_RES_DECIMAL};
     const int scales[] = {0, 0, t[2]->scale};
-    rc = dkb_result_init(res, 3, OUT, types, scales);
+    rc = dkb_result_init(res, DKB_COUNTOF(OUT), OUT, types, scales);
     if (rc) return rc;
     static const dkb_sort_spec order[] = {{0, false}};
-    dkb_result_set_order(res, 1, order);
+    dkb_result_set_order(res, DKB_COUNTOF(order), order);
     for (int64_t i = 0; i < t[0]->n; i++) {
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
         dkb_result_set_int(res, i, 1, dkb_tp_get_i64(tp, t[1], i));

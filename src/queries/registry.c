@@ -24,14 +24,14 @@ extern const dkb_query dkb__q01 DKB__PLAN_REF, dkb__q02 DKB__PLAN_REF, dkb__q03 
     dkb__q16 DKB__PLAN_REF, dkb__q17 DKB__PLAN_REF, dkb__q18 DKB__PLAN_REF, dkb__q19 DKB__PLAN_REF,
     dkb__q20 DKB__PLAN_REF, dkb__q21 DKB__PLAN_REF, dkb__q22 DKB__PLAN_REF;
 
-static const dkb_query *const queries[22] = {
+static const dkb_query *const queries[DKB_NQUERIES] = {
     &dkb__q01, &dkb__q02, &dkb__q03, &dkb__q04, &dkb__q05, &dkb__q06, &dkb__q07, &dkb__q08,
     &dkb__q09, &dkb__q10, &dkb__q11, &dkb__q12, &dkb__q13, &dkb__q14, &dkb__q15, &dkb__q16,
     &dkb__q17, &dkb__q18, &dkb__q19, &dkb__q20, &dkb__q21, &dkb__q22,
 };
 
 const dkb_query *dkb_query_get(int number) {
-    if (number < 1 || number > 22) return NULL;
+    if (number < 1 || number > DKB_NQUERIES) return NULL;
     const dkb_query *q = queries[number - 1];
     return q && q->number == number ? q : NULL;
 }
@@ -43,7 +43,7 @@ int dkb_query_number(const char *name) {
     if (len < 1 || len > 2 || !isdigit((unsigned char)s[0]) || (len == 2 && !isdigit((unsigned char)s[1])))
         return 0;
     int n = atoi(s);
-    return n >= 1 && n <= 22 ? n : 0;
+    return n >= 1 && n <= DKB_NQUERIES ? n : 0;
 }
 
 const dkb_query *dkb_query_find(const char *name) { return dkb_query_get(dkb_query_number(name)); }

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/countof.h"  // defines: DKB_COUNTOF
+
 #define INT_(n, per_sf, c) {n, DKB_TYPE_INT, 0, (per_sf), (c)}
 #define DEC_(n) {n, DKB_TYPE_DECIMAL, 0, 0, 0}
 #define DATE_(n) {n, DKB_TYPE_DATE, 0, 0, 0}
@@ -56,7 +58,7 @@ static const dkb_column_def region_cols[] = {
     INT_("r_regionkey", 0, 4), DICT_("r_name"), TEXT_("r_comment"),
 };
 
-#define TABLE_(id, name, cols) {id, name, (int)(sizeof cols / sizeof cols[0]), cols}
+#define TABLE_(id, name, cols) {id, name, (int)DKB_COUNTOF(cols), cols}
 static const dkb_table_def tables[DKB_TABLE_COUNT] = {
     TABLE_(DKB_TABLE_PART, "part", part_cols),
     TABLE_(DKB_TABLE_PARTSUPP, "partsupp", partsupp_cols),
@@ -95,5 +97,5 @@ bool dkb_column_is_wide(const dkb_column_def *c, double sf) {
 
 const char *dkb_type_name(dkb_type_t type) {
     static const char *names[] = {"int", "decimal", "date", "dict", "text"};
-    return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
+    return (unsigned)type < DKB_COUNTOF(names) ? names[type] : "?";
 }

@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "common/timing.h"  // defines: dkb__now_s
 #include "tbl/tbl.h"
 
 enum { DEFAULT_CHUNK_ROWS = 65536 };
@@ -27,12 +27,6 @@ typedef struct out_file {
     char *path, *tmp;
     int fd;
 } out_file;
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Rows [first, first + n) of string column c into the batch. */
 static int fill_strings(const dkb_store *s, const dkb_store_column *col, int c, int64_t first,
@@ -170,7 +164,7 @@ static int prepare(const dkb_store *s, const char *out_dir, const dkb_export_opt
 int dkb__store_export(const dkb_store *s, const char *out_dir, const dkb_export_opts *opts,
                       const dkb_progress *progress, dkb_export_summary *sum, dkb_error *err) {
     if (!s || !out_dir || !opts) return dkb_fail(err, DKB_EINVAL, "export: no store or output directory");
-    double t0 = now_seconds();
+    double t0 = dkb__now_s();
     dkb_export_summary sm;
     memset(&sm, 0, sizeof sm);
     out_file files[DKB_TABLE_COUNT];
@@ -182,13 +176,13 @@ int dkb__store_export(const dkb_store *s, const char *out_dir, const dkb_export_
     if (!rc) rc = dkb__mkdir_p(out_dir, err);
     for (int i = 0; i < n && !rc; i++) {
         out_file *o = &files[i];
-        double ts = now_seconds();
+        double ts = dkb__now_s();
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (o->fd < 0) rc = dkb__io_fail(err, o->tmp, "cannot create");
         dkb_table_id id = dkb_store_table_def(o->t)->id;
         if (!rc) rc = export_table(s, o, opts, progress, &sm.bytes[id], err);
         sm.rows[id] = dkb_store_table_rows(o->t);
-        sm.seconds[id] = now_seconds() - ts;
+        sm.seconds[id] = dkb__now_s() - ts;
     }
     for (int i = 0; i < n && !rc; i++)
         if (rename(files[i].tmp, files[i].path) != 0) rc = dkb__io_fail(err, files[i].path, "cannot rename into place");
@@ -200,7 +194,7 @@ int dkb__store_export(const dkb_store *s, const char *out_dir, const dkb_export_
         free(files[i].tmp);
     }
     if (rc && made_dir) rmdir(out_dir);
-    sm.total_seconds = now_seconds() - t0;
+    sm.total_seconds = dkb__now_s() - t0;
     if (!rc && sum) *sum = sm;
     return rc;
 }

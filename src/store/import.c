@@ -13,10 +13,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/countof.h"  // defines: DKB_COUNTOF
 #include "common/fsutil.h"
+#include "common/timing.h"  // defines: dkb__now_s
 #include "store/import_plan.h"
 #include "store/store_writer.h"
 #include "tbl/tbl.h"
@@ -31,12 +32,6 @@ typedef struct tbl_file {
     size_t len;
     const char *text;   /* mapped; NULL while unmapped or empty */
 } tbl_file;
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int file_open(tbl_file *f, const char *dir, const char *table, dkb_error *err) {
     char name[64];
@@ -203,7 +198,7 @@ static int infer_sf(tbl_file *files, unsigned tables, double *sf, dkb_error *err
         double per_sf;
     } base[] = {{DKB_TABLE_CUSTOMER, 150000}, {DKB_TABLE_SUPPLIER, 10000}, {DKB_TABLE_PART, 200000},
                 {DKB_TABLE_PARTSUPP, 800000}, {DKB_TABLE_ORDERS, 1500000}};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+    for (size_t i = 0; i < DKB_COUNTOF(base); i++) {
         if (!(tables & (1u << base[i].t))) continue;
         tbl_file *f = &files[base[i].t];
         int rc = file_map(f, err);
@@ -223,7 +218,7 @@ int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import
     if (!tbl_dir || !out_dir || !opts) return dkb_fail(err, DKB_EINVAL, "import: no input or output directory");
     if (opts->scale_factor < 0 || opts->partitions < 0)
         return dkb_fail(err, DKB_EINVAL, "import: negative scale factor or partitions");
-    double t0 = now_seconds();
+    double t0 = dkb__now_s();
     dkb_import_summary s;
     memset(&s, 0, sizeof s);
     tbl_file files[DKB_TABLE_COUNT];
@@ -259,11 +254,11 @@ int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import
     if (!rc && (!order_keys || !part_keys)) rc = dkb_fail(err, DKB_ENOMEM, "import: out of memory");
     for (int t = 0; t < DKB_TABLE_COUNT && !rc; t++) {
         if (!(tables & (1u << t))) continue;
-        double ts = now_seconds();
+        double ts = dkb__now_s();
         rc = import_table(w, dkb_table_def_get((dkb_table_id)t), &files[t], order_keys, part_keys, opts,
                           progress, &s.rows[t], err);
         s.bytes[t] = files[t].len;
-        s.seconds[t] = now_seconds() - ts;
+        s.seconds[t] = dkb__now_s() - ts;
         file_close(&files[t]);
     }
     if (!rc) rc = dkb__store_writer_commit(w, err);
@@ -272,7 +267,7 @@ int dkb__store_import(const char *tbl_dir, const char *out_dir, const dkb_import
     free(order_keys);
     free(part_keys);
     free(source);
-    s.total_seconds = now_seconds() - t0;
+    s.total_seconds = dkb__now_s() - t0;
     if (!rc && sum) *sum = s;
     return rc;
 }

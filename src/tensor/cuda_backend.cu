@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tensor/cuda_internal.cuh"
+
+#include "common/timing.h"  // defines: dkb__now_s
 
 /* Device arena blocks: 256 MiB, so a run needs few cudaMalloc calls (and
  * none once the blocks are warm). */
@@ -90,12 +91,6 @@ static void cu_sync(dkb_tp *tp) { CU_OK(tp, "sync", cudaStreamSynchronize(tp->cu
 
 /* ---- resident store columns ---- */
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Copy host bytes to the device through the two halves of the pinned
  * buffer: while one half is on its way, the CPU fills the other. */
 static bool load_bytes(dkb_tp *tp, const char *op, void *dev, const void *host, size_t bytes) {
@@ -169,7 +164,7 @@ static dkb__cu_resident *resident_load(dkb_tp *tp, const dkb_store_column *col, 
     dkb__cuda_ctx *c = tp->cuda;
     dkb__cu_resident *r = resident_find(c, col, host, t->n);
     if (r) return r;
-    double t0 = now_s();
+    double t0 = dkb__now_s();
     r = (dkb__cu_resident *)calloc(1, sizeof *r);
     if (!r) return (dkb__cu_resident *)dkb__tp_error(tp, DKB_ENOMEM, "column %s: out of memory", dkb_column_name(col));
     r->col = col;
@@ -195,7 +190,7 @@ static dkb__cu_resident *resident_load(dkb_tp *tp, const dkb_store_column *col, 
     c->resident = r;
     c->resident_columns++;
     c->resident_bytes += (int64_t)r->device_bytes;
-    c->resident_seconds += now_s() - t0;
+    c->resident_seconds += dkb__now_s() - t0;
     return r;
 }
 

@@ -5,9 +5,10 @@
  * time to that operation's total. Plans and the public API do not change. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tensor/tp_internal.h"
+
+#include "common/timing.h"  // defines: dkb__now_s
 
 /* The profiled operations: X(name). */
 #define PROF_OPS(X)                                                                                      \
@@ -36,22 +37,16 @@ struct dkb__tp_profile {
     double seconds[P_COUNT];
 };
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Start timing an operation: earlier queued work is not its own. */
 static double prof_begin(dkb_tp *tp) {
     tp->prof->real->sync(tp);
-    return now_s();
+    return dkb__now_s();
 }
 
 static void prof_end(dkb_tp *tp, int op, double t0) {
     tp->prof->real->sync(tp);
     tp->prof->calls[op]++;
-    tp->prof->seconds[op] += now_s() - t0;
+    tp->prof->seconds[op] += dkb__now_s() - t0;
 }
 
 /* One wrapper per backend entry: PROF_OP(return type, name, (params), (args)). */

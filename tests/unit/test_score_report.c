@@ -14,8 +14,8 @@
 
 #define NA NAN
 
-static dkb_eval_timing timing(double median, int runs) {
-    dkb_eval_timing t = {median, runs ? median * 0.9 : NA, runs ? median * 1.2 : NA, runs};
+static dkb_timing timing(double median, int runs) {
+    dkb_timing t = {median, runs ? median * 0.9 : NA, runs ? median * 1.2 : NA, runs};
     return t;
 }
 
