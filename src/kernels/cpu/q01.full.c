@@ -76,10 +76,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
     const dkb_cand_vec *tax = dkb_cand_column(db, "lineitem", "l_tax");
     const dkb_cand_param *delta = dkb_cand_param_find(params, "delta");
-    if (!ship || !flag || !status || !qty || !price || !disc || !tax || !delta) return 1;
+    if (!ship || !flag || !status || !qty || !price || !disc || !tax || !delta) return DKB_CAND_EINVAL;
     if (ship->type != DKB_CAND_I32 || flag->type != DKB_CAND_U8 || status->type != DKB_CAND_U8 || !flag->dict ||
         !status->dict || qty->scale != 2 || price->scale != 2 || disc->scale != 2 || tax->scale != 2)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_flag = res_col(res, "l_returnflag", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_status = res_col(res, "l_linestatus", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_qty = res_col(res, "sum_qty", DKB_CAND_RES_DECIMAL);
@@ -93,13 +93,13 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!c_flag || !c_status || !c_qty || !c_price || !c_dprice || !c_charge || !c_aqty || !c_aprice ||
         !c_adisc || !c_count || c_qty->scale < 2 || c_price->scale < 2 || c_dprice->scale < 4 ||
         c_charge->scale < 6)
-        return 3;
+        return DKB_CAND_EINVAL;
 
     const int32_t hi_day = (int32_t)(days_from_civil(1998, 12, 1) - delta->i);
     const int nf = flag->dict->size, ns = status->dict->size, ng = nf * ns;
     const int nt = env->threads > 0 ? env->threads : 1;
     totals *part = calloc((size_t)nt * (size_t)ng + 1, sizeof(totals));
-    if (!part) return 4;
+    if (!part) return DKB_CAND_ENOMEM;
 
     const int32_t *s = ship->data;
     const uint8_t *f = flag->data, *st = status->data;
@@ -182,7 +182,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         r++;
     }
     free(part);
-    if (bad) return 5;
+    if (bad) return DKB_CAND_EINTERNAL;
     res->nrows = r;
     return 0;
 }

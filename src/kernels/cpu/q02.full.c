@@ -121,7 +121,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !pmfgr || !psize || !ptype || !skey || !sname ||
         !saddr || !snat || !sphone || !sbal || !scomment || !pspart || !pssupp || !pscost || !size || !type ||
         !type->s || !region || !region->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *r_bal = res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
     dkb_cand_res_col *r_sname = res_col(res, "s_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *r_nname = res_col(res, "n_name", DKB_CAND_RES_STRING);
@@ -132,7 +132,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     dkb_cand_res_col *r_comment = res_col(res, "s_comment", DKB_CAND_RES_STRING);
     if (!r_bal || !r_sname || !r_nname || !r_pkey || !r_mfgr || !r_addr || !r_phone || !r_comment ||
         r_bal->scale < sbal->scale || !ptype->dict || ptype->dict->size > 256)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     /* the region's nations (name code per nation key) */
     const int rc = dkb_cand_dict_code(rname->dict, region->s);
@@ -142,7 +142,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         const int32_t *rk = rkey->data, *nk = nkey->data, *nr = nreg->data;
         const uint8_t *rn = rname->data, *nn = nname->data;
         for (int64_t i = 0; i < nkey->n; i++) {
-            if (nk[i] < 0 || nk[i] > 255) return 2;
+            if (nk[i] < 0 || nk[i] > 255) return DKB_CAND_EINTERNAL;
             ncode_of[nk[i]] = nn[i];
             for (int64_t j = 0; j < rkey->n; j++)
                 if (rn[j] == rc && rk[j] == nr[i]) nat_ok[nk[i]] = 1;
@@ -153,7 +153,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     {
         const size_t tl = strlen(type->s);
         char *pattern = malloc(tl + 2);
-        if (!pattern) return 3;
+        if (!pattern) return DKB_CAND_ENOMEM;
         pattern[0] = '%';
         memcpy(pattern + 1, type->s, tl + 1);
         for (int c = 0; c < ptype->dict->size; c++)
@@ -170,7 +170,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int64_t *nhit = calloc((size_t)nchunks, sizeof(int64_t));
     if (!pidx || !srow || !prow || !hitrow || !nhit) {
         free(pidx), free(srow), free(prow), free(hitrow), free(nhit);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
     int64_t nsel = 0;
     {
@@ -207,7 +207,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     cand *cs = malloc(((size_t)ncand + 1) * sizeof(cand));
     if (!mincost || !cs) {
         free(pidx), free(srow), free(prow), free(hitrow), free(nhit), free(mincost), free(cs);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
     for (int64_t k = 0; k < nsel; k++) mincost[k] = INT64_MAX;
     const int32_t *sn = snat->data;
@@ -231,7 +231,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t nout = nbest < LIMIT ? nbest : LIMIT;
     if (nout > res->cap) {
         free(cs);
-        return 4;
+        return DKB_CAND_ECAP;
     }
     r_sname->str_off[0] = r_nname->str_off[0] = r_mfgr->str_off[0] = r_addr->str_off[0] = 0;
     r_phone->str_off[0] = r_comment->str_off[0] = 0;
@@ -252,7 +252,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
               !put_text(r_comment, r, scomment, x->srow);
     }
     free(cs);
-    if (bad) return 4;
+    if (bad) return DKB_CAND_ECAP;
     res->nrows = nout;
     return 0;
 }

@@ -107,16 +107,16 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
     if (!ckey || !cseg || !okey || !ocust || !odate || !oprio || !lkey || !lship || !lprice || !ldisc ||
         !segment || !date || !segment->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
         ocust->type != DKB_CAND_I32 || oprio->type != DKB_CAND_I32 || lprice->scale != 2 ||
         ldisc->scale != 2 || res->ncols != 4)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_key = &res->cols[0], *c_rev = &res->cols[1], *c_date = &res->cols[2],
                      *c_prio = &res->cols[3];
     if (c_key->type != DKB_CAND_RES_INT || c_rev->type != DKB_CAND_RES_DECIMAL || c_rev->scale < 4 ||
         c_date->type != DKB_CAND_RES_DATE || c_prio->type != DKB_CAND_RES_INT)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     /* customers of the segment: a bitmap over custkey */
     const int seg = dkb_cand_dict_code(cseg->dict, segment->s);
@@ -134,7 +134,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int *ntop = calloc((size_t)nchunks, sizeof(int));
     if (!cbits || !tops || !ntop) {
         free(cbits), free(tops), free(ntop);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
     if (seg >= 0)
         for (int64_t i = 0; i < nc; i++)
@@ -197,7 +197,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int64_t c = 0; c < nchunks; c++)
         for (int i = 0; i < ntop[c]; i++) top_insert(best, &nb, &tops[c * TOPK + i]);
     free(cbits), free(tops), free(ntop);
-    if (nb > res->cap) return 4;
+    if (nb > res->cap) return DKB_CAND_ECAP;
     for (int r = 0; r < nb; r++) {
         __int128 v = best[r].revenue;
         for (int s = 4; s < c_rev->scale; s++) v *= 10;

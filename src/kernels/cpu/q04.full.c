@@ -103,11 +103,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
     const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!okey || !odate || !oprio || !lkey || !lcommit || !lreceipt || !date) return 1;
+    if (!okey || !odate || !oprio || !lkey || !lcommit || !lreceipt || !date) return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
         oprio->type != DKB_CAND_U8 || !oprio->dict || res->ncols != 2 ||
         res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     const int32_t lo_day = (int32_t)date->i, hi_day = (int32_t)plus_months(date->i, 3); /* [lo, hi) */
     const uint32_t width = (uint32_t)(hi_day - lo_day);
@@ -118,7 +118,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int nt = env->threads > 0 ? env->threads : 1;
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
     int64_t *counts = calloc((size_t)nchunks * 256, sizeof(int64_t));
-    if (!counts) return 3;
+    if (!counts) return DKB_CAND_ENOMEM;
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
@@ -168,7 +168,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         const int64_t at = c_prio->str_off[r], len = (int64_t)oprio->dict->len[code];
         if (r >= res->cap || at + len > c_prio->bytes_cap) {
             free(counts);
-            return 4;
+            return DKB_CAND_ECAP;
         }
         memcpy(c_prio->str_bytes + at, oprio->dict->str[code], (size_t)len);
         c_prio->str_off[r + 1] = at + len;

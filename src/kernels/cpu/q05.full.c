@@ -133,11 +133,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
     if (!rkey || !rname || !nkey || !nname || !nreg || !ckey || !cnat || !skey || !snat || !okey || !ocust ||
         !odate || !lkey || !lsupp || !lprice || !ldisc || !region || !date || !region->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
         res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING ||
         res->cols[1].type != DKB_CAND_RES_DECIMAL || res->cols[1].scale < 4)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     /* the region's nations */
     int8_t in_region[MAXNAT] = {0};
@@ -146,7 +146,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *rk = rkey->data, *nk = nkey->data, *nr = nreg->data;
     const uint8_t *rn = rname->data, *nn = nname->data;
     for (int64_t i = 0; i < nkey->n; i++) {
-        if (nk[i] < 0 || nk[i] >= MAXNAT) return 2;
+        if (nk[i] < 0 || nk[i] >= MAXNAT) return DKB_CAND_EINTERNAL;
         name_of[nk[i]] = nn[i];
         for (int64_t j = 0; j < rkey->n; j++)
             if (rn[j] == rc && rk[j] == nr[i]) in_region[nk[i]] = 1;
@@ -161,7 +161,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int64_t *hits = calloc((size_t)nchunks * MAXNAT, sizeof(int64_t));
     if (!c_nat || !s_nat || !sums || !hits) {
         free(c_nat), free(s_nat), free(sums), free(hits);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
 
     const int32_t lo_day = (int32_t)date->i;
@@ -233,13 +233,13 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             g[b] = g[b - 1];
             g[b - 1] = t;
         }
-    if (ng > res->cap) return 4;
+    if (ng > res->cap) return DKB_CAND_ECAP;
     dkb_cand_res_col *c_name = &res->cols[0], *c_rev = &res->cols[1];
     c_name->str_off[0] = 0;
     for (int r = 0; r < ng; r++) {
         const int code = name_of[g[r].nation];
         const int64_t at = c_name->str_off[r], len = (int64_t)nname->dict->len[code];
-        if (at + len > c_name->bytes_cap) return 4;
+        if (at + len > c_name->bytes_cap) return DKB_CAND_ECAP;
         memcpy(c_name->str_bytes + at, nname->dict->str[code], (size_t)len);
         c_name->str_off[r + 1] = at + len;
         __int128 v = g[r].rev;

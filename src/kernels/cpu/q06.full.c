@@ -74,20 +74,20 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
     const dkb_cand_param *discount = dkb_cand_param_find(params, "discount");
     const dkb_cand_param *quantity = dkb_cand_param_find(params, "quantity");
-    if (!ship || !disc || !qty || !price || !date || !discount || !quantity) return 1;
+    if (!ship || !disc || !qty || !price || !date || !discount || !quantity) return DKB_CAND_EINVAL;
     if (ship->type != DKB_CAND_I32 || disc->type != DKB_CAND_I64 || qty->type != DKB_CAND_I64 ||
         price->type != DKB_CAND_I64 || res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *revenue = &res->cols[0];
 
     const int64_t slo = date->i, shi = plus_one_year(date->i) - 1;
     int64_t centre, cent, qlt;
     if (!rescale(discount->i, discount->scale, disc->scale, &centre) || !rescale(1, 2, disc->scale, &cent) ||
         !rescale(quantity->i, 0, qty->scale, &qlt))
-        return 3;
+        return DKB_CAND_EINVAL;
     const int64_t dlo = centre - cent, dhi = centre + cent;
     const int out_scale = price->scale + disc->scale;
-    if (revenue->scale < out_scale) return 4;
+    if (revenue->scale < out_scale) return DKB_CAND_EINVAL;
     if (shi < slo || dhi < dlo) { /* empty window: nothing qualifies */
         res->nrows = 1;
         revenue->dec[0] = 0;

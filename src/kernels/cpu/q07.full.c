@@ -106,12 +106,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *p2 = dkb_cand_param_find(params, "nation2");
     if (!nkey || !nname || !ckey || !cnat || !skey || !snat || !okey || !ocust || !lkey || !lsupp || !lship ||
         !lprice || !ldisc || !p1 || !p2 || !p1->s || !p2->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
         res->ncols != 4 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_STRING ||
         res->cols[2].type != DKB_CAND_RES_INT || res->cols[3].type != DKB_CAND_RES_DECIMAL ||
         res->cols[3].scale < 4)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     /* the two nations: name code -> nation key (-2: absent, matches nothing) */
     const int code[2] = {dkb_cand_dict_code(nname->dict, p1->s), dkb_cand_dict_code(nname->dict, p2->s)};
@@ -136,7 +136,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int64_t *hits = calloc((size_t)nchunks * 8, sizeof(int64_t));
     if (!c_side || !s_side || !sums || !hits) {
         free(c_side), free(s_side), free(sums), free(hits);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
 
     const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
@@ -213,7 +213,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             g[b] = g[b - 1];
             g[b - 1] = t;
         }
-    if (ng > res->cap) return 4;
+    if (ng > res->cap) return DKB_CAND_ECAP;
     dkb_cand_res_col *c_s = &res->cols[0], *c_c = &res->cols[1], *c_y = &res->cols[2], *c_r = &res->cols[3];
     c_s->str_off[0] = c_c->str_off[0] = 0;
     for (int r = 0; r < ng; r++) {
@@ -221,7 +221,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         const int codes[2] = {g[r].scode, g[r].ccode};
         for (int k = 0; k < 2; k++) {
             const int64_t at = cols[k]->str_off[r], len = (int64_t)nname->dict->len[codes[k]];
-            if (at + len > cols[k]->bytes_cap) return 4;
+            if (at + len > cols[k]->bytes_cap) return DKB_CAND_ECAP;
             memcpy(cols[k]->str_bytes + at, nname->dict->str[codes[k]], (size_t)len);
             cols[k]->str_off[r + 1] = at + len;
             cols[k]->is_null[r] = 0;

@@ -108,10 +108,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !ptype || !ckey || !cnat || !skey || !snat ||
         !okey || !ocust || !odate || !lkey || !lpart || !lsupp || !lprice || !ldisc || !nation || !region ||
         !type || !nation->s || !region->s || !type->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
         res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT || res->cols[1].type != DKB_CAND_RES_FLOAT)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     /* dimension filters on dictionary codes (absent: -1, matches nothing) */
     const int rcode = dkb_cand_dict_code(rname->dict, region->s);
@@ -123,7 +123,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         const int32_t *rk = rkey->data, *nk = nkey->data, *nr = nreg->data;
         const uint8_t *rn = rname->data, *nn = nname->data;
         for (int64_t i = 0; i < nkey->n; i++) {
-            if (nk[i] < 0 || nk[i] > 255) return 2;
+            if (nk[i] < 0 || nk[i] > 255) return DKB_CAND_EINTERNAL;
             if (nn[i] == ncode) target = nk[i];
             for (int64_t j = 0; j < rkey->n; j++)
                 if (rn[j] == rcode && rk[j] == nr[i]) nat_in_region[nk[i]] = 1;
@@ -140,7 +140,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int64_t *hits = calloc((size_t)nchunks * 2, sizeof(int64_t));
     if (!pbits || !c_in || !s_is || !sums || !hits) {
         free(pbits), free(c_in), free(s_is), free(sums), free(hits);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
     {
         const int32_t *pk = pkey->data, *ck = ckey->data, *cn = cnat->data, *sk = skey->data, *sn = snat->data;

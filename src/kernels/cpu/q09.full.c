@@ -133,12 +133,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *color = dkb_cand_param_find(params, "color");
     if (!nkey || !nname || !pkey || !pname || !skey || !snat || !pspart || !pssupp || !pscost || !okey ||
         !odate || !lkey || !lpart || !lsupp || !lqty || !lprice || !ldisc || !color || !color->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || pname->type != DKB_CAND_STR ||
         lprice->scale != 2 || ldisc->scale != 2 || lqty->scale != 2 || pscost->scale != 2 || res->ncols != 3 ||
         res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT ||
         res->cols[2].type != DKB_CAND_RES_DECIMAL || res->cols[2].scale < 4)
-        return 2;
+        return DKB_CAND_EINVAL;
     const int nt = env->threads > 0 ? env->threads : 1;
 
     /* p_name like '%color%' -> bitmap over partkey (one byte per part first,
@@ -150,7 +150,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     char *pattern = malloc(clen + 3);
     if (!pmatch || !pattern) {
         free(pmatch), free(pattern);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
     pattern[0] = '%';
     memcpy(pattern + 1, color->s, clen);
@@ -185,7 +185,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     uint8_t *seen = calloc((size_t)nchunks * NAT * NYEAR, 1);
     if (!table || !s_nat || !sums || !seen) {
         free(pmatch), free(table), free(s_nat), free(sums), free(seen);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
     const uint64_t mask = cap - 1, EMPTY = ~0ull;
     for (uint64_t h = 0; h < cap; h++) table[h].key = EMPTY;
@@ -258,7 +258,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(pmatch), free(table), free(s_nat);
     if (bad) {
         free(sums), free(seen);
-        return 5;
+        return DKB_CAND_EINTERNAL;
     }
 
     /* groups by nation name code, year desc */
@@ -294,7 +294,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     free(sums), free(seen);
-    if (bad) return 4;
+    if (bad) return DKB_CAND_ECAP;
     res->nrows = r;
     return 0;
 }

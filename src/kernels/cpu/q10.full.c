@@ -145,7 +145,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
     if (!nkey || !nname || !ckey || !cname || !caddr || !cnat || !cphone || !cbal || !ccomment || !okey ||
         !ocust || !odate || !lkey || !lflag || !lprice || !ldisc || !date)
-        return 1;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *r_key = res_col(res, "c_custkey", DKB_CAND_RES_INT);
     dkb_cand_res_col *r_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *r_rev = res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
@@ -157,7 +157,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
         !r_key || !r_name || !r_rev || !r_bal || !r_nat || !r_addr || !r_phone || !r_comment ||
         r_rev->scale < 4 || r_bal->scale < cbal->scale)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     const int rflag = dkb_cand_dict_code(lflag->dict, "R");
     const int32_t lo_day = (int32_t)date->i;
@@ -174,7 +174,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     uint8_t *has = calloc((size_t)maxc + 1, 1);
     if (!ent || !nent || !rev || !has) {
         free(ent), free(nent), free(rev), free(has);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
     const int32_t *ok = okey->data, *oc = ocust->data, *od = odate->data, *lk = lkey->data;
     const uint8_t *lf = lflag->data;
@@ -247,7 +247,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         top[i] = x;
     }
     free(ent), free(nent), free(rev), free(has);
-    if (bad || ntop > res->cap) return 4;
+    if (bad) return DKB_CAND_EINTERNAL;
+    if (ntop > res->cap) return DKB_CAND_ECAP;
 
     /* late materialization: the 20 customers' columns */
     const int32_t *cn = cnat->data, *nk = nkey->data;
@@ -259,19 +260,19 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         int64_t row = key - 1;
         if (row < 0 || row >= nc || ck[row] != key)
             for (row = 0; row < nc && ck[row] != key; row++) {}
-        if (row >= nc) return 4;
+        if (row >= nc) return DKB_CAND_EINTERNAL;
         int64_t nrow = 0;
         while (nrow < nkey->n && nk[nrow] != cn[row]) nrow++;
-        if (nrow >= nkey->n) return 4;
+        if (nrow >= nkey->n) return DKB_CAND_EINTERNAL;
         const int code = nn[nrow];
         const int64_t at = r_nat->str_off[r], len = (int64_t)nname->dict->len[code];
-        if (at + len > r_nat->bytes_cap) return 4;
+        if (at + len > r_nat->bytes_cap) return DKB_CAND_ECAP;
         memcpy(r_nat->str_bytes + at, nname->dict->str[code], (size_t)len);
         r_nat->str_off[r + 1] = at + len;
         r_nat->is_null[r] = 0;
         if (!put_text(r_name, r, cname, row) || !put_text(r_addr, r, caddr, row) ||
             !put_text(r_phone, r, cphone, row) || !put_text(r_comment, r, ccomment, row))
-            return 4;
+            return DKB_CAND_ECAP;
         __int128 v = top[r].rev, b = cb[row];
         for (int s = 4; s < r_rev->scale; s++) v *= 10;
         for (int s = cbal->scale; s < r_bal->scale; s++) b *= 10;

@@ -51,11 +51,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *fraction = dkb_cand_param_find(params, "fraction");
     if (!nkey || !nname || !skey || !snat || !pspart || !pssupp || !psqty || !pscost || !nation || !nation->s ||
         !fraction)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (psqty->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 || res->ncols != 2 ||
         res->cols[0].type != DKB_CAND_RES_INT || res->cols[1].type != DKB_CAND_RES_DECIMAL ||
         res->cols[1].scale < pscost->scale || fraction->scale < 0 || fraction->scale > 30 || fraction->i < 0)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     /* the nation's suppliers: a byte mask over suppkey */
     const int code = dkb_cand_dict_code(nname->dict, nation->s);
@@ -77,7 +77,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     uint8_t *has = calloc((size_t)maxp + 1, 1);
     if (!s_in || !ent || !nent || !sum || !has) {
         free(s_in), free(ent), free(nent), free(sum), free(has);
-        return 3;
+        return DKB_CAND_ENOMEM;
     }
     for (int64_t i = 0; i < skey->n; i++)
         if (sk[i] >= 0 && sn[i] == nk) s_in[sk[i]] = 1;
@@ -118,7 +118,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(s_in), free(nent), free(sum), free(has);
     if (n > res->cap) {
         free(ent);
-        return 4;
+        return DKB_CAND_ECAP;
     }
     dkb_cand_res_col *c_key = &res->cols[0], *c_val = &res->cols[1];
     for (int64_t r = 0; r < n; r++) {

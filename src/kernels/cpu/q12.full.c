@@ -111,14 +111,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
     if (!lkey || !lmode || !lship || !lcommit || !lreceipt || !okey || !oprio || !pm1 || !pm2 || !pdate ||
         !pm1->s || !pm2->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || lmode->type != DKB_CAND_U8 ||
         oprio->type != DKB_CAND_U8 || !lmode->dict || !oprio->dict)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_mode = res_col(res, "l_shipmode", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_high = res_col(res, "high_line_count", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_low = res_col(res, "low_line_count", DKB_CAND_RES_INT);
-    if (!c_mode || !c_high || !c_low) return 3;
+    if (!c_mode || !c_high || !c_low) return DKB_CAND_EINVAL;
 
     uint8_t mode_ok[256] = {0}, high[256] = {0};
     const int m1 = dkb_cand_dict_code(lmode->dict, pm1->s), m2 = dkb_cand_dict_code(lmode->dict, pm2->s);
@@ -184,7 +184,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     c_mode->str_off[0] = 0;
     for (int m = 0; m < lmode->dict->size && m < 256; m++) {
         if (!mode_ok[m] || cnt_high[m] + cnt_low[m] == 0) continue;
-        if (row >= res->cap || !put_str(c_mode, row, lmode->dict->str[m], (int64_t)lmode->dict->len[m])) return 4;
+        if (row >= res->cap || !put_str(c_mode, row, lmode->dict->str[m], (int64_t)lmode->dict->len[m]))
+            return DKB_CAND_ECAP;
         c_high->i64[row] = cnt_high[m];
         c_low->i64[row] = cnt_low[m];
         c_high->is_null[row] = c_low->is_null[row] = 0;

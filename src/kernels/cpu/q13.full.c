@@ -100,11 +100,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *ocomment = dkb_cand_column(db, "orders", "o_comment");
     const dkb_cand_param *pw1 = dkb_cand_param_find(params, "word1");
     const dkb_cand_param *pw2 = dkb_cand_param_find(params, "word2");
-    if (!customer || !ocust || !ocomment || !pw1 || !pw2 || !pw1->s || !pw2->s) return 1;
-    if (ocust->type != DKB_CAND_I32 || ocomment->type != DKB_CAND_STR) return 2;
+    if (!customer || !ocust || !ocomment || !pw1 || !pw2 || !pw1->s || !pw2->s) return DKB_CAND_EINVAL;
+    if (ocust->type != DKB_CAND_I32 || ocomment->type != DKB_CAND_STR) return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_count = res_col(res, "c_count", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_dist = res_col(res, "custdist", DKB_CAND_RES_INT);
-    if (!c_count || !c_dist) return 3;
+    if (!c_count || !c_dist) return DKB_CAND_EINVAL;
 
     const int64_t ncust = customer->rows, n = ocust->n;
     /* threads only for enough work (like the baseline): a region's barrier can wait
@@ -116,7 +116,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const char *w1 = pw1->s, *w2 = pw2->s;
     const size_t l1 = strlen(w1), l2 = strlen(w2);
     int32_t *cnt = calloc((size_t)nt * (size_t)(ncust > 0 ? ncust : 1), sizeof(int32_t));
-    if (!cnt) return 4;
+    if (!cnt) return DKB_CAND_ENOMEM;
     int bad = 0;
 
 #pragma omp parallel num_threads(nt) reduction(| : bad)
@@ -150,7 +150,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         for (; row < r1; row++) COUNT_ROW(row);
 #undef COUNT_ROW
     }
-    if (bad) { free(cnt); return 5; }
+    if (bad) { free(cnt); return DKB_CAND_EINTERNAL; }
 
     /* per customer: its total count; the histogram over totals */
     int32_t maxc = 0;
@@ -163,7 +163,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
     int64_t *hist = calloc((size_t)maxc + 1, sizeof(int64_t));
     hist_row *rows = malloc(((size_t)maxc + 1) * sizeof(hist_row));
-    if (!hist || !rows) { free(cnt); free(hist); free(rows); return 6; }
+    if (!hist || !rows) { free(cnt); free(hist); free(rows); return DKB_CAND_ENOMEM; }
     for (int64_t c = 0; c < ncust; c++) hist[cnt[c]]++;
     int64_t nr = 0;
     for (int32_t k = 0; k <= maxc; k++)
@@ -171,7 +171,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     qsort(rows, (size_t)nr, sizeof(hist_row), by_dist_desc);
     free(cnt);
     free(hist);
-    if (nr > res->cap) { free(rows); return 7; }
+    if (nr > res->cap) { free(rows); return DKB_CAND_ECAP; }
     for (int64_t r = 0; r < nr; r++) {
         c_count->i64[r] = rows[r].count;
         c_dist->i64[r] = rows[r].dist;

@@ -67,12 +67,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
     const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
     const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!ship || !lpart || !price || !disc || !ptype || !pdate) return 1;
+    if (!ship || !lpart || !price || !disc || !ptype || !pdate) return DKB_CAND_EINVAL;
     if (ship->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 || price->type != DKB_CAND_I64 ||
         disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2 || ptype->type != DKB_CAND_U8 ||
         !ptype->dict)
-        return 2;
-    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return 3;
+        return DKB_CAND_EINVAL;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
 
     uint8_t promo[256] = {0};
@@ -139,7 +139,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             hits += my_hits;
         }
     }
-    if (bad) return 4;
+    if (bad) return DKB_CAND_EINTERNAL;
     res->nrows = 1;
     if (hits == 0) {
         out->f64[0] = 0;

@@ -107,16 +107,16 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
     const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
     const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!ship || !lsupp || !price || !disc || !skey || !sname || !saddr || !sphone || !pdate) return 1;
+    if (!ship || !lsupp || !price || !disc || !skey || !sname || !saddr || !sphone || !pdate) return DKB_CAND_EINVAL;
     if (ship->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 ||
         price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_key = res_col(res, "s_suppkey", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_phone = res_col(res, "s_phone", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_rev = res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
-    if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return 3;
+    if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return DKB_CAND_EINVAL;
 
     const int64_t ns = skey->n, n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
     /* threads only for enough work (like the baseline): a region's barrier can wait
@@ -127,7 +127,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int64_t *rev = malloc((size_t)nt * (size_t)(ns + 1) * sizeof(int64_t));
     uint8_t *seen = malloc((size_t)nt * (size_t)(ns + 1));
     __int128 *total = malloc((size_t)(ns + 1) * sizeof(__int128));
-    if (!rev || !seen || !total) { free(rev); free(seen); free(total); return 4; }
+    if (!rev || !seen || !total) { free(rev); free(seen); free(total); return DKB_CAND_ENOMEM; }
     memset(rev, 0, (size_t)nt * (size_t)(ns + 1) * sizeof(int64_t)); /* all nt: the team may be smaller */
     memset(seen, 0, (size_t)nt * (size_t)(ns + 1));
     const int32_t *sd = ship->data, *sk = lsupp->data;
@@ -173,7 +173,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     }
-    if (bad) { free(rev); free(seen); free(total); return 5; }
+    if (bad) { free(rev); free(seen); free(total); return DKB_CAND_EINTERNAL; }
 
     /* merge per supplier; the maximum over the suppliers seen */
     __int128 best = 0;
@@ -207,7 +207,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(rev);
     free(seen);
     free(total);
-    if (bad) return 6;
+    if (bad) return DKB_CAND_EINTERNAL;
     res->nrows = row;
     return 0;
 }

@@ -103,21 +103,22 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *scomment = dkb_cand_column(db, "supplier", "s_comment");
     const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
     const dkb_cand_param *pt = dkb_cand_param_find(params, "type");
-    if (!pbrand || !ptype || !psize || !pspart || !pssupp || !scomment || !pb || !pt || !pb->s || !pt->s) return 1;
+    if (!pbrand || !ptype || !psize || !pspart || !pssupp || !scomment || !pb || !pt || !pb->s || !pt->s)
+        return DKB_CAND_EINVAL;
     if (pbrand->type != DKB_CAND_U8 || ptype->type != DKB_CAND_U8 || !pbrand->dict || !ptype->dict ||
         psize->type != DKB_CAND_I32 || pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 ||
         scomment->type != DKB_CAND_STR)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_brand = res_col(res, "p_brand", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_type = res_col(res, "p_type", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_size = res_col(res, "p_size", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_cnt = res_col(res, "supplier_cnt", DKB_CAND_RES_INT);
-    if (!c_brand || !c_type || !c_size || !c_cnt) return 3;
+    if (!c_brand || !c_type || !c_size || !c_cnt) return DKB_CAND_EINVAL;
 
     uint64_t size_mask = 0;
     for (int k = 0; k < 8; k++) {
         const dkb_cand_param *ps = dkb_cand_param_find(params, SIZE_NAME[k]);
-        if (!ps) return 1;
+        if (!ps) return DKB_CAND_EINVAL;
         if (ps->i >= 0 && ps->i < 64) size_mask |= 1ull << ps->i;
     }
     const int nbrand = pbrand->dict->size, ntype = ptype->dict->size;
@@ -249,7 +250,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(last);
     free(order);
     free(bucket);
-    if (bad) return 4;
+    if (bad) return DKB_CAND_EINTERNAL;
     res->nrows = nrows;
     return 0;
 }

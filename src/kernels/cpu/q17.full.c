@@ -56,12 +56,13 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
     const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
     const dkb_cand_param *pc = dkb_cand_param_find(params, "container");
-    if (!pkey || !pbrand || !pcont || !lpart || !lqty || !lprice || !pb || !pc || !pb->s || !pc->s) return 1;
+    if (!pkey || !pbrand || !pcont || !lpart || !lqty || !lprice || !pb || !pc || !pb->s || !pc->s)
+        return DKB_CAND_EINVAL;
     if (pkey->type != DKB_CAND_I32 || pbrand->type != DKB_CAND_U8 || pcont->type != DKB_CAND_U8 ||
         !pbrand->dict || !pcont->dict || lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
         lprice->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2)
-        return 2;
-    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return 3;
+        return DKB_CAND_EINVAL;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
     res->nrows = 1;
     out->f64[0] = 0;
@@ -76,7 +77,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     uint64_t *bits = malloc((size_t)(nwords + 1) * sizeof(uint64_t));
     int32_t *rank = malloc((size_t)(nwords + 1) * sizeof(int32_t));
     hit_list *lists = calloc((size_t)nt, sizeof(hit_list));
-    if (!bits || !rank || !lists) { free(bits); free(rank); free(lists); return 4; }
+    if (!bits || !rank || !lists) { free(bits); free(rank); free(lists); return DKB_CAND_ENOMEM; }
     const uint8_t *br = pbrand->data, *co = pcont->data;
     const int32_t *keys = pkey->data;
     int bad = 0;
@@ -145,7 +146,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(qsum);
     free(qcnt);
     free(limit);
-    if (bad) return 5;
+    if (bad) return DKB_CAND_EINTERNAL;
     if (nlost > 0) {
         out->f64[0] = ((double)lost / (double)100) / ((double)70 / (double)10);
         out->is_null[0] = 0;

@@ -112,11 +112,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
     const dkb_cand_vec *cname = dkb_cand_column(db, "customer", "c_name");
     const dkb_cand_param *pq = dkb_cand_param_find(params, "quantity");
-    if (!lkey || !lqty || !okey || !ocust || !odate || !oprice || !ckey || !cname || !pq) return 1;
+    if (!lkey || !lqty || !okey || !ocust || !odate || !oprice || !ckey || !cname || !pq) return DKB_CAND_EINVAL;
     if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
         odate->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
         oprice->type != DKB_CAND_I64 || lqty->scale != 2 || oprice->scale != 2)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_cust = res_col(res, "c_custkey", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_okey = res_col(res, "o_orderkey", DKB_CAND_RES_INT);
@@ -124,8 +124,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     dkb_cand_res_col *c_price = res_col(res, "o_totalprice", DKB_CAND_RES_DECIMAL);
     dkb_cand_res_col *c_qty = res_col(res, "sum(l_quantity)", DKB_CAND_RES_DECIMAL);
     if (!c_name || !c_cust || !c_okey || !c_date || !c_price || !c_qty || c_price->scale < 2 || c_qty->scale < 2)
-        return 3;
-    if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return 3;
+        return DKB_CAND_EINVAL;
+    if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
     const int64_t limit = pq->i * 100; /* hundredths */
 
     const int32_t *lk = lkey->data, *ok = okey->data, *od = odate->data;
@@ -135,7 +135,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
      * milliseconds for a second thread on a busy machine */
     const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     big_list *lists = calloc((size_t)nt, sizeof(big_list));
-    if (!lists) return 4;
+    if (!lists) return DKB_CAND_ENOMEM;
     int bad = 0;
 
 #pragma omp parallel num_threads(nt) reduction(| : bad)
@@ -166,7 +166,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         free(lists[t].v);
     }
     free(lists);
-    if (bad) { free(all); return 5; }
+    if (bad) { free(all); return DKB_CAND_ENOMEM; }
     qsort(all, (size_t)m, sizeof(big_order), by_price_desc);
     const int64_t nout = m < 100 ? m : 100;
     const int32_t *oc = ocust->data, *ck = ckey->data;
@@ -177,7 +177,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         const int64_t c = (int64_t)oc[b->order] - 1;
         if (r >= res->cap || c < 0 || c >= nc || ck[c] != c + 1 || !put_text(c_name, r, cname, c)) {
             free(all);
-            return 6;
+            return DKB_CAND_EINTERNAL;
         }
         c_cust->i64[r] = ck[c];
         c_okey->i64[r] = b->key;

@@ -48,15 +48,16 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
     const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
     const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
-    if (!lpart || !lqty || !lprice || !ldisc || !lmode || !linstr || !pbrand || !pcont || !psize) return 1;
+    if (!lpart || !lqty || !lprice || !ldisc || !lmode || !linstr || !pbrand || !pcont || !psize)
+        return DKB_CAND_EINVAL;
     if (lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 || lprice->type != DKB_CAND_I64 ||
         ldisc->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2 || ldisc->scale != 2 ||
         lmode->type != DKB_CAND_U8 || linstr->type != DKB_CAND_U8 || pbrand->type != DKB_CAND_U8 ||
         pcont->type != DKB_CAND_U8 || psize->type != DKB_CAND_I32 || !lmode->dict || !linstr->dict ||
         !pbrand->dict || !pcont->dict)
-        return 2;
+        return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1 || res->cols[0].scale < 4)
-        return 3;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
 
     /* common conditions: the mode and instruction codes (-1: absent, matches nothing) */
@@ -67,8 +68,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int b = 0; b < NBRANCH; b++) {
         const dkb_cand_param *pb = dkb_cand_param_find(params, BRAND[b]);
         const dkb_cand_param *pq = dkb_cand_param_find(params, QUANTITY[b]);
-        if (!pb || !pq || !pb->s) return 1;
-        if (pq->i > INT64_MAX / 100 - 10 || pq->i < INT64_MIN / 100) return 3;
+        if (!pb || !pq || !pb->s) return DKB_CAND_EINVAL;
+        if (pq->i > INT64_MAX / 100 - 10 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
         const int bc = dkb_cand_dict_code(pbrand->dict, pb->s);
         if (bc >= 0) brand_bits[bc] |= (uint8_t)(1u << b);
         for (int c = 0; c < NCONT; c++) {
@@ -91,7 +92,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int bad = 0;
     /* each part's branch bits (brand, container, size): one byte per part */
     uint8_t *part_bits = malloc((size_t)nparts + 1);
-    if (!part_bits) return 4;
+    if (!part_bits) return DKB_CAND_ENOMEM;
 #pragma omp parallel for num_threads(nparts < PAR_MIN ? 1 : nt) schedule(static)
     for (int64_t p = 0; p < nparts; p++) {
         unsigned size_bits = 0;
@@ -142,7 +143,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         }
     }
     free(part_bits);
-    if (bad) return 4;
+    if (bad) return DKB_CAND_EINTERNAL;
     res->nrows = 1;
     if (hits == 0) {
         out->dec[0] = 0;

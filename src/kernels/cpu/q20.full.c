@@ -132,16 +132,16 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
     if (!pname || !pspart || !pssupp || !psavail || !lpart || !lsupp || !lqty || !lship || !sname || !saddr ||
         !snation || !nkey || !nname || !pcolor || !pdate || !pnation || !pcolor->s || !pnation->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (pname->type != DKB_CAND_STR || sname->type != DKB_CAND_STR || pspart->type != DKB_CAND_I32 ||
         pssupp->type != DKB_CAND_I32 || psavail->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 ||
         lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
         lqty->scale != 2 || snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 ||
         nname->type != DKB_CAND_U8 || !nname->dict)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
-    if (!c_name || !c_addr) return 3;
+    if (!c_name || !c_addr) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_name->str_off[0] = c_addr->str_off[0] = 0;
 
@@ -162,7 +162,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const char *ntxt = pname->bytes;
     uint32_t *bits = malloc((size_t)(nwords + 1) * sizeof(uint64_t)); /* bit p: word p >> 5, bit p & 31 */
     uint8_t *supp_ok = calloc((size_t)ns + 1, 1);
-    if (!bits || !supp_ok) { free(bits); free(supp_ok); return 4; }
+    if (!bits || !supp_ok) { free(bits); free(supp_ok); return DKB_CAND_ENOMEM; }
 
     /* part bitmap: p_name like 'color%' */
     int64_t nsel = 0;
@@ -184,7 +184,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *pk = pspart->data, *sk = pssupp->data, *av = psavail->data;
     int64_t *sel = malloc((size_t)(nps + 1) * sizeof(int64_t));
     int64_t *sel_n = calloc(2 * (size_t)nt + 1, sizeof(int64_t)); /* rows listed, first row: per thread */
-    if (!sel || !sel_n) { free(bits); free(supp_ok); free(sel); free(sel_n); return 4; }
+    if (!sel || !sel_n) { free(bits); free(supp_ok); free(sel); free(sel_n); return DKB_CAND_ENOMEM; }
 #pragma omp parallel num_threads(nps < PAR_MIN ? 1 : nt)
     {
         int tid = 0, tn = 1;
@@ -287,14 +287,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(tsum);
     free(tavail);
     free(tseen);
-    if (bad) { free(supp_ok); return 5; }
+    if (bad) { free(supp_ok); return DKB_CAND_ENOMEM; }
 
     /* the nation's suppliers with the bit, by name */
     const int32_t *sn = snation->data;
     int64_t m = 0;
     for (int64_t s = 0; s < ns; s++) m += supp_ok[s] && sn[s] == nation;
     int64_t *rows = malloc((size_t)(m > 0 ? m : 1) * sizeof(int64_t));
-    if (!rows) { free(supp_ok); return 6; }
+    if (!rows) { free(supp_ok); return DKB_CAND_ENOMEM; }
     m = 0;
     for (int64_t s = 0; s < ns; s++)
         if (supp_ok[s] && sn[s] == nation) rows[m++] = s;
@@ -302,11 +302,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     g_names = sname;
     qsort(rows, (size_t)m, sizeof(int64_t), by_name);
     g_names = NULL;
-    if (m > res->cap) { free(rows); return 7; }
+    if (m > res->cap) { free(rows); return DKB_CAND_ECAP; }
     for (int64_t r = 0; r < m; r++)
         if (!put_text(c_name, r, sname, rows[r]) || !put_text(c_addr, r, saddr, rows[r])) {
             free(rows);
-            return 8;
+            return DKB_CAND_ECAP;
         }
     free(rows);
     res->nrows = m;

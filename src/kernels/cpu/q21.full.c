@@ -111,15 +111,15 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
     if (!lkey || !lsupp || !lcommit || !lreceipt || !okey || !ostatus || !skey || !sname || !snation || !nkey ||
         !nname || !pnation || !pnation->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (lkey->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || lcommit->type != DKB_CAND_I32 ||
         lreceipt->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ostatus->type != DKB_CAND_U8 ||
         !ostatus->dict || skey->type != DKB_CAND_I32 || sname->type != DKB_CAND_STR ||
         snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_wait = res_col(res, "numwait", DKB_CAND_RES_INT);
-    if (!c_name || !c_wait) return 3;
+    if (!c_name || !c_wait) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_name->str_off[0] = 0;
 
@@ -135,7 +135,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *sn = snation->data, *sk = skey->data;
     int32_t *slot = malloc((size_t)(ns + 1) * sizeof(int32_t));
     int64_t *slot_supp = malloc((size_t)(ns + 1) * sizeof(int64_t));
-    if (!slot || !slot_supp) { free(slot); free(slot_supp); return 4; }
+    if (!slot || !slot_supp) { free(slot); free(slot_supp); return DKB_CAND_ENOMEM; }
     int32_t nslots = 0;
     int bad = 0;
     for (int64_t s = 0; s < ns; s++) {
@@ -201,14 +201,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(slot);
     free(slot_supp);
     free(counts);
-    if (bad) { free(rows); return 5; }
+    if (bad) { free(rows); return DKB_CAND_EINTERNAL; }
     g_names = sname;
     qsort(rows, (size_t)m, sizeof(wait_row), by_count_then_name);
     g_names = NULL;
     const int64_t nout = m < 100 ? m : 100;
-    if (nout > res->cap) { free(rows); return 6; }
+    if (nout > res->cap) { free(rows); return DKB_CAND_ECAP; }
     for (int64_t r = 0; r < nout; r++) {
-        if (!put_text(c_name, r, sname, rows[r].supp)) { free(rows); return 7; }
+        if (!put_text(c_name, r, sname, rows[r].supp)) { free(rows); return DKB_CAND_ECAP; }
         c_wait->i64[r] = rows[r].count;
         c_wait->is_null[r] = 0;
     }

@@ -75,21 +75,21 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
     const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
     const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    if (!ckey || !cphone || !cbal || !ocust) return 1;
+    if (!ckey || !cphone || !cbal || !ocust) return DKB_CAND_EINVAL;
     if (ckey->type != DKB_CAND_I32 || cphone->type != DKB_CAND_STR || cbal->type != DKB_CAND_I64 ||
         cbal->scale != 2 || ocust->type != DKB_CAND_I32)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_code = res_col(res, "cntrycode", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_num = res_col(res, "numcust", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_bal = res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
-    if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return 3;
+    if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_code->str_off[0] = 0;
 
     uint8_t want[100] = {0};
     for (int k = 0; k < NCODE; k++) {
         const dkb_cand_param *pc = dkb_cand_param_find(params, CODE[k]);
-        if (!pc || !pc->s) return 1;
+        if (!pc || !pc->s) return DKB_CAND_EINVAL;
         const int64_t v = parse_int(pc->s);
         if (v >= 0 && v < 100) want[v] = 1;
     }
@@ -99,7 +99,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
      * milliseconds for a second thread on a busy machine */
     const int nt = no < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     uint64_t *has = calloc((size_t)nt * (size_t)(nwords + 1), sizeof(uint64_t));
-    if (!has) return 4;
+    if (!has) return DKB_CAND_ENOMEM;
     const int32_t *oc = ocust->data, *ck = ckey->data;
     const int64_t *off = cphone->data, *bal = cbal->data;
     const char *ph = cphone->bytes;
@@ -144,7 +144,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             pos_cnt += my_cnt;
         }
     }
-    if (bad) { free(has); return 5; }
+    if (bad) { free(has); return DKB_CAND_EINTERNAL; }
     if (pos_cnt == 0) { free(has); return 0; } /* avg of no rows is NULL: nothing compares true */
     const double avg = (double)((long double)pos_sum / ((long double)pos_cnt * (long double)100));
 
@@ -174,7 +174,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int k = 0; k < 100; k++) {
         if (!num[k]) continue;
         const char text[2] = {(char)('0' + k / 10), (char)('0' + k % 10)};
-        if (r >= res->cap || !put_str(c_code, r, text, 2)) return 6;
+        if (r >= res->cap || !put_str(c_code, r, text, 2)) return DKB_CAND_ECAP;
         c_num->i64[r] = num[k];
         c_num->is_null[r] = 0;
         put_dec(c_bal, r, sum[k], 2);

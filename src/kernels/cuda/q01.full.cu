@@ -41,7 +41,7 @@ enum { F_COUNT = 0, F_QTY, F_PRICE, F_DISC, F_DISC_PRICE, F_CHARGE };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q01.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -161,11 +161,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
     const dkb_cand_vec *tax = dkb_cand_column(db, "lineitem", "l_tax");
     const dkb_cand_param *delta = dkb_cand_param_find(params, "delta");
-    if (!ship || !flag || !status || !qty || !price || !disc || !tax || !delta) return 1;
+    if (!ship || !flag || !status || !qty || !price || !disc || !tax || !delta) return DKB_CAND_EINVAL;
     if (ship->type != DKB_CAND_I32 || flag->type != DKB_CAND_U8 || status->type != DKB_CAND_U8 || !flag->dict ||
         !status->dict || qty->type != DKB_CAND_I64 || price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 ||
         tax->type != DKB_CAND_I64 || qty->scale != 2 || price->scale != 2 || disc->scale != 2 || tax->scale != 2)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_flag = column(res, "l_returnflag", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_status = column(res, "l_linestatus", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_sum_qty = column(res, "sum_qty", DKB_CAND_RES_DECIMAL);
@@ -179,7 +179,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (!c_flag || !c_status || !c_sum_qty || !c_sum_price || !c_sum_disc_price || !c_sum_charge || !c_avg_qty ||
         !c_avg_price || !c_avg_disc || !c_count || c_sum_qty->scale < 2 || c_sum_price->scale < 2 ||
         c_sum_disc_price->scale < 4 || c_sum_charge->scale < 6)
-        return 3;
+        return DKB_CAND_EINVAL;
 
     const int64_t hi64 = days_from_civil(1998, 12, 1) - delta->i;
     const int32_t hi_day = hi64 > INT32_MAX ? INT32_MAX : hi64 < INT32_MIN ? INT32_MIN : (int32_t)hi64;
@@ -187,7 +187,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (ngroups > MAX_GROUPS) {
         fprintf(stderr, "q01.full.cu: %d flag/status pairs, more than the %d the spec allows for\n", ngroups,
                 MAX_GROUPS);
-        return 4;
+        return DKB_CAND_EINTERNAL;
     }
 
     cudaStream_t stream = dkb_cand_stream(env);
@@ -232,7 +232,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q01.full.cu: a flag/status code outside its dictionary\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
@@ -245,7 +245,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (!count) continue;
         if (r >= res->cap || !put_str(c_flag, r, flag->dict, g / ns) || !put_str(c_status, r, status->dict, g % ns)) {
             fprintf(stderr, "q01.full.cu: result row %lld does not fit\n", (long long)r);
-            rc = 6;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         c_flag->is_null[r] = c_status->is_null[r] = 0;

@@ -84,7 +84,7 @@ static const unsigned FULL = 0xffffffffu;
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q02.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -557,7 +557,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !pmfgr || !psize || !ptype || !skey || !sname ||
         !saddr || !snat || !sphone || !sbal || !scomment || !pspart || !pssupp || !pscost || !size || !type ||
         !type->s || !region || !region->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (rkey->type != DKB_CAND_I32 || rname->type != DKB_CAND_U8 || !rname->dict || nkey->type != DKB_CAND_I32 ||
         nname->type != DKB_CAND_U8 || !nname->dict || nreg->type != DKB_CAND_I32 || pkey->type != DKB_CAND_I32 ||
         pmfgr->type != DKB_CAND_U8 || !pmfgr->dict || psize->type != DKB_CAND_I32 || ptype->type != DKB_CAND_U8 ||
@@ -567,7 +567,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         pssupp->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 || nkey->n > MAXNAT || rkey->n > MAXNAT ||
         nreg->n < nkey->n || nname->n < nkey->n || rname->n < rkey->n) {
         fprintf(stderr, "q02.full.cu: a column has an unexpected type or the nation/region tables are too large\n");
-        return 2;
+        return DKB_CAND_EINVAL;
     }
     dkb_cand_res_col *r_bal = res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
     dkb_cand_res_col *r_sname = res_col(res, "s_name", DKB_CAND_RES_STRING);
@@ -580,7 +580,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (!r_bal || !r_sname || !r_nname || !r_pkey || !r_mfgr || !r_addr || !r_phone || !r_comment ||
         r_bal->scale < sbal->scale) {
         fprintf(stderr, "q02.full.cu: the result columns are not as expected\n");
-        return 2;
+        return DKB_CAND_EINVAL;
     }
     res->nrows = 0;
     r_sname->str_off[0] = r_nname->str_off[0] = r_mfgr->str_off[0] = r_addr->str_off[0] = 0;
@@ -603,7 +603,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         char *pattern = (char *)malloc(tl + 2);
         if (!pattern) {
             fprintf(stderr, "q02.full.cu: out of host memory for the LIKE pattern\n");
-            return 3;
+            return DKB_CAND_ENOMEM;
         }
         pattern[0] = '%';
         memcpy(pattern + 1, type->s, tl + 1);
@@ -692,7 +692,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         h_stage = (char *)malloc(stage_bytes);
         if (!h_stage) {
             fprintf(stderr, "q02.full.cu: out of host memory for the result staging\n");
-            rc = 3;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         CUDA_TRY("cudaMemcpyAsync result", cudaMemcpyAsync(h_stage, ctl, stage_bytes, cudaMemcpyDeviceToHost, stream));
@@ -701,13 +701,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         text = h_stage + sizeof(control);
         if (h_ctl->bad) {
             fprintf(stderr, "q02.full.cu: a nation, part or supplier key out of range, or a bad text offset\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         nout = h_ctl->nout;
         if (nout < 0 || nout > LIMIT || nout > res->cap) {
             fprintf(stderr, "q02.full.cu: %d result rows over the cap %lld\n", nout, (long long)res->cap);
-            rc = 4;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         if (h_ctl->over) {
@@ -721,7 +721,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             h_text = (char *)malloc((size_t)total + 1);
             if (!h_text) {
                 fprintf(stderr, "q02.full.cu: out of host memory for %lld text bytes\n", total);
-                rc = 3;
+                rc = DKB_CAND_ENOMEM;
                 goto done;
             }
             CUDA_TRY("cudaMemcpyAsync long text",
@@ -740,7 +740,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         r_bal->is_null[r] = r_pkey->is_null[r] = 0;
         if (x->ncode < 0 || x->ncode >= nname->dict->size || x->mfgr < 0 || x->mfgr >= pmfgr->dict->size) {
             fprintf(stderr, "q02.full.cu: an n_name or p_mfgr code outside its dictionary\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         const char *t = text + x->start;
@@ -751,7 +751,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             !put_str(r_phone, r, t + x->len[0] + x->len[1], x->len[2]) ||
             !put_str(r_comment, r, t + x->len[0] + x->len[1] + x->len[2], x->len[3])) {
             fprintf(stderr, "q02.full.cu: result text over its byte cap\n");
-            rc = 4;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
     }

@@ -55,7 +55,7 @@ static_assert(TOPK <= 32, "the final merge keeps lists of 32 per warp");
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q03.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -395,17 +395,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
     if (!ckey || !cseg || !okey || !ocust || !odate || !oprio || !lkey || !lship || !lprice || !ldisc || !segment ||
         !date || !segment->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
         ocust->type != DKB_CAND_I32 || oprio->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
         lship->type != DKB_CAND_I32 || cseg->type != DKB_CAND_U8 || lprice->scale != 2 || ldisc->scale != 2 ||
         res->ncols != 4)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_key = &res->cols[0], *c_rev = &res->cols[1], *c_date = &res->cols[2], *c_prio = &res->cols[3];
     if (c_key->type != DKB_CAND_RES_INT || c_rev->type != DKB_CAND_RES_DECIMAL || c_rev->scale < 4 ||
         c_date->type != DKB_CAND_RES_DATE || c_prio->type != DKB_CAND_RES_INT)
-        return 2;
-    if (date->i < INT32_MIN || date->i > INT32_MAX) return 3;
+        return DKB_CAND_EINVAL;
+    if (date->i < INT32_MIN || date->i > INT32_MAX) return DKB_CAND_EINVAL;
 
     const int seg = dkb_cand_dict_code(cseg->dict, segment->s);
     const int64_t nc = ckey->n, no = okey->n, nl = lkey->n;
@@ -455,12 +455,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q03.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
     if (h_n > res->cap) {
-        rc = 4;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     for (int r = 0; r < h_n; r++) {

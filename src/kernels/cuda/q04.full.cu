@@ -43,7 +43,7 @@ enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NCODE = 256 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q04.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -212,14 +212,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
     const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!okey || !odate || !oprio || !lkey || !lcommit || !lreceipt || !date) return 1;
+    if (!okey || !odate || !oprio || !lkey || !lcommit || !lreceipt || !date) return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
         lcommit->type != DKB_CAND_I32 || lreceipt->type != DKB_CAND_I32 || oprio->type != DKB_CAND_U8 ||
         !oprio->dict || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING ||
         res->cols[1].type != DKB_CAND_RES_INT)
-        return 2;
+        return DKB_CAND_EINVAL;
     const int64_t hi_day = add_months(date->i, 3); /* [date, hi_day) */
-    if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return 3;
+    if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t no = okey->n, nl = lkey->n;
@@ -256,7 +256,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q04.full.cu: lineitem not grouped by orderkey in orders' order\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
@@ -266,7 +266,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const int64_t at = c_prio->str_off[r], len = (int64_t)oprio->dict->len[code];
         if (r >= res->cap || at + len > c_prio->bytes_cap) {
             fprintf(stderr, "q04.full.cu: result larger than its capacity\n");
-            rc = 4;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         memcpy(c_prio->str_bytes + at, oprio->dict->str[code], (size_t)len);

@@ -49,7 +49,7 @@ enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, RED_TPB = 256 }
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q05.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -288,7 +288,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
     if (!rkey || !rname || !nkey || !nname || !nreg || !ckey || !cnat || !skey || !snat || !okey || !ocust || !odate ||
         !lkey || !lsupp || !lprice || !ldisc || !region || !date || !region->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
         odate->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
         cnat->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
@@ -296,10 +296,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rname->type != DKB_CAND_U8 || nname->type != DKB_CAND_U8 || !nname->dict || lprice->scale != 2 ||
         ldisc->scale != 2 || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING ||
         res->cols[1].type != DKB_CAND_RES_DECIMAL || res->cols[1].scale < 4)
-        return 2;
-    if (nkey->n > MAXNAT || rkey->n > MAXNAT) return 2;
+        return DKB_CAND_EINVAL;
+    if (nkey->n > MAXNAT || rkey->n > MAXNAT) return DKB_CAND_EINVAL;
     const int64_t hi_day = plus_one_year(date->i);
-    if (date->i < INT32_MIN || hi_day > INT32_MAX) return 3;
+    if (date->i < INT32_MIN || hi_day > INT32_MAX) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0, ng = 0;
@@ -335,7 +335,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const int rcode = dkb_cand_dict_code(rname->dict, region->s);
         for (int64_t i = 0; i < nkey->n; i++) {
             if (h_nk[i] < 0 || h_nk[i] >= MAXNAT) {
-                rc = 2;
+                rc = DKB_CAND_EINTERNAL;
                 goto done;
             }
             name_of[h_nk[i]] = h_nn[i];
@@ -387,7 +387,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (h_bad) {
             fprintf(stderr, "q05.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' "
                             "order\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
@@ -401,7 +401,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             g[b - 1] = t;
         }
     if (ng > res->cap) {
-        rc = 4;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     c_name->str_off[0] = 0;
@@ -409,7 +409,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const int code = name_of[g[r].nation];
         const int64_t at = c_name->str_off[r], len = (int64_t)nname->dict->len[code];
         if (code >= nname->dict->size || at + len > c_name->bytes_cap) {
-            rc = 4;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         memcpy(c_name->str_bytes + at, nname->dict->str[code], (size_t)len);

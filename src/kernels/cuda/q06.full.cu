@@ -36,7 +36,7 @@ enum { TPB = 256, MAX_ROWS_PER_BLOCK = 1 << 20 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q06.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -145,11 +145,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
     const dkb_cand_param *discount = dkb_cand_param_find(params, "discount");
     const dkb_cand_param *quantity = dkb_cand_param_find(params, "quantity");
-    if (!ship || !disc || !qty || !price || !date || !discount || !quantity) return 1;
+    if (!ship || !disc || !qty || !price || !date || !discount || !quantity) return DKB_CAND_EINVAL;
     if (ship->type != DKB_CAND_I32 || disc->type != DKB_CAND_I64 || qty->type != DKB_CAND_I64 ||
         price->type != DKB_CAND_I64 || res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL ||
         res->cap < 1)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *revenue = &res->cols[0];
 
     /* parameters in the columns' units; the date range inclusive */
@@ -157,11 +157,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t centre, one_cent, qlt;
     if (!rescale(discount->i, discount->scale, disc->scale, &centre) || !rescale(1, 2, disc->scale, &one_cent) ||
         !rescale(quantity->i, 0, qty->scale, &qlt))
-        return 3;
+        return DKB_CAND_EINVAL;
     const int64_t dlo = centre - one_cent, dhi = centre + one_cent;
     const int out_scale = price->scale + disc->scale;
-    if (revenue->scale < out_scale) return 4;
-    if (slo < INT32_MIN || shi > INT32_MAX || shi < slo) return 3;
+    if (revenue->scale < out_scale) return DKB_CAND_EINVAL;
+    if (slo < INT32_MIN || shi > INT32_MAX || shi < slo) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = ship->n;
@@ -180,7 +180,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)grid);
         if (!h_part) {
             fprintf(stderr, "q06.full.cu: out of host memory for %lld partial sums\n", (long long)grid);
-            rc = 5;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));

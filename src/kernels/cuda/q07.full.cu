@@ -57,7 +57,7 @@ enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NGROUP = 8, MAXNAT = 256 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q07.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -262,7 +262,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *p2 = dkb_cand_param_find(params, "nation2");
     if (!nkey || !nname || !ckey || !cnat || !skey || !snat || !okey || !ocust || !lkey || !lsupp || !lship ||
         !lprice || !ldisc || !p1 || !p2 || !p1->s || !p2->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
         lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
         cnat->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
@@ -271,7 +271,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         res->ncols != 4 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_STRING ||
         res->cols[2].type != DKB_CAND_RES_INT || res->cols[3].type != DKB_CAND_RES_DECIMAL ||
         res->cols[3].scale < 4)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int code[2] = {dkb_cand_dict_code(nname->dict, p1->s), dkb_cand_dict_code(nname->dict, p2->s)};
@@ -339,7 +339,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (h_bad) {
             fprintf(stderr, "q07.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' "
                             "order\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
@@ -365,7 +365,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
     if (ng > res->cap) {
         fprintf(stderr, "q07.full.cu: %d groups over the result's capacity\n", ng);
-        rc = 4;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     c_s->str_off[0] = c_c->str_off[0] = 0;
@@ -376,7 +376,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             const int64_t at = cols[k]->str_off[r], len = (int64_t)nname->dict->len[codes[k]];
             if (at + len > cols[k]->bytes_cap) {
                 fprintf(stderr, "q07.full.cu: nation names over the result's text capacity\n");
-                rc = 4;
+                rc = DKB_CAND_ECAP;
                 goto done;
             }
             memcpy(cols[k]->str_bytes + at, nname->dict->str[codes[k]], (size_t)len);

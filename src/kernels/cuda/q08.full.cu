@@ -57,7 +57,7 @@ enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, NACC = 6 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q08.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -287,7 +287,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !ptype || !ckey || !cnat || !skey || !snat ||
         !okey || !ocust || !odate || !lkey || !lpart || !lsupp || !lprice || !ldisc || !nation || !region ||
         !type || !nation->s || !region->s || !type->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
         odate->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 ||
         pkey->type != DKB_CAND_I32 || ptype->type != DKB_CAND_U8 || !ptype->dict || ckey->type != DKB_CAND_I32 ||
@@ -297,7 +297,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 || nkey->n > MAXNAT ||
         rkey->n > MAXNAT || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT ||
         res->cols[1].type != DKB_CAND_RES_FLOAT)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int rcode = dkb_cand_dict_code(rname->dict, region->s);
@@ -333,7 +333,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     for (int64_t i = 0; i < nkey->n; i++) {
         if (h_nk[i] < 0 || h_nk[i] >= MAXNAT) {
             fprintf(stderr, "q08.full.cu: nation key %d outside 0..%d\n", h_nk[i], MAXNAT - 1);
-            rc = 2;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         if (ncode >= 0 && h_nn[i] == ncode) target = h_nk[i];
@@ -385,7 +385,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (h_bad) {
             fprintf(stderr, "q08.full.cu: a part/customer/supplier key outside 1..N or lineitem not grouped in "
                             "orders' order\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
@@ -393,7 +393,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (!h_acc[4 + y]) continue;
         if (r >= res->cap) {
             fprintf(stderr, "q08.full.cu: result larger than its capacity\n");
-            rc = 4;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         const __int128 all = (__int128)(int64_t)h_acc[y * 2], mine = (__int128)(int64_t)h_acc[y * 2 + 1];

@@ -74,7 +74,7 @@ static_assert(TEXT_CAP % 16 == 0, "the name text buffer is copied in 16-byte vec
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q09.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -576,7 +576,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *color = dkb_cand_param_find(params, "color");
     if (!nkey || !nname || !pkey || !pname || !skey || !snat || !pspart || !pssupp || !pscost || !okey ||
         !odate || !lkey || !lpart || !lsupp || !lqty || !lprice || !ldisc || !color || !color->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
         lpart->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || pkey->type != DKB_CAND_I32 ||
         pname->type != DKB_CAND_STR || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
@@ -586,11 +586,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         lqty->scale != 2 || pscost->scale != 2 || nkey->n > NAT || res->ncols != 3 ||
         res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT ||
         res->cols[2].type != DKB_CAND_RES_DECIMAL || res->cols[2].scale < 4)
-        return 2;
+        return DKB_CAND_EINVAL;
     const size_t clen = strlen(color->s);
     if (clen + 2 > MAXPAT) {
         fprintf(stderr, "q09.full.cu: color of %zu bytes over the %d-byte pattern buffer\n", clen, MAXPAT - 2);
-        return 3;
+        return DKB_CAND_EINVAL;
     }
 
     cudaStream_t stream = dkb_cand_stream(env);
@@ -687,7 +687,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             fprintf(stderr, "q09.full.cu: %s\n",
                     h_bad & 1 ? "a part/supplier key outside 1..N or lineitem not grouped in orders' order"
                               : "an order date outside 1992..1999");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
@@ -706,7 +706,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                 const int64_t at = c_nat->str_off[r], len = (int64_t)nname->dict->len[code];
                 if (r >= res->cap || at + len > c_nat->bytes_cap) {
                     fprintf(stderr, "q09.full.cu: result larger than its capacity\n");
-                    rc = 4;
+                    rc = DKB_CAND_ECAP;
                     goto done;
                 }
                 memcpy(c_nat->str_bytes + at, nname->dict->str[code], (size_t)len);

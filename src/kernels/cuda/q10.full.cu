@@ -58,7 +58,7 @@ static_assert(TOPK <= 32, "the top-k lists hold 32 per warp");
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q10.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -443,7 +443,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *date = dkb_cand_param_find(params, "date");
     if (!nkey || !nname || !ckey || !cname || !caddr || !cnat || !cphone || !cbal || !ccomment || !okey ||
         !ocust || !odate || !lkey || !lflag || !lprice || !ldisc || !date)
-        return 1;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *r_key = res_col(res, "c_custkey", DKB_CAND_RES_INT);
     dkb_cand_res_col *r_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *r_rev = res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
@@ -460,9 +460,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         caddr->type != DKB_CAND_STR || cphone->type != DKB_CAND_STR || ccomment->type != DKB_CAND_STR || !r_key ||
         !r_name || !r_rev || !r_bal || !r_nat || !r_addr || !r_phone || !r_comment || r_rev->scale < 4 ||
         r_bal->scale < cbal->scale || nkey->n > MAXNAT || nname->n != nkey->n)
-        return 2;
+        return DKB_CAND_EINVAL;
     const int64_t hi_day = add_months(date->i, 3);
-    if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return 3;
+    if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return DKB_CAND_EINVAL;
 
     const dkb_cand_vec *text[NTEXT] = {cname, caddr, cphone, ccomment};
     dkb_cand_res_col *r_text[NTEXT] = {r_name, r_addr, r_phone, r_comment};
@@ -541,13 +541,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q10.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
     if (h_n > res->cap) {
         fprintf(stderr, "q10.full.cu: %d rows over the result's capacity\n", h_n);
-        rc = 4;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     r_name->str_off[0] = r_nat->str_off[0] = r_addr->str_off[0] = r_phone->str_off[0] = r_comment->str_off[0] = 0;
@@ -559,7 +559,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             !put_str(r_nat, r, nname->dict->str[code], (int64_t)nname->dict->len[code])) {
             fprintf(stderr, "q10.full.cu: customer %lld: nation missing or result text over capacity\n",
                     (long long)h_meta[r * 3]);
-            rc = 4;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         for (int t = 0; t < NTEXT; t++) {
@@ -567,7 +567,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             if (len < 0 || len > SLOT || !put_str(r_text[t], r, h_slots + ((int64_t)r * NTEXT + t) * SLOT, len)) {
                 fprintf(stderr, "q10.full.cu: customer %lld: text %d of %lld bytes over its slot or capacity\n",
                         (long long)h_meta[r * 3], t, (long long)len);
-                rc = 4;
+                rc = DKB_CAND_EINTERNAL;
                 goto done;
             }
         }

@@ -60,7 +60,7 @@ enum { TPB = 256, NWARP = TPB / 32, MAXNAT = 256, TILE = 2048 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q11.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -302,13 +302,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *fraction = dkb_cand_param_find(params, "fraction");
     if (!nkey || !nname || !pkey || !skey || !snat || !pspart || !pssupp || !psqty || !pscost || !nation ||
         !nation->s || !fraction)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || skey->type != DKB_CAND_I32 ||
         snat->type != DKB_CAND_I32 || pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 ||
         psqty->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 || nkey->n > MAXNAT || res->ncols != 2 ||
         res->cols[0].type != DKB_CAND_RES_INT || res->cols[1].type != DKB_CAND_RES_DECIMAL ||
         res->cols[1].scale < pscost->scale || fraction->scale < 0 || fraction->scale > 30 || fraction->i < 0)
-        return 2;
+        return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int code = dkb_cand_dict_code(nname->dict, nation->s);
@@ -376,12 +376,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaStreamSynchronize count", cudaStreamSynchronize(stream));
         if (h_small.bad) {
             fprintf(stderr, "q11.full.cu: a supplier or part key outside 1..N\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         if (h_small.count > (unsigned long long)res->cap) {
             fprintf(stderr, "q11.full.cu: %llu rows over the result's capacity\n", h_small.count);
-            rc = 4;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         n = (int64_t)h_small.count;
@@ -390,7 +390,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             h_tmp = (entry *)malloc(sizeof(entry) * (size_t)n);
             if (!h_list || !h_tmp) {
                 fprintf(stderr, "q11.full.cu: out of host memory for %lld rows\n", (long long)n);
-                rc = 3;
+                rc = DKB_CAND_ENOMEM;
                 goto done;
             }
             CUDA_TRY("cudaMemcpyAsync list", cudaMemcpyAsync(h_list, d_list, sizeof(entry) * (size_t)n,

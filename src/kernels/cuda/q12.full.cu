@@ -66,7 +66,7 @@ enum {
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q12.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -299,17 +299,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
     if (!lkey || !lmode || !lship || !lcommit || !lreceipt || !okey || !oprio || !pm1 || !pm2 || !pdate ||
         !pm1->s || !pm2->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 ||
         lcommit->type != DKB_CAND_I32 || lreceipt->type != DKB_CAND_I32 || lmode->type != DKB_CAND_U8 ||
         oprio->type != DKB_CAND_U8 || !lmode->dict || !oprio->dict)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_mode = res_col(res, "l_shipmode", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_high = res_col(res, "high_line_count", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_low = res_col(res, "low_line_count", DKB_CAND_RES_INT);
-    if (!c_mode || !c_high || !c_low) return 3;
+    if (!c_mode || !c_high || !c_low) return DKB_CAND_EINVAL;
     const int64_t hi_day = add_months(pdate->i, 12);
-    if (pdate->i < INT32_MIN || hi_day > INT32_MAX || hi_day <= pdate->i) return 3;
+    if (pdate->i < INT32_MIN || hi_day > INT32_MAX || hi_day <= pdate->i) return DKB_CAND_EINVAL;
 
     prio_mask mask;
     memset(&mask, 0, sizeof mask);
@@ -351,7 +351,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q12.full.cu: a line item whose l_orderkey is not in orders\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
     }
@@ -363,7 +363,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const int64_t at = c_mode->str_off[row], len = (int64_t)lmode->dict->len[code];
         if (row >= res->cap || at + len > c_mode->bytes_cap) {
             fprintf(stderr, "q12.full.cu: result larger than its capacity\n");
-            rc = 4;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         memcpy(c_mode->str_bytes + at, lmode->dict->str[code], (size_t)len);

@@ -58,7 +58,7 @@ static_assert(TEXT_CAP % 16 == 0, "the tile text buffer is copied in 16-byte vec
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q13.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -231,11 +231,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *ocomment = dkb_cand_column(db, "orders", "o_comment");
     const dkb_cand_param *pw1 = dkb_cand_param_find(params, "word1");
     const dkb_cand_param *pw2 = dkb_cand_param_find(params, "word2");
-    if (!customer || !ocust || !ocomment || !pw1 || !pw2 || !pw1->s || !pw2->s) return 1;
-    if (ocust->type != DKB_CAND_I32 || ocomment->type != DKB_CAND_STR) return 2;
+    if (!customer || !ocust || !ocomment || !pw1 || !pw2 || !pw1->s || !pw2->s) return DKB_CAND_EINVAL;
+    if (ocust->type != DKB_CAND_I32 || ocomment->type != DKB_CAND_STR) return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_count = res_col(res, "c_count", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_dist = res_col(res, "custdist", DKB_CAND_RES_INT);
-    if (!c_count || !c_dist) return 3;
+    if (!c_count || !c_dist) return DKB_CAND_EINVAL;
     res->nrows = 0;
 
     const int64_t nc = customer->rows, no = ocust->n;
@@ -287,7 +287,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_flags[0]) {
         fprintf(stderr, "q13.full.cu: an o_custkey outside 1..%lld\n", (long long)nc);
-        rc = 5;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     if (!h_flags[1]) {
@@ -298,7 +298,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     } else { /* a customer with >= HB orders: the histogram on the host */
         h_cnt = (unsigned *)malloc(sizeof(unsigned) * (size_t)nc);
         if (!h_cnt) {
-            rc = 6;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         CUDA_TRY("cudaMemcpyAsync counts",
@@ -312,7 +312,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     rows = (hist_row *)malloc(sizeof(hist_row) * ((size_t)maxc + 1));
     if (!hist || !rows) {
         fprintf(stderr, "q13.full.cu: out of host memory for the histogram\n");
-        rc = 6;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     for (int64_t k = 0; k <= maxc; k++)
@@ -320,7 +320,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     qsort(rows, (size_t)nr, sizeof(hist_row), by_dist_desc);
     if (nr > res->cap) {
         fprintf(stderr, "q13.full.cu: %lld result rows over the cap %lld\n", (long long)nr, (long long)res->cap);
-        rc = 7;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     for (int64_t r = 0; r < nr; r++) {

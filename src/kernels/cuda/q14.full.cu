@@ -54,7 +54,7 @@ enum {
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q14.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -236,14 +236,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
     const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
     const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!ship || !lpart || !price || !disc || !pkey || !ptype || !pdate) return 1;
+    if (!ship || !lpart || !price || !disc || !pkey || !ptype || !pdate) return DKB_CAND_EINVAL;
     if (ship->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 || price->type != DKB_CAND_I64 ||
         disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2 || pkey->type != DKB_CAND_I32 ||
         ptype->type != DKB_CAND_U8 || !ptype->dict || ptype->dict->size > NO_PART)
-        return 2;
-    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return 3;
+        return DKB_CAND_EINVAL;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
     const int64_t hi = add_months(pdate->i, 1) - 1;
-    if (pdate->i < INT32_MIN || hi > INT32_MAX) return 3;
+    if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
     promo_mask mask;
     memset(&mask, 0, sizeof mask);
@@ -271,7 +271,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         h_part = (int64_t *)malloc(sizeof(int64_t) * 3 * (size_t)grid);
         if (!h_part) {
             fprintf(stderr, "q14.full.cu: out of host memory for %lld partial sums\n", (long long)grid);
-            rc = 5;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)maxkey + 1, stream));
@@ -296,7 +296,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q14.full.cu: a part key outside 1..N (or without a part)\n");
-            rc = 4;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         for (int64_t b = 0; b < grid; b++)

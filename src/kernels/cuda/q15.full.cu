@@ -61,7 +61,7 @@ enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TI
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q15.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -402,7 +402,7 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     code = (uint8_t *)malloc((size_t)m + 1);
     if (!*h_off || !len || !code) {
         fprintf(stderr, "q15.full.cu: out of host memory gathering %s\n", v->name);
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     (*h_off)[0] = 0;
@@ -423,12 +423,12 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
         }
         if (h_bad) {
             fprintf(stderr, "q15.full.cu: %s: a row or code out of range\n", v->name);
-            rc = 6;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         *h_bytes = (char *)malloc((size_t)total + 1);
         if (!*h_bytes) {
-            rc = 4;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         for (int64_t k = 0; k < m; k++) {
@@ -440,7 +440,7 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     }
     if (v->type != DKB_CAND_STR) {
         fprintf(stderr, "q15.full.cu: %s is neither text nor a dictionary column\n", v->name);
-        rc = 2;
+        rc = DKB_CAND_EINVAL;
         goto done;
     }
     CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
@@ -458,12 +458,12 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     }
     if (h_bad) {
         fprintf(stderr, "q15.full.cu: %s: a row out of range or a negative length\n", v->name);
-        rc = 6;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
     if (!*h_bytes) {
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
@@ -520,18 +520,18 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
     const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
     const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!ship || !lsupp || !price || !disc || !skey || !sname || !saddr || !sphone || !pdate) return 1;
+    if (!ship || !lsupp || !price || !disc || !skey || !sname || !saddr || !sphone || !pdate) return DKB_CAND_EINVAL;
     if (ship->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 ||
         price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_key = res_col(res, "s_suppkey", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_phone = res_col(res, "s_phone", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_rev = res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
-    if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return 3;
+    if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return DKB_CAND_EINVAL;
     const int64_t hi = add_months(pdate->i, 3) - 1;
-    if (pdate->i < INT32_MIN || hi > INT32_MAX) return 3;
+    if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = ship->n, ns = skey->n, ntiles = (ns + SEL_TILE - 1) / SEL_TILE;
@@ -557,7 +557,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     h_out = (q15_out *)malloc(sizeof(q15_out));
     if (!h_out) {
         fprintf(stderr, "q15.full.cu: out of host memory for the result block\n");
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
@@ -599,7 +599,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_out->bad) {
         fprintf(stderr, "q15.full.cu: an l_suppkey outside 1..%lld\n", (long long)ns);
-        rc = 5;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     m = (int64_t)h_out->count;
@@ -607,7 +607,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (m == 0) goto done;
     if (m > res->cap) {
         fprintf(stderr, "q15.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
-        rc = 7;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     if (fast && m <= OUT_ROWS) { /* normally: everything came back in the result block */
@@ -619,14 +619,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (fast) {
         if (h_out->bad_key) {
             fprintf(stderr, "q15.full.cu: an s_suppkey is not its row + 1 (keys must be dense 1..N)\n");
-            rc = 6;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         for (int64_t r = 0; r < m; r++) {
             for (int t = 0; t < NTEXT; t++)
                 if (!put_str(out[t], r, h_out->text[t][r], h_out->len[t][r])) {
                     fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
-                    rc = 7;
+                    rc = DKB_CAND_ECAP;
                     goto done;
                 }
             c_key->i64[r] = h_out->key[r];
@@ -641,7 +641,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     keys = (int32_t *)malloc(sizeof(int32_t) * (size_t)m);
     if (!rows || !keys) {
         fprintf(stderr, "q15.full.cu: out of host memory for %lld winners\n", (long long)m);
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaMallocAsync keys", cudaMallocAsync((void **)&d_keys, sizeof(int32_t) * (size_t)m, stream));
@@ -660,13 +660,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (keys[r] != rows[r] + 1) {
             fprintf(stderr, "q15.full.cu: s_suppkey at row %lld is not %lld (keys must be dense 1..N)\n",
                     (long long)rows[r], (long long)rows[r] + 1);
-            rc = 6;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         for (int t = 0; t < NTEXT; t++)
             if (!put_str(out[t], r, t_bytes[t] + t_off[t][r], t_off[t][r + 1] - t_off[t][r])) {
                 fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
-                rc = 7;
+                rc = DKB_CAND_ECAP;
                 goto done;
             }
         c_key->i64[r] = keys[r];

@@ -58,7 +58,7 @@ enum { TPB = 256 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q16.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -275,22 +275,23 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *scomment = dkb_cand_column(db, "supplier", "s_comment");
     const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
     const dkb_cand_param *pt = dkb_cand_param_find(params, "type");
-    if (!pbrand || !ptype || !psize || !pspart || !pssupp || !scomment || !pb || !pt || !pb->s || !pt->s) return 1;
+    if (!pbrand || !ptype || !psize || !pspart || !pssupp || !scomment || !pb || !pt || !pb->s || !pt->s)
+        return DKB_CAND_EINVAL;
     if (pbrand->type != DKB_CAND_U8 || ptype->type != DKB_CAND_U8 || !pbrand->dict || !ptype->dict ||
         psize->type != DKB_CAND_I32 || pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 ||
         scomment->type != DKB_CAND_STR || pbrand->dict->size > 256 || ptype->dict->size > 256)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_brand = res_col(res, "p_brand", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_type = res_col(res, "p_type", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_size = res_col(res, "p_size", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_cnt = res_col(res, "supplier_cnt", DKB_CAND_RES_INT);
-    if (!c_brand || !c_type || !c_size || !c_cnt) return 3;
+    if (!c_brand || !c_type || !c_size || !c_cnt) return DKB_CAND_EINVAL;
 
     part_tests t;
     memset(&t, 0, sizeof t);
     for (int k = 0; k < 8; k++) {
         const dkb_cand_param *ps = dkb_cand_param_find(params, SIZE_NAME[k]);
-        if (!ps) return 1;
+        if (!ps) return DKB_CAND_EINVAL;
         if (ps->i >= 0 && ps->i < 64) t.size_mask |= 1ull << ps->i;
     }
     const int nbrand = pbrand->dict->size, ntype = ptype->dict->size;
@@ -326,7 +327,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (nps >= INT32_MAX || nsupp == 0 || nparts == 0) {
         fprintf(stderr, "q16.full.cu: partsupp of %lld rows with %lld parts and %lld suppliers\n", (long long)nps,
                 (long long)nparts, (long long)nsupp);
-        return 4;
+        return DKB_CAND_EINTERNAL;
     }
     while (cap < 2 * nps + 2) cap <<= 1; /* the pair set's slots were every row kept */
     CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
@@ -368,7 +369,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (!h_gcnt || !order || !order_tmp || !padded_dict_init(&brands, pbrand->dict) ||
         !padded_dict_init(&types, ptype->dict)) {
         fprintf(stderr, "q16.full.cu: out of host memory for %lld groups\n", (long long)ngroups);
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaMemcpyAsync group counts", cudaMemcpyAsync(h_gcnt, d_gcnt, sizeof(unsigned int) * (size_t)ngroups,
@@ -377,7 +378,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_bad) {
         fprintf(stderr, "q16.full.cu: a partsupp part or supplier key outside 1..N\n");
-        rc = 5;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     /* the non-empty groups in index order as (~count << 32 | group); a
@@ -386,7 +387,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (h_gcnt[g]) order[m++] = (uint64_t)(uint32_t)~h_gcnt[g] << 32 | (uint64_t)g;
     if (m > res->cap) {
         fprintf(stderr, "q16.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
-        rc = 6;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     sorted = sort_by_high_half(order, order_tmp, m);
@@ -395,7 +396,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const int sz = size_value[g % t.nsizes], ty = (int)(g / t.nsizes % ntype), b = (int)(g / t.nsizes / ntype);
         if (!put_code(c_brand, r, &brands, b) || !put_code(c_type, r, &types, ty)) {
             fprintf(stderr, "q16.full.cu: result text over its byte cap\n");
-            rc = 7;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         c_size->i64[r] = sz;

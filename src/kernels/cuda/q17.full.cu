@@ -52,7 +52,7 @@ enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TI
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q17.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -268,12 +268,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
     const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
     const dkb_cand_param *pc = dkb_cand_param_find(params, "container");
-    if (!pkey || !pbrand || !pcont || !lpart || !lqty || !lprice || !pb || !pc || !pb->s || !pc->s) return 1;
+    if (!pkey || !pbrand || !pcont || !lpart || !lqty || !lprice || !pb || !pc || !pb->s || !pc->s)
+        return DKB_CAND_EINVAL;
     if (pkey->type != DKB_CAND_I32 || pbrand->type != DKB_CAND_U8 || pcont->type != DKB_CAND_U8 ||
         !pbrand->dict || !pcont->dict || lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
         lprice->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2)
-        return 2;
-    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return 3;
+        return DKB_CAND_EINVAL;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
     res->nrows = 1;
     out->f64[0] = 0;
@@ -315,7 +316,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_flags[0]) {
         fprintf(stderr, "q17.full.cu: a chosen part's p_partkey is not its row + 1 (keys must be dense 1..N)\n");
-        rc = 5;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     nsel = h_flags[1];
@@ -331,7 +332,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)grid2);
     if (!h_q || !h_limit || !h_part) {
         fprintf(stderr, "q17.full.cu: out of host memory for %lld chosen parts\n", (long long)nsel);
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_qsum, sizeof(unsigned long long) * 2 * nsel, stream));

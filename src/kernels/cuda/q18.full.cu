@@ -48,7 +48,7 @@ enum { TOPK = 100, TPB = 256, ROWS = 4, SORT_N = 1024, NAME_SLOT = 128 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q18.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -310,12 +310,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
     const dkb_cand_vec *cname = dkb_cand_column(db, "customer", "c_name");
     const dkb_cand_param *pq = dkb_cand_param_find(params, "quantity");
-    if (!lkey || !lqty || !okey || !ocust || !odate || !oprice || !ckey || !cname || !pq) return 1;
+    if (!lkey || !lqty || !okey || !ocust || !odate || !oprice || !ckey || !cname || !pq) return DKB_CAND_EINVAL;
     if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
         odate->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
         oprice->type != DKB_CAND_I64 || lqty->scale != 2 || oprice->scale != 2 ||
         !(cname->type == DKB_CAND_STR || (cname->type == DKB_CAND_U8 && cname->dict)))
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_cust = res_col(res, "c_custkey", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_okey = res_col(res, "o_orderkey", DKB_CAND_RES_INT);
@@ -323,8 +323,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_cand_res_col *c_price = res_col(res, "o_totalprice", DKB_CAND_RES_DECIMAL);
     dkb_cand_res_col *c_qty = res_col(res, "sum(l_quantity)", DKB_CAND_RES_DECIMAL);
     if (!c_name || !c_cust || !c_okey || !c_date || !c_price || !c_qty || c_price->scale < 2 || c_qty->scale < 2)
-        return 3;
-    if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return 3;
+        return DKB_CAND_EINVAL;
+    if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
     const int64_t limit = pq->i * 100; /* hundredths */
     const int64_t no = okey->n, nl = lkey->n, nc = ckey->n;
     const bool text = cname->type == DKB_CAND_STR;
@@ -344,7 +344,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         h_out = (q18_out *)malloc(sizeof(q18_out));
         if (!h_out) {
             fprintf(stderr, "q18.full.cu: out of host memory for the result block\n");
-            rc = 4;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         const int64_t ngroups = (nl + ROWS - 1) / ROWS;
@@ -392,23 +392,23 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             if (!h_out->bad_group && (int64_t)h_out->count != m) {
                 fprintf(stderr, "q18.full.cu: qualifying orders changed between passes (%lld, then %llu)\n",
                         (long long)m, h_out->count);
-                rc = 10;
+                rc = DKB_CAND_EINTERNAL;
                 goto done;
             }
         }
         if (h_out->bad_group) {
             fprintf(stderr, "q18.full.cu: lineitem not grouped by orderkey in orders' order\n");
-            rc = 5;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         if (h_out->bad_cust) {
             fprintf(stderr, "q18.full.cu: a customer key not at row key - 1, or a name over %d bytes\n", NAME_SLOT);
-            rc = 6;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         nout = h_out->nout;
         if (nout > res->cap) {
-            rc = 4;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         for (int r = 0; r < nout; r++) {
@@ -418,7 +418,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             if (text) ok = put_str(c_name, r, h_out->name[r], l);
             else ok = l < cname->dict->size && put_str(c_name, r, cname->dict->str[l], (int64_t)cname->dict->len[l]);
             if (!ok) {
-                rc = 6;
+                rc = DKB_CAND_EINTERNAL;
                 goto done;
             }
             c_cust->i64[r] = b->cust;

@@ -48,7 +48,7 @@ enum { TPB = 256, NWARP = TPB / 32, UNROLL = 4, MAX_ROWS_PER_BLOCK = 1 << 20, NB
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q19.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -163,15 +163,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
     const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
     const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
-    if (!lpart || !lqty || !lprice || !ldisc || !lmode || !linstr || !pkey || !pbrand || !pcont || !psize) return 1;
+    if (!lpart || !lqty || !lprice || !ldisc || !lmode || !linstr || !pkey || !pbrand || !pcont || !psize)
+        return DKB_CAND_EINVAL;
     if (lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 || lprice->type != DKB_CAND_I64 ||
         ldisc->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2 || ldisc->scale != 2 ||
         lmode->type != DKB_CAND_U8 || linstr->type != DKB_CAND_U8 || pkey->type != DKB_CAND_I32 ||
         pbrand->type != DKB_CAND_U8 || pcont->type != DKB_CAND_U8 || psize->type != DKB_CAND_I32 || !lmode->dict ||
         !linstr->dict || !pbrand->dict || !pcont->dict)
-        return 2;
+        return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1 || res->cols[0].scale < 4)
-        return 3;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
 
     part_masks masks;
@@ -180,8 +181,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     for (int b = 0; b < NBRANCH; b++) {
         const dkb_cand_param *pb = dkb_cand_param_find(params, BRAND[b]);
         const dkb_cand_param *pq = dkb_cand_param_find(params, QUANTITY[b]);
-        if (!pb || !pq || !pb->s) return 1;
-        if (pq->i > INT64_MAX / 100 - 10 || pq->i < INT64_MIN / 100) return 3;
+        if (!pb || !pq || !pb->s) return DKB_CAND_EINVAL;
+        if (pq->i > INT64_MAX / 100 - 10 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
         const int bc = dkb_cand_dict_code(pbrand->dict, pb->s);
         if (bc >= 0) masks.brand_bits[bc] |= (uint8_t)(1u << b);
         for (int c = 0; c < NCONT; c++) {
@@ -214,7 +215,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)grid);
         if (!h_part) {
             fprintf(stderr, "q19.full.cu: out of host memory for %lld partial sums\n", (long long)grid);
-            rc = 5;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         CUDA_TRY("cudaMallocAsync part bits", cudaMallocAsync((void **)&d_bits, (size_t)maxkey + 1, stream));
@@ -240,7 +241,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q19.full.cu: a part key outside 1..N (or without a part)\n");
-            rc = 4;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         for (int64_t b = 0; b < grid; b++) total += h_part[2 * b], hits += h_part[2 * b + 1];

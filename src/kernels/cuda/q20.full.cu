@@ -63,7 +63,7 @@ enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TI
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q20.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -386,7 +386,7 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     code = (uint8_t *)malloc((size_t)m + 1);
     if (!*h_off || !len || !code) {
         fprintf(stderr, "q20.full.cu: out of host memory gathering %s\n", v->name);
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     (*h_off)[0] = 0;
@@ -407,12 +407,12 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
         }
         if (h_bad) {
             fprintf(stderr, "q20.full.cu: %s: a row or code out of range\n", v->name);
-            rc = 6;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         *h_bytes = (char *)malloc((size_t)total + 1);
         if (!*h_bytes) {
-            rc = 4;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         for (int64_t k = 0; k < m; k++) {
@@ -424,7 +424,7 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     }
     if (v->type != DKB_CAND_STR) {
         fprintf(stderr, "q20.full.cu: %s is neither text nor a dictionary column\n", v->name);
-        rc = 2;
+        rc = DKB_CAND_EINVAL;
         goto done;
     }
     CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
@@ -442,12 +442,12 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     }
     if (h_bad) {
         fprintf(stderr, "q20.full.cu: %s: a row out of range or a negative length\n", v->name);
-        rc = 6;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
     if (!*h_bytes) {
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
@@ -520,18 +520,18 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
     if (!pname || !pspart || !pssupp || !psavail || !lpart || !lsupp || !lqty || !lship || !sname || !saddr ||
         !snation || !nkey || !nname || !pcolor || !pdate || !pnation || !pcolor->s || !pnation->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (pname->type != DKB_CAND_STR || sname->type != DKB_CAND_STR || pspart->type != DKB_CAND_I32 ||
         pssupp->type != DKB_CAND_I32 || psavail->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 ||
         lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
         lqty->scale != 2 || snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 ||
         nname->type != DKB_CAND_U8 || !nname->dict)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
-    if (!c_name || !c_addr) return 3;
+    if (!c_name || !c_addr) return DKB_CAND_EINVAL;
     const int64_t hi = add_months(pdate->i, 12) - 1;
-    if (pdate->i < INT32_MIN || hi > INT32_MAX) return 3;
+    if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_name->str_off[0] = c_addr->str_off[0] = 0;
 
@@ -561,7 +561,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     h_nkey = (int32_t *)malloc(sizeof(int32_t) * (size_t)nn);
     if (!h_ncode || !h_nkey) {
         fprintf(stderr, "q20.full.cu: out of host memory for the nation table\n");
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaMemcpyAsync n_name", cudaMemcpyAsync(h_ncode, nname->data, (size_t)nn, cudaMemcpyDeviceToHost, stream));
@@ -634,7 +634,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (m == 0) goto done;
     if (m > res->cap) {
         fprintf(stderr, "q20.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
-        rc = 7;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     rc = fetch_text(sname, d_rows, m, stream, &t_off[0], &t_bytes[0]);
@@ -642,7 +642,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (rc) goto done;
     order = (by_name_item *)malloc(sizeof(by_name_item) * (size_t)m);
     if (!order) {
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     for (int64_t k = 0; k < m; k++) {
@@ -656,7 +656,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (!put_str(c_name, r, order[r].name, order[r].len) ||
             !put_str(c_addr, r, t_bytes[1] + t_off[1][k], t_off[1][k + 1] - t_off[1][k])) {
             fprintf(stderr, "q20.full.cu: result text over its byte cap\n");
-            rc = 8;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
     }

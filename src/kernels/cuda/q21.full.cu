@@ -60,7 +60,7 @@ enum { TPB = 256, OCHUNK = 256, LIMIT = 100 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q21.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -318,7 +318,7 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     code = (uint8_t *)malloc((size_t)m + 1);
     if (!*h_off || !len || !code) {
         fprintf(stderr, "q21.full.cu: out of host memory gathering %s\n", v->name);
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     (*h_off)[0] = 0;
@@ -339,12 +339,12 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
         }
         if (h_bad) {
             fprintf(stderr, "q21.full.cu: %s: a row or code out of range\n", v->name);
-            rc = 6;
+            rc = DKB_CAND_EINTERNAL;
             goto done;
         }
         *h_bytes = (char *)malloc((size_t)total + 1);
         if (!*h_bytes) {
-            rc = 4;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         for (int64_t k = 0; k < m; k++) {
@@ -356,7 +356,7 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     }
     if (v->type != DKB_CAND_STR) {
         fprintf(stderr, "q21.full.cu: %s is neither text nor a dictionary column\n", v->name);
-        rc = 2;
+        rc = DKB_CAND_EINVAL;
         goto done;
     }
     CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
@@ -374,12 +374,12 @@ static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, c
     }
     if (h_bad) {
         fprintf(stderr, "q21.full.cu: %s: a row out of range or a negative length\n", v->name);
-        rc = 6;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
     if (!*h_bytes) {
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
@@ -449,15 +449,15 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
     if (!lkey || !lsupp || !lcommit || !lreceipt || !okey || !ostatus || !skey || !sname || !snation || !nkey ||
         !nname || !pnation || !pnation->s)
-        return 1;
+        return DKB_CAND_EINVAL;
     if (lkey->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || lcommit->type != DKB_CAND_I32 ||
         lreceipt->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ostatus->type != DKB_CAND_U8 ||
         !ostatus->dict || skey->type != DKB_CAND_I32 || sname->type != DKB_CAND_STR ||
         snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_wait = res_col(res, "numwait", DKB_CAND_RES_INT);
-    if (!c_name || !c_wait) return 3;
+    if (!c_name || !c_wait) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_name->str_off[0] = 0;
 
@@ -480,12 +480,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (ncode < 0 || fcode < 0 || nn == 0 || ns == 0) return 0;
     if (nkey->n != nn || sname->n != ns) {
         fprintf(stderr, "q21.full.cu: n_nationkey / s_name row counts differ from n_name / s_suppkey\n");
-        return 2;
+        return DKB_CAND_EINVAL;
     }
     h_out = (q21_out *)malloc(sizeof(q21_out));
     if (!h_out) {
         fprintf(stderr, "q21.full.cu: out of host memory for the result block\n");
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
@@ -534,7 +534,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_out->bad) {
         fprintf(stderr, "q21.full.cu: supplier keys not dense 1..N (s_suppkey or l_suppkey)\n");
-        rc = 5;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     m = (int64_t)h_out->m;
@@ -542,7 +542,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     rows = (wait_row *)malloc(sizeof(wait_row) * (size_t)m);
     if (!rows) {
         fprintf(stderr, "q21.full.cu: out of host memory for %lld result rows\n", (long long)m);
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     if (m > OUT_ROWS) fast = 0;
@@ -559,7 +559,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         h_cnt = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)ns);
         if (!h_rows || !h_cnt) {
             fprintf(stderr, "q21.full.cu: out of host memory for %lld supplier counts\n", (long long)ns);
-            rc = 4;
+            rc = DKB_CAND_ENOMEM;
             goto done;
         }
         CUDA_TRY("cudaMemcpyAsync kept rows",
@@ -579,13 +579,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     nout = m < LIMIT ? m : LIMIT;
     if (nout > res->cap) {
         fprintf(stderr, "q21.full.cu: %lld result rows over the cap %lld\n", (long long)nout, (long long)res->cap);
-        rc = 6;
+        rc = DKB_CAND_ECAP;
         goto done;
     }
     for (int64_t r = 0; r < nout; r++) {
         if (!put_str(c_name, r, rows[r].name, rows[r].len)) {
             fprintf(stderr, "q21.full.cu: s_name over its byte cap\n");
-            rc = 7;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         c_wait->i64[r] = rows[r].count;

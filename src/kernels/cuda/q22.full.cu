@@ -51,7 +51,7 @@ enum { TPB = 256, NWARP = TPB / 32, NCODE = 7, HAS_TPB = 1024 };
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "q22.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = 10;                                                                            \
+            rc = DKB_CAND_ECUDA;                                                                \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -248,14 +248,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
     const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
     const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    if (!ckey || !cphone || !cbal || !ocust) return 1;
+    if (!ckey || !cphone || !cbal || !ocust) return DKB_CAND_EINVAL;
     if (ckey->type != DKB_CAND_I32 || cphone->type != DKB_CAND_STR || cbal->type != DKB_CAND_I64 ||
         cbal->scale != 2 || ocust->type != DKB_CAND_I32)
-        return 2;
+        return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_code = res_col(res, "cntrycode", DKB_CAND_RES_STRING);
     dkb_cand_res_col *c_num = res_col(res, "numcust", DKB_CAND_RES_INT);
     dkb_cand_res_col *c_bal = res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
-    if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return 3;
+    if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_code->str_off[0] = 0;
 
@@ -263,7 +263,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     uint8_t want[100] = {0};
     for (int k = 0; k < NCODE; k++) {
         const dkb_cand_param *pc = dkb_cand_param_find(params, CODE[k]);
-        if (!pc || !pc->s) return 1;
+        if (!pc || !pc->s) return DKB_CAND_EINVAL;
         const int64_t v = parse_int(pc->s);
         if (v >= 0 && v < 100) want[v] = 1;
     }
@@ -294,7 +294,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * NCODE * (size_t)grid);
     if (!h_part) {
         fprintf(stderr, "q22.full.cu: out of host memory for %lld partials\n", (long long)grid);
-        rc = 4;
+        rc = DKB_CAND_ENOMEM;
         goto done;
     }
     CUDA_TRY("cudaDeviceGetAttribute smem",
@@ -332,7 +332,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_bad) {
         fprintf(stderr, "q22.full.cu: an o_custkey outside 1..N or a c_custkey not its row + 1\n");
-        rc = 5;
+        rc = DKB_CAND_EINTERNAL;
         goto done;
     }
     for (int64_t b = 0; b < grid; b++) pos_sum += h_part[2 * b], pos_cnt += h_part[2 * b + 1];
@@ -352,7 +352,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const char text[2] = {(char)('0' + v / 10), (char)('0' + v % 10)};
         if (r >= res->cap || !put_str(c_code, r, text, 2)) {
             fprintf(stderr, "q22.full.cu: result over its row or byte cap\n");
-            rc = 6;
+            rc = DKB_CAND_ECAP;
             goto done;
         }
         c_num->i64[r] = gnum[k];
