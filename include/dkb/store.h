@@ -94,8 +94,20 @@ void dkb_store_close(dkb_store *s);
 /* Full check of an open store, in parallel (OpenMP) over files and chunks:
  * the crc32 of every file equals the manifest's, every dictionary code is
  * below the dictionary size, text offsets never decrease. Returns 0, or
- * DKB_ECORRUPT with a message naming the first bad file in manifest order. */
+ * DKB_ECORRUPT with a message naming the first bad file in manifest order
+ * and what is wrong ("crc32 mismatch (file 0x..., manifest 0x...)",
+ * "row 17: text offset 1234 decreases to 12", "row 7: code 238 is not
+ * below the dictionary size 7"). */
 int dkb_store_verify(const dkb_store *s, dkb_error *err);
+
+/* The structure alone, without crc32s: every dictionary code is below the
+ * dictionary size and text offsets never decrease (reads only the codes
+ * and offsets files). With what dkb_store_open always checks (file sizes,
+ * so every column of a table has its rows; first offset 0, last offset the
+ * size of the bytes file; dictionaries whole and sorted), every string and
+ * dictionary entry a query can reach lies inside its file. Same errors as
+ * dkb_store_verify, without the crc32 mismatch. */
+int dkb_store_check_structure(const dkb_store *s, dkb_error *err);
 
 /* The directory s was opened from (as given to dkb_store_open). */
 const char *dkb_store_dir(const dkb_store *s);

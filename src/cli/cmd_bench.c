@@ -15,6 +15,7 @@
 
 #include "bench/bench.h"
 #include "cli.h"
+#include "cli_verify.h"
 #include "common/fsutil.h"     // defines: dkb__mkdir_p, dkb__source_root
 #include "dkb/tensor.h"          // defines: dkb_tp_cuda_available, dkb_tp_device_query
 #include "harness/eval.h"
@@ -46,12 +47,17 @@ static void usage(FILE *f) {
             "  --out DIR           results (default bench-results): results.json, report.html,\n"
             "                      summary.md, work/\n"
             "  --format FMT        table (default), json (results.json) or csv on stdout\n"
+            "  --no-verify         trust the store: skip the check of its crc32s and structure\n"
+            "                      (by default done once per version of its files, recorded\n"
+            "                      in DIR/.dkb-verified or ~/.cache/dkb; docs/store.md)\n"
+            "  -v, --verbose       say how the store was verified (or that a record stood)\n"
             "  -q, --quiet         no progress bar or notes\n"
             "  -h, --help          this help\n"
             "\n"
             "Exit status: 0 when the bench ran (experts that fail are results, not errors),\n"
-            "1 for an error (store or results directory unusable, no GPU for --backend cuda,\n"
-            "a baseline or worker that failed on the harness's side), 2 for a bad command line.\n"
+            "1 for an error (store corrupt or unusable, results directory unusable, no GPU for\n"
+            "--backend cuda, a baseline or worker that failed on the harness's side), 2 for a\n"
+            "bad command line.\n"
             "\n"
             "examples:\n"
             "  dkb bench                          # SF 1 on a CPU machine, SF 10 with a GPU\n"
@@ -64,7 +70,7 @@ typedef struct bench_cli {
     double sf;             /* 0: the backend's default */
     const char *data, *experts;
     cli_format fmt;
-    int quick, quiet;
+    int quick, quiet, verbose;
     char queries[512];     /* --queries without blanks ("q01, q06" as typed in a shell) */
 } bench_cli;
 
@@ -78,7 +84,7 @@ static int parse_sf(const char *s, double *sf) {
 
 static int parse(int argc, char **argv, bench_cli *c) {
     enum { O_SF = 256, O_DATA, O_BACKEND, O_EXPERTS, O_QUERIES, O_SEEDS, O_OUT, O_FORMAT, O_THREADS, O_QUICK,
-           O_TIMEOUT };
+           O_TIMEOUT, O_NO_VERIFY };
     static const struct option longopts[] = {
         {"sf", required_argument, 0, O_SF},           {"data", required_argument, 0, O_DATA},
         {"backend", required_argument, 0, O_BACKEND}, {"experts", required_argument, 0, O_EXPERTS},
@@ -86,6 +92,7 @@ static int parse(int argc, char **argv, bench_cli *c) {
         {"out", required_argument, 0, O_OUT},         {"format", required_argument, 0, O_FORMAT},
         {"threads", required_argument, 0, O_THREADS}, {"quick", no_argument, 0, O_QUICK},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"quiet", no_argument, 0, 'q'},
+        {"no-verify", no_argument, 0, O_NO_VERIFY},   {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     dkb_eval_opts *o = &c->o;
     long v;
@@ -93,7 +100,7 @@ static int parse(int argc, char **argv, bench_cli *c) {
     int ch;
     optind = 1;
     opterr = 0;   /* one error line, ours */
-    while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
         switch (ch) {
         case O_SF:
             if (parse_sf(optarg, &c->sf)) return DKB_EXIT_USAGE;
@@ -137,6 +144,8 @@ static int parse(int argc, char **argv, bench_cli *c) {
             if (d <= 0 || d > 86400) return cli_usage_error("--timeout %s: expected seconds in (0, 86400]", optarg);
             o->timeout_s = d;
             break;
+        case O_NO_VERIFY: o->no_verify = true; break;
+        case 'v': c->verbose = 1; break;
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return -1;
         case ':': return cli_usage_error("bench: option %s needs a value", argv[optind - 1]);
@@ -212,6 +221,12 @@ static int run_bench(bench_cli *c, const char *cmd) {
     cli_bar_done(&bar);
     if (rc) return cli_fail("bench", rc, &err);
     if (generated && !c->quiet) fprintf(stderr, "dkb bench: generated %s in %.1f s\n", data, gen_s);
+    /* verified here, before anything is written; the evaluation then trusts it */
+    dkb__verify_info vi = {0};
+    if (!c->o.no_verify && (rc = dkb__store_verify_dir(data, DKB__VERIFY_FULL, &vi, &err)))
+        return cli_fail("bench", rc, &err);
+    if (c->verbose) cli_verify_note(stderr, "bench", data, c->o.no_verify, &vi);
+    c->o.no_verify = true;
 
     /* an empty experts directory stands in for a missing default one: every row is "missing" */
     char empty[4200];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_verify.h"
 #include "harness/eval.h"
 #include "harness/report.h"
 
@@ -44,11 +45,15 @@ static void usage(FILE *f) {
             "  --min-runs N        timed calls: at least N (default 10) ...\n"
             "  --min-seconds S     ... and at least S seconds (default 1)\n"
             "  --format FMT        table (default), json (results.json) or csv\n"
+            "  --no-verify         trust the store: skip the check of its crc32s and structure\n"
+            "                      (by default done once per version of its files, recorded\n"
+            "                      in STORE/.dkb-verified or ~/.cache/dkb; docs/store.md)\n"
+            "  -v, --verbose       say how the store was verified (or that a record stood)\n"
             "  -q, --quiet         no progress bar or notes\n"
             "  -h, --help          this help\n"
             "\n"
             "Exit status: 0 when the evaluation ran (even if every candidate failed),\n"
-            "1 for harness errors (store missing, results directory not writable, a\n"
+            "1 for harness errors (store missing or corrupt, results directory not writable, a\n"
             "worker or the compiler could not start, a baseline that failed), 2 for a\n"
             "bad command line. See docs/harness.md.\n"
             "\n"
@@ -59,12 +64,12 @@ static void usage(FILE *f) {
 typedef struct eval_cli {
     dkb_eval_opts o;
     cli_format fmt;
-    int quiet;
+    int quiet, verbose;
 } eval_cli;
 
 static int parse(int argc, char **argv, eval_cli *c) {
     enum { O_DATA = 256, O_BACKEND, O_MODE, O_QUERIES, O_SEEDS, O_THRESHOLD, O_OUT, O_THREADS, O_TIMEOUT, O_MEM,
-           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT };
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
                                               {"mode", required_argument, 0, O_MODE},
@@ -79,6 +84,8 @@ static int parse(int argc, char **argv, eval_cli *c) {
                                               {"min-runs", required_argument, 0, O_MIN_RUNS},
                                               {"min-seconds", required_argument, 0, O_MIN_SECONDS},
                                               {"format", required_argument, 0, O_FORMAT},
+                                              {"no-verify", no_argument, 0, O_NO_VERIFY},
+                                              {"verbose", no_argument, 0, 'v'},
                                               {"quiet", no_argument, 0, 'q'},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
@@ -88,7 +95,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
     int ch;
     optind = 1;
     opterr = 0;   /* one error line, ours */
-    while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
         switch (ch) {
         case O_DATA: o->store = optarg; break;
         case O_BACKEND:
@@ -149,6 +156,8 @@ static int parse(int argc, char **argv, eval_cli *c) {
         case O_FORMAT:
             if (cli_parse_format("--format", optarg, &c->fmt)) return DKB_EXIT_USAGE;
             break;
+        case O_NO_VERIFY: o->no_verify = true; break;
+        case 'v': c->verbose = 1; break;
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return -1;
         case ':': return cli_usage_error("eval: option %s needs a value", argv[optind - 1]);
@@ -184,6 +193,7 @@ int cmd_eval(int argc, char **argv) {
         free(cmd);
         return cli_fail("eval", rc, &err);
     }
+    if (c.verbose) cli_verify_note(stderr, "eval", c.o.store, c.o.no_verify, &res.verify);
     int exit_code = DKB_EXIT_OK;
     if ((rc = dkb__results_write(&res, &err))) exit_code = cli_fail("eval", rc, &err);
     if (!c.quiet) {

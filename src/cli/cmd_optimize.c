@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_verify.h"
 #include "harness/eval.h"
 #include "optimize/loop.h"
 #include "optimize/summary.h"
@@ -57,14 +58,18 @@ static void usage(FILE *f) {
             "harness (as dkb eval):\n"
             "  --seeds N, --threshold X, --threads N, --timeout S, --warmup N,\n"
             "  --min-runs N, --min-seconds S\n"
+            "  --no-verify         trust the store: skip the check of its crc32s and structure\n"
+            "                      (by default done once at the start, per version of its\n"
+            "                      files, recorded in STORE/.dkb-verified or ~/.cache/dkb)\n"
+            "  -v, --verbose       say how the store was verified (or that a record stood)\n"
             "  -q, --quiet         no progress lines or table\n"
             "  -h, --help          this help\n"
             "\n"
             "Exit status: 0 when the loop ran (whatever the model did), 1 when the run\n"
-            "directory, store, templates or model backend are unusable (the endpoint\n"
-            "answers 401, 403 or 404 or cannot be reached: the loop stops asking and the\n"
-            "run resumes once it is fixed) or --target cuda finds no GPU, 2 for a bad\n"
-            "command line.\n"
+            "directory, store (missing or corrupt), templates or model backend are\n"
+            "unusable (the endpoint answers 401, 403 or 404 or cannot be reached: the loop\n"
+            "stops asking and the run resumes once it is fixed) or --target cuda finds no\n"
+            "GPU, 2 for a bad command line.\n"
             "\n"
             "example:\n"
             "  dkb optimize --model gpt-4.1 --data data/sf1 --queries q01,q06 --out runs/gpt41\n"
@@ -75,7 +80,7 @@ int cmd_optimize(int argc, char **argv) {
     enum { O_MODEL = 256, O_BASE_URL, O_KEY_ENV, O_MODEL_CMD, O_TEMP, O_REPLY_TOKENS, O_REQ_TIMEOUT, O_PRICE_IN,
            O_PRICE_OUT, O_MAX_TOKENS, O_MAX_COST, O_MAX_WALL, O_DATA, O_QUERIES, O_TARGET, O_MODE, O_ROUNDS,
            O_SAMPLES, O_CONTEXT, O_TEMPLATES, O_JOBS, O_OUT, O_SEEDS, O_THRESHOLD, O_THREADS, O_TIMEOUT,
-           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS };
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_NO_VERIFY };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},           {"base-url", required_argument, 0, O_BASE_URL},
         {"api-key-env", required_argument, 0, O_KEY_ENV},   {"model-cmd", required_argument, 0, O_MODEL_CMD},
@@ -92,6 +97,7 @@ int cmd_optimize(int argc, char **argv) {
         {"threshold", required_argument, 0, O_THRESHOLD},   {"threads", required_argument, 0, O_THREADS},
         {"timeout", required_argument, 0, O_TIMEOUT},       {"warmup", required_argument, 0, O_WARMUP},
         {"min-runs", required_argument, 0, O_MIN_RUNS},     {"min-seconds", required_argument, 0, O_MIN_SECONDS},
+        {"no-verify", no_argument, 0, O_NO_VERIFY},         {"verbose", no_argument, 0, 'v'},
         {"quiet", no_argument, 0, 'q'},                     {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     dkb_opt_opts o = {.target = "c", .modes = DKB_EVAL_CORE, .rounds = 5, .samples = 1, .jobs = 4, .workload = 1,
@@ -99,7 +105,7 @@ int cmd_optimize(int argc, char **argv) {
                       .warmup = 2, .min_runs = 10, .min_seconds = 1.0};
     dkb_model_opts_init(&o.model);
     const char *queries = "all";
-    int base_url_given = 0;
+    int base_url_given = 0, verbose = 0;
     /* recorded in run.json: nothing secret in it (keys never travel on the
      * command line, only the name of their environment variable) */
     char *cmd = cli_command_line(argc, argv);
@@ -109,7 +115,7 @@ int cmd_optimize(int argc, char **argv) {
     int ch, rc = 0;
     optind = 1;
     opterr = 0;
-    while (!rc && (ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+    while (!rc && (ch = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
         switch (ch) {
         case O_MODEL: o.model.model = optarg; break;
         case O_BASE_URL:
@@ -201,6 +207,8 @@ int cmd_optimize(int argc, char **argv) {
             if (d < 0 || d > 3600) rc = cli_usage_error("--min-seconds %s: expected seconds in [0, 3600]", optarg);
             o.min_seconds = d;
             break;
+        case O_NO_VERIFY: o.no_verify = true; break;
+        case 'v': verbose = 1; break;
         case 'q': o.quiet = 1; break;
         case 'h':
             usage(stdout);
@@ -241,6 +249,7 @@ int cmd_optimize(int argc, char **argv) {
     rc = dkb__opt_run(&o, &out, &err);
     free(cmd);
     if (rc) return cli_fail("optimize", rc, &err);
+    if (verbose) cli_verify_note(stderr, "optimize", o.store, o.no_verify, &out.verify);
     if (out.model_failed)
         fprintf(stderr, "dkb optimize: error: stopped asking: %s; fix the endpoint, key or model name and run the same command again to resume\n",
                 out.stopped);

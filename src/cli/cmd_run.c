@@ -19,6 +19,7 @@
 #include "cli_query.h"
 #include "common/timing.h"  // defines: dkb__now_ms, dkb__timing_summary
 #include "dkb/schema.h" // defines: dkb_table_def_get, DKB_TABLE_COUNT
+#include "store/verify_cache.h" // defines: dkb__store_verify_cached
 
 #define MAX_OVERRIDES 64
 
@@ -43,6 +44,7 @@ typedef struct run_opts {
     int profile;           /* --profile: one more run with per-operation timing */
     expect_kind expect;
     const char *expect_path;
+    int verify;              /* 0: structure (default), 1: --verify (crc32s too), -1: --no-verify */
 } run_opts;
 
 typedef struct run_env {
@@ -107,6 +109,10 @@ static void usage(FILE *f) {
             "                        SF 1, seed 0, no --param): numbers within 0.01 abs\n"
             "                        + 1e-6 rel, trailing spaces of strings ignored\n"
             "  --expect-official-dir DIR  the same with DIR/qN.out; works with all\n"
+            "  --verify              check every file's crc32 too, not only the structure\n"
+            "                        (dictionary codes, text offsets; the default), once per\n"
+            "                        version of the files (a record as dkb eval keeps)\n"
+            "  --no-verify           trust the store: no check beyond dkb_store_open's\n"
             "  -h, --help            this help\n"
             "\n"
             "With an --expect option the result is printed only if --format is given;\n"
@@ -390,7 +396,7 @@ static int set_expect(run_opts *o, expect_kind kind, const char *path) {
 /* Parse the options into o; the query argument into *query. */
 static int parse(int argc, char **argv, run_opts *o, const char **query) {
     enum { O_DATA = 256, O_BACKEND, O_SEED, O_PARAM, O_FORMAT, O_TIME, O_RUNS, O_WARMUP, O_THREADS, O_BANDWIDTH, O_PROFILE,
-           O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR };
+           O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR, O_VERIFY, O_NO_VERIFY };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
                                               {"seed", required_argument, 0, O_SEED},
@@ -406,6 +412,8 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
                                               {"expect-dir", required_argument, 0, O_EXPECT_DIR},
                                               {"expect-official", required_argument, 0, O_OFFICIAL},
                                               {"expect-official-dir", required_argument, 0, O_OFFICIAL_DIR},
+                                              {"verify", no_argument, 0, O_VERIFY},
+                                              {"no-verify", no_argument, 0, O_NO_VERIFY},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
     long v;
@@ -464,6 +472,8 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
         case O_OFFICIAL_DIR:
             if (set_expect(o, EXPECT_OFFICIAL_DIR, optarg)) return DKB_EXIT_USAGE;
             break;
+        case O_VERIFY: o->verify = 1; break;
+        case O_NO_VERIFY: o->verify = -1; break;
         case 'h': usage(stdout); return -1;
         case ':': return cli_usage_error("run: option %s needs a value", argv[optind - 1]);
         default: return cli_usage_error("run: unknown option %s", argv[optind - 1]);
@@ -524,6 +534,11 @@ int cmd_run(int argc, char **argv) {
                     o.data, o.data);
             return DKB_EXIT_FAIL;
         }
+        return cli_fail("run", rc, &err);
+    }
+    if (o.verify >= 0 && (rc = dkb__store_verify_cached(env.db, o.verify ? DKB__VERIFY_FULL : DKB__VERIFY_STRUCTURE,
+                                                         NULL, &err))) {
+        dkb_store_close(env.db);
         return cli_fail("run", rc, &err);
     }
     int part, parts;

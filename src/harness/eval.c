@@ -41,14 +41,17 @@ static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
     return 0;
 }
 
-/* Scale factor and total size of the store; it must open and be whole. */
-static int probe_store(const char *dir, dkb_eval_results *res, dkb_error *err) {
+/* Scale factor and total size of the store; it must open, be whole and
+ * (unless no_verify) pass its verification, here in the evaluating
+ * process, once, before any worker runs. */
+static int probe_store(const char *dir, bool no_verify, dkb_eval_results *res, dkb_error *err) {
     dkb_store *db;
     int rc = dkb_store_open(dir, 0, &db, err);
     if (rc) return rc;
     int part, parts;
     dkb_store_slice(db, &part, &parts);
     if (parts > 1) rc = dkb_fail(err, DKB_EINVAL, "store %s holds slice %d of %d; queries need a whole data set", dir, part, parts);
+    if (!rc && !no_verify) rc = dkb__store_verify_cached(db, DKB__VERIFY_FULL, &res->verify, err);
     res->scale_factor = dkb_store_scale_factor(db);
     for (int i = 0; i < dkb_store_ntables(db); i++) res->store_bytes += dkb_store_table_disk_bytes(dkb_store_table_at(db, i));
     dkb_store_close(db);
@@ -303,7 +306,7 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     uint32_t listed = 0, found[2] = {0, 0};
     if (!rc && opts->queries) rc = dkb__eval_parse_queries(opts->queries, &listed, err);
     if (!rc) rc = dkb__eval_scan_ext(opts->dir, is_cuda(opts), found, res, err);
-    if (!rc) rc = probe_store(opts->store, res, err);
+    if (!rc) rc = probe_store(opts->store, opts->no_verify, res, err);
     if (!rc) rc = prepare_out(opts->out, err);
     if (!rc) rc = make_rows(opts, found, listed, res, err);
     if (!rc) {

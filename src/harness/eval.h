@@ -18,6 +18,7 @@
 #include "harness/attrib.h"   // defines: dkb_attribution
 #include "harness/harness.h"
 #include "harness/score.h"
+#include "store/verify_cache.h"   // defines: dkb__verify_info
 
 struct cJSON;
 
@@ -45,6 +46,9 @@ typedef struct dkb_eval_opts {
     int warmup, min_runs;      /* IN: timing: warm-up calls, at least this many timed */
     double min_seconds;        /* IN: ... and at least this long */
     const char *command_line;  /* IN: recorded in results.json (may be NULL) */
+    bool no_verify;            /* IN: trust the store: skip its crc32 and structure check
+                                * (done once, before anything is written or run; a
+                                * record of an earlier pass stands, verify_cache.h) */
 } dkb_eval_opts;
 
 /* One row: a candidate (or a missing one) and what became of it. */
@@ -77,6 +81,7 @@ typedef struct dkb_eval_results {
     int nseeds;                /* entries in seeds (opts.nseeds + 1) */
     double scale_factor;
     uint64_t store_bytes;
+    dkb__verify_info verify;   /* how the store was verified (zero with opts.no_verify) */
     dkb_limits limits;         /* as applied */
     int threads;               /* as applied */
     char cpu_model[256];
@@ -97,7 +102,9 @@ typedef struct dkb_eval_results {
  * evaluation ran, whatever the candidates did (rows that met a harness
  * problem are counted in res->harness_errors); an error code with err set
  * for a bad option, a store that does not open, a results directory that
- * cannot be written, a compiler or worker that cannot be started.
+ * cannot be written, a compiler or worker that cannot be started; a
+ * corrupt store fails (DKB_ECORRUPT naming the file) before anything is
+ * written or run.
  * progress (may be NULL) is called with ("eval", rows done, rows). */
 int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_eval_results *res,
                   dkb_error *err);

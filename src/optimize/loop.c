@@ -155,7 +155,8 @@ static void evaluate(run *R, const task *t, int round, int sample, const char *c
                         .modes = 1u << t->mode, .queries = t->q->name, .nseeds = o->nseeds,
                         .threshold = o->threshold, .threads = o->threads, .timeout_s = o->timeout_s,
                         .warmup = o->warmup, .min_runs = o->min_runs, .min_seconds = o->min_seconds,
-                        .command_line = "dkb optimize (one candidate)"};
+                        .command_line = "dkb optimize (one candidate)",
+                        .no_verify = true /* verified once, in dkb__opt_run */};
     dkb_eval_results res;
     pthread_mutex_lock(&R->eval_lock);
     int rc = dkb__eval_run(&eo, NULL, &res, &err);
@@ -353,7 +354,8 @@ static void baseline_only(run *R, const task *t) {
                         .backend = !strcmp(o->target, "cuda") ? "cuda" : "cpu", .modes = 1u << t->mode,
                         .queries = t->q->name, .nseeds = o->nseeds, .threshold = o->threshold,
                         .threads = o->threads, .timeout_s = o->timeout_s, .warmup = o->warmup,
-                        .min_runs = o->min_runs, .min_seconds = o->min_seconds};
+                        .min_runs = o->min_runs, .min_seconds = o->min_seconds,
+                        .no_verify = true /* verified once, in dkb__opt_run */};
     dkb_eval_results res;
     pthread_mutex_lock(&R->eval_lock);
     int rc = dkb__eval_run(&eo, NULL, &res, &err);
@@ -583,8 +585,10 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     pthread_mutex_init(&R.eval_lock, NULL);
     dkb_store *db = NULL;
     int rc = check_same_run(o, err);
-    if (!rc) rc = dkb__mkdir_p(o->out, err);
+    /* the store is verified once, before anything is written or asked */
     if (!rc) rc = dkb_store_open(o->store, 0, &db, err);
+    if (!rc && !o->no_verify) rc = dkb__store_verify_cached(db, DKB__VERIFY_FULL, &R.stats.verify, err);
+    if (!rc) rc = dkb__mkdir_p(o->out, err);
     if (!rc) {
         R.sf = dkb_store_scale_factor(db);
         rc = prepare_tasks(&R, db, err);

@@ -11,6 +11,7 @@
 
 #include "dkb/error.h"
 #include "model/model.h"
+#include "store/verify_cache.h"   // defines: dkb__verify_info
 
 typedef struct dkb_opt_opts {
     dkb_model_opts model;     /* IN: the model client's options */
@@ -30,6 +31,7 @@ typedef struct dkb_opt_opts {
     int nseeds, threads, warmup, min_runs;
     double min_seconds, timeout_s, threshold;
     int quiet;                /* no progress lines on stderr */
+    bool no_verify;           /* IN: trust the store (else verified once at the start, verify_cache.h) */
     const char *command_line; /* recorded in run.json */
 } dkb_opt_opts;
 
@@ -40,12 +42,14 @@ typedef struct dkb_opt_outcome {
     double cost_usd;
     char stopped[256];        /* why the loop stopped asking early ("" when it did not) */
     int model_failed;         /* 1 when it stopped because the endpoint refused or could not be reached */
+    dkb__verify_info verify;  /* how the store was verified (zero with no_verify) */
 } dkb_opt_outcome;
 
 /* Run (or resume) the loop. 0 when it ran (whatever the models did), an
  * error code with err set when the run directory, store or templates are
- * unusable, or (DKB_ENOENT) when target "cuda" finds no GPU: then nothing
- * is written, asked or evaluated. */
+ * unusable (a corrupt store fails before anything is written or asked),
+ * or (DKB_ENOENT) when target "cuda" finds no GPU: then nothing is
+ * written, asked or evaluated. */
 int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "store/crc.h"
 #include "store/reader_internal.h"
 
 /* What 0-byte files map to: aligned for any dtype, never dereferenced. */
@@ -17,7 +18,14 @@ static const int64_t empty_block[1];
 
 enum { MANIFEST_MAX = 64 << 20 };
 
-static int map_file(const dkb_store *s, dkb_store_file *f, uint64_t *map_len, dkb_error *err) {
+static void stamp_of(const struct stat *st, dkb__file_stamp *out) {
+    *out = (dkb__file_stamp){(uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+                             (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec,
+                             (int64_t)st->st_ctim.tv_sec, (int64_t)st->st_ctim.tv_nsec};
+}
+
+static int map_file(const dkb_store *s, dkb_store_file *f, uint64_t *map_len, dkb__file_stamp *stamp,
+                    dkb_error *err) {
     char *path = dkb__path_join(s->dir, f->path);
     if (!path) return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", s->dir);
     int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -43,6 +51,7 @@ static int map_file(const dkb_store *s, dkb_store_file *f, uint64_t *map_len, dk
             *map_len = f->bytes;
         }
     }
+    if (!rc) stamp_of(&st, stamp);
     if (fd >= 0) close(fd);
     free(path);
     return rc;
@@ -87,7 +96,7 @@ static int index_dict(const dkb_store *s, dkb_store_column *c, dkb_error *err) {
 
 static int map_column(const dkb_store *s, dkb_store_column *c, dkb_error *err) {
     for (int i = 0; i < c->nfiles; i++) {
-        int rc = map_file(s, &c->files[i], &c->map_len[i], err);
+        int rc = map_file(s, &c->files[i], &c->map_len[i], &c->stamp[i], err);
         if (rc) return rc;
     }
     if (c->def->type == DKB_TYPE_TEXT) {
@@ -118,7 +127,13 @@ int dkb_store_open(const char *dir, unsigned flags, dkb_store **out, dkb_error *
     if (!s->dir || !s->manifest_path) rc = dkb_fail(err, DKB_ENOMEM, "%s: out of memory", dir);
     char *text = NULL;
     size_t len = 0;
+    /* the clock before any stat, the manifest's stat before its read: a
+     * later change of any file shows in a later stamp (verify_cache.c) */
+    clock_gettime(CLOCK_REALTIME_COARSE, &s->opened);
+    struct stat mst;
+    if (!rc && stat(s->manifest_path, &mst) == 0) stamp_of(&mst, &s->manifest_stamp);
     if (!rc) rc = dkb__read_file(s->manifest_path, MANIFEST_MAX, &text, &len, err);
+    if (!rc) s->manifest_crc = dkb__crc32(0, text, len);
     if (!rc) rc = dkb__manifest_read(s, text, len, err);
     free(text);
     for (int t = 0; t < s->ntables && !rc; t++)
