@@ -2,8 +2,9 @@
  * library classification of real kernel names (as nvcc 13 mangles CUB's,
  * Thrust's and plain kernels), the shortened names a report shows, the
  * tally (sums, counts, aggregation by name, top kernels by time), the JSON
- * round trip and the text lines; and the candidate return codes' report
- * text (dkb__cand_status_text). */
+ * round trip and the text lines, the worker report's and results.json's
+ * members, the eval table's and summary.md's attribution section; and the
+ * candidate return codes' report text (dkb__cand_status_text). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 
 #include "harness/adapter.h"
 #include "harness/attrib.h"
+#include "harness/protocol.h"
+#include "harness/report.h"
 #include "test_check.h"
 
 /* names as CUPTI reports them (from a cubin built by nvcc 13.0 for sm_90) */
@@ -235,6 +238,128 @@ static void test_tally(void) {
     CHECK(!strcmp(a.libraries, "thrust, cub"), "%s", a.libraries);
 }
 
+
+/* A recorded attribution for the report tests. */
+static dkb_attribution sample(void) {
+    dkb_attrib_tally t;
+    dkb__attrib_tally_init(&t, fake_demangle);
+    dkb__attrib_tally_kernel(&t, MY_SCAN, 0.75);
+    dkb__attrib_tally_kernel(&t, CUB_SORT, 0.25);
+    dkb__attrib_tally_copy(&t, 0.01);
+    dkb_attribution a;
+    dkb__attrib_tally_finish(&t, &a);
+    return a;
+}
+
+/* The worker's report carries it (and a note) through JSON. */
+static void test_worker_report(void) {
+    dkb_report r, back;
+    dkb__report_init(&r);
+    r.verdict = DKB_VERDICT_OK;
+    r.attribution = sample();
+    char *line = dkb__report_json(&r);
+    CHECK(line && strstr(line, "\"attribution\":{") && strstr(line, "\"attribution_note\":null"), "%s", line ? line : "");
+    dkb_error err = {0};
+    CHECK(line && dkb__report_parse(line, &back, &err) == 0, "%s", err.msg);
+    CHECK(back.attribution.recorded && back.attribution.kernels == 2 && fabs(back.attribution.own_ms - 0.75) < 1e-12);
+    CHECK(back.attribution.ntop == 2 && !strcmp(back.attribution.top[1].library, "cub"));
+    free(line);
+    dkb__report_free(&back);
+    /* CPU rows: nothing, no note */
+    dkb__report_init(&r);
+    r.verdict = DKB_VERDICT_OK;
+    line = dkb__report_json(&r);
+    CHECK(line && strstr(line, "\"attribution_note\":null,\"attribution\":null"), "%s", line ? line : "");
+    CHECK(line && dkb__report_parse(line, &back, &err) == 0 && !back.attribution.recorded && !back.attribution.note[0]);
+    free(line);
+    dkb__report_free(&back);
+    /* a report without the members (an older worker): not recorded */
+    CHECK(dkb__report_parse("{\"verdict\":\"ok\"}", &back, &err) == 0 && !back.attribution.recorded);
+    dkb__report_free(&back);
+}
+
+/* results.json, the eval table and summary.md of a CUDA evaluation. */
+static void test_results(void) {
+    dkb_eval_results res;
+    memset(&res, 0, sizeof res);
+    res.opts.backend = "cuda";
+    res.opts.threshold = 1.0;
+    res.opts.modes = 1u << DKB_MODE_FULL;
+    dkb_eval_item items[3];
+    memset(items, 0, sizeof items);
+    const char *names[3] = {"q06", "q13", "q14"};
+    for (int i = 0; i < 3; i++) {
+        dkb_eval_item *it = &items[i];
+        snprintf(it->query, sizeof it->query, "%s", names[i]);
+        it->qnum = 6 + i;
+        it->mode = DKB_MODE_FULL;
+        it->verdict = DKB_VERDICT_OK;
+        it->baseline.median = it->baseline.min = it->baseline.max = 2.0;
+        it->baseline.runs = 10;
+        it->candidate.median = it->candidate.min = it->candidate.max = 1.0;
+        it->candidate.runs = 10;
+        it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
+    }
+    items[0].attribution = sample();
+    snprintf(items[1].attribution.note, sizeof items[1].attribution.note, "not available in this build");
+    items[2].verdict = DKB_VERDICT_WRONG_ANSWER;
+    items[2].candidate.runs = 0;
+    items[2].candidate.median = NAN;
+    res.items = items;
+    res.n = 3;
+    dkb_error err = {0};
+    CHECK(dkb__eval_score(&res, &err) == 0, "%s", err.msg);
+
+    cJSON *doc = dkb__results_json(&res);
+    const cJSON *rows = doc ? cJSON_GetObjectItemCaseSensitive(doc, "candidates") : NULL;
+    CHECK(cJSON_GetArraySize(rows) == 3);
+    const cJSON *a0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 0), "attribution");
+    CHECK(cJSON_IsObject(a0) && cJSON_GetObjectItemCaseSensitive(a0, "own_share") &&
+          fabs(cJSON_GetObjectItemCaseSensitive(a0, "own_share")->valuedouble - 0.75) < 1e-12);
+    const cJSON *n1 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 1), "attribution_note");
+    CHECK(cJSON_IsString(n1) && !strcmp(n1->valuestring, "not available in this build"));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, 1), "attribution")));
+    cJSON_Delete(doc);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f && dkb__results_print(&res, DKB_RESULTS_TABLE, f, &err) == 0);
+    if (f) fclose(f);
+    CHECK(text && strstr(text, "kernel attribution (one untimed call on seed 0, CUPTI; device ms):"), "%s", text ? text : "");
+    CHECK(text && strstr(text, "q06   full      0.750      0.250     0.010     0.000       2     75.0%  my_scan 0.750 ms, "
+                               "cub::detail::radix_sort::DeviceRadixSortOnesweepKernel<...> [cub] 0.2...\n"),
+          "%s", text ? text : "");
+    CHECK(text && strstr(text, "q13   full          -          -         -         -       -         -  not recorded: not "
+                               "available in this build"),
+          "%s", text ? text : "");
+    CHECK(text && strstr(text, "not recorded (wrong_answer)"), "%s", text ? text : "");
+    free(text);
+
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CHECK(f && dkb__results_print(&res, DKB_RESULTS_MARKDOWN, f, &err) == 0);
+    if (f) fclose(f);
+    CHECK(text && strstr(text, "## Kernel attribution"), "%s", text ? text : "");
+    CHECK(text && strstr(text, "| q06 | full | 0.750 | 0.250 | 0.010 | 0.000 | 2 | 75.0% | my_scan 0.750 ms, "),
+          "%s", text ? text : "");
+    CHECK(text && strstr(text, "| q13 | full | - | - | - | - | - | - | not recorded: not available in this build |"),
+          "%s", text ? text : "");
+    free(text);
+
+    /* a CPU evaluation: no section */
+    res.opts.backend = "cpu";
+    dkb__attrib_init(&items[0].attribution);
+    dkb__attrib_init(&items[1].attribution);
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CHECK(f && dkb__results_print(&res, DKB_RESULTS_MARKDOWN, f, &err) == 0 &&
+          dkb__results_print(&res, DKB_RESULTS_TABLE, f, &err) == 0);
+    if (f) fclose(f);
+    CHECK(text && !strstr(text, "ttribution"), "%s", text ? text : "");
+    free(text);
+}
+
 static void test_cand_status(void) {
     char b[160];
     CHECK(!strcmp(dkb__cand_status_text(4, b, sizeof b), "returned 4 (DKB_CAND_ECAP: an output is over its cap)"), "%s", b);
@@ -264,6 +389,8 @@ int main(void) {
     test_library();
     test_short_name();
     test_tally();
+    test_worker_report();
+    test_results();
     test_cand_status();
     if (failures) {
         fprintf(stderr, "test_harness_attrib: %d failure(s)\n", failures);
