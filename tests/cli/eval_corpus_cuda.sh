@@ -50,6 +50,32 @@ cases=$(echo ${CASES:-honest $(cd "$CAND/adversarial" && ls)})
 for c in $cases; do
     if [ "$c" = honest ]; then
         eval_case honest "$CAND/honest" "$(cat "$CAND/honest/EXPECTED")"
+        # kernel attribution (docs/harness.md): every ok row has it, or a note why not
+        python3 - "$WORK/results/honest/results.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+doc = json.load(open(sys.argv[1]))
+bad = []
+for r in doc["candidates"]:
+    if r["class"] != "ok":
+        continue
+    row, a, note = f'{r["query"]} {r["mode"]}', r.get("attribution"), r.get("attribution_note")
+    if a is None:
+        if note:
+            print(f"note: {row}: no kernel attribution: {note}")
+        else:
+            bad.append(f"{row}: attribution null without a note")
+        continue
+    share = a.get("own_share")
+    if (a["kernels"] < 1 or a["own_kernels"] + a["library_kernels"] != a["kernels"] or not a["top"]
+            or share is None or not 0 <= share <= 1 or a["own_ms"] + a["library_ms"] <= 0):
+        bad.append(f"{row}: {a}")
+    else:
+        print(f'{row}: own {a["own_ms"]:.3f} ms, library {a["library_ms"]:.3f} ms, {a["kernels"]} kernels, '
+              f'top {a["top"][0]["name"]}')
+for b in bad:
+    print("FAIL: kernel attribution:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
         continue
     fi
     d="$CAND/adversarial/$c"
