@@ -4,7 +4,11 @@
  * point the candidate's views at them, give it device outputs (poisoned
  * before every call), time calls with CUDA events after an L2 flush and a
  * device-wide synchronisation, watch input checksums, measure device
- * bandwidth. The fault handling, checks and report stay in worker.c. */
+ * bandwidth, and around every candidate call make the device state
+ * pristine again (registered variables restored, the stream's attributes
+ * reset, kernel attributes put back; after the call what it allocated
+ * poisoned and freed: cuda_interpose.c). The fault handling, checks and
+ * report stay in worker.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +21,12 @@
 #include <cuda_runtime_api.h>
 #include <cjson/cJSON.h>
 
-#include "tensor/tp_internal.h"  // defines: dkb__cuda_adopt_column
+#include "harness/cuda_interpose.h"  // defines: dkb__cuda_interpose_*
+#include "tensor/tp_internal.h"        // defines: dkb__cuda_adopt_column
 
 #define MAX_WATCH 8192
 #define BW_MAX ((size_t)1 << 30)
+#define MAX_STREAM_ATTR 64         /* cudaLaunchAttributeID values probed on streams */
 
 typedef struct wcol {
     const dkb_store_column *col;
@@ -48,6 +54,19 @@ struct dkb__wcuda {
     int n;
     wcol *cols;
     cudaStream_t stream;
+    /* a stream as created, never handed out: the default attributes */
+    cudaStream_t pristine;
+    int nsattr, copy_attrs;
+    cudaLaunchAttributeID sattr_id[MAX_STREAM_ATTR];
+    cudaLaunchAttributeValue sattr_val[MAX_STREAM_ATTR];
+    /* the candidate's registered variables: their addresses, and their
+     * initial device image (taken before the first call) */
+    int vars_ready, batch_off;
+    size_t nvar;
+    void **var_dst, **var_src;
+    size_t *var_size;
+    char *var_image;
+    cudaMemPool_t pool;        /* the device's default memory pool */
     cudaEvent_t start, stop;
     void *flush;               /* L2 flush buffer */
     size_t flush_size, l2;
@@ -127,6 +146,31 @@ static int private_copies(dkb__wcuda *c, dkb_error *err) {
     return 0;
 }
 
+/* Every stream attribute the runtime lets us read from a fresh stream and
+ * set on the candidate's stream (the access-policy window, the
+ * synchronisation policy, the priority, the memory synchronisation domain
+ * and its map, ...: whatever cudaLaunchAttributeID values apply to streams
+ * in this runtime), with the value a fresh stream has: what
+ * dkb__wcuda_call_prepare puts back before every call. */
+static int stream_attrs_init(dkb__wcuda *c, dkb_error *err) {
+    CU_TRY("worker: cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&c->pristine, cudaStreamNonBlocking));
+    for (int id = 1; id < MAX_STREAM_ATTR; id++) {
+        cudaLaunchAttributeValue v;
+        memset(&v, 0, sizeof v);
+        if (cudaStreamGetAttribute(c->pristine, (cudaLaunchAttributeID)id, &v) != cudaSuccess ||
+            cudaStreamSetAttribute(c->stream, (cudaLaunchAttributeID)id, &v) != cudaSuccess) {
+            (void)cudaGetLastError(); /* not a stream attribute here */
+            continue;
+        }
+        c->sattr_id[c->nsattr] = (cudaLaunchAttributeID)id;
+        c->sattr_val[c->nsattr++] = v;
+    }
+    /* and, for any the probe does not know, the runtime's own copy */
+    c->copy_attrs = cudaStreamCopyAttributes(c->stream, c->pristine) == cudaSuccess;
+    if (!c->copy_attrs) (void)cudaGetLastError();
+    return 0;
+}
+
 int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **out, dkb_error *err) {
     *out = NULL;
     dkb__wcuda *c = calloc(1, sizeof *c);
@@ -177,6 +221,7 @@ int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **
     CU_TRY("worker: cudaEventCreate", cudaEventCreate(&c->stop));
     int dev = 0, l2 = 0;
     CU_TRY("worker: cudaGetDevice", cudaGetDevice(&dev));
+    if ((rc = stream_attrs_init(c, err)) || (rc = dkb__cuda_interpose_enable(dev, err))) return rc;
     CU_TRY("worker: L2 size", cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     c->l2 = l2 > 0 ? (size_t)l2 : ((size_t)64 << 20);
     c->flush_size = 2 * c->l2;
@@ -193,6 +238,7 @@ int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **
     CU_TRY("worker: cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, dev));
     CU_TRY("worker: cudaMemPoolSetAttribute (release threshold)",
            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    c->pool = pool;
     return 0;
 }
 
@@ -300,13 +346,107 @@ int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err) {
     return 0;
 }
 
-int dkb__wcuda_call_prepare(dkb__wcuda *c, dkb_error *err) {
-    (void)c, (void)err;
+/* The candidate's registered variables (__device__, __constant__: what
+ * __cudaRegisterVar recorded while it loaded): their device addresses, and
+ * a copy of their initial contents in one device buffer. Once, before the
+ * first call (its constructors have run: what they wrote is part of the
+ * initial state, the same for every call). */
+static int vars_snapshot(dkb__wcuda *c, dkb_error *err) {
+    bool lost = false;
+    size_t n = 0;
+    const dkb__cuda_var *v = dkb__cuda_interpose_vars(&n, &lost);
+    if (lost) return dkb_fail(err, DKB_ENOMEM, "worker: out of memory recording the candidate's device variables");
+    c->vars_ready = 1;
+    if (!n) return 0;
+    c->var_dst = calloc(n, sizeof *c->var_dst);
+    c->var_src = calloc(n, sizeof *c->var_src);
+    c->var_size = calloc(n, sizeof *c->var_size);
+    if (!c->var_dst || !c->var_src || !c->var_size) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        char what[300];
+        snprintf(what, sizeof what, "worker: the address of the candidate's variable %.200s",
+                 v[i].name ? v[i].name : "?");
+        CU_TRY(what, cudaGetSymbolAddress(&c->var_dst[i], v[i].host));
+        c->var_size[i] = v[i].size;
+        total += (v[i].size + 255) & ~(size_t)255;
+    }
+    CU_TRY("worker: cudaMalloc (initial image of the candidate's variables)",
+           cudaMalloc((void **)&c->var_image, total ? total : 1));
+    for (size_t i = 0, off = 0; i < n; i++) {
+        c->var_src[i] = c->var_image + off;
+        off += (v[i].size + 255) & ~(size_t)255;
+        if (c->var_size[i])
+            CU_TRY("worker: copying the candidate's variables",
+                   cudaMemcpyAsync(c->var_src[i], c->var_dst[i], c->var_size[i], cudaMemcpyDeviceToDevice, c->stream));
+    }
+    CU_TRY("worker: copying the candidate's variables", cudaStreamSynchronize(c->stream));
+    c->nvar = n;
     return 0;
 }
 
+/* Every registered variable back to its initial image: one batched copy
+ * (cudaMemcpyBatchAsync, CUDA 13) or, where the runtime refuses that, one
+ * device-to-device copy per variable; then wait for them. */
+static int vars_restore(dkb__wcuda *c, dkb_error *err) {
+    if (!c->nvar) return 0;
+#if CUDART_VERSION >= 13000
+    if (!c->batch_off) {
+        struct cudaMemcpyAttributes a;
+        memset(&a, 0, sizeof a);
+        a.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+        size_t first = 0;
+        if (cudaMemcpyBatchAsync((void *const *)c->var_dst, (const void *const *)c->var_src, c->var_size, c->nvar, &a,
+                                 &first, 1, c->stream) == cudaSuccess) {
+            CU_TRY("worker: restoring the candidate's variables", cudaStreamSynchronize(c->stream));
+            return 0;
+        }
+        (void)cudaGetLastError();
+        c->batch_off = 1;
+    }
+#endif
+    for (size_t i = 0; i < c->nvar; i++)
+        if (c->var_size[i])
+            CU_TRY("worker: restoring the candidate's variables",
+                   cudaMemcpyAsync(c->var_dst[i], c->var_src[i], c->var_size[i], cudaMemcpyDeviceToDevice, c->stream));
+    CU_TRY("worker: restoring the candidate's variables", cudaStreamSynchronize(c->stream));
+    return 0;
+}
+
+/* Before a call (outside the timed region, device idle): the device state
+ * the call starts from is the same whatever earlier calls did. Cost per
+ * call, in runtime calls: the variables 1 batched copy (n copies without
+ * batching) + 1 synchronisation when the candidate has any; the stream 1
+ * attribute copy + one set per stream attribute (6 with CUDA 13: access
+ * policy window, synchronisation policy, priority, memory sync domain and
+ * map, NVLink scheduling hint); kernels 1-3 sets per kernel whose
+ * attributes the last call changed. All host-side calls of about a
+ * microsecond but the copies (a few microseconds; docs/harness.md). */
+int dkb__wcuda_call_prepare(dkb__wcuda *c, dkb_error *err) {
+    int rc = 0;
+    if (!c->vars_ready && (rc = vars_snapshot(c, err))) return rc;
+    if ((rc = vars_restore(c, err))) return rc;
+    if (c->copy_attrs) CU_TRY("worker: resetting the stream's attributes", cudaStreamCopyAttributes(c->stream, c->pristine));
+    for (int i = 0; i < c->nsattr; i++)
+        CU_TRY("worker: resetting the stream's attributes", cudaStreamSetAttribute(c->stream, c->sattr_id[i], &c->sattr_val[i]));
+    if ((rc = dkb__cuda_interpose_funcs_restore(err))) return rc;
+    dkb__cuda_interpose_call_begin();
+    return 0;
+}
+
+/* After a call (outside the timed region, device idle): every block the
+ * call allocated, freed (deferred) or leaked, poisoned and freed
+ * (cuda_interpose.c: one memset and one free per block, two
+ * synchronisations); the default pool's high-water marks reset, so they
+ * tell the next call nothing about this one. */
 int dkb__wcuda_call_cleanup(dkb__wcuda *c, dkb_error *err) {
-    (void)c, (void)err;
+    int rc = dkb__cuda_interpose_call_end(err);
+    if (rc) return rc;
+    uint64_t zero = 0;
+    CU_TRY("worker: resetting the pool's high-water marks",
+           cudaMemPoolSetAttribute(c->pool, cudaMemPoolAttrUsedMemHigh, &zero));
+    CU_TRY("worker: resetting the pool's high-water marks",
+           cudaMemPoolSetAttribute(c->pool, cudaMemPoolAttrReservedMemHigh, &zero));
     return 0;
 }
 

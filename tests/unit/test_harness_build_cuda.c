@@ -1,30 +1,72 @@
 /* test_harness_build_cuda.c: the build of CUDA candidates (.cu), which
- * needs nvcc but no GPU: the CUDA allow-list by name (runtime yes; IPC,
- * device reset, limits, device selection, driver access, __device__
- * variables no), and dkb__build_candidate on small .cu files: a clean core
- * and full candidate, a compile error with its log, a forbidden runtime
- * call (cudaIpcOpenMemHandle, cudaDeviceReset), a __device__ variable, a
+ * needs nvcc but no GPU: the CUDA allow-list by name (runtime yes, its
+ * allocation, free and registration functions only as the worker's
+ * __wrap_ functions; IPC, device reset, limits, device selection, driver
+ * access, managed memory, arrays, host callbacks no; what CUB and Thrust
+ * import from the C++ runtime yes), and dkb__build_candidate on small .cu
+ * files: a clean core and full candidate, a compile error with its log, a
+ * forbidden runtime call (cudaIpcOpenMemHandle, cudaDeviceReset,
+ * cudaLaunchHostFunc, cudaMallocManaged), a call around the wraps
+ * (__real_cudaFree), __device__ and __constant__ variables (allowed: the
+ * worker restores them), CUB and Thrust (the honest CUB candidate of the
+ * corpus, tests/candidates/cuda/honest/q04.full.cu, and a Thrust one), a
  * missing entry point, an include outside the allowed headers, host inline
- * assembly. Exits 77 (skipped) when nvcc ($DKB_NVCC) is not found. */
+ * assembly; and that a candidate built so loads into a process that links
+ * dkb_core (the __wrap_ functions are exported) and that its wraps forward
+ * to the runtime outside the worker. Exits 77 (skipped) when nvcc
+ * ($DKB_NVCC) is not found. */
+#include <dlfcn.h>
+
 #include "test_harness_util.h"
+#ifdef DKB_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 static void test_names(void) {
     static const char *const yes[] = {
-        "cudaMalloc", "cudaFree", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaGetLastError", "cudaStreamCreate",
-        "cudaStreamSynchronize", "cudaLaunchKernel", "cudaMallocAsync", "cudaFuncGetAttributes",
-        "cudaGetLastError@libcudart.so.13", "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd",
-        "__cudaRegisterFunction", "__cudaUnregisterFatBinary", "__cudaPushCallConfiguration",
-        "__cudaPopCallConfiguration", "__cudaLaunchKernel", "__cudaGetKernel", "__cxa_atexit",
-        "__cxa_guard_acquire", "__gxx_personality_v0", "_Unwind_Resume", "_Znwm", "_ZdlPvm", "memcpy", "sqrt",
-        "__cxa_throw", "_ZTISt9exception",
+        "__wrap_cudaMalloc", "__wrap_cudaFree", "__wrap_cudaMallocAsync", "__wrap_cudaFreeAsync",
+        "__wrap_cudaMallocFromPoolAsync", "__wrap_cudaMallocHost", "__wrap_cudaHostAlloc", "__wrap_cudaFreeHost",
+        "__wrap_cudaMallocPitch", "__wrap_cudaMalloc3D", "__wrap___cudaRegisterVar", "__wrap_cudaSetDevice",
+        "__wrap_cudaFuncSetAttribute", "__wrap_cudaFuncSetCacheConfig", "cudaMemcpyAsync", "cudaMemsetAsync",
+        "cudaGetLastError", "cudaStreamCreate", "cudaStreamSynchronize", "cudaLaunchKernel",
+        "cudaFuncGetAttributes", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaGetSymbolAddress",
+        "cudaStreamSetAttribute", "cudaGraphLaunch", "cudaStreamBeginCapture", "cudaDeviceGetDefaultMemPool",
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaGetLastError@libcudart.so.13",
+        "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaRegisterFunction",
+        "__cudaUnregisterFatBinary", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+        "__cudaLaunchKernel", "__cudaGetKernel", "__cxa_atexit", "__cxa_guard_acquire", "__gxx_personality_v0",
+        "_Unwind_Resume", "__wrap__Znwm", "__wrap__ZdlPvm", "__wrap_malloc", "memcpy", "sqrt", "__cxa_throw",
+        "_ZTISt9exception",
+        /* what CUB's and Thrust's headers import */
+        "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm@GLIBCXX_3.4.21",
+        "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED1Ev", "_ZNSt8ios_base4InitC1Ev",
+        "_ZNSt8ios_base4InitD1Ev", "_ZNSt13runtime_errorC2EPKc", "_ZNKSt13runtime_error4whatEv",
+        "_ZNSt12length_errorC1EPKc", "_ZSt20__throw_system_errori", "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
+        "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_", "_ZTVN10__cxxabiv120__si_class_type_infoE",
+        "strerror", "pthread_mutex_lock", "pthread_mutex_unlock",
     };
     static const char *const no[] = {
         "cudaIpcOpenMemHandle", "cudaIpcGetMemHandle", "cudaDeviceReset", "cudaDeviceSetLimit", "cudaSetDevice",
-        "cudaGetExportTable", "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion", "cudaHostRegister",
-        "cudaThreadExit", "cudaMemPoolExportPointer", "cudaImportExternalMemory", "__cudaRegisterVar",
-        "__cudaRegisterManagedVar", "cuMemAlloc", "cuInit", "dlopen", "pthread_create", "fopen",
-        "dkb_tp_column", "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE",
+        "cudaSetDeviceFlags", "cudaGetExportTable", "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion",
+        "cudaHostRegister", "cudaThreadExit", "cudaMemPoolExportPointer", "cudaImportExternalMemory",
+        "__cudaRegisterVar", "__cudaRegisterManagedVar", "cuMemAlloc", "cuInit", "dlopen", "dlsym", "getenv",
+        "pthread_create", "fopen", "dkb_tp_column",
+        "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE",
         "cudaDeviceEnablePeerAccess",
+        /* the wrapped functions themselves (only reachable through __real_) and their _ptsz forms */
+        "cudaMalloc", "cudaFree", "cudaFree@libcudart.so.13", "cudaMallocAsync", "cudaFreeAsync", "cudaMallocHost",
+        "cudaHostAlloc", "cudaFreeHost", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocFromPoolAsync",
+        "cudaFuncSetAttribute", "cudaFuncSetCacheConfig", "cudaMallocAsync_ptsz", "cudaFreeAsync_ptsz",
+        "__wrap_cudaMemcpy", "__wrap_cudaMemcpyAsync", "__wrap_", "malloc", "_Znwm",
+        /* memory the worker cannot poison, code on the runtime's threads, settings it does not put back */
+        "cudaMallocManaged", "cudaMallocArray", "cudaMalloc3DArray", "cudaMallocMipmappedArray",
+        "cudaGraphAddMemAllocNode", "cudaGraphAddMemFreeNode", "cudaMemPoolCreate", "cudaMemPoolTrimTo",
+        "cudaMemSetMemPool", "cudaLibraryLoadData", "cudaLibraryGetGlobal", "cudaLaunchHostFunc",
+        "cudaLaunchHostFunc_ptsz", "cudaStreamAddCallback", "cudaGraphAddHostNode", "cudaGraphAddNode",
+        "cudaGraphAddNode_v2", "cudaGraphNodeSetParams", "cudaGraphExecHostNodeSetParams", "cudaUserObjectCreate",
+        "cudaDeviceRegisterAsyncNotification", "cudaKernelSetAttributeForDevice", "cudaFuncSetSharedMemConfig",
+        /* C++ runtime parts CUB and Thrust do not need: streams, locales */
+        "_ZSt4cout", "_ZNSolsEi", "_ZNSt6localeC1Ev",
     };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         CHECK(dkb__symbol_allowed_cuda(yes[i]), "%s should be allowed for CUDA candidates", yes[i]);
@@ -120,14 +162,46 @@ static void test_builds(const char *dir) {
                     "}\n",
                     DKB_VERDICT_FORBIDDEN_SYMBOL, "cudaDeviceReset", "cudaDeviceReset");
 
-    expect_rejected(dir, "devvar", "q06.core.cu", DKB_MODE_CORE,
+    /* __device__ and __constant__ variables build: the worker restores them before every call */
+    v = build(dir, "devvar", "q06.core.cu", DKB_MODE_CORE,
+              "#include \"dkb/candidate.h\"\n"
+              "__device__ unsigned long long calls;\n"
+              "__constant__ int table[4] = {1, 2, 3, 4};\n"
+              "__global__ void bump(void) { calls += table[calls & 3]; }\n"
+              "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
+              "  (void)in; (void)out; int t[4] = {4, 3, 2, 1};\n"
+              "  cudaMemcpyToSymbol(table, t, sizeof t);\n"
+              "  bump<<<1, 1, 0, dkb_cand_stream(env)>>>(); return 0;\n"
+              "}\n",
+              d, sizeof d, NULL);
+    CHECK(v == DKB_VERDICT_OK, "__device__ and __constant__ variables: %s (%s)", dkb__verdict_name(v), d);
+
+    /* reaching around the worker's wraps, and host callbacks */
+    expect_rejected(dir, "real", "q06.core.cu", DKB_MODE_CORE,
                     "#include \"dkb/candidate.h\"\n"
-                    "__device__ unsigned long long calls;\n"
-                    "__global__ void bump(void) { calls++; }\n"
+                    "extern \"C\" cudaError_t __real_cudaFree(void *);\n"
                     "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
-                    "  (void)in; (void)out; bump<<<1, 1, 0, dkb_cand_stream(env)>>>(); return 0;\n"
+                    "  (void)in; (void)out; (void)env; void *p = 0;\n"
+                    "  if (cudaMalloc(&p, 64) != cudaSuccess) return 1;\n"
+                    "  return __real_cudaFree(p) != cudaSuccess;\n"
                     "}\n",
-                    DKB_VERDICT_FORBIDDEN_SYMBOL, "__cudaRegisterVar", "a __device__ variable");
+                    DKB_VERDICT_FORBIDDEN_SYMBOL, "cudaFree", "__real_cudaFree");
+    expect_rejected(dir, "hostfn", "q06.core.cu", DKB_MODE_CORE,
+                    "#include \"dkb/candidate.h\"\n"
+                    "static void CUDART_CB note(void *arg) { ++*(int *)arg; }\n"
+                    "static int calls;\n"
+                    "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
+                    "  (void)in; (void)out;\n"
+                    "  return cudaLaunchHostFunc(dkb_cand_stream(env), note, &calls) != cudaSuccess;\n"
+                    "}\n",
+                    DKB_VERDICT_FORBIDDEN_SYMBOL, "cudaLaunchHostFunc", "cudaLaunchHostFunc");
+    expect_rejected(dir, "managed", "q06.core.cu", DKB_MODE_CORE,
+                    "#include \"dkb/candidate.h\"\n"
+                    "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
+                    "  (void)in; (void)out; (void)env; void *p = 0;\n"
+                    "  return cudaMallocManaged(&p, 64, cudaMemAttachGlobal) != cudaSuccess;\n"
+                    "}\n",
+                    DKB_VERDICT_FORBIDDEN_SYMBOL, "cudaMallocManaged", "cudaMallocManaged");
 
     expect_rejected(dir, "entry", "q06.core.cu", DKB_MODE_CORE,
                     KERNEL "int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand_result *r,\n"
@@ -152,6 +226,101 @@ static void test_builds(const char *dir) {
                     DKB_VERDICT_COMPILE_ERROR, "inline assembly", "host inline assembly");
 }
 
+/* CUB and Thrust candidates build and pass the import check: the corpus's
+ * honest CUB candidate, and a Thrust one (device_vector, sort, copy_if,
+ * reduce, exceptions). */
+static void test_cub_thrust(const char *dir) {
+    const char *td = getenv("DKB_TESTDATA");
+    if (td && *td) {
+        char src[4096], d[512];
+        snprintf(src, sizeof src, "%s/../candidates/cuda/honest/q04.full.cu", td);
+        char *scratch = join(dir, "cub");
+        mkdir(scratch, 0755);
+        dkb_build b;
+        dkb_error err = {0};
+        int rc = dkb__build_candidate(src, DKB_MODE_FULL, scratch, &b, &err);
+        snprintf(d, sizeof d, "%s", rc ? err.msg : b.detail);
+        CHECK(rc == 0 && b.verdict == DKB_VERDICT_OK, "the honest CUB candidate (%s): %s (%s) log: %.600s", src,
+              rc ? "no build" : dkb__verdict_name(b.verdict), d, b.log ? b.log : "");
+        dkb__build_free(&b);
+        free(scratch);
+    } else {
+        printf("test_harness_build_cuda: DKB_TESTDATA not set, the corpus's CUB candidate not built\n");
+    }
+    char d[512];
+    char *log = NULL;
+    dkb_verdict v = build(dir, "thrust", "q06.core.cu", DKB_MODE_CORE,
+                          "#include <thrust/copy.h>\n"
+                          "#include <thrust/device_vector.h>\n"
+                          "#include <thrust/execution_policy.h>\n"
+                          "#include <thrust/reduce.h>\n"
+                          "#include <thrust/sort.h>\n"
+                          "#include <thrust/system_error.h>\n"
+                          "#include \"dkb/candidate.h\"\n"
+                          "struct positive { __host__ __device__ bool operator()(int x) const { return x > 0; } };\n"
+                          "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
+                          "  const int *a = (const int *)in->vec[0].data; long long n = in->vec[0].n;\n"
+                          "  try {\n"
+                          "    auto pol = thrust::cuda::par.on(dkb_cand_stream(env));\n"
+                          "    thrust::device_vector<int> v(a, a + n), o(n);\n"
+                          "    thrust::sort(pol, v.begin(), v.end());\n"
+                          "    auto e = thrust::copy_if(pol, v.begin(), v.end(), o.begin(), positive());\n"
+                          "    out->vec[0].n = thrust::reduce(pol, o.begin(), e, 0LL);\n"
+                          "  } catch (const thrust::system_error &) {\n"
+                          "    return DKB_CAND_ECUDA;\n"
+                          "  } catch (const std::bad_alloc &) {\n"
+                          "    return DKB_CAND_ENOMEM;\n"
+                          "  }\n"
+                          "  return 0;\n"
+                          "}\n",
+                          d, sizeof d, &log);
+    CHECK(v == DKB_VERDICT_OK, "a Thrust candidate: %s (%s) log: %.600s", dkb__verdict_name(v), d, log ? log : "");
+    free(log);
+}
+
+/* Outside the worker (no interposition enabled) a built candidate loads
+ * into this process, whose __wrap_ functions dkb_core exports, and its
+ * cudaMalloc/cudaFree reach the runtime: the same status as a direct
+ * cudaMalloc (cudaSuccess on a GPU, e.g. cudaErrorNoDevice without). */
+static void test_forwarding(const char *dir) {
+#ifdef DKB_HAVE_CUDA
+    char d[512];
+    dkb_verdict v = build(dir, "fwd", "q06.core.cu", DKB_MODE_CORE,
+                          "#include \"dkb/candidate.h\"\n"
+                          "int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {\n"
+                          "  (void)in; (void)out; (void)env; void *p = 0;\n"
+                          "  cudaError_t e = cudaMalloc(&p, 4096);\n"
+                          "  if (e != cudaSuccess) return (int)e;\n"
+                          "  if (!p) return -1;\n"
+                          "  e = cudaFree(p);\n"
+                          "  return e == cudaSuccess ? 0 : 10000 + (int)e;\n"
+                          "}\n",
+                          d, sizeof d, NULL);
+    CHECK(v == DKB_VERDICT_OK, "the forwarding candidate: %s (%s)", dkb__verdict_name(v), d);
+    if (v != DKB_VERDICT_OK) return;
+    char *so = join(dir, "fwd/q06.core.so");
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    CHECK(h != NULL, "dlopen of a CUDA candidate in a process linking dkb_core: %s", h ? "" : dlerror());
+    if (h) {
+        typedef int (*core_fn)(const dkb_cand_set *, dkb_cand_set *, const dkb_cand_env *);
+        core_fn f = (core_fn)dlsym(h, "dkb_candidate_core");
+        CHECK(f != NULL, "dkb_candidate_core in the forwarding candidate");
+        void *p = NULL;
+        cudaError_t direct = cudaMalloc(&p, 4096);
+        if (direct == cudaSuccess) cudaFree(p);
+        (void)cudaGetLastError();
+        int got = f ? f(NULL, NULL, NULL) : -2;
+        CHECK(got == (int)direct, "the candidate's cudaMalloc/cudaFree through the wraps returned %d, a direct "
+              "cudaMalloc %d", got, (int)direct);
+        printf("test_harness_build_cuda: wraps forward (cudaMalloc: %s)\n", cudaGetErrorName(direct));
+        dlclose(h);
+    }
+    free(so);
+#else
+    (void)dir;
+#endif
+}
+
 /* Is the CUDA compiler on PATH (or $DKB_NVCC)? */
 int main(void) {
     test_names();
@@ -162,6 +331,8 @@ int main(void) {
     set_candidate_header();
     char *dir = make_tmpdir("build-cuda");
     test_builds(dir);
+    test_cub_thrust(dir);
+    test_forwarding(dir);
     rm_tree(dir);
     free(dir);
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
