@@ -48,7 +48,17 @@ typedef struct dev_out {
     void *data;                /* cap (STR: cap + 1) elements */
     char *bytes;               /* STR: bytes_cap characters */
     size_t data_size, bytes_size;
+    size_t data_alloc, bytes_alloc;   /* the sizes allocated (and poisoned): OUT_GRAIN multiples */
 } dev_out;
+
+/* Core outputs are allocated in whole 2 MiB pages and poisoned whole: the
+ * slack past `cap` elements, which the candidate may write but the harness
+ * never reads, would otherwise carry data from one call to the next. */
+#define OUT_GRAIN ((size_t)2 << 20)
+static size_t out_alloc_size(size_t bytes) {
+    const size_t pages = bytes ? (bytes + OUT_GRAIN - 1) / OUT_GRAIN : 1;
+    return pages * OUT_GRAIN;
+}
 
 struct dkb__wcuda {
     int n;
@@ -289,10 +299,12 @@ int dkb__wcuda_outs_init(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *er
         dev_out *d = &c->outs[i];
         size_t es = dkb_tp_dtype_size((dkb_tp_dtype)s->type);
         d->data_size = (size_t)(s->type == DKB_CAND_STR ? s->cap + 1 : s->cap) * es;
-        CU_TRY("worker: cudaMalloc (core output)", cudaMalloc(&d->data, d->data_size ? d->data_size : 1));
+        d->data_alloc = out_alloc_size(d->data_size);
+        CU_TRY("worker: cudaMalloc (core output)", cudaMalloc(&d->data, d->data_alloc));
         if (s->type == DKB_CAND_STR) {
             d->bytes_size = (size_t)s->bytes_cap;
-            CU_TRY("worker: cudaMalloc (core output)", cudaMalloc((void **)&d->bytes, d->bytes_size ? d->bytes_size : 1));
+            d->bytes_alloc = out_alloc_size(d->bytes_size);
+            CU_TRY("worker: cudaMalloc (core output)", cudaMalloc((void **)&d->bytes, d->bytes_alloc));
         }
     }
     return 0;
@@ -301,8 +313,8 @@ int dkb__wcuda_outs_init(dkb__wcuda *c, const dkb_cand_out_set *o, dkb_error *er
 int dkb__wcuda_outs_point(dkb__wcuda *c, dkb_cand_out_set *o, uint8_t poison, dkb_error *err) {
     for (int i = 0; i < c->nout; i++) {
         dev_out *d = &c->outs[i];
-        CU_TRY("worker: poisoning a core output", cudaMemset(d->data, poison, d->data_size));
-        if (d->bytes) CU_TRY("worker: poisoning a core output", cudaMemset(d->bytes, poison, d->bytes_size));
+        CU_TRY("worker: poisoning a core output", cudaMemset(d->data, poison, d->data_alloc));
+        if (d->bytes) CU_TRY("worker: poisoning a core output", cudaMemset(d->bytes, poison, d->bytes_alloc));
         o->vec[i].data = d->data;
         o->vec[i].bytes = d->bytes;
     }
