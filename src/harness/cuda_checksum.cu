@@ -61,6 +61,8 @@ extern "C" int dkb__cuda_checksum(const void *dev, size_t bytes, void *stream, u
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaMemcpyAsync(&host, acc, sizeof host, cudaMemcpyDeviceToHost, s);
+    /* zeroed before it goes back to the pool a candidate allocates from */
+    if (e == cudaSuccess) e = cudaMemsetAsync(acc, 0, sizeof *acc, s);
     cudaError_t f = cudaFreeAsync(acc, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) return cuda_fail(err, "kernel", e);
