@@ -183,6 +183,9 @@ static void evaluate(run *R, const task *t, int round, int sample, const char *c
         cJSON_AddNumberToObject(rec, "floor_ms", it->floor_ms);
         cJSON_AddNumberToObject(rec, "raw_speedup", it->score.raw_speedup);
         cJSON_AddStringToObject(rec, "sha256", it->sha256);
+        /* CUDA: the kernel attribution (harness/attrib.h), for dkb report */
+        if (it->attribution.recorded || it->attribution.note[0])
+            dkb__attrib_add_json(rec, "attribution", &it->attribution);
     }
     dkb__eval_results_free(&res);
 done:

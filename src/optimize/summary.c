@@ -10,6 +10,7 @@
 
 #include "common/fsutil.h"    // defines: dkb__read_file, dkb__path_join
 #include "dkb/query.h"        // defines: dkb_query_number
+#include "harness/attrib.h"   // defines: dkb__attrib_from_json, dkb__attrib_own_share
 #include "harness/score.h"    // defines: dkb__score_rows, dkb__score_totals
 #include "optimize/traj.h"    // defines: dkb__traj_load
 #include "report/html.h"     // defines: dkb__html_begin, dkb__html_speedup_chart
@@ -20,6 +21,7 @@ typedef struct row {
     char query[8], mode[8], cls[32];
     int rounds_used;
     dkb_score_row s;
+    dkb_attribution attr;      /* the best valid candidate's kernel attribution (CUDA) */
 } row;
 
 typedef struct run_sum {
@@ -120,6 +122,7 @@ static int load_run(const char *dir, run_sum *s, dkb_error *err) {
             if (isfinite(fl)) w->s.floor_ms = fl;
             w->rounds_used = round;
             snprintf(w->cls, sizeof w->cls, "ok");
+            dkb__attrib_from_json(r, "attribution", &w->attr);
         } else if (*bp < 0) {       /* none valid yet: the latest verdict */
             snprintf(w->cls, sizeof w->cls, "%s", str(r, "class"));
             if (round > w->rounds_used) w->rounds_used = round;
@@ -147,6 +150,15 @@ static void fmt_ms(char *b, size_t n, double v) {
 
 static const char *const MODES[2] = {"full", "core"};
 
+/* The best candidate's own and library kernel time: "0.750 / 0.250
+ * (75.0%)", or "-" when none was recorded (CPU targets, no CUPTI). */
+static void fmt_attr(char *b, size_t n, const dkb_attribution *a) {
+    double share = dkb__attrib_own_share(a);
+    if (!a->recorded) snprintf(b, n, "-");
+    else if (isfinite(share)) snprintf(b, n, "%.3f / %.3f (%.1f%%)", a->own_ms, a->library_ms, 100 * share);
+    else snprintf(b, n, "%.3f / %.3f", a->own_ms, a->library_ms);
+}
+
 /* A Markdown table cell: '|' escaped, line breaks as spaces. */
 static void md_cell(FILE *f, const char *s) {
     for (; *s; s++) {
@@ -173,8 +185,9 @@ static void write_md(FILE *md, run_sum *runs, int n) {
                     100 * t->fast_p[1], 100 * t->fast_p[2], 100 * t->fast_p[3], t->overall_speedup,
                     t->geomean_speedup, runs[i].rounds_mean[m]);
         }
-    fprintf(md, "\n## Per query\n\n| model | target | query | mode | class | baseline ms | best ms | speedup | rounds used |\n");
-    fprintf(md, "|---|---|---|---|---|---:|---:|---:|---:|\n");
+    fprintf(md, "\n## Per query\n\n| model | target | query | mode | class | baseline ms | best ms | speedup | rounds used "
+                "| own / library kernel ms |\n");
+    fprintf(md, "|---|---|---|---|---|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < n; i++)
         for (int k = 0; k < runs[i].n; k++) {
             const row *w = &runs[i].rows[k];
@@ -187,7 +200,9 @@ static void write_md(FILE *md, run_sum *runs, int n) {
             md_cell(md, runs[i].target);
             fprintf(md, " | %s | %s | ", w->query, w->mode);
             md_cell(md, w->cls);
-            fprintf(md, " | %s | %s | %.2fx | %d |\n", b, c, w->s.speedup, w->rounds_used);
+            char at[64];
+            fmt_attr(at, sizeof at, &w->attr);
+            fprintf(md, " | %s | %s | %.2fx | %d | %s |\n", b, c, w->s.speedup, w->rounds_used, at);
         }
 }
 
@@ -236,7 +251,7 @@ static void write_html(FILE *h, run_sum *runs, int n) {
     free(labels);
     free(titles);
     fputs("<h2>Per query</h2>\n<table><tr><th>model</th><th>target</th><th>query</th><th>mode</th><th>class</th>"
-          "<th>baseline ms</th><th>best ms</th><th>speedup</th><th>rounds used</th></tr>\n",
+          "<th>baseline ms</th><th>best ms</th><th>speedup</th><th>rounds used</th><th>own / library kernel ms</th></tr>\n",
           h);
     for (int i = 0; i < n; i++)
         for (int k = 0; k < runs[i].n; k++) {
@@ -250,7 +265,10 @@ static void write_html(FILE *h, run_sum *runs, int n) {
             dkb__html_escape(h, runs[i].target);
             fprintf(h, "</td><td>%s</td><td>%s</td><td>", w->query, w->mode);
             dkb__html_escape(h, w->cls);
-            fprintf(h, "</td><td>%s</td><td>%s</td><td>%.2fx</td><td>%d</td></tr>\n", b, c, w->s.speedup, w->rounds_used);
+            char at[64];
+            fmt_attr(at, sizeof at, &w->attr);
+            fprintf(h, "</td><td>%s</td><td>%s</td><td>%.2fx</td><td>%d</td><td>%s</td></tr>\n", b, c, w->s.speedup,
+                    w->rounds_used, at);
         }
     fputs("</table>\n<p>Metrics as in docs/harness.md, \"Scoring\".</p>\n", h);
     dkb__html_end(h);

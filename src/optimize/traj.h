@@ -5,6 +5,7 @@
  *   {"type":"attempt", "query","mode","target","round","sample",
  *    "prompt_sha256","reply","code","class","valid","detail","feedback",
  *    "baseline_ms","candidate_ms","floor_ms","raw_speedup",
+ *    "attribution","attribution_note" (CUDA rows: harness/attrib.h),
  *    "tokens_in","tokens_out","latency_s","cost_usd","finish_reason","attempts"}
  *   {"type":"baseline","query","mode","target","baseline_ms","floor_ms"}
  *   {"type":"done","query","mode","target","rounds"}
