@@ -113,18 +113,52 @@ typedef struct dkb_query {
     void (*draw)(uint64_t seed, double sf, dkb_params *out);
     /* Reject values the query does not accept (one line in err). */
     int (*check)(const dkb_params *p, dkb_error *err);
+
+    /* The three steps, which dkb_query_run calls in order and the harness
+     * also calls one by one. Each returns 0 or a DKB_E* code; a failed
+     * TensorPlan operation is recorded in tp (sticky) instead, so a caller
+     * checks both (dkb_tp_status). Names put into a set are static
+     * strings. A step keeps no state of its own between calls.
+     *
+     * prepare: IN tp, db, p (checked parameters, q->params in order).
+     *   OUT in (zeroed by the caller): the store columns the query reads, as
+     *   views put under their column names (dkb_set_put_column; on CUDA
+     *   resident device copies), and the parameters as typed scalars
+     *   (dates as days, decimals as scaled integers, dictionary strings as
+     *   codes, free-text patterns as strings) or as small tensors over a
+     *   dictionary (a LIKE pattern's lookup table). Nothing that grows with
+     *   a table is computed here: the harness counts the columns in `in`
+     *   as the query's floor and hands `in`, as is, to a core candidate.
+     *
+     * core: IN in (as prepare left it; read-only: the harness prepares each
+     *   parameter set once, on another context, and times core on it many
+     *   times). OUT out (zeroed by the caller): the core outputs, tensors
+     *   only, with the same names, dtypes and scales for every parameter
+     *   set; what a core candidate must produce. All the query's work on
+     *   the data happens here, on tp's backend; it reads nothing but in.
+     *
+     * finish: IN out (the baseline's core outputs, or a core candidate's:
+     *   then on a CPU context of the harness's, tp, with lengths the
+     *   candidate chose), p. OUT res (zeroed by the caller): the result
+     *   table, columns declared with dkb_result_init, rows in ORDER BY
+     *   order. Reads nothing but out and p; copies what it needs to the
+     *   host (dkb_tp_get_*, dkb_tp_host_copy). Outputs it cannot use (a
+     *   missing name, a code outside its dictionary, more text than rows)
+     *   are an error code or tp's error; a result setter call that names a
+     *   bad cell counts in res->nbad, which dkb_query_run reports as
+     *   DKB_EINTERNAL. */
     int (*prepare)(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in);
     int (*core)(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out);
     int (*finish)(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dkb_result *res);
 } dkb_query;
 
-/* The registry: query number 1..22 (NULL otherwise), or by name ("q06",
- * "Q6", "6"). NULL also for a query whose plan is not linked into this
- * build (its src/queries/qNN.c is missing). */
+/* The registry: query number 1..DKB_NQUERIES, or by name ("q06", "Q6",
+ * "6"); NULL for any other number or name. Every plan is linked into
+ * every build, so a query number always has its plan. */
 const dkb_query *dkb_query_get(int number);
 const dkb_query *dkb_query_find(const char *name);
-/* The number 1..22 a name means ("q06", "Q6", "6", "06"), linked or not;
- * 0 when it names no TPC-H query. */
+/* The number 1..DKB_NQUERIES a name means ("q06", "Q6", "6", "06"); 0
+ * when it names no TPC-H query. */
 int dkb_query_number(const char *name);
 
 /* Parameters: draw from seed, then apply overrides "name=value" (each

@@ -3,9 +3,10 @@
  *
  * A plan is a straight sequence of generic operations, each materialising
  * its output tensor, with no query-specific fusion. Operations run on a
- * backend (CPU now: OpenMP over all cores; CUDA later) chosen when the
- * context is created; plans never see which one, so the same plan runs on
- * both. Tensors live in the backend's memory; the few values a plan needs on
+ * backend chosen when the context is created (dkb_tp_create): the CPU
+ * (OpenMP over all cores) or CUDA (one GPU, where built and usable:
+ * dkb_tp_cuda_available); plans never see which one, so the same plan runs
+ * on both. Tensors live in the backend's memory; the few values a plan needs on
  * the host (scalars, small results for the finish step) are fetched with
  * dkb_tp_to_host / dkb_tp_get_*.
  *

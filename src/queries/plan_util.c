@@ -82,25 +82,15 @@ int dkb__plan_set_code(dkb_tp *tp, const char *query, dkb_result *res, int64_t r
     return dkb_result_set_str(res, row, col, d->str[c], d->len[c]);
 }
 
-/* dkb__plan_set_texts with the code a failed write returns: its own
- * (nomem false) or DKB_ENOMEM (nomem true). */
-static int set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s, bool nomem) {
+int dkb__plan_set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s) {
     const int64_t *off = dkb_tp_host_copy(tp, s);
     if (!off) return dkb_tp_status(tp, NULL);
     const char *bytes = (const char *)(off + s->n + 1);
     for (int64_t i = 0; i < s->n; i++) {
         int rc = dkb_result_set_str(res, i, col, bytes + off[i], (size_t)(off[i + 1] - off[i]));
-        if (rc) return nomem ? DKB_ENOMEM : rc;
+        if (rc) return rc;
     }
     return 0;
-}
-
-int dkb__plan_set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s) {
-    return set_texts(tp, res, col, s, false);
-}
-
-int dkb__plan_set_texts_nomem(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s) {
-    return set_texts(tp, res, col, s, true);
 }
 
 int dkb__plan_finish_single(dkb_tp *tp, const dkb_tensor_set *out, dkb_result *res, const char *name,

@@ -6,8 +6,8 @@
  *
  * Only logic that is the same in every plan that uses it lives here; what
  * a query computes stays in its own file. Helpers that can fail record the
- * error in tp (sticky) or return a DKB_* code, as their plans did; `query`
- * ("q02") prefixes their messages, so the errors read as before. */
+ * error in tp (sticky) or return a DKB_* code; `query` ("q02") prefixes
+ * their messages. */
 #ifndef DKB_QUERIES_PLAN_UTIL_H
 #define DKB_QUERIES_PLAN_UTIL_H
 
@@ -88,12 +88,10 @@ int dkb__plan_set_code(dkb_tp *tp, const char *query, dkb_result *res, int64_t r
 /* Column col of res, rows 0 .. s->n - 1 (already added), from the strings
  * of STR tensor s (one host copy: n + 1 offsets, then the bytes). 0; tp's
  * error code when the copy fails; else the code of the first failed
- * dkb_result_set_str, as is (Q02, Q10). */
+ * dkb_result_set_str: DKB_ENOMEM, or DKB_EINVAL for a row that was not
+ * added (s longer than the result, e.g. a core candidate's output longer
+ * than the first). */
 int dkb__plan_set_texts(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s);
-/* The same, but a failed dkb_result_set_str (of any kind) is reported as
- * DKB_ENOMEM (Q15, Q18, Q20..Q22). The two differ only for a bad cell
- * (DKB_EINVAL), e.g. a candidate core output longer than the first. */
-int dkb__plan_set_texts_nomem(dkb_tp *tp, dkb_result *res, int col, const dkb_tensor *s);
 
 /* The whole finish of a query whose answer is one aggregate value (Q06,
  * Q14, Q17, Q19): a one-column, one-row result named `name` from core

@@ -120,7 +120,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         dkb_result_set_dec(res, i, 4, dkb_tp_get_i128(tp, t[4], i));
     }
     for (int c = 1; c <= 3; c++) {
-        rc = dkb__plan_set_texts_nomem(tp, res, c, t[c]);
+        rc = dkb__plan_set_texts(tp, res, c, t[c]);
         if (rc) return rc;
     }
     return dkb_tp_status(tp, NULL);

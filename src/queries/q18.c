@@ -119,7 +119,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         dkb_result_set_dec(res, i, 4, dkb_tp_get_i128(tp, t[4], i));
         dkb_result_set_dec(res, i, 5, dkb_tp_get_i128(tp, t[5], i));
     }
-    rc = dkb__plan_set_texts_nomem(tp, res, 0, t[0]);
+    rc = dkb__plan_set_texts(tp, res, 0, t[0]);
     return rc ? rc : dkb_tp_status(tp, NULL);
 }
 

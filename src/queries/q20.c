@@ -173,7 +173,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
     for (int64_t i = 0; i < t[0]->n; i++)
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
     for (int c = 0; c < 2; c++) {
-        rc = dkb__plan_set_texts_nomem(tp, res, c, t[c]);
+        rc = dkb__plan_set_texts(tp, res, c, t[c]);
         if (rc) return rc;
     }
     return dkb_tp_status(tp, NULL);

@@ -167,7 +167,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         if (dkb_result_add_row(res) < 0) return DKB_ENOMEM;
         dkb_result_set_int(res, i, 1, dkb_tp_get_i64(tp, t[1], i));
     }
-    rc = dkb__plan_set_texts_nomem(tp, res, 0, t[0]);
+    rc = dkb__plan_set_texts(tp, res, 0, t[0]);
     return rc ? rc : dkb_tp_status(tp, NULL);
 }
 

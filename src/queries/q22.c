@@ -153,7 +153,7 @@ static int finish(dkb_tp *tp, const dkb_tensor_set *out, const dkb_params *p, dk
         dkb_result_set_int(res, i, 1, dkb_tp_get_i64(tp, t[1], i));
         dkb_result_set_dec(res, i, 2, dkb_tp_get_i128(tp, t[2], i));
     }
-    rc = dkb__plan_set_texts_nomem(tp, res, 0, t[0]);
+    rc = dkb__plan_set_texts(tp, res, 0, t[0]);
     return rc ? rc : dkb_tp_status(tp, NULL);
 }
 

@@ -8,8 +8,9 @@
  * with dkb__tp_new / dkb__tp_new_str (tp_internal.h), records failures with
  * dkb__tp_error and returns NULL.
  *
- * Backends: CPU (cpu_*.c, OpenMP) now; CUDA (cuda_*.cu) later, which fills
- * the same table with device implementations. */
+ * Backends: CPU (cpu_*.c, OpenMP; dkb__tp_cpu in cpu_backend.c) and CUDA
+ * (cuda_*.cu, built when nvcc is found; dkb__tp_cuda in cuda_backend.cu),
+ * which fills the same table with device implementations. */
 #ifndef DKB_TENSOR_BACKEND_H
 #define DKB_TENSOR_BACKEND_H
 
@@ -20,6 +21,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The logic operation of the backend's `logic` entry (dkb_tp_and, _or, _not). */
+typedef enum {
+    DKB__LOGIC_AND = 0,   /* a && b */
+    DKB__LOGIC_OR,        /* a || b */
+    DKB__LOGIC_NOT,       /* !a (b is NULL) */
+} dkb__logic_op;
 
 typedef struct dkb__tp_backend {
     const char *name;  /* "cpu" */
@@ -43,8 +51,8 @@ typedef struct dkb__tp_backend {
     dkb_tensor *(*between)(dkb_tp *tp, const dkb_tensor *a, int64_t lo, int64_t hi);
     dkb_tensor *(*in_i64)(dkb_tp *tp, const dkb_tensor *a, const int64_t *values, int n);
     dkb_tensor *(*lookup_mask)(dkb_tp *tp, const dkb_tensor *codes, const bool *lut, int lut_size);
-    /* op: 0 and, 1 or, 2 not (b NULL) */
-    dkb_tensor *(*logic)(dkb_tp *tp, const dkb_tensor *a, int op, const dkb_tensor *b);
+    /* a op b as BOOL (nonzero bytes are true); b NULL for DKB__LOGIC_NOT */
+    dkb_tensor *(*logic)(dkb_tp *tp, const dkb_tensor *a, dkb__logic_op op, const dkb_tensor *b);
     dkb_tensor *(*arith)(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, const dkb_tensor *b);
     /* a OP value (reverse: value OP a), value at scale `scale` */
     dkb_tensor *(*arith_scalar)(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, int64_t value, int scale,

@@ -19,7 +19,7 @@ dkb_tensor *dkb__cpu_cmp_f64(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, double
 dkb_tensor *dkb__cpu_between(dkb_tp *tp, const dkb_tensor *a, int64_t lo, int64_t hi);
 dkb_tensor *dkb__cpu_in_i64(dkb_tp *tp, const dkb_tensor *a, const int64_t *values, int n);
 dkb_tensor *dkb__cpu_lookup_mask(dkb_tp *tp, const dkb_tensor *codes, const bool *lut, int lut_size);
-dkb_tensor *dkb__cpu_logic(dkb_tp *tp, const dkb_tensor *a, int op, const dkb_tensor *b);
+dkb_tensor *dkb__cpu_logic(dkb_tp *tp, const dkb_tensor *a, dkb__logic_op op, const dkb_tensor *b);
 dkb_tensor *dkb__cpu_year(dkb_tp *tp, const dkb_tensor *days);
 dkb_tensor *dkb__cpu_pack2(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b, int64_t b_max);
 /* cpu_arith.c */

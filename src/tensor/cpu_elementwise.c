@@ -223,17 +223,18 @@ dkb_tensor *dkb__cpu_lookup_mask(dkb_tp *tp, const dkb_tensor *codes, const bool
     return r;
 }
 
-dkb_tensor *dkb__cpu_logic(dkb_tp *tp, const dkb_tensor *a, int op, const dkb_tensor *b) {
-    dkb_tensor *r = dkb__tp_new(tp, op == 0 ? "and" : op == 1 ? "or" : "not", DKB_TP_BOOL, a->n);
+dkb_tensor *dkb__cpu_logic(dkb_tp *tp, const dkb_tensor *a, dkb__logic_op op, const dkb_tensor *b) {
+    const char *name = op == DKB__LOGIC_AND ? "and" : op == DKB__LOGIC_OR ? "or" : "not";
+    dkb_tensor *r = dkb__tp_new(tp, name, DKB_TP_BOOL, a->n);
     if (!r) return NULL;
     const uint8_t *x = a->data, *y = b ? b->data : NULL;
     uint8_t *out = r->data;
     int64_t n = a->n;
     int nt = dkb__nthreads(tp, n);
-    if (op == 0) {
+    if (op == DKB__LOGIC_AND) {
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (int64_t i = 0; i < n; i++) out[i] = (x[i] != 0) & (y[i] != 0);
-    } else if (op == 1) {
+    } else if (op == DKB__LOGIC_OR) {
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (int64_t i = 0; i < n; i++) out[i] = (x[i] != 0) | (y[i] != 0);
     } else {

@@ -220,19 +220,19 @@ extern "C" dkb_tensor *dkb__cuda_lookup_mask(dkb_tp *tp, const dkb_tensor *codes
 
 /* ---- and / or / not ---- */
 
-/* op 0: x && y, 1: x || y, 2: !x (as 0/1 bytes). */
-__global__ void logic_kernel(const uint8_t *x, const uint8_t *y, int op, uint8_t *out, int64_t n) {
+/* x op y (DKB__LOGIC_NOT: !x) as 0/1 bytes. */
+__global__ void logic_kernel(const uint8_t *x, const uint8_t *y, dkb__logic_op op, uint8_t *out, int64_t n) {
     CU_FOR(i, n) {
         uint8_t v;
-        if (op == 0) v = (x[i] != 0) & (y[i] != 0);
-        else if (op == 1) v = (x[i] != 0) | (y[i] != 0);
+        if (op == DKB__LOGIC_AND) v = (x[i] != 0) & (y[i] != 0);
+        else if (op == DKB__LOGIC_OR) v = (x[i] != 0) | (y[i] != 0);
         else v = x[i] == 0;
         out[i] = v;
     }
 }
 
-extern "C" dkb_tensor *dkb__cuda_logic(dkb_tp *tp, const dkb_tensor *a, int op, const dkb_tensor *b) {
-    const char *name = op == 0 ? "and" : op == 1 ? "or" : "not";
+extern "C" dkb_tensor *dkb__cuda_logic(dkb_tp *tp, const dkb_tensor *a, dkb__logic_op op, const dkb_tensor *b) {
+    const char *name = op == DKB__LOGIC_AND ? "and" : op == DKB__LOGIC_OR ? "or" : "not";
     dkb_tensor *r = dkb__tp_new(tp, name, DKB_TP_BOOL, a->n);
     if (!r) return NULL;
     int64_t n = a->n;

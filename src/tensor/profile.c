@@ -78,7 +78,7 @@ PROF_OP(tensor_p, cmp_f64, (dkb_tp * tp, ctensor_p a, dkb_cmp op, double v), (tp
 PROF_OP(tensor_p, between, (dkb_tp * tp, ctensor_p a, int64_t lo, int64_t hi), (tp, a, lo, hi))
 PROF_OP(tensor_p, in_i64, (dkb_tp * tp, ctensor_p a, const int64_t *values, int n), (tp, a, values, n))
 PROF_OP(tensor_p, lookup_mask, (dkb_tp * tp, ctensor_p codes, const bool *lut, int size), (tp, codes, lut, size))
-PROF_OP(tensor_p, logic, (dkb_tp * tp, ctensor_p a, int op, ctensor_p b), (tp, a, op, b))
+PROF_OP(tensor_p, logic, (dkb_tp * tp, ctensor_p a, dkb__logic_op op, ctensor_p b), (tp, a, op, b))
 PROF_OP(tensor_p, arith, (dkb_tp * tp, ctensor_p a, dkb_arith op, ctensor_p b), (tp, a, op, b))
 PROF_OP(tensor_p, arith_scalar, (dkb_tp * tp, ctensor_p a, dkb_arith op, int64_t v, int scale, bool reverse),
         (tp, a, op, v, scale, reverse))

@@ -110,7 +110,7 @@ dkb_tensor *dkb_tp_and(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {
     MASK(tp, "and", a);
     MASK(tp, "and", b);
     SAMELEN(tp, "and", a, b);
-    return tp->be->logic(tp, a, 0, b);
+    return tp->be->logic(tp, a, DKB__LOGIC_AND, b);
 }
 
 dkb_tensor *dkb_tp_or(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {
@@ -119,14 +119,14 @@ dkb_tensor *dkb_tp_or(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {
     MASK(tp, "or", a);
     MASK(tp, "or", b);
     SAMELEN(tp, "or", a, b);
-    return tp->be->logic(tp, a, 1, b);
+    return tp->be->logic(tp, a, DKB__LOGIC_OR, b);
 }
 
 dkb_tensor *dkb_tp_not(dkb_tp *tp, const dkb_tensor *a) {
     CTX(tp);
     NEED(tp, "not", a);
     MASK(tp, "not", a);
-    return tp->be->logic(tp, a, 2, NULL);
+    return tp->be->logic(tp, a, DKB__LOGIC_NOT, NULL);
 }
 
 dkb_tensor *dkb_tp_arith(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, const dkb_tensor *b) {
