@@ -76,6 +76,19 @@ static void usage(FILE *f) {
             "  dkb optimize --model gpt-4.1 --data data/sf1 --target cuda --out runs/gpt41-cuda\n");
 }
 
+/* The loop's events on stderr: warnings unless --quiet, one line per
+ * attempt when stderr is also a terminal. ctx: the int quiet. */
+static void print_event(void *ctx, const dkb_opt_event *ev) {
+    if (*(const int *)ctx) return;
+    if (ev->kind == DKB_OPT_EV_WARNING) {
+        fprintf(stderr, "dkb optimize: warning: %s\n", ev->message);
+    } else if (isatty(2)) {
+        fprintf(stderr, "dkb optimize: %s %s round %d/%d sample %d/%d: %s (raw speedup %.2fx; best so far %.2fx)\n",
+                ev->query, ev->mode, ev->round, ev->rounds, ev->sample, ev->samples, ev->cls, ev->raw_speedup,
+                ev->best_speedup);
+    }
+}
+
 int cmd_optimize(int argc, char **argv) {
     enum { O_MODEL = 256, O_BASE_URL, O_KEY_ENV, O_MODEL_CMD, O_TEMP, O_REPLY_TOKENS, O_REQ_TIMEOUT, O_PRICE_IN,
            O_PRICE_OUT, O_MAX_TOKENS, O_MAX_COST, O_MAX_WALL, O_DATA, O_QUERIES, O_TARGET, O_MODE, O_ROUNDS,
@@ -105,7 +118,9 @@ int cmd_optimize(int argc, char **argv) {
                       .warmup = 2, .min_runs = 10, .min_seconds = 1.0};
     dkb_model_opts_init(&o.model);
     const char *queries = "all";
-    int base_url_given = 0, verbose = 0;
+    int base_url_given = 0, verbose = 0, quiet = 0;
+    o.progress = print_event;
+    o.progress_ctx = &quiet;
     /* recorded in run.json: nothing secret in it (keys never travel on the
      * command line, only the name of their environment variable) */
     char *cmd = cli_command_line(argc, argv);
@@ -209,7 +224,7 @@ int cmd_optimize(int argc, char **argv) {
             break;
         case O_NO_VERIFY: o.no_verify = true; break;
         case 'v': verbose = 1; break;
-        case 'q': o.quiet = 1; break;
+        case 'q': quiet = 1; break;
         case 'h':
             usage(stdout);
             free(cmd);
@@ -255,7 +270,7 @@ int cmd_optimize(int argc, char **argv) {
                 out.stopped);
     else if (out.stopped[0])
         fprintf(stderr, "dkb optimize: stopped asking: %s; run again with a larger limit to resume\n", out.stopped);
-    if (!o.quiet) {
+    if (!quiet) {
         fprintf(stderr, "dkb optimize: %d of %d query x mode pairs done; %d requests, %d evaluations, %lld tokens in, %lld out, %.4f USD\n",
                 out.finished, out.tasks, out.requests, out.evaluations, (long long)out.tokens_in,
                 (long long)out.tokens_out, out.cost_usd);

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"       // defines: dkb__mkdir_p, dkb__path_join, dkb__rm_rf
+#include "common/timing.h"       // defines: dkb__now_s
 #include "dkb/query.h"
 #include "dkb/store.h"
 #include "dkb/tensor.h"          // defines: dkb_tp_device_query
@@ -43,15 +43,10 @@ typedef struct run {
     double start;
     pthread_mutex_t lock;    /* next_task, stats, stop */
     pthread_mutex_t eval_lock;   /* one evaluation at a time */
+    pthread_mutex_t event_lock;  /* one call of o->progress at a time */
     dkb_opt_outcome stats;
     int stop;
 } run;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static double num(const cJSON *obj, const char *key) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -90,7 +85,7 @@ static int may_ask(run *R) {
         else if (o->max_cost > 0 && s->cost_usd >= o->max_cost)
             snprintf(s->stopped, sizeof s->stopped, "--max-cost %.2f USD reached (%.4f USD spent)", o->max_cost,
                      s->cost_usd);
-        else if (o->max_wall > 0 && now_s() - R->start >= o->max_wall)
+        else if (o->max_wall > 0 && dkb__now_s() - R->start >= o->max_wall)
             snprintf(s->stopped, sizeof s->stopped, "--max-wall %g s reached", o->max_wall);
         R->stop = s->stopped[0] != '\0';
     }
@@ -99,7 +94,147 @@ static int may_ask(run *R) {
     return ok;
 }
 
-/* ---- one attempt ---- */
+/* ---- one attempt: its data, its record, the best-speedup rule ---- */
+
+int dkb__opt_improves(int valid, double raw, double best) {
+    return valid && isfinite(raw) && (!isfinite(best) || best < 0 || raw > best);
+}
+
+/* One request to the model and what became of its reply. ask() fills it;
+ * attempt_record writes it to the trajectory, the one place that names its
+ * members there (traj.h lists them), and attempt_read takes a record of a
+ * resumed run back. Strings are malloc'd; NULL ones are left out of the
+ * record. */
+typedef struct attempt {
+    int round, sample;          /* 1-based round, 0-based sample */
+    /* the request */
+    char *reply;                /* the model's text ("" when the request failed) */
+    int64_t tokens_in, tokens_out;
+    double latency_s, cost_usd;
+    int attempts, http_status;
+    char finish_reason[32];
+    int fatal;                  /* the endpoint refuses every request: the run stops and asks again on resume */
+    /* the reply's code, and what became of it */
+    char *code;                 /* NULL: the reply had none (then nothing was evaluated) */
+    char *file;                 /* where the code was written, relative to the run directory */
+    char cls[32];               /* a verdict name, "missing", "harness_error", "model_error",
+                                 * "no_code" or "truncated_reply" */
+    char *verdict_text;         /* "gave a wrong answer" */
+    char *detail;               /* one line ("" when nothing to say) */
+    int valid;                  /* the harness scored it valid */
+    int scored;                 /* the harness returned its row: the members below, up to
+                                 * attribution, are its */
+    char *compile_log, *checks;
+    double baseline_ms, candidate_ms, floor_ms, raw_speedup;   /* NaN: unknown */
+    char sha256[65];
+    dkb_attribution attribution;   /* CUDA: own vs library kernel time (harness/attrib.h) */
+    /* the next user message: NULL after a model error (the same conversation is sent again) */
+    char *feedback, *feedback_error;
+} attempt;
+
+static void attempt_init(attempt *a, int round, int sample) {
+    memset(a, 0, sizeof *a);
+    a->round = round;
+    a->sample = sample;
+    a->baseline_ms = a->candidate_ms = a->floor_ms = a->raw_speedup = NAN;
+}
+
+static void attempt_free(attempt *a) {
+    free(a->reply);
+    free(a->code);
+    free(a->file);
+    free(a->verdict_text);
+    free(a->detail);
+    free(a->compile_log);
+    free(a->checks);
+    free(a->feedback);
+    free(a->feedback_error);
+    memset(a, 0, sizeof *a);
+}
+
+/* *dst = a copy of s (NULL stays NULL); an out-of-memory copy is left NULL,
+ * so the member is absent from the record. */
+static void set_str(char **dst, const char *s) {
+    free(*dst);
+    *dst = s ? strdup(s) : NULL;
+}
+
+static void set_cls(attempt *a, const char *cls) { snprintf(a->cls, sizeof a->cls, "%s", cls); }
+
+/* The record of a, as the trajectory keeps it (type "attempt"). */
+static cJSON *attempt_record(const attempt *a, const task *t, const char *target) {
+    cJSON *r = new_record("attempt", t, target);
+    cJSON_AddNumberToObject(r, "round", a->round);
+    cJSON_AddNumberToObject(r, "sample", a->sample);
+    cJSON_AddStringToObject(r, "prompt_sha256", t->prompt_hash);
+    cJSON_AddStringToObject(r, "reply", a->reply ? a->reply : "");
+    cJSON_AddNumberToObject(r, "tokens_in", (double)a->tokens_in);
+    cJSON_AddNumberToObject(r, "tokens_out", (double)a->tokens_out);
+    cJSON_AddNumberToObject(r, "latency_s", a->latency_s);
+    cJSON_AddNumberToObject(r, "cost_usd", a->cost_usd);
+    cJSON_AddNumberToObject(r, "attempts", a->attempts);
+    cJSON_AddNumberToObject(r, "http_status", a->http_status);
+    cJSON_AddStringToObject(r, "finish_reason", a->finish_reason);
+    if (a->fatal) cJSON_AddTrueToObject(r, "fatal");
+    if (a->code) cJSON_AddStringToObject(r, "code", a->code);
+    if (a->file) cJSON_AddStringToObject(r, "file", a->file);
+    cJSON_AddStringToObject(r, "class", a->cls);
+    if (a->verdict_text) cJSON_AddStringToObject(r, "verdict_text", a->verdict_text);
+    cJSON_AddBoolToObject(r, "valid", a->valid);
+    cJSON_AddStringToObject(r, "detail", a->detail ? a->detail : "");
+    if (a->scored) {
+        cJSON_AddStringToObject(r, "compile_log", a->compile_log ? a->compile_log : "");
+        cJSON_AddStringToObject(r, "checks", a->checks ? a->checks : "");
+        cJSON_AddNumberToObject(r, "baseline_ms", a->baseline_ms);
+        cJSON_AddNumberToObject(r, "candidate_ms", a->candidate_ms);
+        cJSON_AddNumberToObject(r, "floor_ms", a->floor_ms);
+        cJSON_AddNumberToObject(r, "raw_speedup", a->raw_speedup);
+        cJSON_AddStringToObject(r, "sha256", a->sha256);
+        if (a->attribution.recorded || a->attribution.note[0])
+            dkb__attrib_add_json(r, "attribution", &a->attribution);
+    }
+    if (a->feedback_error) cJSON_AddStringToObject(r, "feedback_error", a->feedback_error);
+    if (a->feedback) cJSON_AddStringToObject(r, "feedback", a->feedback);
+    return r;
+}
+
+static const char *str_or_null(const cJSON *obj, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* a from the record rec of attempt (round, sample) of a resumed run
+ * (attempt_record's inverse; a member the record lacks keeps attempt_init's
+ * value). */
+static void attempt_read(attempt *a, const cJSON *rec, int round, int sample) {
+    attempt_init(a, round, sample);
+    set_str(&a->reply, str_or_null(rec, "reply"));
+    a->tokens_in = (int64_t)(isfinite(num(rec, "tokens_in")) ? num(rec, "tokens_in") : 0);
+    a->tokens_out = (int64_t)(isfinite(num(rec, "tokens_out")) ? num(rec, "tokens_out") : 0);
+    a->latency_s = num(rec, "latency_s");
+    a->cost_usd = num(rec, "cost_usd");
+    a->attempts = isfinite(num(rec, "attempts")) ? (int)num(rec, "attempts") : 0;
+    a->http_status = isfinite(num(rec, "http_status")) ? (int)num(rec, "http_status") : 0;
+    snprintf(a->finish_reason, sizeof a->finish_reason, "%s", str(rec, "finish_reason"));
+    a->fatal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "fatal"));
+    set_str(&a->code, str_or_null(rec, "code"));
+    set_str(&a->file, str_or_null(rec, "file"));
+    set_cls(a, str(rec, "class"));
+    set_str(&a->verdict_text, str_or_null(rec, "verdict_text"));
+    set_str(&a->detail, str_or_null(rec, "detail"));
+    a->valid = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "valid"));
+    a->scored = cJSON_HasObjectItem(rec, "raw_speedup");
+    set_str(&a->compile_log, str_or_null(rec, "compile_log"));
+    set_str(&a->checks, str_or_null(rec, "checks"));
+    a->baseline_ms = num(rec, "baseline_ms");
+    a->candidate_ms = num(rec, "candidate_ms");
+    a->floor_ms = num(rec, "floor_ms");
+    a->raw_speedup = num(rec, "raw_speedup");
+    snprintf(a->sha256, sizeof a->sha256, "%s", str(rec, "sha256"));
+    dkb__attrib_from_json(rec, "attribution", &a->attribution);
+    set_str(&a->feedback, str_or_null(rec, "feedback"));
+    set_str(&a->feedback_error, str_or_null(rec, "feedback_error"));
+}
 
 /* The failing checks of an evaluation with the parameters of their seeds. */
 static char *checks_text(const run *R, const task *t, const cJSON *checks) {
@@ -126,11 +261,23 @@ static char *checks_text(const run *R, const task *t, const cJSON *checks) {
     return dkb__opt_buf_take(&b);
 }
 
-/* Evaluate code as this task's candidate; fill rec. */
-static void evaluate(run *R, const task *t, int round, int sample, const char *code, cJSON *rec) {
+/* The harness's options for evaluating task t: the candidates in dir (or
+ * none: the baseline alone), the results in out. */
+static dkb_eval_opts eval_opts(const dkb_opt_opts *o, const task *t, const char *dir, const char *out,
+                               const char *command_line) {
+    return (dkb_eval_opts){.dir = dir, .store = o->store, .out = out, .exe = o->exe,
+                           .backend = !strcmp(o->target, "cuda") ? "cuda" : "cpu", .modes = 1u << t->mode,
+                           .queries = t->q->name, .nseeds = o->nseeds, .threshold = o->threshold,
+                           .threads = o->threads, .timeout_s = o->timeout_s, .warmup = o->warmup,
+                           .min_runs = o->min_runs, .min_seconds = o->min_seconds, .command_line = command_line,
+                           .no_verify = true /* verified once, in dkb__opt_run */};
+}
+
+/* Evaluate a->code as this task's candidate; fill a's verdict members. */
+static void evaluate(run *R, const task *t, attempt *a) {
     const dkb_opt_opts *o = R->o;
     char rel[128];
-    snprintf(rel, sizeof rel, "work/%s.%s/r%02d.s%02d", t->q->name, t->mode_name, round, sample);
+    snprintf(rel, sizeof rel, "work/%s.%s/r%02d.s%02d", t->q->name, t->mode_name, a->round, a->sample);
     char *dir = dkb__path_join(o->out, rel), *cand = dir ? dkb__path_join(dir, "cand") : NULL,
          *res_dir = dir ? dkb__path_join(dir, "eval") : NULL, *file = cand ? dkb__path_join(cand, t->file) : NULL;
     dkb_error err = {0};
@@ -141,51 +288,40 @@ static void evaluate(run *R, const task *t, int round, int sample, const char *c
         dkb__rm_rf(dir);
         if (!dkb__mkdir_p(cand, &err)) {
             f = fopen(file, "w");
-            if (!f || fputs(code, f) < 0 || fclose(f)) dkb_fail(&err, DKB_EIO, "%s: cannot write the candidate", file);
+            if (!f || fputs(a->code, f) < 0 || fclose(f))
+                dkb_fail(&err, DKB_EIO, "%s: cannot write the candidate", file);
         }
     }
-    if (file) cJSON_AddStringToObject(rec, "file", file + strlen(o->out) + 1);
+    if (file) set_str(&a->file, file + strlen(o->out) + 1);
     if (err.code) {
-        cJSON_AddStringToObject(rec, "class", "harness_error");
-        cJSON_AddStringToObject(rec, "detail", err.msg);
+        set_cls(a, "harness_error");
+        set_str(&a->detail, err.msg);
         goto done;
     }
-    dkb_eval_opts eo = {.dir = cand, .store = o->store, .out = res_dir, .exe = o->exe,
-                        .backend = !strcmp(o->target, "cuda") ? "cuda" : "cpu",
-                        .modes = 1u << t->mode, .queries = t->q->name, .nseeds = o->nseeds,
-                        .threshold = o->threshold, .threads = o->threads, .timeout_s = o->timeout_s,
-                        .warmup = o->warmup, .min_runs = o->min_runs, .min_seconds = o->min_seconds,
-                        .command_line = "dkb optimize (one candidate)",
-                        .no_verify = true /* verified once, in dkb__opt_run */};
+    dkb_eval_opts eo = eval_opts(o, t, cand, res_dir, "dkb optimize (one candidate)");
     dkb_eval_results res;
     pthread_mutex_lock(&R->eval_lock);
     int rc = dkb__eval_run(&eo, NULL, &res, &err);
     if (!rc) dkb__results_write(&res, NULL);
     pthread_mutex_unlock(&R->eval_lock);
     if (rc || res.n != 1) {
-        cJSON_AddStringToObject(rec, "class", "harness_error");
-        cJSON_AddStringToObject(rec, "detail", rc ? err.msg : "the harness returned no row");
+        set_cls(a, "harness_error");
+        set_str(&a->detail, rc ? err.msg : "the harness returned no row");
     } else {
         const dkb_eval_item *it = &res.items[0];
-        cJSON_AddStringToObject(rec, "class", dkb__eval_class(it));
-        cJSON_AddStringToObject(rec, "verdict_text", it->missing ? "was not found by the harness"
-                                                                 : dkb__verdict_text(it->verdict));
-        cJSON_AddBoolToObject(rec, "valid", it->score.valid);
-        cJSON_AddStringToObject(rec, "detail", it->detail ? it->detail : "");
-        char *log = dkb__opt_trim(it->compile_log, 4000);
-        cJSON_AddStringToObject(rec, "compile_log", log ? log : "");
-        free(log);
-        char *ct = it->checks ? checks_text(R, t, it->checks) : NULL;
-        cJSON_AddStringToObject(rec, "checks", ct ? ct : "");
-        free(ct);
-        cJSON_AddNumberToObject(rec, "baseline_ms", it->baseline.median);
-        cJSON_AddNumberToObject(rec, "candidate_ms", it->candidate.median);
-        cJSON_AddNumberToObject(rec, "floor_ms", it->floor_ms);
-        cJSON_AddNumberToObject(rec, "raw_speedup", it->score.raw_speedup);
-        cJSON_AddStringToObject(rec, "sha256", it->sha256);
-        /* CUDA: the kernel attribution (harness/attrib.h), for dkb report */
-        if (it->attribution.recorded || it->attribution.note[0])
-            dkb__attrib_add_json(rec, "attribution", &it->attribution);
+        set_cls(a, dkb__eval_class(it));
+        set_str(&a->verdict_text, it->missing ? "was not found by the harness" : dkb__verdict_text(it->verdict));
+        a->valid = it->score.valid;
+        set_str(&a->detail, it->detail ? it->detail : "");
+        a->scored = 1;
+        a->compile_log = dkb__opt_trim(it->compile_log, 4000);
+        a->checks = it->checks ? checks_text(R, t, it->checks) : NULL;
+        a->baseline_ms = it->baseline.median;
+        a->candidate_ms = it->candidate.median;
+        a->floor_ms = it->floor_ms;
+        a->raw_speedup = it->score.raw_speedup;
+        snprintf(a->sha256, sizeof a->sha256, "%s", it->sha256);
+        a->attribution = it->attribution;
     }
     dkb__eval_results_free(&res);
 done:
@@ -233,15 +369,41 @@ static int endpoint_unusable(const dkb_opt_opts *o, const dkb_model_reply *reply
     return st == 0 && strcmp(reply->finish_reason, "timeout") != 0;
 }
 
-/* Ask once and evaluate; the record (owned by the caller) or NULL when the
- * loop must stop asking. */
-static cJSON *attempt(run *R, const task *t, const history *h, int round, int sample, double best) {
+/* Tell the caller (one event at a time). */
+static void report(run *R, const dkb_opt_event *ev) {
+    if (!R->o->progress) return;
+    pthread_mutex_lock(&R->event_lock);
+    R->o->progress(R->o->progress_ctx, ev);
+    pthread_mutex_unlock(&R->event_lock);
+}
+
+static void warn(run *R, const char *message) {
+    dkb_opt_event ev = {.kind = DKB_OPT_EV_WARNING, .message = message};
+    report(R, &ev);
+}
+
+/* The feedback on a (the next user message), with best the best valid
+ * raw speedup so far, a included. */
+static void give_feedback(run *R, const task *t, attempt *a, double best) {
+    dkb_opt_feedback_in in = {.round = a->round, .rounds = R->o->rounds, .cls = a->cls,
+                              .verdict_text = a->verdict_text && a->verdict_text[0] ? a->verdict_text : a->cls,
+                              .detail = a->detail ? a->detail : "", .compile_log = a->compile_log ? a->compile_log : "",
+                              .checks = a->checks ? a->checks : "", .baseline_ms = a->baseline_ms,
+                              .candidate_ms = a->candidate_ms, .floor_ms = a->floor_ms, .best_speedup = best};
+    char *fb = NULL;
+    dkb_error fe = {0};
+    if (dkb__opt_feedback(&R->po, t->q->number, &in, &fb, &fe)) set_str(&a->feedback_error, fe.msg);
+    set_str(&a->feedback, fb ? fb : "");
+    free(fb);
+}
+
+/* Ask once, evaluate the reply's code, give feedback, record it: 0 with
+ * *a filled (the caller frees it), or -1 (a untouched) when the loop must
+ * stop asking. best: the best valid raw speedup of the task so far. */
+static int ask(run *R, const task *t, const history *h, int round, int sample, double best, attempt *a) {
     const dkb_opt_opts *o = R->o;
-    if (!may_ask(R)) return NULL;
-    cJSON *rec = new_record("attempt", t, o->target);
-    cJSON_AddNumberToObject(rec, "round", round);
-    cJSON_AddNumberToObject(rec, "sample", sample);
-    cJSON_AddStringToObject(rec, "prompt_sha256", t->prompt_hash);
+    if (!may_ask(R)) return -1;
+    attempt_init(a, round, sample);
     dkb_model_reply reply = {0};
     dkb_error err = {0};
     int rc = dkb_model_chat(R->model, h->msgs, h->n, &reply, &err);
@@ -251,23 +413,21 @@ static cJSON *attempt(run *R, const task *t, const history *h, int round, int sa
     R->stats.tokens_out += reply.tokens_out;
     R->stats.cost_usd += reply.cost_usd;
     pthread_mutex_unlock(&R->lock);
-    cJSON_AddStringToObject(rec, "reply", reply.text ? reply.text : "");
-    cJSON_AddNumberToObject(rec, "tokens_in", (double)reply.tokens_in);
-    cJSON_AddNumberToObject(rec, "tokens_out", (double)reply.tokens_out);
-    cJSON_AddNumberToObject(rec, "latency_s", reply.latency_s);
-    cJSON_AddNumberToObject(rec, "cost_usd", reply.cost_usd);
-    cJSON_AddNumberToObject(rec, "attempts", reply.attempts);
-    cJSON_AddNumberToObject(rec, "http_status", reply.http_status);
-    cJSON_AddStringToObject(rec, "finish_reason", reply.finish_reason);
-    char *code = NULL;
-    const char *cls = NULL, *text = NULL;
+    set_str(&a->reply, reply.text ? reply.text : "");
+    a->tokens_in = reply.tokens_in;
+    a->tokens_out = reply.tokens_out;
+    a->latency_s = reply.latency_s;
+    a->cost_usd = reply.cost_usd;
+    a->attempts = reply.attempts;
+    a->http_status = reply.http_status;
+    snprintf(a->finish_reason, sizeof a->finish_reason, "%s", reply.finish_reason);
     if (rc) {
-        cls = "model_error";
-        cJSON_AddStringToObject(rec, "detail", err.msg);
+        set_cls(a, "model_error");
+        set_str(&a->detail, err.msg);
         if (endpoint_unusable(o, &reply)) {
             /* every later request would fail the same way: stop asking, and
              * leave the round to be asked again when the run is resumed */
-            cJSON_AddTrueToObject(rec, "fatal");
+            a->fatal = 1;
             pthread_mutex_lock(&R->lock);
             if (!R->stop) {
                 snprintf(R->stats.stopped, sizeof R->stats.stopped, "the model endpoint is unusable: %.200s", err.msg);
@@ -278,69 +438,54 @@ static cJSON *attempt(run *R, const task *t, const history *h, int round, int sa
         }
     } else {
         dkb_error xe = {0};
-        int xrc = dkb_model_extract_code(reply.text ? reply.text : "", &code, &xe);
+        int xrc = dkb_model_extract_code(reply.text ? reply.text : "", &a->code, &xe);
         int cut = !strcmp(reply.finish_reason, "length") || !strcmp(reply.finish_reason, "truncated");
         if (xrc) {
-            code = NULL;
-            cls = xrc == DKB_EPARSE || cut ? "truncated_reply" : "no_code";
-            text = xrc == DKB_EPARSE || cut ? "was cut off before the code block ended (too long: write a shorter file)"
-                                            : "could not be found: the reply had no fenced code block";
-            cJSON_AddStringToObject(rec, "detail", xe.msg);
+            a->code = NULL;
+            int truncated = xrc == DKB_EPARSE || cut;
+            set_cls(a, truncated ? "truncated_reply" : "no_code");
+            set_str(&a->verdict_text, truncated
+                                          ? "was cut off before the code block ended (too long: write a shorter file)"
+                                          : "could not be found: the reply had no fenced code block");
+            set_str(&a->detail, xe.msg);
         }
     }
-    if (code) {
-        cJSON_AddStringToObject(rec, "code", code);
-        evaluate(R, t, round, sample, code, rec);
+    dkb_model_reply_free(&reply);
+    if (a->code) {
+        evaluate(R, t, a);
         pthread_mutex_lock(&R->lock);
         R->stats.evaluations++;
         pthread_mutex_unlock(&R->lock);
-    } else {
-        cJSON_AddStringToObject(rec, "class", cls);
-        cJSON_AddBoolToObject(rec, "valid", 0);
-        if (text) cJSON_AddStringToObject(rec, "verdict_text", text);
     }
-    free(code);
-    dkb_model_reply_free(&reply);
-
     /* the feedback (none for a failed request: the same conversation is sent again) */
-    if (strcmp(str(rec, "class"), "model_error")) {
-        double raw = num(rec, "raw_speedup");
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "valid")) && (!isfinite(best) || raw > best)) best = raw;
-        dkb_opt_feedback_in in = {.round = round, .rounds = o->rounds, .cls = str(rec, "class"),
-                                  .verdict_text = str(rec, "verdict_text"), .detail = str(rec, "detail"),
-                                  .compile_log = str(rec, "compile_log"), .checks = str(rec, "checks"),
-                                  .baseline_ms = num(rec, "baseline_ms"), .candidate_ms = num(rec, "candidate_ms"),
-                                  .floor_ms = num(rec, "floor_ms"), .best_speedup = best};
-        if (!in.verdict_text[0]) in.verdict_text = in.cls;
-        char *fb = NULL;
-        dkb_error fe = {0};
-        if (dkb__opt_feedback(&R->po, t->q->number, &in, &fb, &fe)) cJSON_AddStringToObject(rec, "feedback_error", fe.msg);
-        cJSON_AddStringToObject(rec, "feedback", fb ? fb : "");
-        free(fb);
-    }
+    if (dkb__opt_improves(a->valid, a->raw_speedup, best)) best = a->raw_speedup;
+    if (strcmp(a->cls, "model_error")) give_feedback(R, t, a, best);
+    cJSON *rec = attempt_record(a, t, o->target);
     dkb_error te = {0};
-    if (dkb__traj_append(&R->traj, rec, &te) && !o->quiet) fprintf(stderr, "dkb optimize: warning: %s\n", te.msg);
-    if (!o->quiet && isatty(2))
-        fprintf(stderr, "dkb optimize: %s %s round %d/%d sample %d/%d: %s (raw speedup %.2fx; best so far %.2fx)\n",
-                t->q->name, t->mode_name, round, o->rounds, sample + 1, o->samples, str(rec, "class"),
-                num(rec, "raw_speedup"), best);
-    return rec;
+    if (!rec) warn(R, "the trajectory: out of memory formatting a record");
+    else if (dkb__traj_append(&R->traj, rec, &te)) warn(R, te.msg);
+    cJSON_Delete(rec);
+    dkb_opt_event ev = {.kind = DKB_OPT_EV_ATTEMPT, .query = t->q->name, .mode = t->mode_name, .round = round,
+                        .rounds = o->rounds, .sample = sample + 1, .samples = o->samples, .cls = a->cls,
+                        .raw_speedup = a->raw_speedup, .best_speedup = best};
+    report(R, &ev);
+    return 0;
 }
 
-/* The record of a round the conversation continues from: the fastest valid
- * one, else the first that is not a model error; NULL when all were. */
-static const cJSON *chosen(const cJSON *round_recs) {
-    const cJSON *pick = NULL, *r;
-    double best = -1;
-    cJSON_ArrayForEach(r, round_recs) {
-        double raw = num(r, "raw_speedup");
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid")) && isfinite(raw) && raw > best) {
-            best = raw;
-            pick = r;
+/* The attempt of a round (a[0..n)) the conversation continues from: the
+ * fastest valid one, else the first that is not a model error; NULL when
+ * all were. */
+static const attempt *chosen(const attempt *a, int n) {
+    const attempt *pick = NULL;
+    double best = NAN;
+    for (int i = 0; i < n; i++)
+        if (dkb__opt_improves(a[i].valid, a[i].raw_speedup, best)) {
+            best = a[i].raw_speedup;
+            pick = &a[i];
         }
-    }
     if (pick) return pick;
-    cJSON_ArrayForEach(r, round_recs) if (strcmp(str(r, "class"), "model_error")) return r;
+    for (int i = 0; i < n; i++)
+        if (strcmp(a[i].cls, "model_error")) return &a[i];
     return NULL;
 }
 
@@ -353,12 +498,7 @@ static void baseline_only(run *R, const task *t) {
          *res_dir = dir ? dkb__path_join(dir, "eval") : NULL;
     dkb_error err = {0};
     if (!res_dir || dkb__mkdir_p(empty, &err)) goto done;
-    dkb_eval_opts eo = {.dir = empty, .store = o->store, .out = res_dir, .exe = o->exe,
-                        .backend = !strcmp(o->target, "cuda") ? "cuda" : "cpu", .modes = 1u << t->mode,
-                        .queries = t->q->name, .nseeds = o->nseeds, .threshold = o->threshold,
-                        .threads = o->threads, .timeout_s = o->timeout_s, .warmup = o->warmup,
-                        .min_runs = o->min_runs, .min_seconds = o->min_seconds,
-                        .no_verify = true /* verified once, in dkb__opt_run */};
+    dkb_eval_opts eo = eval_opts(o, t, empty, res_dir, "dkb optimize (the baseline alone)");
     dkb_eval_results res;
     pthread_mutex_lock(&R->eval_lock);
     int rc = dkb__eval_run(&eo, NULL, &res, &err);
@@ -377,6 +517,17 @@ done:
     free(res_dir);
 }
 
+/* The attempt (round, sample) of t recorded by an earlier invocation, or
+ * NULL: the last such record, unless it stopped the run (fatal: asked
+ * again). */
+static const cJSON *recorded(const run *R, const task *t, int round, int sample) {
+    const cJSON *r, *old = NULL;
+    cJSON_ArrayForEach(r, R->records) if (same_task(r, t, R->o->target) && !strcmp(str(r, "type"), "attempt") &&
+                                          num(r, "round") == round && num(r, "sample") == sample &&
+                                          !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "fatal"))) old = r;
+    return old;
+}
+
 static void run_task(run *R, const task *t) {
     const dkb_opt_opts *o = R->o;
     const cJSON *r;
@@ -391,41 +542,40 @@ static void run_task(run *R, const task *t) {
         }
         have_baseline |= isfinite(num(r, "baseline_ms"));
     }
+    attempt *round_attempts = calloc((size_t)o->samples, sizeof *round_attempts);
+    if (!round_attempts) {
+        warn(R, "out of memory");
+        return;
+    }
     history h = {0};
     history_push(&h, "system", t->system);
     history_push(&h, "user", t->user);
     double best = NAN;
     int stopped = 0;
     for (int round = 1; round <= o->rounds && !stopped; round++) {
-        cJSON *recs = cJSON_CreateArray();
+        int n = 0;
         for (int k = 0; k < o->samples && !stopped; k++) {
-            const cJSON *old = NULL;
-            /* a request that stopped the run (fatal) is asked again */
-            cJSON_ArrayForEach(r, R->records) if (same_task(r, t, o->target) && !strcmp(str(r, "type"), "attempt") &&
-                                                  num(r, "round") == round && num(r, "sample") == k &&
-                                                  !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "fatal"))) old = r;
-            cJSON *rec = old ? cJSON_Duplicate(old, 1) : attempt(R, t, &h, round, k, best);
-            if (rec && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "fatal"))) {
-                cJSON_Delete(rec);
-                rec = NULL;
-            }
-            if (!rec) {
+            attempt *a = &round_attempts[n];
+            const cJSON *old = recorded(R, t, round, k);
+            if (old) attempt_read(a, old, round, k);
+            else if (ask(R, t, &h, round, k, best, a)) stopped = 1;
+            if (stopped) break;
+            n++;
+            if (a->fatal) {
                 stopped = 1;
                 break;
             }
-            have_baseline |= isfinite(num(rec, "baseline_ms"));
-            double raw = num(rec, "raw_speedup");
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "valid")) && (!isfinite(best) || raw > best))
-                best = raw;
-            cJSON_AddItemToArray(recs, rec);
+            have_baseline |= isfinite(a->baseline_ms);
+            if (dkb__opt_improves(a->valid, a->raw_speedup, best)) best = a->raw_speedup;
         }
-        const cJSON *pick = stopped ? NULL : chosen(recs);
+        const attempt *pick = stopped ? NULL : chosen(round_attempts, n);
         if (pick) {
-            history_push(&h, "assistant", str(pick, "reply"));
-            history_push(&h, "user", str(pick, "feedback"));
+            history_push(&h, "assistant", pick->reply ? pick->reply : "");
+            history_push(&h, "user", pick->feedback ? pick->feedback : "");
         }
-        cJSON_Delete(recs);
+        for (int i = 0; i < n; i++) attempt_free(&round_attempts[i]);
     }
+    free(round_attempts);
     history_free(&h);
     if (stopped) return;
     if (!have_baseline) baseline_only(R, t);
@@ -530,13 +680,13 @@ static int check_same_run(const dkb_opt_opts *o, dkb_error *err) {
 
 static int prepare_tasks(run *R, const dkb_store *db, dkb_error *err) {
     const dkb_opt_opts *o = R->o;
-    R->tasks = calloc(44, sizeof *R->tasks);
+    R->tasks = calloc(DKB_NQUERIES * DKB_NMODES, sizeof *R->tasks);
     if (!R->tasks) return dkb_fail(err, DKB_ENOMEM, "out of memory");
     char *pdir = dkb__path_join(o->out, "prompts");
     int rc = pdir ? dkb__mkdir_p(pdir, err) : dkb_fail(err, DKB_ENOMEM, "out of memory");
-    for (int qn = 1; qn <= 22 && !rc; qn++) {
+    for (int qn = 1; qn <= DKB_NQUERIES && !rc; qn++) {
         if (!(o->queries & (1u << qn))) continue;
-        for (int m = 0; m < 2 && !rc; m++) {
+        for (int m = 0; m < DKB_NMODES && !rc; m++) {
             if (!(o->modes & (1u << m))) continue;
             task *t = &R->tasks[R->ntasks];
             t->q = dkb_query_get(qn);
@@ -581,11 +731,12 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
             return dkb_fail(err, DKB_ENOENT, "--target cuda: no usable GPU (%s); nothing was asked or evaluated",
                             ge.msg);
     }
-    run R = {.o = o, .start = now_s()};
+    run R = {.o = o, .start = dkb__now_s()};
     R.po = (dkb_opt_prompt_opts){.templates = dkb__opt_templates_dir(o->templates), .target = o->target,
                                  .workload = o->workload, .hardware = o->hardware, .need_gpu = cuda};
     pthread_mutex_init(&R.lock, NULL);
     pthread_mutex_init(&R.eval_lock, NULL);
+    pthread_mutex_init(&R.event_lock, NULL);
     dkb_store *db = NULL;
     int rc = check_same_run(o, err);
     /* the store is verified once, before anything is written or asked */
@@ -625,5 +776,6 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     free(R.tasks);
     pthread_mutex_destroy(&R.lock);
     pthread_mutex_destroy(&R.eval_lock);
+    pthread_mutex_destroy(&R.event_lock);
     return rc;
 }

@@ -13,6 +13,31 @@
 #include "model/model.h"
 #include "store/verify_cache.h"   // defines: dkb__verify_info
 
+/* What the loop reports as it goes, to the caller's callback
+ * (dkb_opt_opts.progress); the library itself prints nothing. */
+typedef enum {
+    DKB_OPT_EV_ATTEMPT = 0,   /* an attempt was asked, evaluated and recorded */
+    DKB_OPT_EV_WARNING,       /* something failed that does not stop the run */
+} dkb_opt_event_kind;
+
+typedef struct dkb_opt_event {
+    dkb_opt_event_kind kind;
+    /* DKB_OPT_EV_ATTEMPT: */
+    const char *query, *mode; /* "q06", "full" */
+    int round, rounds;        /* round (1-based) of rounds */
+    int sample, samples;      /* sample (1-based) of samples */
+    const char *cls;          /* the attempt's class: a verdict name, "missing",
+                               * "harness_error", "model_error", "no_code", "truncated_reply" */
+    double raw_speedup;       /* NaN unless the harness scored it valid */
+    double best_speedup;      /* best valid raw speedup of the task so far (NaN: none) */
+    /* DKB_OPT_EV_WARNING: */
+    const char *message;      /* one line, e.g. why the trajectory could not be appended to */
+} dkb_opt_event;
+
+/* Called from the loop's threads, one call at a time; ev and its strings
+ * are valid only during the call. */
+typedef void (*dkb_opt_progress_fn)(void *ctx, const dkb_opt_event *ev);
+
 typedef struct dkb_opt_opts {
     dkb_model_opts model;     /* IN: the model client's options */
     const char *store;        /* IN: store directory */
@@ -30,7 +55,8 @@ typedef struct dkb_opt_opts {
     /* the harness's options for each evaluation */
     int nseeds, threads, warmup, min_runs;
     double min_seconds, timeout_s, threshold;
-    int quiet;                /* no progress lines on stderr */
+    dkb_opt_progress_fn progress;  /* IN: events as they happen (NULL: none) */
+    void *progress_ctx;       /* IN: passed to progress */
     bool no_verify;           /* IN: trust the store (else verified once at the start, verify_cache.h) */
     const char *command_line; /* recorded in run.json */
 } dkb_opt_opts;
@@ -51,5 +77,13 @@ typedef struct dkb_opt_outcome {
  * or (DKB_ENOENT) when target "cuda" finds no GPU: then nothing is
  * written, asked or evaluated. */
 int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err);
+
+/* The best-speedup rule, of the loop (the best so far that the feedback
+ * quotes, the attempt a round continues from) and of `dkb report` (a
+ * task's best candidate): 1 when an attempt that is valid (valid != 0)
+ * with raw speedup raw beats best, the best so far (NaN or negative: none
+ * yet): raw is finite and, unless there is none yet, strictly above best
+ * (a tie keeps the earlier attempt). */
+int dkb__opt_improves(int valid, double raw, double best);
 
 #endif

@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "common/fsutil.h"    // defines: dkb__read_file, dkb__path_join
-#include "dkb/query.h"        // defines: dkb_query_number
+#include "dkb/query.h"        // defines: dkb_query_number, DKB_NQUERIES
 #include "harness/attrib.h"   // defines: dkb__attrib_from_json, dkb__attrib_own_share
 #include "harness/score.h"    // defines: dkb__score_rows, dkb__score_totals
+#include "optimize/loop.h"     // defines: dkb__opt_improves
 #include "optimize/traj.h"    // defines: dkb__traj_load
 #include "report/html.h"     // defines: dkb__html_begin, dkb__html_speedup_chart
 
-#define MAX_ROWS 44
+#define MAX_ROWS (DKB_NQUERIES * DKB_NMODES)
 
 typedef struct row {
     char query[8], mode[8], cls[32];
@@ -28,8 +29,8 @@ typedef struct run_sum {
     char model[128], target[16], dir[512];
     int n;
     row rows[MAX_ROWS];
-    dkb_score_totals totals[2];   /* by dkb_mode */
-    double rounds_mean[2];
+    dkb_score_totals totals[DKB_NMODES];   /* by dkb_mode */
+    double rounds_mean[DKB_NMODES];
 } run_sum;
 
 static double num(const cJSON *o, const char *k) {
@@ -112,9 +113,9 @@ static int load_run(const char *dir, run_sum *s, dkb_error *err) {
         if (strcmp(type, "attempt")) continue;
         int round = round_of(r);
         double raw = num(r, "raw_speedup");
-        int valid = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid")) && isfinite(raw);
+        int valid = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid"));
         double *bp = &best[w - s->rows];
-        if (valid && raw > *bp) {   /* the best valid candidate: its own medians */
+        if (dkb__opt_improves(valid, raw, *bp)) {   /* the best valid candidate: its own medians */
             *bp = raw;
             w->s.verdict = DKB_VERDICT_OK;
             w->s.baseline_ms = b;
@@ -133,7 +134,7 @@ static int load_run(const char *dir, run_sum *s, dkb_error *err) {
     for (int i = 0; i < s->n; i++) rows[i] = s->rows[i].s;
     if ((rc = dkb__score_rows(rows, s->n, threshold, err))) return rc;
     for (int i = 0; i < s->n; i++) s->rows[i].s = rows[i];
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < DKB_NMODES; m++) {
         dkb__score_totals(rows, s->n, m, &s->totals[m]);
         int cnt = 0, sum = 0;
         for (int i = 0; i < s->n; i++)

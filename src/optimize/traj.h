@@ -1,12 +1,16 @@
 /* traj.h: the trajectory of a `dkb optimize` run: RUNDIR/trajectory.jsonl,
  * one JSON object per line, appended and flushed as each event happens, so
  * an interrupted run loses at most the line being written and resumes from
- * the rest. Records:
+ * the rest. Records (loop.c writes an attempt in one place, attempt_record):
  *   {"type":"attempt", "query","mode","target","round","sample",
- *    "prompt_sha256","reply","code","class","valid","detail","feedback",
- *    "baseline_ms","candidate_ms","floor_ms","raw_speedup",
- *    "attribution","attribution_note" (CUDA rows: harness/attrib.h),
- *    "tokens_in","tokens_out","latency_s","cost_usd","finish_reason","attempts"}
+ *    "prompt_sha256","reply","tokens_in","tokens_out","latency_s","cost_usd",
+ *    "attempts","http_status","finish_reason", "class","valid","detail",
+ *    and when they apply: "fatal" (true), "code", "file", "verdict_text";
+ *    "compile_log","checks","baseline_ms","candidate_ms","floor_ms",
+ *    "raw_speedup","sha256" (the harness scored it), "attribution",
+ *    "attribution_note" (CUDA: the kernel attribution, harness/attrib.h);
+ *    "feedback",
+ *    "feedback_error" (not after a model_error)}
  *   {"type":"baseline","query","mode","target","baseline_ms","floor_ms"}
  *   {"type":"done","query","mode","target","rounds"}
  * No API key is ever written (the model client never hands one out). */
