@@ -77,4 +77,15 @@ void cli_bar_done(cli_bar *bar);
 /* JSON string output with escaping. */
 void cli_json_string(FILE *f, const char *s);
 
+struct cJSON;
+/* item as JSON on f, on one line, spaced as the CLI's JSON always was:
+ * ", " between elements and members, ": " after a key (so `"seed": 2`
+ * reads the same with grep). Keys and leaves as cJSON prints them
+ * (strings escaped; a Raw item as is, e.g. a number formatted "%.3f"). A
+ * Raw item without a key inside an object (added with cJSON_AddItemToArray)
+ * stands for members written by another printer: its text, which must read
+ * `"k": v, ...`, goes in as is (dkb_result_print_json_fields). No newline
+ * is added. 0, DKB_ENOMEM, or DKB_EIO when writing to f failed. */
+int cli_json_print(FILE *f, const struct cJSON *item);
+
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
 
 int cli_query_arg(const char *cmd, const char *arg, const dkb_query **q) {
@@ -57,16 +59,22 @@ void cli_params_line(FILE *f, const dkb_query *q, uint64_t seed, const dkb_param
     }
 }
 
-void cli_params_json(FILE *f, const dkb_params *p) {
-    fputc('{', f);
-    for (int i = 0; i < p->n; i++) {
+cJSON *cli_params_cjson(const dkb_params *p) {
+    cJSON *o = cJSON_CreateObject();
+    for (int i = 0; o && i < p->n; i++) {
         char text[DKB_PARAM_STRLEN + 64];
         dkb_param_text(&p->v[i], text, sizeof text);
-        fputs(i ? ", " : "", f);
-        cli_json_string(f, p->v[i].name);
-        fputs(": ", f);
-        if (p->v[i].kind == DKB_PARAM_INT || p->v[i].kind == DKB_PARAM_DECIMAL) fputs(text, f);
-        else cli_json_string(f, text);
+        int number = p->v[i].kind == DKB_PARAM_INT || p->v[i].kind == DKB_PARAM_DECIMAL;
+        if (!(number ? cJSON_AddRawToObject(o, p->v[i].name, text) : cJSON_AddStringToObject(o, p->v[i].name, text))) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
     }
-    fputc('}', f);
+    return o;
+}
+
+void cli_params_json(FILE *f, const dkb_params *p) {
+    cJSON *o = cli_params_cjson(p);
+    cli_json_print(f, o);
+    cJSON_Delete(o);
 }

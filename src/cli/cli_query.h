@@ -24,7 +24,11 @@ int cli_query_params(const char *cmd, const dkb_query *q, uint64_t seed, double 
  * spaces or quotes in single quotes), no newline. */
 void cli_params_line(FILE *f, const dkb_query *q, uint64_t seed, const dkb_params *p);
 /* {"date": "1994-01-01", "discount": 0.06, "quantity": 24}: DATE and
- * STRING as JSON strings, INT and DECIMAL as JSON numbers. */
+ * STRING as JSON strings, INT and DECIMAL as JSON numbers written as
+ * their command-line text (0.06 exactly). cli_params_cjson returns it as a
+ * cJSON object (NULL when out of memory); cli_params_json prints it
+ * (cli_json_print, no newline). */
+struct cJSON *cli_params_cjson(const dkb_params *p);
 void cli_params_json(FILE *f, const dkb_params *p);
 
 #endif

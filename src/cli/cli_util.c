@@ -1,4 +1,5 @@
-/* cli_util.c: error printing and option parsing shared by the subcommands. */
+/* cli_util.c: error printing, option parsing and JSON output shared by the
+ * subcommands. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -7,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "dkb/schema.h"
@@ -113,6 +116,42 @@ void cli_json_string(FILE *f, const char *s) {
         else fputc(c, f);
     }
     fputc('"', f);
+}
+
+/* A key or leaf as cJSON prints it. */
+static int json_leaf(FILE *f, const cJSON *it) {
+    char *text = cJSON_PrintUnformatted(it);
+    if (!text) return DKB_ENOMEM;
+    fputs(text, f);
+    free(text);
+    return 0;
+}
+
+static int json_key(FILE *f, const char *key) {
+    cJSON *k = cJSON_CreateString(key);
+    int rc = k ? json_leaf(f, k) : DKB_ENOMEM;
+    cJSON_Delete(k);
+    if (!rc) fputs(": ", f);
+    return rc;
+}
+
+static int json_item(FILE *f, const cJSON *it) {
+    if (!cJSON_IsObject(it) && !cJSON_IsArray(it)) return json_leaf(f, it);
+    int obj = cJSON_IsObject(it), rc = 0;
+    fputc(obj ? '{' : '[', f);
+    for (const cJSON *c = it->child; c && !rc; c = c->next) {
+        if (c != it->child) fputs(", ", f);
+        if (obj && !c->string && cJSON_IsRaw(c)) fputs(c->valuestring, f);   /* members as they are */
+        else if (!(rc = obj ? json_key(f, c->string ? c->string : "") : 0)) rc = json_item(f, c);
+    }
+    fputc(obj ? '}' : ']', f);
+    return rc;
+}
+
+int cli_json_print(FILE *f, const cJSON *item) {
+    if (!item) return DKB_ENOMEM;
+    int rc = json_item(f, item);
+    return rc ? rc : ferror(f) ? DKB_EIO : 0;
 }
 
 char *cli_command_line(int argc, char **argv) {

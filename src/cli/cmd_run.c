@@ -11,9 +11,12 @@
  * (dkb_tp_touched), and, given --bandwidth, the time reading them once
  * would take at that bandwidth. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "cli_query.h"
@@ -175,14 +178,6 @@ static void print_profile_line(FILE *f, const dkb_query *q, const profile_run *p
     fprintf(f, "\n");
 }
 
-static void print_profile_json(FILE *f, const profile_run *pr) {
-    fprintf(f, ", \"profile\": {\"ms\": %.6f, \"ops\": [", pr->ms);
-    for (int i = 0; i < pr->n; i++)
-        fprintf(f, "%s{\"op\": \"%s\", \"calls\": %lld, \"ms\": %.6f}", i ? ", " : "", pr->e[i].op,
-                (long long)pr->e[i].calls, pr->e[i].seconds * 1e3);
-    fprintf(f, "]}");
-}
-
 /* Run q W + N times (1 when not timing), keeping the last result. */
 static int run_timed(const run_opts *o, run_env *env, const dkb_query *q, const dkb_params *p, dkb_result *res,
                      timing *t, dkb_error *err) {
@@ -256,23 +251,6 @@ static void print_time_line(FILE *f, const run_opts *o, const run_env *env, cons
             o->warmup == 1 ? "" : "s", o->backend_name, threads, threads == 1 ? "" : "s");
 }
 
-static void print_timing_json(FILE *f, const run_opts *o, const run_env *env, const timing *t, const load_stats *l) {
-    fprintf(f, ", \"timing\": {\"load_ms\": %.3f, \"warmup\": %d, \"runs\": %d, \"median_ms\": %.3f, \"min_ms\": %.3f, "
-               "\"max_ms\": %.3f, \"ms\": [",
-            env->load_ms, o->warmup, t->n, t->sum.median, t->sum.min, t->sum.max);
-    for (int i = 0; i < t->n; i++) fprintf(f, "%s%.3f", i ? ", " : "", t->ms[i]);
-    fprintf(f, "], \"backend\": \"%s\", \"threads\": %d", o->backend_name, o->threads ? o->threads : cli_default_threads());
-    fprintf(f, ", \"floor_columns\": %lld, \"floor_bytes\": %lld", (long long)l->floor_columns, (long long)l->floor_bytes);
-    if (o->bandwidth_gbps > 0) {
-        double fm = floor_ms(o, l);
-        fprintf(f, ", \"bandwidth_gbps\": %.3f, \"floor_ms\": %.6f, \"median_over_floor\": %.3f", o->bandwidth_gbps, fm,
-                fm > 0 ? t->sum.median / fm : 0);
-    }
-    fprintf(f, ", \"resident_load\": {\"columns\": %lld, \"bytes\": %lld, \"seconds\": %.6f, \"gbps\": %.3f, "
-               "\"prepare_ms\": %.3f}}",
-            (long long)l->columns, (long long)l->bytes, l->seconds, gbps(l->bytes, l->seconds), l->prepare_ms);
-}
-
 /* The expectation file for q, or NULL when none (path in buf). */
 static const char *expect_file(const run_opts *o, const dkb_query *q, char *buf, size_t n) {
     switch (o->expect) {
@@ -300,90 +278,251 @@ static int check_result(const run_opts *o, const char *file, const dkb_result *r
     return rc;
 }
 
-/* One query: parameters, runs, check, output. 0 ok, else the exit code
- * (its error line printed). */
-static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int all) {
-    dkb_params p;
-    int rc = cli_query_params("run", q, o->seed, env->sf, o->ov, o->nov, &p);
-    if (rc) return rc;
-    dkb_result res = {0};
-    timing t = {0};
-    dkb_error err = {0};
-    char fbuf[4096];
-    const char *file = expect_file(o, q, fbuf, sizeof fbuf);
-    load_stats load = {0};
-    if (o->time) rc = preload(env, q, &p, &load, &err);
-    if (!rc) rc = run_timed(o, env, q, &p, &res, &t, &err);
-    profile_run prof = {0};
-    if (!rc && o->profile) rc = run_profiled(env, q, &p, &prof, &err);
+/* ---- one query: run and check it, then print what it gave ---- */
+
+/* What one query's run produced, filled before anything is printed. */
+typedef struct outcome {
+    const dkb_query *q;
+    dkb_params p;          /* the parameters used */
+    dkb_result res;        /* the last run's result (res.cols NULL: none) */
+    timing t;              /* the runs (one when not timing) */
+    load_stats load;       /* --time: the preload */
+    profile_run prof;      /* --profile: the profiled run */
+    const char *file;      /* the expectation (NULL: none) */
+    char fbuf[4096];       /* file, when formatted from a directory */
+    int checked;           /* res was compared with file */
+    int rc;                /* 0, or the first failure, described in err */
+    dkb_error err;
+} outcome;
+
+/* Run oc->q with oc->p: preload, runs, profile, check (each step only when
+ * the ones before succeeded); add a timed query to env's sums. */
+static void run_outcome(const run_opts *o, run_env *env, outcome *oc) {
+    oc->file = expect_file(o, oc->q, oc->fbuf, sizeof oc->fbuf);
+    int rc = 0;
+    if (o->time) rc = preload(env, oc->q, &oc->p, &oc->load, &oc->err);
+    if (!rc) rc = run_timed(o, env, oc->q, &oc->p, &oc->res, &oc->t, &oc->err);
+    if (!rc && o->profile) rc = run_profiled(env, oc->q, &oc->p, &oc->prof, &oc->err);
     if (!rc && o->time) {
-        env->ntimed++, env->median_sum += t.sum.median;
-        env->floor_ms_sum += floor_ms(o, &load);
-        env->floor_bytes_sum += load.floor_bytes;
+        env->ntimed++, env->median_sum += oc->t.sum.median;
+        env->floor_ms_sum += floor_ms(o, &oc->load);
+        env->floor_bytes_sum += oc->load.floor_bytes;
     }
-    int checked = 0;
-    if (!rc && file) {
-        rc = check_result(o, file, &res, &err);
-        checked = 1;
+    if (!rc && oc->file) {
+        rc = check_result(o, oc->file, &oc->res, &oc->err);
+        oc->checked = 1;
     }
-    int show = !file || o->fmt_given;
-    FILE *status = o->fmt == CLI_FMT_TABLE ? stdout : stderr;
-    if (o->fmt == CLI_FMT_JSON) {
-        printf("%s{\"query\": \"%s\", \"title\": ", env->nprinted++ ? ",\n" : (all ? "[\n" : ""), q->name);
-        cli_json_string(stdout, q->title ? q->title : "");
-        printf(", \"seed\": %llu, \"sf\": %.15g, \"params\": ", (unsigned long long)o->seed, env->sf);
-        cli_params_json(stdout, &p);
-        if (res.cols && show) {
-            printf(", ");
-            dkb_result_print_json_fields(&res, stdout);
-        }
-        if (res.cols && o->time) print_timing_json(stdout, o, env, &t, &load);
-        if (res.cols && o->profile) print_profile_json(stdout, &prof);
-        if (file) {
-            printf(", \"check\": {\"file\": ");
-            cli_json_string(stdout, file);
-            printf(", \"ok\": %s", rc ? "false" : "true");
-            if (rc) {
-                printf(", \"message\": ");
-                cli_json_string(stdout, err.msg);
-            }
-            printf("}");
-        } else if (rc) {
-            printf(", \"error\": ");
-            cli_json_string(stdout, err.msg);
-        }
-        printf("}");
-        if (!all) printf("\n");
-    } else {
-        if (o->fmt == CLI_FMT_TABLE && show && res.cols) {
-            if (env->nprinted++) printf("\n");
-            cli_params_line(stdout, q, o->seed, &p);
-            printf("\n");
-            dkb_result_print(&res, DKB_RES_FMT_TABLE, stdout);
-        } else if (o->fmt == CLI_FMT_CSV && show && res.cols) {
-            dkb_result_print(&res, DKB_RES_FMT_CSV, stdout);
-        }
-        if (res.cols && o->time) {
-            print_time_line(status, o, env, q, &t);
-            print_load_lines(status, o, q, &load, &t);
-        }
-        if (res.cols && o->profile) print_profile_line(status, q, &prof);
-        if (checked && !rc) {
-            cli_params_line(status, q, o->seed, &p);
-            fprintf(status, ": ok, %lld row%s match%s %s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s",
-                    res.nrows == 1 ? "es" : "", file);
-        }
+    oc->rc = rc;
+}
+
+/* The result itself is printed unless an --expect option was given
+ * without --format. */
+static int shows_result(const run_opts *o, const outcome *oc) {
+    return oc->res.cols && (!oc->file || o->fmt_given);
+}
+
+/* The lines besides the result, on f: time, floor and load (--time),
+ * profile (--profile), and the check's "ok" line. */
+static void print_notes(FILE *f, const run_opts *o, const run_env *env, const outcome *oc) {
+    if (oc->res.cols && o->time) {
+        print_time_line(f, o, env, oc->q, &oc->t);
+        print_load_lines(f, o, oc->q, &oc->load, &oc->t);
+    }
+    if (oc->res.cols && o->profile) print_profile_line(f, oc->q, &oc->prof);
+    if (oc->checked && !oc->rc) {
+        cli_params_line(f, oc->q, o->seed, &oc->p);
+        fprintf(f, ": ok, %lld row%s match%s %s\n", (long long)oc->res.nrows, oc->res.nrows == 1 ? "" : "s",
+                oc->res.nrows == 1 ? "es" : "", oc->file);
+    }
+}
+
+/* --format table: the parameter line and the table, then the notes, all on
+ * stdout (a blank line between queries). */
+static void print_table(const run_opts *o, run_env *env, const outcome *oc) {
+    if (shows_result(o, oc)) {
+        if (env->nprinted++) printf("\n");
+        cli_params_line(stdout, oc->q, o->seed, &oc->p);
+        printf("\n");
+        dkb_result_print(&oc->res, DKB_RES_FMT_TABLE, stdout);
+    }
+    print_notes(stdout, o, env, oc);
+}
+
+/* --format csv: the header and rows alone on stdout, the notes on stderr. */
+static void print_csv(const run_opts *o, const run_env *env, const outcome *oc) {
+    if (shows_result(o, oc)) dkb_result_print(&oc->res, DKB_RES_FMT_CSV, stdout);
+    print_notes(stderr, o, env, oc);
+}
+
+/* JSON numbers as dkb run has always written them: a Raw item of
+ * printf's text (non-finite: null). */
+static cJSON *fixed(double v, int decimals) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return isfinite(v) ? cJSON_CreateRaw(buf) : cJSON_CreateNull();
+}
+
+static cJSON *integer(long long v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", v);
+    return cJSON_CreateRaw(buf);
+}
+
+/* Add item to obj as key; 0 (and item freed) when either is NULL. */
+static int put(cJSON *obj, const char *key, cJSON *item) {
+    if (obj && item && cJSON_AddItemToObject(obj, key, item)) return 1;
+    cJSON_Delete(item);
+    return 0;
+}
+
+/* "timing": the load, the runs, the floor and the resident load. */
+static cJSON *timing_json(const run_opts *o, const run_env *env, const outcome *oc) {
+    const timing *t = &oc->t;
+    const load_stats *l = &oc->load;
+    cJSON *j = cJSON_CreateObject(), *ms = cJSON_CreateArray(), *rl = cJSON_CreateObject();
+    int ok = ms && rl && put(j, "load_ms", fixed(env->load_ms, 3)) && put(j, "warmup", integer(o->warmup)) &&
+             put(j, "runs", integer(t->n)) && put(j, "median_ms", fixed(t->sum.median, 3)) &&
+             put(j, "min_ms", fixed(t->sum.min, 3)) && put(j, "max_ms", fixed(t->sum.max, 3));
+    for (int i = 0; ok && i < t->n; i++) {
+        cJSON *v = fixed(t->ms[i], 3);
+        ok = v && cJSON_AddItemToArray(ms, v);
+        if (!ok) cJSON_Delete(v);
+    }
+    if (ok) {
+        ok = put(j, "ms", ms);
+        ms = NULL;   /* j's now, or freed by put */
+    }
+    ok = ok && put(j, "backend", cJSON_CreateString(o->backend_name)) &&
+         put(j, "threads", integer(o->threads ? o->threads : cli_default_threads())) &&
+         put(j, "floor_columns", integer(l->floor_columns)) && put(j, "floor_bytes", integer(l->floor_bytes));
+    if (ok && o->bandwidth_gbps > 0) {
+        double fm = floor_ms(o, l);
+        ok = put(j, "bandwidth_gbps", fixed(o->bandwidth_gbps, 3)) && put(j, "floor_ms", fixed(fm, 6)) &&
+             put(j, "median_over_floor", fixed(fm > 0 ? t->sum.median / fm : 0, 3));
+    }
+    ok = ok && put(rl, "columns", integer(l->columns)) && put(rl, "bytes", integer(l->bytes)) &&
+         put(rl, "seconds", fixed(l->seconds, 6)) && put(rl, "gbps", fixed(gbps(l->bytes, l->seconds), 3)) &&
+         put(rl, "prepare_ms", fixed(l->prepare_ms, 3));
+    if (ok) {
+        ok = put(j, "resident_load", rl);
+        rl = NULL;   /* j's now, or freed by put */
+    }
+    cJSON_Delete(ms);
+    cJSON_Delete(rl);
+    if (ok) return j;
+    cJSON_Delete(j);
+    return NULL;
+}
+
+/* "profile": the profiled run's time and its operations, longest first. */
+static cJSON *profile_json(const profile_run *pr) {
+    cJSON *j = cJSON_CreateObject(), *ops = cJSON_CreateArray();
+    int ok = put(j, "ms", fixed(pr->ms, 6));
+    for (int i = 0; ok && i < pr->n; i++) {
+        cJSON *op = cJSON_CreateObject();
+        ok = put(op, "op", cJSON_CreateString(pr->e[i].op)) && put(op, "calls", integer(pr->e[i].calls)) &&
+             put(op, "ms", fixed(pr->e[i].seconds * 1e3, 6)) && ops && cJSON_AddItemToArray(ops, op);
+        if (!ok) cJSON_Delete(op);
+    }
+    if (ok && put(j, "ops", ops)) return j;
+    if (!ok) cJSON_Delete(ops);
+    cJSON_Delete(j);
+    return NULL;
+}
+
+/* The result's "columns" and "rows" members, as the result library writes
+ * them (DECIMAL exact, FLOAT with every digit), as one keyless Raw item
+ * (cli_json_print). */
+static cJSON *result_members(const dkb_result *res) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return NULL;
+    int rc = dkb_result_print_json_fields(res, m);
+    if (fclose(m) || rc) {
+        free(text);
+        return NULL;
+    }
+    cJSON *raw = cJSON_CreateRaw(text);
+    free(text);
+    return raw;
+}
+
+/* The JSON object of one query: query, title, seed, sf, params, the result
+ * (shows_result), timing (--time), profile (--profile), and "check" (an
+ * expectation: its file, ok, message) or "error". NULL when out of memory. */
+static cJSON *outcome_json(const run_opts *o, const run_env *env, const outcome *oc) {
+    const dkb_query *q = oc->q;
+    char num[64];
+    cJSON *j = cJSON_CreateObject();
+    snprintf(num, sizeof num, "%llu", (unsigned long long)o->seed);
+    int ok = put(j, "query", cJSON_CreateString(q->name)) &&
+             put(j, "title", cJSON_CreateString(q->title ? q->title : "")) && put(j, "seed", cJSON_CreateRaw(num));
+    snprintf(num, sizeof num, "%.15g", env->sf);
+    ok = ok && put(j, "sf", cJSON_CreateRaw(num)) && put(j, "params", cli_params_cjson(&oc->p));
+    if (ok && shows_result(o, oc)) {
+        cJSON *members = result_members(&oc->res);
+        ok = members && cJSON_AddItemToArray(j, members);
+        if (!ok) cJSON_Delete(members);
+    }
+    if (ok && oc->res.cols && o->time) ok = put(j, "timing", timing_json(o, env, oc));
+    if (ok && oc->res.cols && o->profile) ok = put(j, "profile", profile_json(&oc->prof));
+    if (ok && oc->file) {
+        cJSON *c = cJSON_CreateObject();
+        ok = put(c, "file", cJSON_CreateString(oc->file)) && put(c, "ok", cJSON_CreateBool(!oc->rc)) &&
+             (!oc->rc || put(c, "message", cJSON_CreateString(oc->err.msg)));
+        ok = ok ? put(j, "check", c) : (cJSON_Delete(c), 0);
+    } else if (ok && oc->rc) {
+        ok = put(j, "error", cJSON_CreateString(oc->err.msg));
+    }
+    if (ok) return j;
+    cJSON_Delete(j);
+    return NULL;
+}
+
+/* --format json: one object per query (one line, or the elements of one
+ * array with `all`: "[" and "]" are written by cmd_run). 0 or DKB_ENOMEM. */
+static int print_json(const run_opts *o, run_env *env, const outcome *oc, int all) {
+    cJSON *doc = outcome_json(o, env, oc);
+    if (!doc) return DKB_ENOMEM;
+    printf("%s", env->nprinted++ ? ",\n" : (all ? "[\n" : ""));
+    int rc = cli_json_print(stdout, doc);
+    cJSON_Delete(doc);
+    if (!all) printf("\n");
+    return rc == DKB_ENOMEM ? rc : 0;   /* write errors: cmd_run checks stdout at the end */
+}
+
+/* A failed query's one line on stderr: the query, its seed, what failed. */
+static void print_error(const run_opts *o, const outcome *oc) {
+    const char *msg = oc->err.msg[0] ? oc->err.msg : dkb_strerror(oc->rc);
+    if (!strncmp(msg, oc->q->name, 3))
+        fprintf(stderr, "dkb run: error: %s (seed %llu)\n", msg, (unsigned long long)o->seed);
+    else
+        fprintf(stderr, "dkb run: error: %s seed %llu: %s\n", oc->q->name, (unsigned long long)o->seed, msg);
+}
+
+/* One query: its parameters, the outcome, then its printer. 0 ok, else
+ * the exit code (its error line printed). */
+static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int all) {
+    outcome oc;
+    memset(&oc, 0, sizeof oc);
+    oc.q = q;
+    int rc = cli_query_params("run", q, o->seed, env->sf, o->ov, o->nov, &oc.p);
+    if (rc) return rc;
+    run_outcome(o, env, &oc);
+    switch (o->fmt) {
+    case CLI_FMT_JSON:
+        if (print_json(o, env, &oc, all) && !oc.rc)
+            oc.rc = dkb_fail(&oc.err, DKB_ENOMEM, "out of memory writing the JSON");
+        break;
+    case CLI_FMT_CSV: print_csv(o, env, &oc); break;
+    case CLI_FMT_TABLE: print_table(o, env, &oc); break;
     }
     fflush(stdout);
-    if (rc) {
-        /* one line: the query, its seed, what failed */
-        const char *msg = err.msg[0] ? err.msg : dkb_strerror(rc);
-        if (!strncmp(msg, q->name, 3)) fprintf(stderr, "dkb run: error: %s (seed %llu)\n", msg, (unsigned long long)o->seed);
-        else fprintf(stderr, "dkb run: error: %s seed %llu: %s\n", q->name, (unsigned long long)o->seed, msg);
-    }
-    dkb_result_free(&res);
-    free(t.ms);
-    return rc ? DKB_EXIT_FAIL : 0;
+    if (oc.rc) print_error(o, &oc);
+    dkb_result_free(&oc.res);
+    free(oc.t.ms);
+    return oc.rc ? DKB_EXIT_FAIL : 0;
 }
 
 static int set_expect(run_opts *o, expect_kind kind, const char *path) {
