@@ -70,7 +70,11 @@
  * DECIMAL(15,2) values are int64 hundredths (scale 2); a product of two
  * such values has scale 4, and so on; low-cardinality strings are uint8
  * codes into a sorted dictionary (code order is string order); free text is
- * int64 offsets (n + 1) into bytes. */
+ * int64 offsets (n + 1) into bytes.
+ *
+ * Words used here (core and full mode, prepare, core, finish, baseline,
+ * candidate, expert, seed, floor, must-read bound): docs/README.md,
+ * "Glossary". */
 #ifndef DKB_CANDIDATE_H
 #define DKB_CANDIDATE_H
 

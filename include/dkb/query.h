@@ -9,7 +9,10 @@
  *            (what a 'core' mode candidate replaces);
  *   finish   builds the result table from the core outputs on the host.
  * Inputs and outputs travel as named sets of tensors and host scalars, so
- * one calling convention serves every query, the baseline and candidates. */
+ * one calling convention serves every query, the baseline and candidates.
+ * The steps' contracts are at dkb_query below; the words (prepare, core,
+ * finish, core and full mode, baseline, candidate, expert, row, seed,
+ * floor, must-read bound) are defined in docs/README.md, "Glossary". */
 #ifndef DKB_QUERY_H
 #define DKB_QUERY_H
 
