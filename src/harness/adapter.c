@@ -5,6 +5,7 @@
 #include "harness/adapter.h"
 
 #include <errno.h>
+#include <malloc.h>  // defines: malloc_usable_size
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -283,8 +284,10 @@ void dkb__out_result_free(dkb_cand_out_result *o) {
         free(s->str_off);
         free(s->str_bytes);
         free(s->is_null);
+        if (o->names) free(o->names[c]);
     }
     free(o->saved);
+    free(o->names);
     free(o->cols);
     memset(o, 0, sizeof *o);
 }
@@ -297,12 +300,15 @@ int dkb__out_result_init(dkb_cand_out_result *o, const dkb_result *like, int64_t
     o->ncols = like->ncols;
     o->cap = cap;
     o->saved = calloc((size_t)like->ncols, sizeof *o->saved);
+    o->names = calloc((size_t)like->ncols, sizeof *o->names);
     o->cols = calloc((size_t)like->ncols, sizeof *o->cols);
-    if (!o->saved || !o->cols) goto nomem;
+    if (!o->saved || !o->names || !o->cols) goto nomem;
     for (int c = 0; c < like->ncols; c++) {
         dkb_cand_res_col *s = &o->saved[c];
         const dkb_res_column *lc = &like->cols[c];
         s->name = strdup(lc->name);
+        o->names[c] = strdup(lc->name);
+        if (!o->names[c]) goto nomem;
         s->type = (dkb_cand_res_type)lc->type;
         s->scale = lc->scale;
         s->is_null = malloc((size_t)cap);
@@ -329,19 +335,39 @@ nomem:
     return dkb_fail(err, DKB_ENOMEM, "result outputs: out of memory (%lld rows)", (long long)cap);
 }
 
+/* Fill the whole heap block p (malloc_usable_size: the slack past what
+ * was asked for too) with byte `fill`, from byte `from` on: a candidate gets
+ * no bytes of a buffer that the harness did not write before the call. */
+static void fill_block(void *p, size_t from, int fill) {
+    size_t n = p ? malloc_usable_size(p) : 0;
+    if (n > from) memset((char *)p + from, fill, n - from);
+}
+
+/* A name the candidate gets (a heap copy it could write to) put back from
+ * the declared one, its slack zeroed. */
+static void restore_name(const char *handed, const char *declared) {
+    size_t n = strlen(declared) + 1;
+    memcpy((char *)handed, declared, n);
+    fill_block((void *)handed, n, 0);
+}
+
 void dkb__out_result_reset(dkb_cand_out_result *o, uint8_t poison) {
     size_t n = (size_t)o->cap;
     for (int c = 0; c < o->ncols; c++) {
         dkb_cand_res_col *s = &o->saved[c];
-        o->cols[c] = *s;
-        if (s->i64) memset(s->i64, poison, n * sizeof *s->i64);
-        if (s->dec) memset(s->dec, poison, n * sizeof *s->dec);
-        if (s->f64) memset(s->f64, poison, n * sizeof *s->f64);
-        if (s->date) memset(s->date, poison, n * sizeof *s->date);
-        if (s->str_off) memset(s->str_off, poison, (n + 1) * sizeof *s->str_off);
-        if (s->str_bytes && s->bytes_cap) memset(s->str_bytes, poison, (size_t)s->bytes_cap);
+        restore_name(s->name, o->names[c]);
+        memcpy(&o->cols[c], s, sizeof *s); /* padding too: saved was zeroed */
+        fill_block(s->i64, 0, poison);
+        fill_block(s->dec, 0, poison);
+        fill_block(s->f64, 0, poison);
+        fill_block(s->date, 0, poison);
+        fill_block(s->str_off, 0, poison);
+        fill_block(s->str_bytes, 0, poison);
         memset(s->is_null, 0, n);
+        fill_block(s->is_null, n, poison);
     }
+    fill_block(o->cols, (size_t)o->ncols * sizeof *o->cols, poison);
+    memset(&o->res, 0, sizeof o->res); /* its padding (after ncols) too */
     o->res.ncols = o->ncols;
     o->res.cols = o->cols;
     o->res.cap = o->cap;
@@ -536,8 +562,10 @@ void dkb__out_set_free(dkb_cand_out_set *o) {
         free(o->saved[i].data);
         free(o->saved[i].bytes);
         free((char *)o->saved[i].name);
+        if (o->names) free(o->names[i]);
     }
     free(o->saved);
+    free(o->names);
     free(o->vec);
     free(o->likes);
     free(o->t);
@@ -548,15 +576,18 @@ int dkb__out_set_init(dkb_cand_out_set *o, const dkb_out_like *likes, int n, dkb
     memset(o, 0, sizeof *o);
     o->n = n;
     o->saved = calloc((size_t)(n ? n : 1), sizeof *o->saved);
+    o->names = calloc((size_t)(n ? n : 1), sizeof *o->names);
     o->vec = calloc((size_t)(n ? n : 1), sizeof *o->vec);
     o->likes = calloc((size_t)(n ? n : 1), sizeof *o->likes);
     o->t = calloc((size_t)(n ? n : 1), sizeof *o->t);
-    if (!o->saved || !o->vec || !o->likes || !o->t) goto nomem;
+    if (!o->saved || !o->names || !o->vec || !o->likes || !o->t) goto nomem;
     for (int i = 0; i < n; i++) {
         const dkb_out_like *l = &likes[i];
         o->likes[i] = *l;
         dkb_cand_vec *s = &o->saved[i];
         s->name = strdup(l->name);
+        o->names[i] = strdup(l->name);
+        if (!o->names[i]) goto nomem;
         s->type = (dkb_cand_type)l->dtype;
         s->scale = l->scale;
         s->cap = 2 * l->max_n + 64;
@@ -579,14 +610,16 @@ nomem:
 void dkb__out_set_reset(dkb_cand_out_set *o, uint8_t poison) {
     for (int i = 0; i < o->n; i++) {
         dkb_cand_vec *s = &o->saved[i];
-        size_t es = dkb_tp_dtype_size((dkb_tp_dtype)s->type);
-        memset(s->data, poison, (size_t)(s->type == DKB_CAND_STR ? s->cap + 1 : s->cap) * es);
-        if (s->bytes) memset(s->bytes, poison, (size_t)s->bytes_cap);
-        o->vec[i] = *s;
+        fill_block(s->data, 0, poison);
+        fill_block(s->bytes, 0, poison);
+        restore_name(s->name, o->names[i]);
+        memcpy(&o->vec[i], s, sizeof *s);
         o->vec[i].n = -1;
         o->vec[i].nbytes = -1;
         o->vec[i].dict = NULL; /* outputs carry no dictionary; codes index the input's */
     }
+    fill_block(o->vec, (size_t)o->n * sizeof *o->vec, poison);
+    memset(&o->set, 0, sizeof o->set); /* its padding too */
     o->set.nvec = o->n;
     o->set.vec = o->vec;
     o->set.nscalar = 0;

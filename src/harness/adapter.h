@@ -83,6 +83,9 @@ typedef struct dkb_cand_out_result {
     dkb_cand_result res;       /* what the candidate gets */
     dkb_cand_res_col *cols;    /* the descriptors it gets (rewritten before every call) */
     dkb_cand_res_col *saved;   /* the harness's copy */
+    char **names;              /* ncols: the column names as declared (the
+                                * copies the candidate gets are writable
+                                * memory, put back before every call) */
     int ncols;
     int64_t cap;
 } dkb_cand_out_result;
@@ -133,6 +136,8 @@ typedef struct dkb_cand_out_set {
     dkb_cand_set set;          /* what the candidate gets */
     dkb_cand_vec *vec;         /* its descriptors (rewritten before every call) */
     dkb_cand_vec *saved;       /* the harness's copy */
+    char **names;              /* n: the output names as declared (put back
+                                * into the candidate's copies before every call) */
     dkb_out_like *likes;       /* copied */
     int n;
     dkb_tensor *t;             /* n tensor headers for collect */

@@ -17,8 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/fsutil.h"  // defines: dkb__source_root
+#include "common/fsutil.h"            // defines: dkb__source_root
+#include "harness/cuda_interpose.h"    // defines: dkb__cuda_wrapped_names
 #include "harness/harness.h"
+#include "harness/heap_interpose.h"
 
 extern char **environ;
 
@@ -431,6 +433,30 @@ bool dkb__is_cuda_source(const char *src) {
 
 #define NVCC_STD "-std=c++17"
 #define NVCC_GENCODE "arch=compute_90,code=[sm_90,compute_90]"
+/* CUB/Thrust (CCCL) emit NVTX ranges, whose runtime is loaded with dlopen:
+ * compiled out */
+#define NVCC_NO_NVTX1 "-DCCCL_DISABLE_NVTX"
+#define NVCC_NO_NVTX2 "-DNVTX_DISABLE"
+
+/* The linker option that sends a candidate's allocation calls to the
+ * worker's wraps: prefix, then "--wrap=malloc,--wrap=calloc,..." for the
+ * heap (heap_interpose.h) and, for CUDA candidates, the CUDA runtime's
+ * allocation, free and registration calls (cuda_interpose.h). 0, or -1
+ * when buf is too small. */
+static int wrap_option(char *buf, size_t n, const char *prefix, bool cuda) {
+    size_t nheap = 0, ncuda = 0, at = 0;
+    const char *const *heap = dkb__heap_wrapped(&nheap);
+    const char *const *cu = cuda ? dkb__cuda_wrapped_names(&ncuda) : NULL;
+    int w = snprintf(buf, n, "%s", prefix);
+    if (w < 0 || (size_t)w >= n) return -1;
+    at = (size_t)w;
+    for (size_t i = 0; i < nheap + ncuda; i++) {
+        w = snprintf(buf + at, n - at, "%s--wrap=%s", i ? "," : "", i < nheap ? heap[i] : cu[i - nheap]);
+        if (w < 0 || (size_t)w >= n - at) return -1;
+        at += (size_t)w;
+    }
+    return 0;
+}
 
 /* Step 1 of both builds: run the preprocessor command pp (its log in
  * plog, its dependency list in dfile, its output in ifile), then refuse a
@@ -474,17 +500,22 @@ static int build_cuda(const char *src, dkb_mode mode, const char *inc, const cha
     if (find_program(nv, nvpath, sizeof nvpath) != 0)
         return dkb_fail(err, DKB_ENOENT, "build: CUDA compiler %s not found (set DKB_NVCC)", nv);
     /* 1. preprocess the host side: the files it reads, asm in its lines */
-    char *pp[] = {nvpath, (char *)NVCC_STD, (char *)"-I", (char *)inc, (char *)"-E", (char *)"-Xcompiler",
-                  (char *)"-MD", (char *)"-Xcompiler", (char *)"-MF", (char *)"-Xcompiler", (char *)dfile,
-                  (char *)"-o", (char *)ifile, (char *)src, NULL};
+    char *pp[] = {nvpath, (char *)NVCC_STD, (char *)NVCC_NO_NVTX1, (char *)NVCC_NO_NVTX2, (char *)"-I",
+                  (char *)inc, (char *)"-E", (char *)"-Xcompiler", (char *)"-MD", (char *)"-Xcompiler",
+                  (char *)"-MF", (char *)"-Xcompiler", (char *)dfile, (char *)"-o", (char *)ifile, (char *)src, NULL};
     bool go;
     int rc = preprocess_checks(pp, plog, dfile, ifile, src, hdr, b, &go, err);
     if (rc || !go) return rc;
     int ok = 0;
-    /* 2. compile and link (the diagnostics are the log) */
-    char *cc[] = {nvpath, (char *)NVCC_STD, (char *)"-O3", (char *)"-gencode", (char *)NVCC_GENCODE,
-                  (char *)"-Xcompiler", (char *)"-fPIC", (char *)"-shared", (char *)"-cudart", (char *)"shared",
-                  (char *)"-I", (char *)inc, (char *)"-o", b->so_path, (char *)src, NULL};
+    /* 2. compile and link (the diagnostics are the log), the CUDA runtime's
+     * allocation, free and registration calls wrapped */
+    char wraps[4096];
+    if (wrap_option(wraps, sizeof wraps, "", true))
+        return dkb_fail(err, DKB_EINTERNAL, "build: the --wrap list is too long");
+    char *cc[] = {nvpath, (char *)NVCC_STD, (char *)"-O3", (char *)NVCC_NO_NVTX1, (char *)NVCC_NO_NVTX2,
+                  (char *)"-gencode", (char *)NVCC_GENCODE, (char *)"-Xcompiler", (char *)"-fPIC", (char *)"-shared",
+                  (char *)"-cudart", (char *)"shared", (char *)"-Xlinker", wraps, (char *)"-I", (char *)inc,
+                  (char *)"-o", b->so_path, (char *)src, NULL};
     rc = compile_step(cc, logfile, b, &ok, err);
     if (!rc) replace_log(b, logfile, NULL);
     if (rc || !ok) return rc;
@@ -584,7 +615,11 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
     /* 3. assemble and link */
     char alog[4096];
     snprintf(alog, sizeof alog, "%s/%.*s.ld.log", scratch_dir, (int)blen, base);
-    char *ld[] = {ccpath, (char *)"-fopenmp", (char *)"-fPIC", (char *)"-shared", (char *)"-o", b->so_path, sfile, NULL};
+    char wraps[4096];
+    if (wrap_option(wraps, sizeof wraps, "-Wl,", false))
+        return dkb_fail(err, DKB_EINTERNAL, "build: the --wrap list is too long");
+    char *ld[] = {ccpath, (char *)"-fopenmp", (char *)"-fPIC", (char *)"-shared", wraps, (char *)"-o", b->so_path,
+                  sfile, NULL};
     rc = compile_step(ld, alog, b, &ok, err);
     if (rc || !ok) {
         if (!rc) replace_log(b, alog, NULL);

@@ -124,6 +124,9 @@ int dkb__symbols_check(const char *so, const char *entry, dkb_verdict *v, char *
                        dkb_error *err);
 /* The allow-list: name without its @version. */
 bool dkb__symbol_allowed(const char *name);
+/* The data objects (not functions) on the allow-list, for the worker to
+ * restore before every call: *n names (stdout, stderr, signgam, ...). */
+const char *const *dkb__symbol_data_objects(size_t *n);
 /* CUDA candidates (.cu): the same check with the CUDA allow-list: the C
  * list, plus the CUDA runtime's cuda* functions but those that select or
  * reset the device, set limits or configuration, share memory with other

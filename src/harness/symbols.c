@@ -4,15 +4,19 @@
  * of libm, OpenMP, and what the compiler itself emits; nothing that reaches
  * the system (files, processes, threads, signals, clocks, dynamic loading)
  * and nothing of DataKernelBench. CUDA candidates (.cu) may also use the CUDA
- * runtime (but device selection and reset, limits, IPC, driver access),
- * what nvcc emits for kernels, and the C++ runtime's allocation and
- * exception support. */
+ * runtime (but device selection and reset, limits, IPC, driver access,
+ * managed memory, arrays, host callbacks), its allocation, free and
+ * registration functions only through the worker's wraps (__wrap_*:
+ * cuda_interpose.h), what nvcc emits for kernels, and the parts of the C++
+ * runtime that CUB and Thrust use (allocation, exceptions, strings, trees). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "harness/cuda_interpose.h"  // defines: dkb__cuda_is_wrapped
 #include "harness/harness.h"
+#include "harness/heap_interpose.h"  // defines: dkb__heap_is_wrapped
 
 /* libc and compiler support, exact names. */
 static const char *const LIBC[] = {
@@ -20,7 +24,7 @@ static const char *const LIBC[] = {
     "memcpy", "memmove", "memset", "memcmp", "memchr", "memrchr", "rawmemchr", "mempcpy", "bcmp", "bzero",
     "strlen", "strnlen", "strcmp", "strncmp", "strcpy", "strncpy", "stpcpy", "stpncpy", "strcat", "strncat",
     "strchr", "strrchr", "strchrnul", "strstr", "strcasestr", "strspn", "strcspn", "strpbrk", "strcasecmp",
-    "strncasecmp", "strcoll", "strdup", "strndup", "memmem", "strtok_r", "strsep", "strverscmp",
+    "strncasecmp", "strcoll", "memmem", "strtok_r", "strsep", "strverscmp",
     /* conversions and arithmetic */
     "strtol", "strtoll", "strtoul", "strtoull", "strtod", "strtof", "strtold", "strtoimax", "strtoumax", "atoi",
     "atol", "atoll", "atof", "abs", "labs", "llabs", "imaxabs", "div", "ldiv", "lldiv", "imaxdiv", "sscanf",
@@ -32,9 +36,9 @@ static const char *const LIBC[] = {
     "isupper", "isxdigit", "tolower", "toupper", "__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
     /* sorting and searching */
     "qsort", "qsort_r", "bsearch", "lfind", "lsearch",
-    /* memory allocation */
-    "malloc", "calloc", "realloc", "reallocarray", "free", "aligned_alloc", "posix_memalign", "memalign",
-    "valloc", "malloc_usable_size",
+    /* memory allocation: malloc, free, strdup and friends only through the
+     * worker's wraps (__wrap_malloc: heap_interpose.h, above) */
+    "malloc_usable_size",
     /* printing to stdout / stderr */
     "printf", "fprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs", "fputc", "putc", "fwrite",
     "fflush", "snprintf", "sprintf", "vsnprintf", "vsprintf", "perror", "putchar_unlocked", "putc_unlocked",
@@ -126,11 +130,27 @@ static const char *const CUDA_NOT_PREFIX[] = {
     "cudaGetExportTable", "cudaGetDriverEntryPoint", /* raw driver API function pointers */
     "cudaHostRegister", "cudaHostUnregister",          /* pinning (and mapping) the harness's memory */
     "cudaProfilerInitialize", "cudaLogs",
+    /* memory the worker does not see (so cannot poison between calls):
+     * managed memory, arrays, graph memory nodes, pools of the candidate's
+     * own or trimmed by it, another pool made current, modules loaded at
+     * run time (their globals are not registered) */
+    "cudaMallocManaged", "cudaStreamAttachMemAsync", "cudaMallocArray", "cudaMalloc3DArray",
+    "cudaMallocMipmappedArray", "cudaGraphAddMemAllocNode", "cudaGraphAddMemFreeNode", "cudaMemPoolCreate",
+    "cudaMemPoolDestroy", "cudaMemPoolTrimTo", "cudaMemSetMemPool", "cudaLibrary",
+    /* candidate code run by the runtime's own threads (stacks nothing
+     * scrubs): host functions, callbacks, graph host nodes; the generic
+     * graph node calls can make host and memory nodes too */
+    "cudaLaunchHostFunc", "cudaStreamAddCallback", "cudaGraphAddHostNode", "cudaGraphHostNodeSetParams",
+    "cudaGraphExecHostNodeSetParams", "cudaGraphAddNode", "cudaGraphNodeSetParams", "cudaGraphExecNodeSetParams",
+    "cudaUserObjectCreate", "cudaDeviceRegisterAsyncNotification",
+    /* settings the worker does not put back: device flags, per-device kernel
+     * attributes, shared-memory bank configuration */
+    "cudaKernelSetAttributeForDevice", "cudaFuncSetSharedMemConfig",
 };
-/* What nvcc emits into a candidate (kernel registration and launch). Not
- * __cudaRegisterVar / __cudaRegisterManagedVar: __device__, __constant__
- * and __managed__ variables keep state on the device between calls, which
- * the worker cannot restore. */
+/* What nvcc emits into a candidate (kernel registration and launch).
+ * __cudaRegisterVar only through its wrap (the worker restores every
+ * __device__ and __constant__ variable before each call); never
+ * __cudaRegisterManagedVar (__managed__ memory the worker cannot poison). */
 static const char *const CUDA_EMITTED[] = {
     "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaUnregisterFatBinary",
     "__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
@@ -147,10 +167,19 @@ static const char *const CXX_EXACT[] = {
     "__cxa_get_exception_ptr", "__cxa_current_exception_type", "__cxa_bad_cast", "__cxa_bad_typeid",
     "__cxa_throw_bad_array_new_length", "__gxx_personality_v0", "_Unwind_Resume", "_ZSt9terminatev",
     "__dynamic_cast", "_ZdlPv", "_ZdaPv", "_Znwm", "_Znam", "_ZdlPvm", "_ZdaPvm",
+    /* thrust::system_error's message; CUB's caching allocator's mutex
+     * (locking only: no thread is started) */
+    "strerror", "pthread_mutex_init", "pthread_mutex_destroy", "pthread_mutex_lock", "pthread_mutex_trylock",
+    "pthread_mutex_unlock",
 };
 /* Itanium-mangled names allowed by prefix: operator new/delete in all their
- * forms, typeinfo and vtables (data), std's throw helpers and the standard
- * exception classes' members. */
+ * forms, typeinfo and vtables (data), std's throw helpers, the standard
+ * exception classes' members, and what CUB's and Thrust's headers make a
+ * candidate import: std::string's members (thrust::system_error's message),
+ * std::ios_base::Init (<iostream>, included by a CUB header: it constructs
+ * the standard streams once, at load), the red-black tree and hash table
+ * helpers of std::map/set/unordered_map (CUB's caching allocator), and the
+ * error categories. No stream output, locales, files, threads or clocks. */
 static const char *const CXX_PREFIX[] = {
     "_Znw", "_Zna", "_Zdl", "_Zda", "_ZTI", "_ZTS", "_ZTV", "_ZSt19__throw_", "_ZSt20__throw_",
     "_ZSt21__throw_", "_ZSt24__throw_", "_ZSt16__throw_", "_ZSt17__throw_", "_ZSt18__throw_",
@@ -158,6 +187,12 @@ static const char *const CXX_PREFIX[] = {
     "_ZNKSt11logic_error", "_ZNSt13runtime_error", "_ZNKSt13runtime_error", "_ZNSt12length_error",
     "_ZNSt12out_of_range", "_ZNSt16invalid_argument", "_ZNSt20bad_array_new_length", "_ZNSt11range_error",
     "_ZNSt14overflow_error", "_ZNSt15underflow_error", "_ZNSt12domain_error", "_ZNSt9bad_cast",
+    "_ZNSt8bad_cast", "_ZNKSt8bad_cast", "_ZNSt10bad_typeid", "_ZNKSt10bad_typeid", "_ZNKSt12length_error",
+    "_ZNKSt12out_of_range", "_ZNSt12system_error", "_ZNKSt12system_error", "_ZNSt3_V214error_category",
+    "_ZNKSt3_V214error_category", "_ZNSt3_V216generic_categoryEv", "_ZNSt3_V215system_categoryEv",
+    "_ZNSt7__cxx1112basic_string", "_ZNKSt7__cxx1112basic_string", "_ZNSt8ios_base4InitC",
+    "_ZNSt8ios_base4InitD", "_ZSt18_Rb_tree_", "_ZSt20_Rb_tree_", "_ZSt28_Rb_tree_", "_ZSt29_Rb_tree_",
+    "_ZNSt8__detail15_Prime_rehash_policy", "_ZNKSt8__detail15_Prime_rehash_policy", "_ZSt11_Hash_bytes",
 };
 
 static int has_prefix(const char *name, size_t len, const char *const *list, size_t n) {
@@ -168,9 +203,21 @@ static int has_prefix(const char *name, size_t len, const char *const *list, siz
     return 0;
 }
 
+/* A wrapped runtime function itself, or its per-thread-default-stream
+ * form (cudaMallocAsync_ptsz): imported only by a candidate that reaches
+ * around the worker's wrap (__real_cudaFree, CUDA_API_PER_THREAD_DEFAULT_STREAM). */
+static bool is_wrapped_raw(const char *name, size_t len) {
+    if (dkb__cuda_is_wrapped(name, len)) return true;
+    return len > 5 && (!memcmp(name + len - 5, "_ptsz", 5) || !memcmp(name + len - 5, "_ptds", 5)) &&
+           dkb__cuda_is_wrapped(name, len - 5);
+}
+
 bool dkb__symbol_allowed_cuda(const char *name) {
     if (!name || !*name) return false;
     size_t len = strcspn(name, "@");
+    if (len > 7 && !memcmp(name, "__wrap_", 7))
+        return dkb__cuda_is_wrapped(name + 7, len - 7) || dkb__heap_is_wrapped(name + 7, len - 7);
+    if (is_wrapped_raw(name, len) || dkb__heap_is_wrapped(name, len)) return false;
     if (len > 4 && !memcmp(name, "cuda", 4)) return !has_prefix(name, len, CUDA_NOT_PREFIX, COUNT(CUDA_NOT_PREFIX));
     if (in_list(name, len, CUDA_EMITTED, COUNT(CUDA_EMITTED))) return true;
     if (in_list(name, len, CXX_EXACT, COUNT(CXX_EXACT))) return true;
@@ -178,9 +225,26 @@ bool dkb__symbol_allowed_cuda(const char *name) {
     return dkb__symbol_allowed(name);
 }
 
+/* The allowed imports that name data, not code: a candidate can write
+ * them (the worker puts each back before every call; the test
+ * test_symbols_data checks that every allowed name the C library defines
+ * as an object is here). */
+static const char *const DATA_OBJECTS[] = {
+    "stdout", "stderr", "signgam", "__signgam", "__stack_chk_guard", "__cpu_model", "__cpu_features2",
+};
+
+const char *const *dkb__symbol_data_objects(size_t *n) {
+    *n = COUNT(DATA_OBJECTS);
+    return DATA_OBJECTS;
+}
+
 bool dkb__symbol_allowed(const char *name) {
     if (!name || !*name) return false;
     size_t len = strcspn(name, "@");
+    /* the heap's functions only through the worker's wraps (heap_interpose.h):
+     * a raw import comes from a __real_ reference, around the record */
+    if (len > 7 && !memcmp(name, "__wrap_", 7)) return dkb__heap_is_wrapped(name + 7, len - 7);
+    if (dkb__heap_is_wrapped(name, len)) return false;
     if (in_list(name, len, LIBC, COUNT(LIBC))) return true;
     /* OpenMP: what the compiler emits, the getters, and the settings the
      * worker puts back before every call; not omp_set_schedule and the

@@ -75,6 +75,9 @@ for c in $cases; do
     d="$CAND/adversarial/$c"
     [ -f "$d/EXPECTED" ] || fail "$d/EXPECTED missing"
     extra=(--threads 1)
+    # a case's ARGS file replaces the options (e.g. --threads 2 for a case
+    # that needs a second OpenMP thread)
+    [ -f "$d/ARGS" ] && read -r -a extra <"$d/ARGS"
     [ "$c" = infinite_loop ] && extra+=(--timeout 5)
     eval_case "$c" "$d" "$(cat "$d/EXPECTED")" "${extra[@]}"
 done

@@ -7,13 +7,13 @@
 
 static void test_names(void) {
     static const char *const yes[] = {
-        "memcpy", "memcpy@GLIBC_2.14", "strlen", "qsort", "malloc", "free", "printf", "fwrite", "stdout", "abort",
+        "memcpy", "memcpy@GLIBC_2.14", "strlen", "qsort", "__wrap_malloc", "__wrap_free", "printf", "fwrite", "stdout", "abort",
         "exit", "sqrt", "sqrtf", "expl", "powf64", "__exp_finite", "__log10f_finite", "lround", "GOMP_parallel",
         "GOMP_barrier", "omp_get_thread_num", "omp_get_num_threads", "omp_set_num_threads", "omp_init_lock",
         "__stack_chk_fail", "__cxa_finalize", "__gmon_start__", "_ITM_registerTMCloneTable", "__memcpy_chk",
         "__printf_chk", "__divti3", "__isoc99_sscanf", "__ctype_b_loc", "strtoll", "__isoc23_strtol",
-        "__overflow", "__udivti3", "__modti3", "__umodti3", "memchr", "memcmp", "strncmp", "calloc", "memset",
-        "aligned_alloc", "posix_memalign", "__overflow@GLIBC_2.2.5", "__floattixf", "__fixxfti",
+        "__overflow", "__udivti3", "__modti3", "__umodti3", "memchr", "memcmp", "strncmp", "__wrap_calloc", "memset",
+        "__wrap_aligned_alloc", "__wrap_posix_memalign", "__wrap_strdup", "malloc_usable_size", "__overflow@GLIBC_2.2.5", "__floattixf", "__fixxfti",
     };
     static const char *const no[] = {
         "pthread_create", "fork", "execve", "system", "popen", "dlopen", "dlsym", "open", "fopen", "read", "mmap",
@@ -21,6 +21,9 @@ static void test_names(void) {
         "dkb_tp_compress", "dkb_query_run", "__tls_get_addr", "omp_set_schedule", "omp_set_num_teams",
         "omp_get_wtime", "syscall", "mprotect", "atexit", "__cxa_atexit", "__memcpy", "sqrtx", "", "fdopen",
         "__open_chk", "__read_chk", "__uflow", "__kmpc_set_defaults",
+        /* the heap only through the worker's wraps (heap_interpose.h) */
+        "malloc", "free", "calloc", "realloc", "aligned_alloc", "posix_memalign", "strdup", "strndup",
+        "__wrap_fopen", "__wrap_", "__wrap_mmap",
     };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         CHECK(dkb__symbol_allowed(yes[i]), "%s should be allowed", yes[i]);
@@ -59,8 +62,18 @@ static void test_symbols(const char *dir) {
                              "  char buf[64]; memcpy(buf, a, 8); double x = sqrt((double)buf[0]);\n"
                              "  char *p = malloc(16); free(p); if (x < 0) abort(); printf(\"%g\\n\", x);\n"
                              "  (void)b, (void)c, (void)d; return (int)strlen(buf);\n}\n",
-                             "-fopenmp -lm", "dkb_candidate_full", detail, sizeof detail);
+                             "-fopenmp -lm -Wl,--wrap=malloc,--wrap=free", "dkb_candidate_full", detail,
+                             sizeof detail);
     CHECK(v == DKB_VERDICT_OK, "good: %s %s", dkb__verdict_name(v), detail);
+
+    /* around the wrap: __real_malloc imports malloc itself */
+    v = check_so(dir, "real_malloc",
+                 "#include <stddef.h>\nvoid *__real_malloc(size_t);\n"
+                 "int dkb_candidate_full(void *a, void *b, void *c, void *d) {\n"
+                 "  (void)a, (void)b, (void)c, (void)d; return __real_malloc(16) == NULL;\n}\n",
+                 "-Wl,--wrap=malloc", "dkb_candidate_full", detail, sizeof detail);
+    CHECK(v == DKB_VERDICT_FORBIDDEN_SYMBOL && strstr(detail, "malloc"), "real_malloc: %s %s", dkb__verdict_name(v),
+          detail);
 
     v = check_so(dir, "omp",
                  "#include <omp.h>\nint dkb_candidate_core(void *a, void *b, void *c) {\n  int s = 0;\n"

@@ -9,12 +9,14 @@
  * cudaLaunchHostFunc, cudaMallocManaged), a call around the wraps
  * (__real_cudaFree), __device__ and __constant__ variables (allowed: the
  * worker restores them), CUB and Thrust (the honest CUB candidate of the
- * corpus, tests/candidates/cuda/honest/q04.full.cu, and a Thrust one), a
+ * corpus, tests/candidates/cuda/honest/q04.full.cu, and a Thrust one), the
+ * whole CUDA corpus (each file refused or built as its EXPECTED says), a
  * missing entry point, an include outside the allowed headers, host inline
  * assembly; and that a candidate built so loads into a process that links
  * dkb_core (the __wrap_ functions are exported) and that its wraps forward
  * to the runtime outside the worker. Exits 77 (skipped) when nvcc
  * ($DKB_NVCC) is not found. */
+#include <dirent.h>
 #include <dlfcn.h>
 
 #include "test_harness_util.h"
@@ -226,27 +228,84 @@ static void test_builds(const char *dir) {
                     DKB_VERDICT_COMPILE_ERROR, "inline assembly", "host inline assembly");
 }
 
-/* CUB and Thrust candidates build and pass the import check: the corpus's
- * honest CUB candidate, and a Thrust one (device_vector, sort, copy_if,
- * reduce, exceptions). */
-static void test_cub_thrust(const char *dir) {
-    const char *td = getenv("DKB_TESTDATA");
-    if (td && *td) {
-        char src[4096], d[512];
-        snprintf(src, sizeof src, "%s/../candidates/cuda/honest/q04.full.cu", td);
-        char *scratch = join(dir, "cub");
-        mkdir(scratch, 0755);
-        dkb_build b;
-        dkb_error err = {0};
-        int rc = dkb__build_candidate(src, DKB_MODE_FULL, scratch, &b, &err);
-        snprintf(d, sizeof d, "%s", rc ? err.msg : b.detail);
-        CHECK(rc == 0 && b.verdict == DKB_VERDICT_OK, "the honest CUB candidate (%s): %s (%s) log: %.600s", src,
-              rc ? "no build" : dkb__verdict_name(b.verdict), d, b.log ? b.log : "");
-        dkb__build_free(&b);
-        free(scratch);
-    } else {
-        printf("test_harness_build_cuda: DKB_TESTDATA not set, the corpus's CUB candidate not built\n");
+/* Build src into dir/sub; the verdict (HARNESS_ERROR when the build did
+ * not run), the detail and the log's start in what. */
+static dkb_verdict build_file(const char *dir, const char *sub, const char *src, dkb_mode mode, char *what,
+                              size_t n) {
+    char *scratch = join(dir, sub);
+    mkdir(scratch, 0755);
+    dkb_build b;
+    dkb_error err = {0};
+    int rc = dkb__build_candidate(src, mode, scratch, &b, &err);
+    dkb_verdict v = rc ? DKB_VERDICT_HARNESS_ERROR : b.verdict;
+    snprintf(what, n, "%s; log: %.600s", rc ? err.msg : b.detail, b.log ? b.log : "");
+    dkb__build_free(&b);
+    free(scratch);
+    return v;
+}
+
+/* Build every .cu of the corpus directory cdir (label: its name) and
+ * check the verdict against its EXPECTED: compile_error and
+ * forbidden_symbol as such, anything else (a run-time verdict) OK. The
+ * count built is added to *built. */
+static void build_corpus_dir(const char *dir, const char *cdir, const char *label, int *built) {
+    char expected[64] = "", ep[4200];
+    snprintf(ep, sizeof ep, "%s/EXPECTED", cdir);
+    FILE *f = fopen(ep, "r");
+    if (f) {
+        if (fscanf(f, "%63s", expected) != 1) expected[0] = 0;
+        fclose(f);
     }
+    dkb_verdict want = !strcmp(expected, "compile_error")      ? DKB_VERDICT_COMPILE_ERROR
+                       : !strcmp(expected, "forbidden_symbol") ? DKB_VERDICT_FORBIDDEN_SYMBOL
+                                                               : DKB_VERDICT_OK;
+    DIR *d = opendir(cdir);
+    CHECK(d != NULL, "cannot read %s", cdir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cu")) continue;
+        char src[4400], sub[600], what[1200];
+        snprintf(src, sizeof src, "%s/%s", cdir, e->d_name);
+        snprintf(sub, sizeof sub, "corpus-%s-%s", label, e->d_name);
+        dkb_mode mode = strstr(e->d_name, ".core.") ? DKB_MODE_CORE : DKB_MODE_FULL;
+        dkb_verdict v = build_file(dir, sub, src, mode, what, sizeof what);
+        CHECK(v == want, "%s: %s, expected %s (%s)", src, dkb__verdict_name(v), dkb__verdict_name(want), what);
+        (*built)++;
+    }
+    if (d) closedir(d);
+}
+
+/* The CUDA corpus (tests/candidates/cuda) as the build sees it: the
+ * compile_error and forbidden_symbol cases are refused as such, every
+ * other file (the honest ones, the CUB candidate q04.full.cu, the
+ * device-state caches, the crash, timeout and wrong-answer cases) builds
+ * and passes the import check. */
+static void test_corpus(const char *dir) {
+    const char *td = getenv("DKB_TESTDATA");
+    if (!td || !*td) {
+        printf("test_harness_build_cuda: DKB_TESTDATA not set, the CUDA corpus not built\n");
+        return;
+    }
+    char root[4096], cdir[4400];
+    int built = 0;
+    snprintf(root, sizeof root, "%s/../candidates/cuda/adversarial", td);
+    snprintf(cdir, sizeof cdir, "%s/../candidates/cuda/honest", td);
+    build_corpus_dir(dir, cdir, "honest", &built);
+    DIR *d = opendir(root);
+    CHECK(d != NULL, "cannot read %s", root);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(cdir, sizeof cdir, "%s/%s", root, e->d_name);
+        build_corpus_dir(dir, cdir, e->d_name, &built);
+    }
+    if (d) closedir(d);
+    CHECK(built >= 10, "only %d CUDA corpus files built", built);
+    printf("test_harness_build_cuda: %d CUDA corpus files built as their EXPECTED says\n", built);
+}
+
+/* A Thrust candidate (device_vector, sort, copy_if, reduce, exceptions)
+ * builds and passes the import check. */
+static void test_thrust(const char *dir) {
     char d[512];
     char *log = NULL;
     dkb_verdict v = build(dir, "thrust", "q06.core.cu", DKB_MODE_CORE,
@@ -331,7 +390,8 @@ int main(void) {
     set_candidate_header();
     char *dir = make_tmpdir("build-cuda");
     test_builds(dir);
-    test_cub_thrust(dir);
+    test_corpus(dir);
+    test_thrust(dir);
     test_forwarding(dir);
     rm_tree(dir);
     free(dir);

@@ -5,7 +5,8 @@
  * to the store, to prepared inputs and to descriptors, crash, exit, a
  * returned error, too many output rows, an uninitialised output, state in
  * statics (restored) and in the freed heap (perturbed), a forged report,
- * state that survives elsewhere (nondeterministic), extra threads,
+ * a counter kept in C library state and on the stack (restored: ok), an
+ * answer that depends on the output poison (nondeterministic), extra threads,
  * thread-local storage, timeout, memory, output flood, implausible speed,
  * system calls past the allow-list (the worker's filter), and a
  * baseline-only job. Needs the dkb binary ($DKB or ../dkb). */
@@ -219,21 +220,33 @@ static void test_state(void) {
                    "  blk[10] = 42; free(blk); if (fresh == 42) return 8;",
                    ""),
            DKB_MODE_FULL, DKB_VERDICT_OK, NULL);
-    /* a counter where nothing restores it (spare bytes of stdout's FILE):
-     * right at first, wrong later: the check after timing sees it */
-    expect("nondeterministic",
+    /* a block left allocated (never freed) is released after the call: the
+     * next call finds its note neither in a fresh block nor next to one */
+    expect("leaked heap",
+           Q6_FULL("static const char note[16] = \"dkb-leaked-note\";\n"
+                   "  unsigned char *blk = malloc(100); if (!blk) return 1; int seen = 0;\n"
+                   "  for (unsigned char *p = blk - 4096; p < blk + 4096; p += 16) seen |= !memcmp(p, note, 16);\n"
+                   "  memcpy(blk, note, 16); if (seen) return 8;",
+                   ""),
+           DKB_MODE_FULL, DKB_VERDICT_OK, NULL);
+    /* a counter kept where the worker now restores things (spare bytes of
+     * stdout's FILE, a deep stack slot, the stdout variable's neighbour
+     * signgam): every call starts from the same state, so the counter
+     * never moves and the answers stay right */
+    expect("no counter survives",
            Q6_CORE("unsigned char *u = (unsigned char *)stdout->_unused2; int calls = u[0] == 0x5c ? u[1] : 0;\n"
-                   "  u[0] = 0x5c; u[1] = (unsigned char)(calls < 200 ? calls + 1 : 200);",
-                   "r->n = 1; ((__int128 *)r->data)[0] = sum + (calls > 4);"),
-           DKB_MODE_CORE, DKB_VERDICT_NONDETERMINISTIC, NULL);
-    /* right when checked (calls 1-3, and again from call 8), wrong in the
-     * timing loop (calls 5-7: after the first check and a warm-up): every
-     * timed answer is checked */
-    expect("right only when checked",
-           Q6_FULL("unsigned char *u = (unsigned char *)stdout->_unused2; int calls = u[0] == 0x5d ? u[1] : 0;\n"
-                   "  u[0] = 0x5d; u[1] = (unsigned char)(calls < 200 ? calls + 1 : 200);",
-                   "if (calls >= 4 && calls < 7) sum += 1;"),
-           DKB_MODE_FULL, DKB_VERDICT_NONDETERMINISTIC, "timed call");
+                   "  u[0] = 0x5c; u[1] = (unsigned char)(calls < 200 ? calls + 1 : 200);\n"
+                   "  extern int signgam; calls += signgam; signgam = 1;\n"
+                   "  volatile unsigned char deep[1 << 16]; calls += deep[0] == 0x77; deep[0] = 0x77;",
+                   "r->n = 1; ((__int128 *)r->data)[0] = sum + (calls > 0);"),
+           DKB_MODE_CORE, DKB_VERDICT_OK, NULL);
+    /* stateless but not a function of its inputs alone: it reads its output
+     * buffer before writing it and is off when it finds the second check's
+     * poison (the first check and the timing fill with DKB_POISON) */
+    expect("nondeterministic",
+           Q6_CORE("", "int second = ((unsigned char *)r->data)[0] == 0x5a;\n"
+                       "  r->n = 1; ((__int128 *)r->data)[0] = sum + second;"),
+           DKB_MODE_CORE, DKB_VERDICT_NONDETERMINISTIC, "second run differs");
     /* a forged report through stdout's FILE on every fd: the worker's own counts */
     expect("forged report",
            Q6_FULL("int fd0 = stdout->_fileno;\n"

@@ -1,13 +1,14 @@
-/* cache_outside_statics (full mode): a result cache the harness's restoration
- * of static memory does not reach: a table on the heap, keyed on the
- * parameters (date, discount, quantity), found again on every call through a
- * pointer kept in spare bytes of the C library's stdout FILE (glibc's struct
- * _IO_FILE ends in _unused2, padding nothing reads; stdout is an allowed
- * symbol). Answers are right for every parameter set (a miss computes them);
- * once each parameter set has been seen, every call hits and costs
- * nanoseconds, whichever parameter set the timing loop uses. Expected:
- * implausible (faster than reading the columns once at the measured memory
- * bandwidth allows), so it does not count. */
+/* cache_outside_statics (full mode): a result cache the restoration of the
+ * candidate's static memory does not reach: a table on the heap, keyed on
+ * the parameters (date, discount, quantity), found again on every call
+ * through a pointer kept in spare bytes of the C library's stdout FILE
+ * (glibc's struct _IO_FILE ends in _unused2, padding nothing reads; stdout
+ * is an allowed symbol). Answers are right for every parameter set (a miss
+ * computes them with a plain fused scan); were the cache found again, every
+ * call would hit and cost nanoseconds (the harness once judged this
+ * implausible). The worker now puts stdio's FILE objects back before every
+ * call, so the pointer is gone each time and every call runs the honest
+ * scan. Expected: ok, and fast (a fused scan beats the baseline). */
 #include <stdio.h>
 #include <stdlib.h>
 

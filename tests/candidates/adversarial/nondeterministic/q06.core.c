@@ -1,13 +1,11 @@
-/* nondeterministic (core mode): right for its first 16 calls in a process,
- * then one ten-thousandth off. It counts its calls where the harness's
- * restoration of static memory does not reach: in 8 spare bytes of the C
- * library's stdout FILE (glibc's struct _IO_FILE ends in _unused2, padding
- * nothing reads), through the allowed symbol stdout. The first pass (6
- * parameter sets) is right; past the 16th call (in the timed calls, each
- * checked against the first pass, or in the check after timing) the same
- * parameters give another answer. Expected: nondeterministic. */
-#include <stdio.h>
-
+/* nondeterministic (core mode): no state survives a call any more, so this
+ * candidate is stateless but not a function of its inputs alone: it reads
+ * its output buffer before writing it, and when it finds the fill of the
+ * check after timing (the harness poisons outputs with another byte then)
+ * its answer is one ten-thousandth off. The first pass and every timed call
+ * are right; the second check's answers differ from the first pass's.
+ * Expected: nondeterministic. (It once counted its calls in spare bytes of
+ * stdout's FILE, which the worker now puts back before every call.) */
 #include "dkb/candidate.h"
 
 /* Plain, correct Q6 core: the sum of l_extendedprice * l_discount (scale 4)
@@ -36,27 +34,13 @@ static int q6_sum(const dkb_cand_set *in, __int128 *sum, int64_t *hits) {
     return 0;
 }
 
-enum { RIGHT_CALLS = 16 };
-static const uint32_t MAGIC = 0x6b626421;
-
-/* Calls before this one in this process (kept in stdout's padding). */
-static uint32_t calls_so_far(void) {
-    uint32_t kept[2];
-    memcpy(kept, stdout->_unused2, sizeof kept);
-    const uint32_t k = kept[1] == MAGIC ? kept[0] : 0;
-    kept[0] = k + 1;
-    kept[1] = MAGIC;
-    memcpy(stdout->_unused2, kept, sizeof kept);
-    return k;
-}
-
 int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {
     (void)env;
     dkb_cand_vec *revenue = dkb_cand_vec_find(out, "revenue");
     __int128 sum;
     int64_t hits;
     if (!revenue || q6_sum(in, &sum, &hits)) return 1;
-    if (calls_so_far() >= RIGHT_CALLS) sum += 1;   /* 0.0001 off */
+    if (((const unsigned char *)revenue->data)[0] == 0x5A) sum += 1;   /* 0.0001 off */
     revenue->n = hits > 0;
     if (hits) ((__int128 *)revenue->data)[0] = sum;
     return 0;
