@@ -33,10 +33,14 @@
  * Rules the harness enforces: inputs are read-only (a write is a fault);
  * output buffers hold garbage on entry (write every element you report;
  * only a result column's is_null flags start zeroed); at most `cap`
- * elements per output (`bytes_cap` bytes for strings); no state may survive
- * between calls (the candidate's static memory is restored before every
- * call, OpenMP settings are put back, freed heap memory is overwritten);
- * the result must be right for every parameter set, not only the
+ * elements per output (`bytes_cap` bytes for strings); no state survives
+ * between calls: every call starts from the same state (static memory and
+ * what constructors allocated restored, blocks a call leaves allocated
+ * freed after it, freed memory overwritten, every thread's stack below the
+ * call zeroed, errno, stdio, ctype and floating-point settings and OpenMP
+ * settings put back; docs/harness.md "No state survives a call"); malloc,
+ * free and friends work as usual (the harness links them to wraps that
+ * keep that record); the result must be right for every parameter set, not only the
  * qualification values; no threads may outlive the call (OpenMP regions
  * are fine, with at most env->threads threads). The harness, not the
  * candidate, times the calls.
