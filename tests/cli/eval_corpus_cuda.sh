@@ -1,14 +1,21 @@
 # eval_corpus_cuda.sh: `dkb eval --backend cuda` classifies the CUDA
 # candidate corpus (tests/candidates/cuda) correctly at SF 0.01.
 #
-# tests/candidates/cuda/honest holds correct Q6 candidates (core and full);
-# tests/candidates/cuda/adversarial/CASE/ one or two candidates per case,
-# with an EXPECTED file holding the verdict every row must have:
-# illegal_address (crash), never_ends (timeout), side_stream (ok: work left
-# on a side stream is timed by the device-wide synchronisation), writes_input
-# (wrote_input: checksums), uninitialized_output (wrong_answer: poisoned
-# device outputs), forbidden_symbol (cudaDeviceReset, cudaIpcOpenMemHandle),
-# compile_error. Directories with two files also show that the candidate
+# tests/candidates/cuda/honest holds correct candidates (Q6 core and full,
+# Q4 full built from CUB); tests/candidates/cuda/adversarial/CASE/ one or
+# two candidates per case, with an EXPECTED file holding the verdict every
+# row must have: illegal_address (crash), never_ends (timeout), side_stream
+# (ok: work left on a side stream is timed by the device-wide
+# synchronisation), writes_input (wrote_input: checksums),
+# uninitialized_output (wrong_answer: poisoned device outputs),
+# forbidden_symbol (cudaDeviceReset, cudaIpcOpenMemHandle), compile_error;
+# and the device-state caches, each "ok slow" (every call misses: no state
+# survives a call): cuda_pool_cache (stream-ordered pool memory),
+# cuda_malloc_cache (cudaMalloc/cudaFree), cuda_stream_attr_cache (a leaked
+# block found through the stream's access-policy window),
+# cuda_device_var_cache (__device__), cuda_constant_var_cache
+# (__constant__, cudaMemcpyToSymbol), cuda_func_attr_cache (kernel
+# attributes). Directories with two files also show that the candidate
 # after a crash or a write runs normally without reloading the data.
 #
 # Exits 77 (skipped) when dkb reports no usable GPU or no CUDA build.
