@@ -64,11 +64,21 @@
  * times until the whole device is idle, so work on other streams counts.
  * Temporaries: cudaMallocAsync/cudaFreeAsync on env->stream draw on the
  * device's default pool, which the harness keeps across calls (as the
- * baseline keeps its arena), so they cost microseconds, not a fresh mapping;
- * their contents on allocation are unspecified.
- * Imports: the C list plus the CUDA runtime, except device selection,
- * reset, limits, IPC and the driver API; no __device__/__constant__/
- * __managed__ variables (state that would survive between calls).
+ * baseline keeps its arena), so they cost microseconds, not a fresh mapping.
+ * Allocate during the call (an allocation in a constructor fails). No
+ * device state survives a call: frees (cudaFree, cudaFreeAsync,
+ * cudaFreeHost) are deferred until the call has returned, then every block
+ * the call allocated, freed or not, is poisoned and freed, so contents on
+ * allocation are unspecified (frees past 1/8 of device memory in one call
+ * are done in the call, at the cost of a device synchronisation); before
+ * every call __device__ and __constant__ variables are put back to their
+ * contents at load, env->stream's attributes to a new stream's, and kernel
+ * attributes a call changed (cudaFuncSetAttribute) to what they were.
+ * Imports: the C list plus the CUDA runtime, CUB and Thrust (their headers;
+ * NVTX is compiled out), except device selection, reset, limits, IPC, the
+ * driver API, managed memory (__managed__ too), CUDA arrays, memory pools
+ * of one's own, run-time module loading and host callbacks
+ * (cudaLaunchHostFunc, cudaStreamAddCallback, graph host nodes).
  *
  * Data encodings (docs/store.md): dates are int32 days since 1970-01-01;
  * DECIMAL(15,2) values are int64 hundredths (scale 2); a product of two

@@ -56,13 +56,24 @@ static const char CUDA_ABI[] =
     " * until the device is idle after it (cudaDeviceSynchronize), so all work you\n"
     " * start counts; free what you allocate before returning.\n"
     " *\n"
-    " * Not allowed (the build rejects it): __device__, __constant__ or __managed__\n"
-    " * global variables (no state may survive a call: use kernel arguments and\n"
-    " * memory you allocate per call), the driver API (cu* functions),\n"
-    " * cudaDeviceReset, cudaSetDevice, cudaIpc*, device limits and cache\n"
-    " * configuration, host memory registration, inline assembly, files and\n"
-    " * threads. A kernel fault is judged a crash, a kernel that never ends a\n"
-    " * timeout. */\n\n";
+    " * Allowed: the CUDA runtime API, CUB and Thrust (cub/..., thrust/...: e.g.\n"
+    " * cub::DeviceRadixSort, DeviceSelect, DeviceScan, BlockReduce, WarpReduce;\n"
+    " * pass dkb_cand_stream(env) to them), and __device__, __constant__ global\n"
+    " * variables. No state survives a call: before every call each such variable\n"
+    " * is put back to its value at load, the stream's attributes and the kernel\n"
+    " * attributes you set (cudaFuncSetAttribute) are reset; after the call\n"
+    " * everything it allocated (cudaMalloc*, cudaMallocAsync, cudaMallocHost) is\n"
+    " * overwritten and freed, so memory you allocate holds garbage at first.\n"
+    " * Allocate in the call, not in static constructors.\n"
+    " *\n"
+    " * Not allowed (the build rejects it): __managed__ variables and managed\n"
+    " * memory, CUDA arrays, memory pools of your own and pool settings, the driver\n"
+    " * API (cu* functions), cudaDeviceReset, another device (cudaSetDevice),\n"
+    " * cudaIpc*, device limits and cache configuration, host memory\n"
+    " * registration, host callbacks (cudaLaunchHostFunc, cudaStreamAddCallback,\n"
+    " * graph host nodes), loading modules at run time (cudaLibrary*), inline\n"
+    " * assembly, files and threads. A kernel fault is judged a crash, a kernel\n"
+    " * that never ends a timeout. */\n\n";
 
 int dkb__opt_candidate_abi(const char *target, char **out, dkb_error *err) {
     *out = NULL;

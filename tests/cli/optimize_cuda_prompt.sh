@@ -23,6 +23,7 @@ p=$("$DKB" prompt q06 --data "$S" --target cuda --mode core) || fail "dkb prompt
 has "the CUDA core prompt" "$p" "### system" "correct CUDA C code" "core mode, CUDA C" "Write \`q06.core.cu\`" \
     "dkb_candidate_core" "static int core(" "/* CUDA target: how this ABI applies to your .cu file." \
     "DEVICE pointers" "set \`n\` (and \`nbytes\`) in the host" "dkb_cand_stream(env)" "__device__, __constant__" \
+    "CUB and Thrust" "No state survives a call" "host callbacks (cudaLaunchHostFunc" \
     "#define DKB_CANDIDATE_ABI_VERSION" "Workload context" "l_discount between disc_lo and disc_hi: 0." \
     "Hardware context" "(\`\`\`cuda ... \`\`\`)"
 grep -q "CPU: " <<<"$p" && fail "the CUDA prompt describes the CPU"
