@@ -266,7 +266,8 @@ int dkb__attrib_add_json(cJSON *obj, const char *key, const dkb_attribution *a) 
          cJSON_AddNumberToObject(j, "kernels", a->kernels) && cJSON_AddNumberToObject(j, "own_kernels", a->own_kernels) &&
          cJSON_AddNumberToObject(j, "library_kernels", a->library_kernels) &&
          cJSON_AddNumberToObject(j, "copies", a->copies) && cJSON_AddNumberToObject(j, "memsets", a->memsets) &&
-         add_num(j, "own_share", dkb__attrib_own_share(a)) && cJSON_AddNumberToObject(j, "dropped", (double)a->dropped);
+         add_num(j, "own_share", dkb__attrib_own_share(a)) && cJSON_AddNumberToObject(j, "dropped", (double)a->dropped) &&
+         add_num(j, "wall_s", a->wall_s);
     cJSON *libs = ok ? cJSON_AddArrayToObject(j, "libraries") : NULL;
     ok = ok && libs;
     for (const char *p = a->libraries; ok && *p;) {
@@ -326,6 +327,7 @@ void dkb__attrib_from_json(const cJSON *obj, const char *key, dkb_attribution *a
     a->memsets = int0(j, "memsets");
     double d = num0(j, "dropped");
     a->dropped = d >= 0 && d < 9e18 ? (int64_t)d : 0;
+    a->wall_s = num0(j, "wall_s");
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(j, "libraries"), *it;
     if (!cJSON_IsArray(libs)) libs = NULL;
     cJSON_ArrayForEach(it, libs) {

@@ -47,6 +47,8 @@ typedef struct dkb_attribution {
     int own_kernels, library_kernels;
     int copies, memsets;
     int64_t dropped;              /* records CUPTI lost (buffers full); 0 normally */
+    double wall_s;                /* the whole step in the worker: loading CUPTI, the call,
+                                   * the flush and the tally (what attribution costs) */
     char libraries[64];           /* the libraries seen, "cub, thrust" ("" when none) */
     int ntop;
     dkb_attrib_kernel top[DKB_ATTRIB_TOP];   /* by ms, descending */
@@ -94,7 +96,7 @@ void dkb__attrib_tally_finish(dkb_attrib_tally *t, dkb_attribution *out);
 /* ---- JSON (the worker's report and results.json) ----
  * obj[key] = {"own_ms", "library_ms", "copy_ms", "memset_ms", "kernels",
  *             "own_kernels", "library_kernels", "copies", "memsets",
- *             "own_share" (null when no kernel ran), "dropped",
+ *             "own_share" (null when no kernel ran), "dropped", "wall_s",
  *             "libraries": ["cub", ...],
  *             "top": [{"name", "library" (null: own), "ms", "launches"}, ...]}
  * or null when not recorded; obj[key + "_note"] = the note, or null when

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/timing.h"   // defines: dkb__now_s
 #include "harness/harness_cuda.h"
 
 #if defined(DKB_HAVE_CUDA) && defined(DKB_HAVE_CUPTI)
@@ -68,6 +69,7 @@ static struct {
     rec *recs;
     int n, cap;
     int64_t lost;              /* dropped by CUPTI, or by us (too many, no memory) */
+    double t0;                 /* when begin started (s) */
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int cupti_fail(dkb_error *err, const char *what, CUptiResult r) {
@@ -172,6 +174,7 @@ static void drop_records(void) {
 
 int dkb__wcuda_attrib_begin(dkb__wcuda *c, dkb_error *err) {
     (void)c;
+    g.t0 = dkb__now_s();
     int rc = load(err);
     if (rc) return rc;
     CUptiResult r;
@@ -236,6 +239,7 @@ int dkb__wcuda_attrib_end(dkb__wcuda *c, dkb_attribution *out, dkb_error *err) {
         dkb__attrib_tally_finish(&t, out);
         out->dropped = g.lost;
         for (int i = 0; i < out->ntop; i++) dkb__text_sanitize(out->top[i].name, strlen(out->top[i].name));
+        out->wall_s = dkb__now_s() - g.t0;
         if (!windowed) snprintf(out->note, sizeof out->note, "the call's window was not marked: all activity counted");
         else if (g.lost)
             snprintf(out->note, sizeof out->note, "%lld activity records lost: the sums are low", (long long)g.lost);

@@ -166,6 +166,7 @@ static void test_tally(void) {
     CHECK(strlen(small) < sizeof small);
 
     /* the JSON round trip */
+    a.wall_s = 1.25;
     cJSON *o = cJSON_CreateObject();
     CHECK(dkb__attrib_add_json(o, "attribution", &a) == 0);
     char *text = cJSON_PrintUnformatted(o);
@@ -180,6 +181,7 @@ static void test_tally(void) {
     CHECK(b.ntop == a.ntop && !strcmp(b.top[1].name, a.top[1].name) && !strcmp(b.top[1].library, "cub") &&
           b.top[1].launches == 2 && !b.top[0].library[0]);
     CHECK(!strcmp(b.libraries, "cub"), "%s", b.libraries);
+    CHECK(b.wall_s == 1.25);
     free(text);
     cJSON_Delete(o);
     cJSON_Delete(back);
