@@ -92,9 +92,12 @@ typedef struct dkb_build {
  * A .cu candidate is compiled by $DKB_NVCC (default nvcc) in two sandboxed
  * steps: preprocess (-E -MD: the same include and inline-assembly checks;
  * PTX inline assembly is refused too), then compile and link with
- *   -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90]
- *   -Xcompiler -fPIC -shared -cudart shared -I SCRATCH/include
- * (its diagnostics are the log); then dkb__symbols_check_cuda.
+ *   -std=c++17 -O3 -DCCCL_DISABLE_NVTX -DNVTX_DISABLE
+ *   -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -fPIC
+ *   -shared -cudart shared -Xlinker --wrap=... -I SCRATCH/include
+ * (its diagnostics are the log; --wrap: the heap's functions and the CUDA
+ * runtime's of DKB_CUDA_WRAPPED, cuda_interpose.h); then
+ * dkb__symbols_check_cuda.
  * scratch_dir must exist. Returns 0 when the build step itself ran
  * (whatever the verdict), an error when the harness could not run the
  * compiler or write into scratch_dir. b is initialised by the call (free
@@ -132,10 +135,14 @@ const char *const *dkb__symbol_data_objects(size_t *n);
  * reset the device, set limits or configuration, share memory with other
  * processes (cudaIpc*, memory pool export/import, external memory,
  * graphics interop) or reach the driver API (cudaGetExportTable,
- * cudaGetDriverEntryPoint*), plus what nvcc emits to register and launch
- * kernels (not __cudaRegisterVar: no __device__/__constant__ variables),
- * plus the C++ runtime's operator new/delete, guarded statics and
- * exceptions (docs/harness.md, "CUDA candidates"). */
+ * cudaGetDriverEntryPoint*), allocate memory the worker cannot poison
+ * (managed memory, arrays, pools of one's own) or run host callbacks; the
+ * wrapped functions (cuda_interpose.h) only as __wrap_ imports; plus what
+ * nvcc emits to register and launch kernels (__cudaRegisterVar through its
+ * wrap: __device__/__constant__ variables are restored before every call),
+ * plus the C++ runtime's operator new/delete, guarded statics, exceptions
+ * and what CUB's and Thrust's headers import (docs/harness.md, "CUDA
+ * candidates"). */
 int dkb__symbols_check_cuda(const char *so, const char *entry, dkb_verdict *v, char *detail, size_t n,
                             dkb_error *err);
 bool dkb__symbol_allowed_cuda(const char *name);
