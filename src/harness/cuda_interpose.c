@@ -103,8 +103,9 @@ static int record_block(void *p, size_t bytes, int kind) {
 }
 
 /* Fill the blocks chosen by only_freed (freed ones, or all) with the
- * poison and free them for real; the device must be idle. Under g.mu. */
-static cudaError_t poison_and_free(int only_freed) {
+ * poison and free them for real, on stream st; the device must be idle.
+ * Under g.mu. */
+static cudaError_t poison_and_free(int only_freed, cudaStream_t st) {
     cudaError_t e = cudaSuccess;
     /* 1. poison: device memory on our stream, pinned host memory here */
     for (size_t i = 0; i < g.nb && e == cudaSuccess; i++) {
@@ -122,11 +123,11 @@ static cudaError_t poison_and_free(int only_freed) {
                 (void)cudaGetLastError();
         }
         if (host) memset(hp, DKB__CUDA_POISON, k->bytes);
-        else e = cudaMemsetAsync(k->p, DKB__CUDA_POISON, k->bytes, g.stream);
+        else e = cudaMemsetAsync(k->p, DKB__CUDA_POISON, k->bytes, st);
         g.st.blocks_poisoned++;
         g.st.bytes_poisoned += k->bytes;
     }
-    if (e == cudaSuccess) e = cudaStreamSynchronize(g.stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     if (e != cudaSuccess) return e; /* nothing freed unpoisoned; the records stay */
     /* 2. free for real; compact the records */
     size_t w = 0;
@@ -137,13 +138,13 @@ static cudaError_t poison_and_free(int only_freed) {
             continue;
         }
         cudaError_t f = k->kind == K_HOST ? cudaFreeHost(k->p)
-                        : k->kind == K_POOL ? cudaFreeAsync(k->p, g.stream)
+                        : k->kind == K_POOL ? cudaFreeAsync(k->p, st)
                                             : cudaFree(k->p);
         if (f != cudaSuccess) e = f;
     }
     g.nb = w;
     g.deferred_dev = g.deferred_host = 0;
-    if (e == cudaSuccess) e = cudaStreamSynchronize(g.stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     return e;
 }
 
@@ -153,7 +154,7 @@ static cudaError_t poison_and_free(int only_freed) {
  * deferred. Under g.mu. */
 static void flush_in_call(void) {
     if (!g.deferred_dev && !g.deferred_host) return;
-    if (cudaDeviceSynchronize() != cudaSuccess || poison_and_free(1) != cudaSuccess) {
+    if (cudaDeviceSynchronize() != cudaSuccess || poison_and_free(1, g.stream) != cudaSuccess) {
         (void)cudaGetLastError();
         return;
     }
@@ -192,11 +193,11 @@ void dkb__cuda_interpose_call_begin(void) {
     pthread_mutex_unlock(&g.mu);
 }
 
-int dkb__cuda_interpose_call_end(dkb_error *err) {
+int dkb__cuda_interpose_call_end(void *stream, dkb_error *err) {
     pthread_mutex_lock(&g.mu);
     g.in_call = 0;
     cudaError_t e = g.nb ? cudaDeviceSynchronize() : cudaSuccess;
-    if (e == cudaSuccess && g.nb) e = poison_and_free(0);
+    if (e == cudaSuccess && g.nb) e = poison_and_free(0, stream ? (cudaStream_t)stream : g.stream);
     pthread_mutex_unlock(&g.mu);
     if (e != cudaSuccess)
         return dkb_fail(err, DKB_EIO, "CUDA error %s (%s) while freeing what the call allocated", cudaGetErrorString(e),
@@ -506,8 +507,8 @@ const dkb__cuda_var *dkb__cuda_interpose_vars(size_t *n, bool *lost) {
     return NULL;
 }
 void dkb__cuda_interpose_call_begin(void) {}
-int dkb__cuda_interpose_call_end(dkb_error *err) {
-    (void)err;
+int dkb__cuda_interpose_call_end(void *stream, dkb_error *err) {
+    (void)stream, (void)err;
     return 0;
 }
 int dkb__cuda_interpose_funcs_restore(dkb_error *err) {

@@ -107,8 +107,11 @@ const dkb__cuda_var *dkb__cuda_interpose_vars(size_t *n, bool *lost);
 void dkb__cuda_interpose_call_begin(void);
 /* The call has ended and the device is idle: no more allocations; poison
  * (DKB__CUDA_POISON) and really free every block the call allocated
- * (freed or not), then wait for that. 0, or DKB_EIO with the CUDA error. */
-int dkb__cuda_interpose_call_end(dkb_error *err);
+ * (freed or not) on stream (a cudaStream_t: the candidate's, so that the
+ * pool hands its stream-ordered blocks back to the next call on the same
+ * stream; NULL: the interposer's own), then wait for that. 0, or DKB_EIO
+ * with the CUDA error. */
+int dkb__cuda_interpose_call_end(void *stream, dkb_error *err);
 /* Put back the initial attributes of every kernel whose attributes a
  * candidate changed (cudaFuncSetAttribute / cudaFuncSetCacheConfig). 0, or
  * DKB_EIO with the CUDA error. */

@@ -452,7 +452,7 @@ int dkb__wcuda_call_prepare(dkb__wcuda *c, dkb_error *err) {
  * synchronisations); the default pool's high-water marks reset, so they
  * tell the next call nothing about this one. */
 int dkb__wcuda_call_cleanup(dkb__wcuda *c, dkb_error *err) {
-    int rc = dkb__cuda_interpose_call_end(err);
+    int rc = dkb__cuda_interpose_call_end(c->stream, err);
     if (rc) return rc;
     uint64_t zero = 0;
     CU_TRY("worker: resetting the pool's high-water marks",
