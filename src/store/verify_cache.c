@@ -16,21 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "common/timing.h"  // defines: dkb__now_s
 #include "store/reader_internal.h"
 #include "store/verify_cache.h"
 
 #define MAGIC "dkb-store-verified 1\n"
 #define RECORD_MAX (16u << 20)
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static const char *level_name(dkb__verify_level level) {
     return level == DKB__VERIFY_FULL ? "full" : "structure";
@@ -196,9 +190,9 @@ int dkb__store_verify_cached(const dkb_store *s, dkb__verify_level level, dkb__v
     free(local_rec);
     int rc = 0;
     if (!info->cached) {
-        double t0 = now_s();
+        double t0 = dkb__now_s();
         rc = level == DKB__VERIFY_FULL ? dkb_store_verify(s, err) : dkb_store_check_structure(s, err);
-        info->seconds = now_s() - t0;
+        info->seconds = dkb__now_s() - t0;
         if (!rc && too_young(s)) {
             snprintf(info->note, sizeof info->note,
                      "not recorded: a file changed in the clock tick the store was opened in");
