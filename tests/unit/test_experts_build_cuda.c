@@ -4,7 +4,7 @@
  * `dkb eval --backend cuda` compiles it (nvcc flags, include and
  * inline-assembly checks, the CUDA import allow-list). This catches an
  * expert that stops compiling or starts importing what the harness refuses
- * (CUB's registered __device__ variable, say) before a GPU run does. Their
+ * (a host callback, managed memory, say) before a GPU run does. Their
  * answers are checked on a GPU (cli.eval_corpus_cuda, dkb bench). Exits 77
  * (skipped) when nvcc ($DKB_NVCC) is not found. */
 #include "test_harness_util.h"
