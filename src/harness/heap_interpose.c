@@ -9,16 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/countof.h"
+#include "harness/worker_guard.h"  // defines: DKB_POISON
+
 
 static const char *const WRAPPED[] = {DKB_HEAP_WRAPPED};
 
 const char *const *dkb__heap_wrapped(size_t *n) {
-    *n = sizeof WRAPPED / sizeof WRAPPED[0];
+    *n = DKB_COUNTOF(WRAPPED);
     return WRAPPED;
 }
 
 bool dkb__heap_is_wrapped(const char *name, size_t len) {
-    for (size_t i = 0; i < sizeof WRAPPED / sizeof WRAPPED[0]; i++)
+    for (size_t i = 0; i < DKB_COUNTOF(WRAPPED); i++)
         if (strlen(WRAPPED[i]) == len && !memcmp(WRAPPED[i], name, len)) return true;
     return false;
 }
@@ -30,6 +33,7 @@ enum { OFF = 0, LOAD, CALL };
 typedef struct block {
     uintptr_t p;
     size_t size;
+    int freed; /* the candidate freed it: the free is deferred to the call's end */
 } block;
 
 /* An open-addressing set of live blocks (linear probing, 0 = empty). */
@@ -47,6 +51,7 @@ typedef struct image_block {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_mode = OFF;
 static block_set g_call;         /* this call's blocks (mode CALL), or the constructors' (LOAD) */
+static size_t g_deferred;        /* bytes of this call's deferred frees */
 static image_block *g_image;     /* the constructors' blocks, with their contents */
 static size_t g_nimage;
 
@@ -80,6 +85,7 @@ static int set_add(block_set *s, void *p, size_t size) {
     if (!s->slot[k].p) s->n++;
     s->slot[k].p = (uintptr_t)p;
     s->slot[k].size = size;
+    s->slot[k].freed = 0;
     return 0;
 }
 
@@ -104,6 +110,14 @@ static int set_remove(block_set *s, void *p, size_t *size) {
         }
     }
     return 1;
+}
+
+/* The live (not yet freed) record of p, or NULL. */
+static block *set_find(block_set *s, const void *p) {
+    if (!s->cap) return NULL;
+    size_t k = slot_of(s, (uintptr_t)p);
+    while (s->slot[k].p && s->slot[k].p != (uintptr_t)p) k = (k + 1) & (s->cap - 1);
+    return s->slot[k].p && !s->slot[k].freed ? &s->slot[k] : NULL;
 }
 
 static int is_image(const void *p, size_t *size) {
@@ -131,15 +145,32 @@ static void *recorded(void *p, size_t size) {
     return p;
 }
 
-/* What a free of p may do: 1 when the C library should free it (a block of
- * this call, or anything while not recording), 0 when it is ignored (an
- * image block, or memory that is not the candidate's: the harness's). */
-static int may_free(void *p, size_t *size) {
-    if (!p) return 0;
+/* A free by the candidate. Not recording: the C library frees it. While
+ * loading: freed, and forgotten. During a call: a block of this call is
+ * only marked freed; the worker frees it after the call, outside the timed
+ * region, with glibc's perturbation on (so it is overwritten), and no later
+ * allocation of the same call can be handed it either. Past
+ * DKB__HEAP_DEFER_MAX deferred bytes in one call the block is overwritten
+ * and freed at once, in the call (the candidate pays for that). Anything
+ * else (an image block, the harness's memory, a second free) is ignored. */
+static void candidate_free(void *p) {
+    if (!p) return;
     pthread_mutex_lock(&g_lock);
-    int ok = g_mode == OFF || set_remove(&g_call, p, size);
+    int now = g_mode == OFF, poison = 0;
+    if (g_mode == LOAD) {
+        now = set_remove(&g_call, p, NULL);
+    } else if (g_mode == CALL) {
+        block *b = set_find(&g_call, p);
+        if (b && g_deferred + b->size <= DKB__HEAP_DEFER_MAX) {
+            b->freed = 1;
+            g_deferred += b->size;
+        } else if (b) {
+            now = poison = set_remove(&g_call, p, NULL);
+        }
+    }
     pthread_mutex_unlock(&g_lock);
-    return ok;
+    if (poison) memset(p, DKB_POISON, malloc_usable_size(p));
+    if (now) free(p);
 }
 
 /* ---- the worker's side ---- */
@@ -194,6 +225,7 @@ size_t dkb__heap_call_end(void) {
             freed++;
         }
     g_call.n = 0;
+    g_deferred = 0;
     pthread_mutex_unlock(&g_lock);
     return freed;
 }
@@ -218,29 +250,31 @@ void *__wrap_malloc(size_t n) { return recorded(malloc(n), n); }
 
 void *__wrap_calloc(size_t k, size_t n) { return recorded(calloc(k, n), k * n); }
 
-void __wrap_free(void *p) {
-    if (may_free(p, NULL)) free(p);
-}
+void __wrap_free(void *p) { candidate_free(p); }
 
+/* realloc: while recording, a new block (the data copied) and a deferred
+ * free of the old one, so the old contents never become free memory in the
+ * call; a constructor's block stays where it is. Not recording: the C
+ * library's. */
 void *__wrap_realloc(void *p, size_t n) {
     if (!p) return __wrap_malloc(n);
-    size_t old = 0;
     pthread_mutex_lock(&g_lock);
-    int image = g_mode != OFF && is_image(p, &old);
-    int mine = g_mode == OFF || (!image && set_remove(&g_call, p, &old));
+    int mode = g_mode;
+    size_t old = 0;
+    int image = mode != OFF && is_image(p, &old);
+    const block *b = mode != OFF && !image ? set_find(&g_call, p) : NULL;
+    if (b) old = b->size;
     pthread_mutex_unlock(&g_lock);
-    if (image) { /* a constructor's block stays: copy it into a new one */
-        void *q = __wrap_malloc(n);
-        if (q) memcpy(q, p, old < n ? old : n);
-        return q;
-    }
-    if (!mine) {
+    if (mode == OFF) return realloc(p, n);
+    if (!image && !b) { /* not the candidate's block */
         errno = ENOMEM;
         return NULL;
     }
-    void *q = realloc(p, n);
-    if (!q && n) return recorded(p, old); /* p is still valid: keep its record */
-    return recorded(q, n);
+    void *q = __wrap_malloc(n ? n : 1);
+    if (!q) return NULL;
+    memcpy(q, p, old < n ? old : n);
+    if (!image) candidate_free(p);
+    return q;
 }
 
 void *__wrap_reallocarray(void *p, size_t k, size_t n) {

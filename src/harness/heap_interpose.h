@@ -11,10 +11,14 @@
  *
  * Every wrap forwards to the C library. While recording (the worker,
  * around every candidate call) it also keeps the set of blocks the call
- * allocated and has not freed; at the end of the call every block still
- * in it is freed (glibc's perturbation overwrites it; a mapped block is
- * unmapped), so a later call finds none of this call's data, not even by
- * looking next to its own blocks. Blocks allocated while the candidate was
+ * allocated; the candidate's frees are deferred (recorded, not performed),
+ * and at the end of the call every block of the set, freed or leaked, is
+ * freed by the worker, outside the timed region and with glibc's
+ * perturbation on (overwritten; a mapped block is unmapped), so a later
+ * call finds none of this call's data, not even by looking next to its own
+ * blocks, and the timed region pays no overwriting. Past
+ * DKB__HEAP_DEFER_MAX deferred bytes in one call, frees are performed at
+ * once, overwritten first (the candidate pays for it). Blocks allocated while the candidate was
  * loaded (its constructors) are part of its image: snapshotted once and
  * put back before every call, like its static memory, and never freed
  * (a free of one is ignored).
@@ -36,6 +40,9 @@
         "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t", "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",   \
         "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t", "_ZnwmSt11align_val_tRKSt9nothrow_t",           \
         "_ZnamSt11align_val_tRKSt9nothrow_t"
+
+/* Deferred frees of one call beyond this are performed in the call. */
+#define DKB__HEAP_DEFER_MAX ((size_t)1 << 30)
 
 /* The names of DKB_HEAP_WRAPPED, *n of them. */
 const char *const *dkb__heap_wrapped(size_t *n);

@@ -29,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/timing.h"
 #include "harness/harness.h"
 
 #define REPORT_FD 3
@@ -85,11 +86,6 @@ void dkb__sandbox_result_free(dkb_sandbox_result *r) {
     r->report = r->output_tail = NULL;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Anonymous resident bytes of pid (statm: resident - shared), 0 if gone. */
 static uint64_t anon_rss(pid_t pid) {
@@ -301,7 +297,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
         goto done;
     }
 
-    double t0 = now_s();
+    double t0 = dkb__now_s();
     pid = fork();
     if (pid < 0) {
         rc = dkb_fail(err, dkb_errno_code(errno), "sandbox: fork: %s", strerror(errno));
@@ -350,7 +346,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
             why = END_REPORT;
         }
         if (why == END_NONE) {
-            double el = now_s() - t0;
+            double el = dkb__now_s() - t0;
             uint64_t rss = anon_rss(pid);
             if (rss > r->peak_rss) r->peak_rss = rss;
             struct stat st;
@@ -366,7 +362,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
             reaped = 1;
         }
     }
-    r->seconds = now_s() - t0;
+    r->seconds = dkb__now_s() - t0;
     kill(-pid, SIGKILL); /* whatever the child left behind in its group */
     /* drain what is left of the report (the write ends are closed now,
      * unless a grandchild escaped the group: then stop at once) */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "common/countof.h"
 #include "harness/cuda_interpose.h"  // defines: dkb__cuda_is_wrapped
 #include "harness/harness.h"
 #include "harness/heap_interpose.h"  // defines: dkb__heap_is_wrapped
@@ -98,15 +99,14 @@ static int in_list(const char *name, size_t len, const char *const *list, size_t
     return 0;
 }
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* name[0..len) is a libm function (with a width suffix or not). */
 static int is_libm(const char *name, size_t len) {
-    if (in_list(name, len, LIBM, COUNT(LIBM))) return 1;
+    if (in_list(name, len, LIBM, DKB_COUNTOF(LIBM))) return 1;
     static const char *const SUFFIX[] = {"f", "l", "f32", "f64", "f128", "f32x", "f64x", "_r", "f_r", "l_r"};
-    for (size_t s = 0; s < COUNT(SUFFIX); s++) {
+    for (size_t s = 0; s < DKB_COUNTOF(SUFFIX); s++) {
         size_t sl = strlen(SUFFIX[s]);
-        if (len > sl && !memcmp(name + len - sl, SUFFIX[s], sl) && in_list(name, len - sl, LIBM, COUNT(LIBM)))
+        if (len > sl && !memcmp(name + len - sl, SUFFIX[s], sl) && in_list(name, len - sl, LIBM, DKB_COUNTOF(LIBM)))
             return 1;
     }
     return 0;
@@ -167,6 +167,9 @@ static const char *const CXX_EXACT[] = {
     "__cxa_get_exception_ptr", "__cxa_current_exception_type", "__cxa_bad_cast", "__cxa_bad_typeid",
     "__cxa_throw_bad_array_new_length", "__gxx_personality_v0", "_Unwind_Resume", "_ZSt9terminatev",
     "__dynamic_cast", "_ZdlPv", "_ZdaPv", "_Znwm", "_Znam", "_ZdlPvm", "_ZdaPvm",
+    /* <iostream>'s one-time construction of the standard streams with
+     * libstdc++ 13 (std::ios_base_library_init; older: ios_base::Init, below) */
+    "_ZSt21ios_base_library_initv",
     /* thrust::system_error's message; CUB's caching allocator's mutex
      * (locking only: no thread is started) */
     "strerror", "pthread_mutex_init", "pthread_mutex_destroy", "pthread_mutex_lock", "pthread_mutex_trylock",
@@ -218,10 +221,10 @@ bool dkb__symbol_allowed_cuda(const char *name) {
     if (len > 7 && !memcmp(name, "__wrap_", 7))
         return dkb__cuda_is_wrapped(name + 7, len - 7) || dkb__heap_is_wrapped(name + 7, len - 7);
     if (is_wrapped_raw(name, len) || dkb__heap_is_wrapped(name, len)) return false;
-    if (len > 4 && !memcmp(name, "cuda", 4)) return !has_prefix(name, len, CUDA_NOT_PREFIX, COUNT(CUDA_NOT_PREFIX));
-    if (in_list(name, len, CUDA_EMITTED, COUNT(CUDA_EMITTED))) return true;
-    if (in_list(name, len, CXX_EXACT, COUNT(CXX_EXACT))) return true;
-    if (has_prefix(name, len, CXX_PREFIX, COUNT(CXX_PREFIX))) return true;
+    if (len > 4 && !memcmp(name, "cuda", 4)) return !has_prefix(name, len, CUDA_NOT_PREFIX, DKB_COUNTOF(CUDA_NOT_PREFIX));
+    if (in_list(name, len, CUDA_EMITTED, DKB_COUNTOF(CUDA_EMITTED))) return true;
+    if (in_list(name, len, CXX_EXACT, DKB_COUNTOF(CXX_EXACT))) return true;
+    if (has_prefix(name, len, CXX_PREFIX, DKB_COUNTOF(CXX_PREFIX))) return true;
     return dkb__symbol_allowed(name);
 }
 
@@ -234,7 +237,7 @@ static const char *const DATA_OBJECTS[] = {
 };
 
 const char *const *dkb__symbol_data_objects(size_t *n) {
-    *n = COUNT(DATA_OBJECTS);
+    *n = DKB_COUNTOF(DATA_OBJECTS);
     return DATA_OBJECTS;
 }
 
@@ -245,18 +248,18 @@ bool dkb__symbol_allowed(const char *name) {
      * a raw import comes from a __real_ reference, around the record */
     if (len > 7 && !memcmp(name, "__wrap_", 7)) return dkb__heap_is_wrapped(name + 7, len - 7);
     if (dkb__heap_is_wrapped(name, len)) return false;
-    if (in_list(name, len, LIBC, COUNT(LIBC))) return true;
+    if (in_list(name, len, LIBC, DKB_COUNTOF(LIBC))) return true;
     /* OpenMP: what the compiler emits, the getters, and the settings the
      * worker puts back before every call; not omp_set_schedule and the
      * other setters of state that would outlive a call, nor clocks */
     if (len > 5 && !memcmp(name, "GOMP_", 5)) return true;
-    if (in_list(name, len, OPENMP, COUNT(OPENMP))) return true;
-    if (len > 8 && !memcmp(name, "omp_get_", 8) && !in_list(name, len, OPENMP_NOT, COUNT(OPENMP_NOT))) return true;
+    if (in_list(name, len, OPENMP, DKB_COUNTOF(OPENMP))) return true;
+    if (len > 8 && !memcmp(name, "omp_get_", 8) && !in_list(name, len, OPENMP_NOT, DKB_COUNTOF(OPENMP_NOT))) return true;
     /* fortified forms of allowed functions: __memcpy_chk, __printf_chk */
     if (len > 6 && !memcmp(name, "__", 2) && !memcmp(name + len - 4, "_chk", 4)) {
         const char *base = name + 2;
         size_t bl = len - 6;
-        if (in_list(base, bl, LIBC, COUNT(LIBC))) return true;
+        if (in_list(base, bl, LIBC, DKB_COUNTOF(LIBC))) return true;
     }
     if (is_libm(name, len)) return true;
     /* __exp_finite, __log10f_finite (older glibc with -ffast-math) */

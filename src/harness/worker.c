@@ -248,6 +248,14 @@ static void step_ok(worker *w, int rc, dkb_tp *tp, const char *what, uint64_t se
                     (unsigned long long)seed, st ? e.msg : dkb_err_name(rc));
 }
 
+/* Entering (1) or leaving (0) a call's window, baseline or candidate,
+ * checked or timed alike: glibc's malloc perturbation is off inside (it
+ * would make the side that allocates more pay for overwriting every block)
+ * and on outside, so every block the harness frees is overwritten, and
+ * every block the candidate frees too (its frees are deferred to the end of
+ * its call: heap_interpose.h). */
+static void timed_window(int inside) { mallopt(M_PERTURB, inside ? 0 : DKB_POISON); }
+
 /* One timed baseline call for seed index s: the whole query (full), or
  * the core over the prepared inputs (core). */
 static double baseline_call(worker *w, int s) {
@@ -260,15 +268,19 @@ static double baseline_call(worker *w, int s) {
     if (w->core) {
         dkb_tensor_set out;
         memset(&out, 0, sizeof out);
+        timed_window(1);
         t0 = dkb__now_ms();
         int rc = w->q->core(w->tp, &w->prep[s], &out);
         t1 = dkb__now_ms();
+        timed_window(0);
         step_ok(w, rc, w->tp, "core", seed);
     } else {
         dkb_result res = {0};
+        timed_window(1);
         t0 = dkb__now_ms();
         int rc = dkb_query_run(w->q, w->tp, w->db, &w->params[s], &res, &e);
         t1 = dkb__now_ms();
+        timed_window(0);
         if (rc) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
         dkb_result_free(&res);
     }
@@ -316,11 +328,13 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     if (w->cuda && dkb__wcuda_time_begin(w->cu, &e))
         fail_report(w, DKB_VERDICT_HARNESS_ERROR, "before %s (seed %llu): %s", what, (unsigned long long)seed, e.msg);
     dkb__heap_call_begin();
+    timed_window(1);
     dkb__guard_wipe_below(stack_lo);
     double t0 = dkb__now_ms();
     int rc = w->core ? w->core_entry(w->cin[s], &w->oset.set, w->env)
                      : w->full_entry(w->cdb, w->cparams[s], &w->ores.res, w->env);
     double t1 = dkb__now_ms();
+    timed_window(0);
     dkb__guard_openmp_restore();
     /* every block the call left allocated freed (overwritten, or unmapped) */
     dkb__heap_call_end();
@@ -644,10 +658,9 @@ static int timed_answer_ok(worker *w, int s, int k, call_out *o) {
 }
 
 /* Time baseline (and candidate, when with_cand) interleaved until each has
- * min_runs calls and min_seconds have passed. Both sides run under the
- * same malloc perturbation as the checks (a freed block is overwritten, so
- * none carries data from one call into the next; docs/harness.md gives
- * its cost), and every candidate call starts from the pristine state. */
+ * min_runs calls and min_seconds have passed. Every candidate call starts
+ * from the pristine state; both sides run their windows under the same
+ * allocator settings as in the checks (timed_window). */
 static dkb_verdict timing(worker *w, int with_cand) {
     samples b = {0}, c = {0};
     int ns = w->ns;

@@ -30,6 +30,7 @@
 
 #include <ctype.h>
 
+#include "common/countof.h"
 #include "harness/harness.h"
 #include "harness/worker_guard.h"
 
@@ -202,7 +203,7 @@ int dkb__guard_install_handlers(dkb_error *err) {
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
     const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    for (size_t i = 0; i < DKB_COUNTOF(sigs); i++)
         if (sigaction(sigs[i], &sa, NULL) != 0) return dkb_fail(err, DKB_EINTERNAL, "sigaction: %s", strerror(errno));
     return 0;
 }
@@ -324,7 +325,7 @@ int dkb__guard_syscall_filter(void) {
 #undef ALLOW_NR
 #undef ARG_LO
 #undef ARG_HI
-    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    struct sock_fprog prog = {(unsigned short)DKB_COUNTOF(f), f};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) return -1;
     return 0;

@@ -3,6 +3,9 @@
  * a TensorPlan symbol; a missing entry point), and dkb__build_candidate:
  * a clean build, a compile error with its log, an include outside the
  * allowed headers, the source hash, thread-local storage. */
+#include <dlfcn.h>
+#include <math.h>
+
 #include "test_harness_util.h"
 
 static void test_names(void) {
@@ -303,10 +306,46 @@ static void test_build(const char *dir) {
     free(scratch);
 }
 
+/* Every data object (not function) of the C library, libm and libgcc_s
+ * that the allow-list lets a candidate import is one the worker restores
+ * before every call (dkb__symbol_data_objects): read from `nm -D` of the
+ * libraries this test has loaded, so a new allowed name that is writable
+ * data cannot slip past the restore list. */
+static void test_data_objects(void) {
+    size_t n = 0;
+    const char *const *restored = dkb__symbol_data_objects(&n);
+    const void *libs[] = {(const void *)printf, (const void *)sqrt};
+    int objects = 0;
+    for (size_t l = 0; l < sizeof libs / sizeof libs[0]; l++) {
+        Dl_info info;
+        CHECK(dladdr(libs[l], &info) && info.dli_fname, "dladdr");
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s' 2>/dev/null", info.dli_fname);
+        FILE *f = popen(cmd, "r");
+        CHECK(f != NULL, "popen %s", cmd);
+        if (!f) continue;
+        char line[1024];
+        while (fgets(line, sizeof line, f)) {
+            char type = 0, name[512];
+            if (sscanf(line, "%*s %c %511s", &type, name) != 2) continue;
+            if (!strchr("BDVGS", type)) continue; /* data: bss, data, weak object, small data */
+            name[strcspn(name, "@")] = 0;
+            if (!dkb__symbol_allowed(name)) continue;
+            objects++;
+            int found = 0;
+            for (size_t i = 0; i < n && !found; i++) found = !strcmp(restored[i], name);
+            CHECK(found, "%s (%s) is allowed data the worker does not restore", name, info.dli_fname);
+        }
+        pclose(f);
+    }
+    CHECK(objects >= 3, "only %d allowed data objects found in the C library and libm (nm -D)", objects);
+}
+
 int main(void) {
     set_candidate_header();
     char *dir = make_tmpdir("build");
     test_names();
+    test_data_objects();
     test_symbols(dir);
     test_build(dir);
     rm_tree(dir);

@@ -221,7 +221,12 @@ static void test_state(void) {
                    ""),
            DKB_MODE_FULL, DKB_VERDICT_OK, NULL);
     /* a block left allocated (never freed) is released after the call: the
-     * next call finds its note neither in a fresh block nor next to one */
+     * next call finds its note neither in a fresh block nor next to one.
+     * The candidate reads next to its block, which AddressSanitizer's
+     * allocator (not glibc's) may leave unmapped: glibc builds only. */
+#ifdef __SANITIZE_ADDRESS__
+    printf("skip: leaked heap (the candidate's neighbour reads need glibc's allocator, not ASan's)\n");
+#else
     expect("leaked heap",
            Q6_FULL("static const char note[16] = \"dkb-leaked-note\";\n"
                    "  unsigned char *blk = malloc(100); if (!blk) return 1; int seen = 0;\n"
@@ -229,6 +234,7 @@ static void test_state(void) {
                    "  memcpy(blk, note, 16); if (seen) return 8;",
                    ""),
            DKB_MODE_FULL, DKB_VERDICT_OK, NULL);
+#endif
     /* a counter kept where the worker now restores things (spare bytes of
      * stdout's FILE, a deep stack slot, the stdout variable's neighbour
      * signgam): every call starts from the same state, so the counter
