@@ -1,6 +1,9 @@
 /* cuda_checksum.cu: the harness's device kernels: a 64-bit hash of device
  * bytes, with which the evaluating process and the worker see whether a
- * candidate wrote to an input column (harness_cuda.h). The hash is a sum
+ * candidate wrote to an input column (harness_cuda.h); and the scrub of
+ * every SM's shared memory before a candidate call (nothing clears shared
+ * memory between kernels, so a kernel could read what an earlier call's
+ * kernel left there). The hash is a sum
  * of mixed (value, position) words, so it does not depend on the order the
  * threads add them and changes when any byte changes (but for collisions
  * of a 64-bit hash). */
@@ -11,6 +14,7 @@
 
 /* Declared in harness_cuda.h (not included: its C headers are not C++). */
 extern "C" int dkb__cuda_checksum(const void *dev, size_t bytes, void *stream, uint64_t *out, dkb_error *err);
+extern "C" int dkb__cuda_scrub_shared(void *stream, dkb_error *err);
 
 /* splitmix64's finaliser */
 __device__ __forceinline__ unsigned long long mix64(unsigned long long x) {
@@ -68,5 +72,37 @@ extern "C" int dkb__cuda_checksum(const void *dev, size_t bytes, void *stream, u
     if (e != cudaSuccess) return cuda_fail(err, "kernel", e);
     if (f != cudaSuccess) return cuda_fail(err, "cudaFreeAsync", f);
     *out = host ^ (uint64_t)bytes;
+    return 0;
+}
+
+/* ---- shared memory scrub ---- */
+
+/* Zero the block's whole dynamic shared memory (words 4-byte words). */
+__global__ void smem_scrub_kernel(unsigned words) {
+    extern __shared__ unsigned int smem_words[];
+    volatile unsigned int *w = smem_words;
+    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) w[i] = 0;
+}
+
+extern "C" int dkb__cuda_scrub_shared(void *stream, dkb_error *err) {
+    static int bytes = -1;
+    static unsigned blocks = 0;
+    cudaError_t e;
+    if (bytes < 0) {
+        int dev = 0, optin = 0, sms = 0;
+        if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+            (e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess ||
+            (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+            (e = cudaFuncSetAttribute(smem_scrub_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin)) !=
+                cudaSuccess)
+            return dkb_fail(err, DKB_EIO, "shared memory scrub: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        bytes = optin;
+        /* one such block fills an SM's shared memory; 4 waves of them, so
+         * every SM runs at least one */
+        blocks = 4u * (unsigned)(sms > 0 ? sms : 1);
+    }
+    smem_scrub_kernel<<<blocks, 1024, (size_t)bytes, (cudaStream_t)stream>>>((unsigned)bytes / 4u);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return dkb_fail(err, DKB_EIO, "shared memory scrub: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
     return 0;
 }

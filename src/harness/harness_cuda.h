@@ -45,6 +45,10 @@ extern "C" {
  * on the device on `stream` (a cudaStream_t; NULL: the legacy stream) and
  * waited for. 0, or DKB_EIO with the CUDA error in err. */
 int dkb__cuda_checksum(const void *dev, size_t bytes, void *stream, uint64_t *out, dkb_error *err);
+/* Zero the shared memory of every SM (all a block may opt in to, one such
+ * block per SM at a time, 4 per SM in all) with a kernel on `stream`, not
+ * waited for. 0, or DKB_EIO with the CUDA error. */
+int dkb__cuda_scrub_shared(void *stream, dkb_error *err);
 
 /* ---- the evaluating process (eval_cuda.c) ---- */
 

@@ -442,6 +442,9 @@ int dkb__wcuda_call_prepare(dkb__wcuda *c, dkb_error *err) {
     for (int i = 0; i < c->nsattr; i++)
         CU_TRY("worker: resetting the stream's attributes", cudaStreamSetAttribute(c->stream, c->sattr_id[i], &c->sattr_val[i]));
     if ((rc = dkb__cuda_interpose_funcs_restore(err))) return rc;
+    /* shared memory holds what the last kernels left: zeroed (time_begin
+     * then waits for the device) */
+    if ((rc = dkb__cuda_scrub_shared((void *)c->stream, err))) return rc;
     dkb__cuda_interpose_call_begin();
     return 0;
 }
