@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/countof.h"
 #include "common/fsutil.h"            // defines: dkb__source_root
 #include "harness/cuda_interpose.h"    // defines: dkb__cuda_wrapped_names
 #include "harness/harness.h"
@@ -137,6 +138,11 @@ static int find_program(const char *name, char *out, size_t n) {
     return -1;
 }
 
+/* The candidate toolkit: optional header-only helpers shipped beside
+ * candidate.h (dates, decimals, result writers; device helpers for CUDA),
+ * which a candidate may include as "dkb/<name>". */
+static const char *const TOOLKIT[] = {"cand_util.h", "cand_cuda.cuh"};
+
 /* dkb/candidate.h of this build: $DKB_CANDIDATE_H, else include/dkb/
  * candidate.h in the directory of the running executable or up to four
  * levels above it (build directories live inside the source tree). */
@@ -207,12 +213,17 @@ static char *trim_log(const char *text) {
     return out;
 }
 
-/* Is a file the compiler read allowed: the source, our candidate.h, or a
- * system header? On a disallowed one, its name into bad. */
+/* Is a file the compiler read allowed: the source, our headers (candidate.h
+ * and the optional toolkit, copied into the scratch directory's include/dkb,
+ * which holds nothing else), or a system header? On a disallowed one, its
+ * name into bad. */
 static int dep_allowed(const char *dep, const char *src_real, const char *hdr_real) {
     char real[PATH_MAX];
     if (!realpath(dep, real)) return 0;
     if (!strcmp(real, src_real) || !strcmp(real, hdr_real)) return 1;
+    const char *slash = strrchr(hdr_real, '/');
+    size_t dir = slash ? (size_t)(slash - hdr_real) + 1 : 0;
+    if (dir && !strncmp(real, hdr_real, dir) && !strchr(real + dir, '/')) return 1;
     return !strncmp(real, "/usr/", 5) || !strncmp(real, "/opt/", 5) || !strncmp(real, "/lib/", 5) ||
            !strncmp(real, "/lib64/", 7);
 }
@@ -477,7 +488,7 @@ static int preprocess_checks(char *const pp[], const char *plog, const char *dfi
     if (deps < 0) return dkb_fail(err, DKB_EIO, "build: cannot read the compiler's dependency file %s", dfile);
     if (deps > 0) {
         b->verdict = DKB_VERDICT_COMPILE_ERROR;
-        snprintf(b->detail, sizeof b->detail, "includes %.400s (only dkb/candidate.h and system headers are allowed)",
+        snprintf(b->detail, sizeof b->detail, "includes %.400s (only dkb/candidate.h, the dkb/cand_* toolkit and system headers are allowed)",
                  bad);
         return 0;
     }
@@ -541,6 +552,14 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
     if (find_candidate_header(ours, sizeof ours) != 0)
         return dkb_fail(err, DKB_ENOENT, "build: cannot find dkb/candidate.h near the dkb binary or in its source tree; set DKB_CANDIDATE_H");
     if ((rc = make_dir(inc, err)) || (rc = make_dir(incdkb, err)) || (rc = copy_file(ours, hdr, err))) return rc;
+    /* the optional candidate toolkit beside it (include/dkb/cand_*.h) */
+    for (size_t i = 0; i < DKB_COUNTOF(TOOLKIT); i++) {
+        char from[4096 + 64], to[4096 + 64];
+        const char *slash = strrchr(ours, '/');
+        snprintf(from, sizeof from, "%.*s/%s", (int)(slash ? slash - ours : 0), ours, TOOLKIT[i]);
+        snprintf(to, sizeof to, "%s/%s", incdkb, TOOLKIT[i]);
+        if (access(from, R_OK) == 0 && (rc = copy_file(from, to, err))) return rc;
+    }
 
     /* names: SCRATCH/<base>.so, .d, .log (base: the file name less .c / .cu) */
     const char *base = strrchr(src, '/');

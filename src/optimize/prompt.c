@@ -34,8 +34,9 @@ static const char CUDA_ABI[] =
     " *\n"
     " * Build: nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90]\n"
     " * -shared -cudart shared; the file is CUDA C++, the entry point keeps C linkage\n"
-    " * through this header's extern \"C\". Include only dkb/candidate.h and system\n"
-    " * or CUDA toolkit headers.\n"
+    " * through this header's extern \"C\". Include only dkb/candidate.h (and, if\n"
+    " * you like, the optional toolkit dkb/cand_util.h, dkb/cand_cuda.cuh, below)\n"
+    " * and system or CUDA toolkit headers (CUB and Thrust included).\n"
     " *\n"
     " * Memory: the descriptors (dkb_cand_set, dkb_cand_vec, dkb_cand_scalar,\n"
     " * dkb_cand_dict, names, n, cap, scale) are HOST memory; the data they point to\n"
@@ -75,20 +76,35 @@ static const char CUDA_ABI[] =
     " * assembly, files and threads. A kernel fault is judged a crash, a kernel\n"
     " * that never ends a timeout. */\n\n";
 
+/* Append the optional toolkit header rel (include/dkb/...) to b, introduced
+ * as optional; nothing when the tree has none. */
+static void append_toolkit(dkb_opt_buf *b, const char *rel, const char *what) {
+    char *text = NULL;
+    dkb_error e = {0};
+    if (read_source(rel, &text, &e)) return;
+    dkb__opt_buf_puts(b, "\n/* ---- optional: ");
+    dkb__opt_buf_puts(b, rel + strlen("include/"));
+    dkb__opt_buf_puts(b, " (");
+    dkb__opt_buf_puts(b, what);
+    dkb__opt_buf_puts(b, "; a candidate needs nothing but candidate.h, and may #include this too) ---- */\n");
+    dkb__opt_buf_puts(b, text);
+    free(text);
+}
+
 int dkb__opt_candidate_abi(const char *target, char **out, dkb_error *err) {
     *out = NULL;
     char *hdr = NULL;
     int rc = read_source("include/dkb/candidate.h", &hdr, err);
-    if (rc || strcmp(target, "cuda")) {
-        *out = hdr;
-        return rc;
-    }
+    if (rc) return rc;
+    int cuda = !strcmp(target, "cuda");
     dkb_opt_buf b = {0};
-    dkb__opt_buf_puts(&b, CUDA_ABI);
+    if (cuda) dkb__opt_buf_puts(&b, CUDA_ABI);
     dkb__opt_buf_puts(&b, hdr);
     free(hdr);
+    append_toolkit(&b, "include/dkb/cand_util.h", "dates, decimals, searches, result writers");
+    if (cuda) append_toolkit(&b, "include/dkb/cand_cuda.cuh", "device helpers: error checks, grids, chunk bounds, text");
     *out = dkb__opt_buf_take(&b);
-    return *out ? 0 : dkb_fail(err, DKB_ENOMEM, "candidate ABI for target cuda: out of memory");
+    return *out ? 0 : dkb_fail(err, DKB_ENOMEM, "candidate ABI for target %s: out of memory", target);
 }
 
 /* The function starting at the line "static int NAME(" through the next line

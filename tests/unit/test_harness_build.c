@@ -185,6 +185,19 @@ static void test_build(const char *dir) {
     CHECK(!strcmp(first, b.hash), "same text, same hash");
     dkb__build_free(&b);
 
+    /* the optional toolkit: copied beside candidate.h, and includable */
+    build(dir, "q06.full.c",
+          "#include \"dkb/cand_util.h\"\n"
+          "int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand_result *res,\n"
+          "                       const dkb_cand_env *env) {\n"
+          "  (void)db, (void)p, (void)env; return (int)dkb_add_months(0, 1) == 31 ? dkb_res_rows(res, 0) : 1;\n}\n",
+          DKB_MODE_FULL, &b);
+    CHECK(b.verdict == DKB_VERDICT_OK, "toolkit: %s %s [%s]", dkb__verdict_name(b.verdict), b.detail, b.log ? b.log : "");
+    dkb__build_free(&b);
+    scratch_hdr = join(dir, "scratch/include/dkb/cand_util.h");
+    CHECK(access(scratch_hdr, R_OK) == 0, "cand_util.h copied into the scratch include directory");
+    free(scratch_hdr);
+
     /* a compile error: its diagnostics in the log */
     build(dir, "q01.full.c", "#include \"dkb/candidate.h\"\nint dkb_candidate_full(void) { return undeclared_x; }\n",
           DKB_MODE_FULL, &b);

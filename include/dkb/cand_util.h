@@ -1,0 +1,308 @@
+/* cand_util.h: the optional candidate toolkit, header-only, shipped beside
+ * candidate.h: what TPC-H candidates keep writing again and the harness's
+ * ABI does not give them. A candidate needs nothing but candidate.h; one
+ * that includes "dkb/cand_util.h" (C, OpenMP or CUDA: the date and decimal
+ * helpers are host and device functions under nvcc) gets:
+ *
+ *   dates    dkb_days_from_civil, dkb_civil_from_days, dkb_add_months (SQL's
+ *            date + interval 'k' month: the day clamped to the month's end),
+ *            dkb_add_years, dkb_year_of (days since 1970-01-01, as the store
+ *            holds them);
+ *   decimals dkb_rescale (a value at one scale exactly at another), dkb_pow10;
+ *   search   dkb_lower_bound_i32 / _i64 over a sorted array, dkb_gallop_i32
+ *            (the same, forward from a position), dkb_max_i32 (a dense key
+ *            map's size), dkb_chunk_runs (a chunk of parent rows and its
+ *            children's run, e.g. orders and their lineitems);
+ *   strings  dkb_like (SQL LIKE), dkb_find (a substring, AVX2 where built
+ *            with it; host only);
+ *   results  dkb_res_col (a declared result column by name and type),
+ *            dkb_put_str / dkb_put_text / dkb_put_dict / dkb_put_strcol
+ *            (append a string to a STRING column), dkb_put_dec (a decimal
+ *            at the column's scale), dkb_res_rows (check and set the row count).
+ *
+ * Everything is static inline: a candidate still links nothing of ours.
+ * The CUDA device helpers are in cand_cuda.cuh. */
+#ifndef DKB_CAND_UTIL_H
+#define DKB_CAND_UTIL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "dkb/candidate.h"
+
+#if defined(__AVX2__) && !defined(__CUDACC__)
+#include <immintrin.h> /* defines: _mm256_* (dkb_find) */
+#endif
+
+#if defined(__CUDACC__)
+#define DKB_CAND_HD __host__ __device__ __forceinline__
+#else
+#define DKB_CAND_HD inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- dates: int32/int64 days since 1970-01-01, proleptic Gregorian ---- */
+
+/* The day number of y-m-d (m 1..12, d 1..31). H. Hinnant's algorithm. */
+static DKB_CAND_HD int64_t dkb_days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* y-m-d of day number z. */
+static DKB_CAND_HD void dkb_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+static DKB_CAND_HD int dkb_is_leap(int64_t y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
+
+/* days + interval 'k' month, as SQL: the day clamped to the new month's
+ * last day (Jan 31 + 1 month = Feb 28 or 29). k may be negative. */
+static DKB_CAND_HD int64_t dkb_add_months(int64_t days, int k) {
+    int64_t y;
+    int m, d;
+    dkb_civil_from_days(days, &y, &m, &d);
+    const int64_t months = y * 12 + (m - 1) + k;
+    y = months / 12 - (months % 12 < 0);
+    m = (int)(months - y * 12 + 1);
+    const int last = m == 2 ? 28 + dkb_is_leap(y) : 30 + ((m + (m >= 8)) & 1);
+    return dkb_days_from_civil(y, m, d < last ? d : last);
+}
+
+/* days + interval 'k' year (Feb 29 becomes Feb 28 in a common year). */
+static DKB_CAND_HD int64_t dkb_add_years(int64_t days, int k) { return dkb_add_months(days, 12 * k); }
+
+/* The year of day number z (EXTRACT(YEAR FROM ...)). */
+static DKB_CAND_HD int64_t dkb_year_of(int64_t z) {
+    int64_t y;
+    int m, d;
+    dkb_civil_from_days(z, &y, &m, &d);
+    return y;
+}
+
+/* ---- decimals: int64 values at a scale (2: hundredths) ---- */
+
+/* 10^k for k in 0..18; 0 outside. */
+static DKB_CAND_HD int64_t dkb_pow10(int k) {
+    int64_t p = 1;
+    if (k < 0 || k > 18) return 0;
+    while (k--) p *= 10;
+    return p;
+}
+
+/* v at scale `from` exactly at scale `to` into *out: 1, or 0 when it cannot
+ * be (overflow, or digits lost going down). */
+static DKB_CAND_HD int dkb_rescale(int64_t v, int from, int to, int64_t *out) {
+    for (; from < to; from++) {
+        if (v > INT64_MAX / 10 || v < INT64_MIN / 10) return 0;
+        v *= 10;
+    }
+    for (; from > to; from--) {
+        if (v % 10) return 0;
+        v /= 10;
+    }
+    *out = v;
+    return 1;
+}
+
+/* ---- search ---- */
+
+/* The first index in a[0..n) (ascending) whose value is >= key; n when none. */
+static DKB_CAND_HD int64_t dkb_lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static DKB_CAND_HD int64_t dkb_lower_bound_i64(const int64_t *a, int64_t n, int64_t key) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The first index in [lo, hi) of ascending a whose value is >= key; hi when
+ * none. Gallops forward from lo, then searches: cheap when the answer is near
+ * lo (walking one sorted key column in step with another). */
+static DKB_CAND_HD int64_t dkb_gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
+    if (lo >= hi || a[lo] >= key) return lo;
+    int64_t step = 1, base = lo;
+    while (base + step < hi && a[base + step] < key) {
+        base += step;
+        step <<= 1;
+    }
+    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
+    while (l < h) {
+        const int64_t mid = l + (h - l) / 2;
+        if (a[mid] < key) l = mid + 1;
+        else h = mid;
+    }
+    return l;
+}
+
+/* The largest of a[0..n) and 0 (0 when n is 0): the last index of a dense
+ * map keyed by a's values (negative keys are the caller's to skip). */
+static DKB_CAND_HD int64_t dkb_max_i32(const int32_t *a, int64_t n) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
+    return m;
+}
+
+/* Chunk c of nchunks of a parent table's rows [0, np) (keys pk, ascending)
+ * and the run of child rows that join it (keys ck[0..nc), ascending, e.g.
+ * orders and lineitem by orderkey): parent rows [*p0, *p1) (the even split
+ * c * np / nchunks) and child rows [*c0, *c1), those with keys from pk[*p0]
+ * up to, not including, the next chunk's first key (to nc for the last
+ * chunk). 0 when the chunk has no parent rows (*c0, *c1 then unset), else 1.
+ * Two binary searches: chunks can be cut independently, one per thread. */
+static DKB_CAND_HD int dkb_chunk_runs(const int32_t *pk, int64_t np, const int32_t *ck, int64_t nc, int64_t c,
+                                      int64_t nchunks, int64_t *p0, int64_t *p1, int64_t *c0, int64_t *c1) {
+    *p0 = c * np / nchunks, *p1 = (c + 1) * np / nchunks;
+    if (*p0 >= *p1) return 0;
+    *c0 = dkb_lower_bound_i32(ck, nc, pk[*p0]);
+    *c1 = *p1 < np ? dkb_lower_bound_i32(ck, nc, pk[*p1]) : nc;
+    return 1;
+}
+
+/* ---- strings (host memory) ---- */
+
+/* s[0..n) LIKE p (p NUL-terminated; '%' any run of bytes, '_' one byte, no
+ * escapes): 1 or 0. Recursive at each '%': for the short patterns of TPC-H. */
+static inline int dkb_like(const char *s, int64_t n, const char *p) {
+    while (*p) {
+        if (*p == '%') {
+            while (*p == '%') p++;
+            if (!*p) return 1;
+            for (int64_t i = 0; i <= n; i++)
+                if (dkb_like(s + i, n - i, p)) return 1;
+            return 0;
+        }
+        if (n == 0 || (*p != '_' && *p != *s)) return 0;
+        p++, s++, n--;
+    }
+    return n == 0;
+}
+
+/* The first occurrence of w[0..L) starting in [p, end - L], or NULL (p when
+ * L is 0). Built with AVX2 (host code only), 32 starts at a time: the first,
+ * second and last bytes of w compared at once, a memcmp for the survivors;
+ * then byte by byte. */
+static inline const char *dkb_find(const char *p, const char *end, const char *w, size_t L) {
+    if (L == 0) return p;
+    if (p > end || (size_t)(end - p) < L) return NULL;
+    const char *last = end - L;
+#if defined(__AVX2__) && !defined(__CUDACC__)
+    const size_t k = L > 1 ? 1 : 0; /* the second byte (the first again when L is 1) */
+    const __m256i f = _mm256_set1_epi8(w[0]), s = _mm256_set1_epi8(w[k]), l = _mm256_set1_epi8(w[L - 1]);
+    while (last - p >= 31) {
+        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        const __m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + k));
+        const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + L - 1));
+        const __m256i eq = _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(a1, s)),
+                                            _mm256_cmpeq_epi8(b, l));
+        uint32_t m = (uint32_t)_mm256_movemask_epi8(eq);
+        while (m) {
+            const int j = __builtin_ctz(m);
+            if (memcmp(p + j, w, L) == 0) return p + j;
+            m &= m - 1;
+        }
+        p += 32;
+    }
+#endif
+    for (; p <= last; p++)
+        if (p[0] == w[0] && memcmp(p, w, L) == 0) return p;
+    return NULL;
+}
+
+/* ---- results (host memory: what dkb_candidate_full fills) ---- */
+
+/* The result column called name, when it has type `type`; else NULL. */
+static inline dkb_cand_res_col *dkb_res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
+    for (int c = 0; c < res->ncols; c++)
+        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
+    return NULL;
+}
+
+/* Set the result's row count: DKB_CAND_OK, or DKB_CAND_ECAP when over the
+ * cap (nothing set). Fill a STRING column's rows in order from row 0, with
+ * str_off[0] = 0 (dkb_put_str sets str_off[r + 1]). */
+static inline int dkb_res_rows(dkb_cand_result *res, int64_t n) {
+    if (n < 0 || n > res->cap) return DKB_CAND_ECAP;
+    res->nrows = n;
+    return DKB_CAND_OK;
+}
+
+/* Row r of STRING column col := s[0..len) (rows appended in order, from
+ * str_off[r]; row 0 needs str_off[0] = 0 first). DKB_CAND_OK, or
+ * DKB_CAND_ECAP when the column's bytes_cap is too small. */
+static inline int dkb_put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
+    if (r == 0) col->str_off[0] = 0;
+    const int64_t at = col->str_off[r];
+    if (len < 0 || at + len > col->bytes_cap) return DKB_CAND_ECAP;
+    memcpy(col->str_bytes + at, s, (size_t)len);
+    col->str_off[r + 1] = at + len;
+    col->is_null[r] = 0;
+    return DKB_CAND_OK;
+}
+
+/* Row r of STRING column col := row `row` of a free-text input vector v
+ * (host memory: C candidates). */
+static inline int dkb_put_text(dkb_cand_res_col *col, int64_t r, const dkb_cand_vec *v, int64_t row) {
+    const int64_t *off = (const int64_t *)v->data;
+    return dkb_put_str(col, r, v->bytes + off[row], off[row + 1] - off[row]);
+}
+
+/* Row r of STRING column col := dictionary entry `code` of d. */
+static inline int dkb_put_dict(dkb_cand_res_col *col, int64_t r, const dkb_cand_dict *d, int code) {
+    if (!d || code < 0 || code >= d->size) return DKB_CAND_EINVAL;
+    return dkb_put_str(col, r, d->str[code], (int64_t)d->len[code]);
+}
+
+/* Row r of STRING column col := row `row` of a string input column v,
+ * whichever its encoding: free text (STR) or dictionary codes (U8 with a
+ * dict). DKB_CAND_EINVAL for another type or a code outside the dict. */
+static inline int dkb_put_strcol(dkb_cand_res_col *col, int64_t r, const dkb_cand_vec *v, int64_t row) {
+    if (v->type == DKB_CAND_STR) return dkb_put_text(col, r, v, row);
+    if (v->type == DKB_CAND_U8) return dkb_put_dict(col, r, v->dict, ((const uint8_t *)v->data)[row]);
+    return DKB_CAND_EINVAL;
+}
+
+/* Row r of DECIMAL column col := v, a value at scale `from`, scaled up to
+ * the column's scale (exact; the caller keeps it within __int128).
+ * DKB_CAND_OK, or DKB_CAND_EINVAL (nothing written) when the column's scale
+ * is below `from`: check that once before the rows. */
+static inline int dkb_put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
+    if (col->scale < from) return DKB_CAND_EINVAL;
+    for (; from < col->scale; from++) v *= 10;
+    col->dec[r] = v;
+    col->is_null[r] = 0;
+    return DKB_CAND_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,126 @@
+/* test_cand_util.c: the optional candidate toolkit (include/dkb/cand_util.h)
+ * against plain references: every day from 1899-12-01 to 2101-01-31
+ * converted both ways and checked against a day-by-day calendar walk; month
+ * and year arithmetic (the day clamped to the month's end, leap years,
+ * negative intervals) against a reference built from the same walk; exact
+ * rescaling at its edges; lower bounds over arrays of awkward lengths with
+ * duplicates; the result writers' caps. */
+#include <stdlib.h>
+
+#include "dkb/cand_util.h"
+#include "test_check.h"
+
+static int month_len(int64_t y, int m) {
+    static const int len[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return len[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+}
+
+/* A calendar walked day by day from 1899-12-01 (day -25598). */
+typedef struct {
+    int64_t y;
+    int m, d;
+} ymd;
+
+static void test_dates(void) {
+    ymd c = {1899, 12, 1};
+    int64_t day = -25598;
+    CHECK(dkb_days_from_civil(1970, 1, 1) == 0, "1970-01-01 is day 0");
+    CHECK(dkb_days_from_civil(1899, 12, 1) == day, "1899-12-01 is day %lld", (long long)day);
+    int bad = 0;
+    while (c.y < 2101 || (c.y == 2101 && c.m == 1)) {
+        int64_t y;
+        int m, d;
+        dkb_civil_from_days(day, &y, &m, &d);
+        if (dkb_days_from_civil(c.y, c.m, c.d) != day || y != c.y || m != c.m || d != c.d || dkb_year_of(day) != c.y)
+            bad++;
+        /* + k months: the reference clamps the day to the new month's end */
+        for (int k = -14; k <= 14 && bad < 10; k += 7) {
+            int64_t months = c.y * 12 + (c.m - 1) + k, ry = months / 12 - (months % 12 < 0);
+            int rm = (int)(months - ry * 12 + 1), last = month_len(ry, rm);
+            int64_t want = dkb_days_from_civil(ry, rm, c.d < last ? c.d : last);
+            if (dkb_add_months(day, k) != want) {
+                CHECK(0, "%lld-%02d-%02d + %d months: got day %lld, want %lld", (long long)c.y, c.m, c.d, k,
+                      (long long)dkb_add_months(day, k), (long long)want);
+                bad++;
+            }
+        }
+        if (++c.d > month_len(c.y, c.m)) c.d = 1, c.m++;
+        if (c.m > 12) c.m = 1, c.y++;
+        day++;
+    }
+    CHECK(bad == 0, "%d days wrong", bad);
+    /* the cases SQL users meet */
+    CHECK(dkb_add_months(dkb_days_from_civil(1996, 1, 31), 1) == dkb_days_from_civil(1996, 2, 29), "Jan 31 + 1 month, leap");
+    CHECK(dkb_add_months(dkb_days_from_civil(1995, 1, 31), 1) == dkb_days_from_civil(1995, 2, 28), "Jan 31 + 1 month");
+    CHECK(dkb_add_years(dkb_days_from_civil(1996, 2, 29), 1) == dkb_days_from_civil(1997, 2, 28), "Feb 29 + 1 year");
+    CHECK(dkb_add_years(dkb_days_from_civil(1994, 1, 1), 1) == dkb_days_from_civil(1995, 1, 1), "Q6's window");
+    CHECK(dkb_add_months(dkb_days_from_civil(1993, 10, 1), 3) == dkb_days_from_civil(1994, 1, 1), "Q10's quarter");
+    CHECK(dkb_add_months(dkb_days_from_civil(2000, 3, 31), -1) == dkb_days_from_civil(2000, 2, 29), "a month back");
+}
+
+static void test_decimals(void) {
+    int64_t v = 0;
+    CHECK(dkb_pow10(0) == 1 && dkb_pow10(18) == 1000000000000000000LL && dkb_pow10(19) == 0 && dkb_pow10(-1) == 0,
+          "pow10");
+    CHECK(dkb_rescale(6, 2, 4, &v) && v == 600, "0.06 at scale 4");
+    CHECK(dkb_rescale(-600, 4, 2, &v) && v == -6, "down, exact");
+    CHECK(!dkb_rescale(605, 4, 2, &v), "down, digits lost");
+    CHECK(dkb_rescale(7, 3, 3, &v) && v == 7, "same scale");
+    CHECK(!dkb_rescale(INT64_MAX / 10 + 1, 0, 1, &v), "overflow");
+    CHECK(!dkb_rescale(INT64_MIN / 10 - 1, 0, 1, &v), "negative overflow");
+}
+
+static void test_lower_bound(void) {
+    static const int lens[] = {0, 1, 2, 7, 32, 65, 128};
+    for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+        int n = lens[t];
+        int32_t a32[128];
+        int64_t a64[128];
+        for (int i = 0; i < n; i++) a32[i] = (int32_t)(i / 3 * 2), a64[i] = a32[i];
+        for (int64_t key = -2; key <= (n ? a32[n - 1] : 0) + 2; key++) {
+            int64_t want = 0;
+            while (want < n && a32[want] < key) want++;
+            CHECK(dkb_lower_bound_i32(a32, n, key) == want && dkb_lower_bound_i64(a64, n, key) == want,
+                  "n %d key %lld: got %lld / %lld, want %lld", n, (long long)key,
+                  (long long)dkb_lower_bound_i32(a32, n, key), (long long)dkb_lower_bound_i64(a64, n, key),
+                  (long long)want);
+        }
+    }
+}
+
+static void test_results(void) {
+    int64_t off[4];
+    char bytes[8];
+    uint8_t nulls[3] = {1, 1, 1};
+    dkb_cand_res_col cols[2];
+    memset(cols, 0, sizeof cols);
+    cols[0].name = "s_name", cols[0].type = DKB_CAND_RES_STRING, cols[0].str_off = off, cols[0].str_bytes = bytes;
+    cols[0].bytes_cap = sizeof bytes, cols[0].is_null = nulls;
+    cols[1].name = "revenue", cols[1].type = DKB_CAND_RES_DECIMAL;
+    dkb_cand_result res = {2, cols, 3, -1};
+    CHECK(dkb_res_col(&res, "s_name", DKB_CAND_RES_STRING) == &cols[0], "by name and type");
+    CHECK(dkb_res_col(&res, "s_name", DKB_CAND_RES_INT) == NULL, "wrong type");
+    CHECK(dkb_res_col(&res, "nope", DKB_CAND_RES_STRING) == NULL, "no such column");
+    CHECK(dkb_put_str(&cols[0], 0, "abc", 3) == DKB_CAND_OK && off[0] == 0 && off[1] == 3 && nulls[0] == 0, "row 0");
+    const char *d[2] = {"x", "yyyy"};
+    const size_t dl[2] = {1, 4};
+    dkb_cand_dict dict = {2, d, dl};
+    CHECK(dkb_put_dict(&cols[0], 1, &dict, 1) == DKB_CAND_OK && off[2] == 7 && !memcmp(bytes, "abcyyyy", 7), "row 1");
+    CHECK(dkb_put_dict(&cols[0], 2, &dict, 2) == DKB_CAND_EINVAL, "no such code");
+    CHECK(dkb_put_str(&cols[0], 2, "zz", 2) == DKB_CAND_ECAP, "over bytes_cap");
+    int64_t toff[3] = {0, 1, 1};
+    dkb_cand_vec text = {"c_name", DKB_CAND_STR, 0, 2, toff, (char *)"q", 1, NULL, 0, 0};
+    CHECK(dkb_put_text(&cols[0], 2, &text, 0) == DKB_CAND_OK && off[3] == 8 && bytes[7] == 'q', "free text");
+    CHECK(dkb_res_rows(&res, 3) == DKB_CAND_OK && res.nrows == 3, "rows");
+    CHECK(dkb_res_rows(&res, 4) == DKB_CAND_ECAP && res.nrows == 3, "over the cap");
+}
+
+int main(void) {
+    test_dates();
+    test_decimals();
+    test_lower_bound();
+    test_results();
+    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+    else printf("test_cand_util: ok\n");
+    return failures != 0;
+}
