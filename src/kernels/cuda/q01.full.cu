@@ -32,28 +32,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, UNROLL = 4, NFIELD = 6, MAX_GROUPS = 16, MAX_ROWS_PER_BLOCK = 1 << 20, RED_TPB = 256 };
 enum { F_COUNT = 0, F_QTY, F_PRICE, F_DISC, F_DISC_PRICE, F_CHARGE };
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q01.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
 
 /* partial[(block * G + g) * NFIELD + f]: block's int64 sum of field f of
  * group g. Dynamic shared memory: G * NFIELD * TPB int64. A row whose
@@ -145,12 +127,6 @@ static int put_str(dkb_cand_res_col *col, int64_t r, const dkb_cand_dict *dict, 
     return 1;
 }
 
-static void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
@@ -181,7 +157,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         c_sum_disc_price->scale < 4 || c_sum_charge->scale < 6)
         return DKB_CAND_EINVAL;
 
-    const int64_t hi64 = days_from_civil(1998, 12, 1) - delta->i;
+    const int64_t hi64 = dkb_days_from_civil(1998, 12, 1) - delta->i;
     const int32_t hi_day = hi64 > INT32_MAX ? INT32_MAX : hi64 < INT32_MIN ? INT32_MIN : (int32_t)hi64;
     const int ns = status->dict->size, ngroups = flag->dict->size * ns;
     if (ngroups > MAX_GROUPS) {
@@ -194,7 +170,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t n = ship->n;
     const int K = ngroups * NFIELD;
     const size_t smem = sizeof(int64_t) * (size_t)K * TPB;
-    int rc = 0, dev = 0, sms = 0, h_bad = 0;
+    int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0;
     int64_t *d_part = NULL;
     __int128 *d_sum = NULL, h_sum[MAX_GROUPS * NFIELD];
@@ -202,34 +178,30 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t r = 0;
     memset(h_sum, 0, sizeof h_sum);
     if (n > 0 && K > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
         if (smem > 48 * 1024)
-            CUDA_TRY("cudaFuncSetAttribute", cudaFuncSetAttribute(q01_scan, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            DKB_CUDA_TRY("cudaFuncSetAttribute", cudaFuncSetAttribute(q01_scan, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                                   (int)smem));
-        int per_sm = 0;
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q01_scan, TPB, smem));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q01_scan, TPB, smem, &sms, &grid));
         const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
         if (grid < need) grid = need;
         const int64_t useful = (n + TPB - 1) / TPB;
         if (grid > useful) grid = useful;
-        CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * K * grid, stream));
-        CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sum, sizeof(__int128) * K, stream));
-        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * K * grid, stream));
+        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sum, sizeof(__int128) * K, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
         q01_scan<<<(unsigned)grid, TPB, smem, stream>>>(
             (const int32_t *)ship->data, (const uint8_t *)flag->data, (const uint8_t *)status->data,
             (const int64_t *)qty->data, (const int64_t *)price->data, (const int64_t *)disc->data,
             (const int64_t *)tax->data, n, hi_day, ns, ngroups, d_part, d_bad);
-        CUDA_TRY("q01_scan launch", cudaGetLastError());
+        DKB_CUDA_TRY("q01_scan launch", cudaGetLastError());
         sum_partials<<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
-        CUDA_TRY("sum_partials launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sum, d_sum, sizeof(__int128) * K, cudaMemcpyDeviceToHost,
+        DKB_CUDA_TRY("sum_partials launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sum, d_sum, sizeof(__int128) * K, cudaMemcpyDeviceToHost,
                                                          stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q01.full.cu: a flag/status code outside its dictionary\n");
             rc = DKB_CAND_EINTERNAL;
@@ -249,10 +221,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             goto done;
         }
         c_flag->is_null[r] = c_status->is_null[r] = 0;
-        put_dec(c_sum_qty, r, a[F_QTY], 2);
-        put_dec(c_sum_price, r, a[F_PRICE], 2);
-        put_dec(c_sum_disc_price, r, a[F_DISC_PRICE], 4);
-        put_dec(c_sum_charge, r, a[F_CHARGE], 6);
+        dkb_put_dec(c_sum_qty, r, a[F_QTY], 2);
+        dkb_put_dec(c_sum_price, r, a[F_PRICE], 2);
+        dkb_put_dec(c_sum_disc_price, r, a[F_DISC_PRICE], 4);
+        dkb_put_dec(c_sum_charge, r, a[F_CHARGE], 6);
         c_avg_qty->f64[r] = (double)(int64_t)a[F_QTY] / 100.0 / (double)count;
         c_avg_price->f64[r] = (double)(int64_t)a[F_PRICE] / 100.0 / (double)count;
         c_avg_disc->f64[r] = (double)(int64_t)a[F_DISC] / 100.0 / (double)count;

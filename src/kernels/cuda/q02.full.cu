@@ -65,6 +65,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum {
     LIMIT = 100,                      /* the query's LIMIT */
@@ -78,16 +79,6 @@ enum {
 };
 
 static const unsigned FULL = 0xffffffffu;
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q02.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 typedef struct {
     uint8_t ok[256];
@@ -515,21 +506,6 @@ static int like(const char *s, int64_t n, const char *p) {
     return n == 0;
 }
 
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
@@ -569,14 +545,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         fprintf(stderr, "q02.full.cu: a column has an unexpected type or the nation/region tables are too large\n");
         return DKB_CAND_EINVAL;
     }
-    dkb_cand_res_col *r_bal = res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_sname = res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_nname = res_col(res, "n_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_pkey = res_col(res, "p_partkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *r_mfgr = res_col(res, "p_mfgr", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_phone = res_col(res, "s_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_comment = res_col(res, "s_comment", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_bal = dkb_res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_sname = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_nname = dkb_res_col(res, "n_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_pkey = dkb_res_col(res, "p_partkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *r_mfgr = dkb_res_col(res, "p_mfgr", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_phone = dkb_res_col(res, "s_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_comment = dkb_res_col(res, "s_comment", DKB_CAND_RES_STRING);
     if (!r_bal || !r_sname || !r_nname || !r_pkey || !r_mfgr || !r_addr || !r_phone || !r_comment ||
         r_bal->scale < sbal->scale) {
         fprintf(stderr, "q02.full.cu: the result columns are not as expected\n");
@@ -588,7 +564,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t np = pkey->n, ns = skey->n, nps = pspart->n, maxp = np, maxs = ns; /* dense keys 1..N */
-    int rc = 0, dev = 0, sms = 0, grid_top = 0;
+    int rc = 0, sms = 0, grid_top = 0;
     byte_table type_ok;
     char *d_mem = NULL, *d_text = NULL, *h_stage = NULL, *h_text = NULL;
     control *h_ctl = NULL;
@@ -613,8 +589,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     const int region_code = dkb_cand_dict_code(rname->dict, region->s);
 
-    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
     grid_top = sms < 1 ? 1 : sms > 1024 ? 1024 : sms;
     {
         /* one pool allocation, carved into 256-byte aligned pieces */
@@ -628,7 +603,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const size_t o_hits = o_min + round_up(sizeof(long long) * (size_t)np);
         const size_t o_part = o_hits + round_up(sizeof(hit) * (size_t)nps);
         const size_t all = o_part + round_up(sizeof(cand) * (size_t)grid_top * LIMIT);
-        CUDA_TRY("cudaMallocAsync temporaries", cudaMallocAsync((void **)&d_mem, all, stream));
+        DKB_CUDA_TRY("cudaMallocAsync temporaries", cudaMallocAsync((void **)&d_mem, all, stream));
         control *ctl = (control *)(d_mem + o_ctl);
         int32_t *nat = (int32_t *)(d_mem + o_nat), *pslot = (int32_t *)(d_mem + o_pslot);
         int32_t *srow_of = (int32_t *)(d_mem + o_srow), *prow = (int32_t *)(d_mem + o_prow);
@@ -641,15 +616,15 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         cols.off[2] = (const int64_t *)sphone->data, cols.bytes[2] = sphone->bytes;
         cols.off[3] = (const int64_t *)scomment->data, cols.bytes[3] = scomment->bytes;
 
-        CUDA_TRY("cudaMemsetAsync control", cudaMemsetAsync(ctl, 0, sizeof(control), stream));
-        CUDA_TRY("cudaMemsetAsync part slots",
+        DKB_CUDA_TRY("cudaMemsetAsync control", cudaMemsetAsync(ctl, 0, sizeof(control), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync part slots",
                  cudaMemsetAsync(pslot, 0xff, sizeof(int32_t) * (size_t)(maxp + 1), stream));
-        CUDA_TRY("cudaMemsetAsync supplier rows",
+        DKB_CUDA_TRY("cudaMemsetAsync supplier rows",
                  cudaMemsetAsync(srow_of, 0xff, sizeof(int32_t) * (size_t)(maxs + 1), stream));
         nation_prep<<<1, 256, 0, stream>>>((const int32_t *)rkey->data, (const uint8_t *)rname->data, (int)rkey->n,
                                            (const int32_t *)nkey->data, (const uint8_t *)nname->data,
                                            (const int32_t *)nreg->data, (int)nkey->n, region_code, nat, ctl);
-        CUDA_TRY("nation_prep launch", cudaGetLastError());
+        DKB_CUDA_TRY("nation_prep launch", cudaGetLastError());
         {
             const int aligned = (uintptr_t)psize->data % 16 == 0 && (uintptr_t)ptype->data % 4 == 0;
             const int64_t n4 = aligned ? np / 4 : 0;
@@ -659,14 +634,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             part_mark<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)pkey->data, (const int32_t *)psize->data,
                                                           (const uint8_t *)ptype->data, np, n4, size->i, type_ok,
                                                           maxp, pslot, prow, mincost, ctl);
-            CUDA_TRY("part_mark launch", cudaGetLastError());
+            DKB_CUDA_TRY("part_mark launch", cudaGetLastError());
         }
         {
             int64_t grid = (ns + TPB - 1) / TPB;
             if (grid > (int64_t)sms * 16) grid = (int64_t)sms * 16;
             supp_mark<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
                                                           ns, nat, maxs, srow_of, ctl);
-            CUDA_TRY("supp_mark launch", cudaGetLastError());
+            DKB_CUDA_TRY("supp_mark launch", cudaGetLastError());
         }
         {
             const int64_t n4 = (uintptr_t)pspart->data % 16 == 0 ? nps / 4 : 0;
@@ -676,17 +651,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             ps_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data,
                                                         (const int64_t *)pscost->data, nps, n4, pslot, maxp, srow_of,
                                                         maxs, mincost, hits, &ctl->nhits);
-            CUDA_TRY("ps_scan launch", cudaGetLastError());
+            DKB_CUDA_TRY("ps_scan launch", cudaGetLastError());
         }
         top_partial<<<(unsigned)grid_top, SORT_THREADS, 0, stream>>>(
             hits, mincost, prow, (const int32_t *)pkey->data, (const int64_t *)sbal->data,
             (const int32_t *)snat->data, nat, (const int64_t *)sname->data, sname->bytes, partial, ctl);
-        CUDA_TRY("top_partial launch", cudaGetLastError());
+        DKB_CUDA_TRY("top_partial launch", cudaGetLastError());
         top_final<<<1, SORT_THREADS, 0, stream>>>(partial, (const int64_t *)sname->data, sname->bytes, ctl);
-        CUDA_TRY("top_final launch", cudaGetLastError());
+        DKB_CUDA_TRY("top_final launch", cudaGetLastError());
         materialize<<<MAT_BLOCKS, MAT_THREADS, 0, stream>>>(ctl, cols, (const uint8_t *)pmfgr->data,
                                                              d_mem + o_ctl + sizeof(control), TEXT_CAP);
-        CUDA_TRY("materialize launch", cudaGetLastError());
+        DKB_CUDA_TRY("materialize launch", cudaGetLastError());
 
         /* the one round trip: control block and text area */
         h_stage = (char *)malloc(stage_bytes);
@@ -695,8 +670,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             rc = DKB_CAND_ENOMEM;
             goto done;
         }
-        CUDA_TRY("cudaMemcpyAsync result", cudaMemcpyAsync(h_stage, ctl, stage_bytes, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize result", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync result", cudaMemcpyAsync(h_stage, ctl, stage_bytes, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize result", cudaStreamSynchronize(stream));
         h_ctl = (control *)h_stage;
         text = h_stage + sizeof(control);
         if (h_ctl->bad) {
@@ -714,19 +689,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             /* the winners' text is longer than TEXT_CAP: gather it again
              * into a buffer of its size */
             const long long total = h_ctl->total;
-            CUDA_TRY("cudaMallocAsync long text", cudaMallocAsync((void **)&d_text, (size_t)total + 1, stream));
+            DKB_CUDA_TRY("cudaMallocAsync long text", cudaMallocAsync((void **)&d_text, (size_t)total + 1, stream));
             materialize<<<MAT_BLOCKS, MAT_THREADS, 0, stream>>>(ctl, cols, (const uint8_t *)pmfgr->data, d_text,
                                                                  total);
-            CUDA_TRY("materialize (long text) launch", cudaGetLastError());
+            DKB_CUDA_TRY("materialize (long text) launch", cudaGetLastError());
             h_text = (char *)malloc((size_t)total + 1);
             if (!h_text) {
                 fprintf(stderr, "q02.full.cu: out of host memory for %lld text bytes\n", total);
                 rc = DKB_CAND_ENOMEM;
                 goto done;
             }
-            CUDA_TRY("cudaMemcpyAsync long text",
+            DKB_CUDA_TRY("cudaMemcpyAsync long text",
                      cudaMemcpyAsync(h_text, d_text, (size_t)total, cudaMemcpyDeviceToHost, stream));
-            CUDA_TRY("cudaStreamSynchronize long text", cudaStreamSynchronize(stream));
+            DKB_CUDA_TRY("cudaStreamSynchronize long text", cudaStreamSynchronize(stream));
             text = h_text;
         }
     }
@@ -744,12 +719,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             goto done;
         }
         const char *t = text + x->start;
-        if (!put_str(r_sname, r, t, x->len[0]) ||
-            !put_str(r_nname, r, nname->dict->str[x->ncode], (int64_t)nname->dict->len[x->ncode]) ||
-            !put_str(r_mfgr, r, pmfgr->dict->str[x->mfgr], (int64_t)pmfgr->dict->len[x->mfgr]) ||
-            !put_str(r_addr, r, t + x->len[0], x->len[1]) ||
-            !put_str(r_phone, r, t + x->len[0] + x->len[1], x->len[2]) ||
-            !put_str(r_comment, r, t + x->len[0] + x->len[1] + x->len[2], x->len[3])) {
+        if ((dkb_put_str(r_sname, r, t, x->len[0]) != DKB_CAND_OK) ||
+            (dkb_put_str(r_nname, r, nname->dict->str[x->ncode], (int64_t)nname->dict->len[x->ncode]) != DKB_CAND_OK) ||
+            (dkb_put_str(r_mfgr, r, pmfgr->dict->str[x->mfgr], (int64_t)pmfgr->dict->len[x->mfgr]) != DKB_CAND_OK) ||
+            (dkb_put_str(r_addr, r, t + x->len[0], x->len[1]) != DKB_CAND_OK) ||
+            (dkb_put_str(r_phone, r, t + x->len[0] + x->len[1], x->len[2]) != DKB_CAND_OK) ||
+            (dkb_put_str(r_comment, r, t + x->len[0] + x->len[1] + x->len[2], x->len[3]) != DKB_CAND_OK)) {
             fprintf(stderr, "q02.full.cu: result text over its byte cap\n");
             rc = DKB_CAND_ECAP;
             goto done;

@@ -45,20 +45,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TOPK = 10, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024 };
 static_assert(TOPK <= 32, "the final merge keeps lists of 32 per warp");
-#define FULL_MASK 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q03.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 typedef struct {
     int64_t revenue; /* scale 4 */
@@ -93,15 +83,15 @@ __device__ static void warp_offer(cand *list, int *cnt, bool has, const cand &c)
     __syncwarp();
     const int n = *cnt;
     const bool want = has && (n < TOPK || before(c, list[TOPK - 1]));
-    unsigned m = __ballot_sync(FULL_MASK, want);
+    unsigned m = __ballot_sync(DKB_FULL_MASK, want);
     while (m) {
         const int src = __ffs(m) - 1;
         m &= m - 1;
         cand x;
-        x.revenue = __shfl_sync(FULL_MASK, c.revenue, src);
-        x.key = __shfl_sync(FULL_MASK, c.key, src);
-        x.date = __shfl_sync(FULL_MASK, c.date, src);
-        x.prio = __shfl_sync(FULL_MASK, c.prio, src);
+        x.revenue = __shfl_sync(DKB_FULL_MASK, c.revenue, src);
+        x.key = __shfl_sync(DKB_FULL_MASK, c.key, src);
+        x.date = __shfl_sync(DKB_FULL_MASK, c.date, src);
+        x.prio = __shfl_sync(DKB_FULL_MASK, c.prio, src);
         if (lane == 0) top_insert(list, cnt, x);
     }
     __syncwarp();
@@ -111,10 +101,10 @@ __device__ static void warp_offer(cand *list, int *cnt, bool has, const cand &c)
  * the result order; v = false marks an empty entry (after all others). */
 __device__ static inline cand cand_shfl(const cand &x, int src) {
     cand y;
-    y.revenue = __shfl_sync(FULL_MASK, x.revenue, src);
-    y.key = __shfl_sync(FULL_MASK, x.key, src);
-    y.date = __shfl_sync(FULL_MASK, x.date, src);
-    y.prio = __shfl_sync(FULL_MASK, x.prio, src);
+    y.revenue = __shfl_sync(DKB_FULL_MASK, x.revenue, src);
+    y.key = __shfl_sync(DKB_FULL_MASK, x.key, src);
+    y.date = __shfl_sync(DKB_FULL_MASK, x.date, src);
+    y.prio = __shfl_sync(DKB_FULL_MASK, x.prio, src);
     return y;
 }
 
@@ -128,7 +118,7 @@ __device__ static inline bool first_of(const cand &a, bool av, const cand &b, bo
 __device__ static inline void bitonic_step(cand &x, bool &v, int j, bool up) {
     const int lane = threadIdx.x & 31;
     const cand o = cand_shfl(x, lane ^ j);
-    const bool ov = __shfl_sync(FULL_MASK, (int)v, lane ^ j) != 0;
+    const bool ov = __shfl_sync(DKB_FULL_MASK, (int)v, lane ^ j) != 0;
     const bool want_first = ((lane & j) == 0) == up;
     if (want_first ? first_of(o, ov, x, v) : first_of(x, v, o, ov)) {
         x = o;
@@ -149,7 +139,7 @@ __device__ static void warp_sort(cand &x, bool &v) {
 __device__ static void warp_merge(cand &x, bool &v, const cand &y, bool w) {
     const int lane = threadIdx.x & 31;
     const cand r = cand_shfl(y, 31 - lane);
-    const bool rv = __shfl_sync(FULL_MASK, (int)w, 31 - lane) != 0;
+    const bool rv = __shfl_sync(DKB_FULL_MASK, (int)w, 31 - lane) != 0;
     if (first_of(r, rv, x, v)) {
         x = r;
         v = rv;
@@ -162,9 +152,9 @@ __device__ static void warp_merge(cand &x, bool &v, const cand &y, bool w) {
  * cannot be in the top TOPK); when any remain they are sorted and merged in. */
 __device__ static void list_offer(cand &x, bool &v, bool has, const cand &c) {
     const cand last = cand_shfl(x, TOPK - 1);
-    const bool lastv = __shfl_sync(FULL_MASK, (int)v, TOPK - 1) != 0;
+    const bool lastv = __shfl_sync(DKB_FULL_MASK, (int)v, TOPK - 1) != 0;
     bool w = has && first_of(c, true, last, lastv);
-    if (!__ballot_sync(FULL_MASK, w)) return;
+    if (!__ballot_sync(DKB_FULL_MASK, w)) return;
     cand y = c;
     warp_sort(y, w);
     warp_merge(x, v, y, w);
@@ -200,61 +190,6 @@ __global__ void cust_bitmap(const int32_t *__restrict__ ckey, const uint8_t *__r
         }
         atomicOr(&bits[k >> 5], 1u << (k & 31));
     }
-}
-
-/* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
- * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
- * grouped by orderkey in orders' order); bound[nchunks] = nl. The same
- * result as a lower-bound binary search. One warp per chunk: each round the
- * 32 lanes probe 64 evenly spaced rows of the range and a ballot keeps the
- * rows between the last probe below the key and the first probe at or above
- * it (~65x fewer); a range of <= BOUNDS_SCAN rows is then counted in one
- * coalesced pass. 60M rows take 4 dependent rounds instead of 26 dependent
- * loads, and the first two rounds hit L2 (every chunk probes the same rows). */
-enum { BOUNDS_WARPS = 8, BOUNDS_PROBES = 64, BOUNDS_SCAN = 256 };
-
-__global__ void __launch_bounds__(BOUNDS_WARPS * 32)
-    chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
-                 int64_t *__restrict__ bound) {
-    const int lane = threadIdx.x & 31;
-    const int64_t c = (int64_t)blockIdx.x * BOUNDS_WARPS + (threadIdx.x >> 5);
-    if (c > nchunks) return; /* whole warps */
-    if (c == nchunks) {
-        if (lane == 0) bound[c] = nl;
-        return;
-    }
-    const int32_t key = okey[c * OCHUNK];
-    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
-    int64_t lo = 0, n = nl;
-    while (n > BOUNDS_SCAN) { /* n is the same in every lane */
-        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
-        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (BOUNDS_PROBES + 1);
-        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (BOUNDS_PROBES + 1);
-        const int32_t k0 = lkey[p0], k1 = lkey[p1];
-        const unsigned ge0 = __ballot_sync(0xffffffffu, k0 >= key), ge1 = __ballot_sync(0xffffffffu, k1 >= key);
-        /* f = the first probe at or above the key (64: none) */
-        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : BOUNDS_PROBES;
-        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (BOUNDS_PROBES + 1) + 1;
-        const int64_t new_hi = f == BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (BOUNDS_PROBES + 1);
-        lo = new_lo;
-        n = new_hi - new_lo;
-    }
-    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
-#pragma unroll
-    for (int t = 0; t < BOUNDS_SCAN / 32; t++) {
-        const int i = t * 32 + lane;
-        if (i < n && lkey[lo + i] < key) below++;
-    }
-    below = __reduce_add_sync(0xffffffffu, below);
-    if (lane == 0) bound[c] = lo + below;
-}
-
-/* chunk_bounds for the nchunks + 1 bounds, BOUNDS_WARPS chunks per block. */
-static cudaError_t launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
-                                       int64_t *bound, cudaStream_t stream) {
-    chunk_bounds<<<(unsigned)((nchunks + BOUNDS_WARPS) / BOUNDS_WARPS), BOUNDS_WARPS * 32, 0, stream>>>(okey, lkey, nl,
-                                                                                                       nchunks, bound);
-    return cudaGetLastError();
 }
 
 __global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ ocust,
@@ -296,11 +231,11 @@ __global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey
             const int64_t j = base + tid;
             const bool active = j < j1;
             const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
             if (lane == 0 && active && j > j0) prev = lkey[j - 1];
             const bool start = active && (j == j0 || key != prev);
-            const unsigned ballot = __ballot_sync(FULL_MASK, start);
-            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            const unsigned ballot = __ballot_sync(DKB_FULL_MASK, start);
+            const int incl = __popc(ballot & (DKB_FULL_MASK >> (31 - lane)));
             if (lane == 0) wtot[parity][warp] = __popc(ballot);
             __syncthreads();
             int before_me = carry, total = 0;
@@ -374,7 +309,7 @@ __global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ 
     if (warp == 0) {
         const bool keep = lane < TOPK && v; /* the entries are a prefix */
         if (keep) out[lane] = x;
-        const unsigned kept = __ballot_sync(FULL_MASK, keep);
+        const unsigned kept = __ballot_sync(DKB_FULL_MASK, keep);
         if (lane == 0) *nout = __popc(kept);
     }
 }
@@ -413,46 +348,42 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t nwords = (maxc >> 5) + 1;
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
     cudaStream_t stream = dkb_cand_stream(env);
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0, h_n = 0;
+    int rc = 0, sms = 0, h_bad = 0, h_n = 0;
     int64_t grid = 0;
     uint32_t *d_bits = NULL;
     int64_t *d_bound = NULL;
     cand *d_blist = NULL, *d_out = NULL, h_out[TOPK];
     int *d_bcount = NULL, *d_flags = NULL; /* d_flags[0]: bad, [1]: rows out */
     if (seg >= 0 && no > 0 && nl > 0 && nc > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q03_join, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q03_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        CUDA_TRY("cudaMallocAsync bitmap", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * nwords, stream));
-        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        CUDA_TRY("cudaMallocAsync lists", cudaMallocAsync((void **)&d_blist, sizeof(cand) * TOPK * grid, stream));
-        CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_bcount, sizeof(int) * grid, stream));
-        CUDA_TRY("cudaMallocAsync out", cudaMallocAsync((void **)&d_out, sizeof(cand) * TOPK, stream));
-        CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-        CUDA_TRY("cudaMemsetAsync bitmap", cudaMemsetAsync(d_bits, 0, sizeof(uint32_t) * nwords, stream));
-        CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+        DKB_CUDA_TRY("cudaMallocAsync bitmap", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * nwords, stream));
+        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        DKB_CUDA_TRY("cudaMallocAsync lists", cudaMallocAsync((void **)&d_blist, sizeof(cand) * TOPK * grid, stream));
+        DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_bcount, sizeof(int) * grid, stream));
+        DKB_CUDA_TRY("cudaMallocAsync out", cudaMallocAsync((void **)&d_out, sizeof(cand) * TOPK, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync bitmap", cudaMemsetAsync(d_bits, 0, sizeof(uint32_t) * nwords, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
         cust_bitmap<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data, (const uint8_t *)cseg->data,
                                                              nc, seg, maxc, d_bits, d_flags);
-        CUDA_TRY("cust_bitmap launch", cudaGetLastError());
-        CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
+        DKB_CUDA_TRY("cust_bitmap launch", cudaGetLastError());
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
         q03_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
             (const int32_t *)oprio->data, no, (const int32_t *)lkey->data, (const int32_t *)lship->data,
             (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_bits, maxc,
             (int32_t)date->i, d_blist, d_bcount, d_flags);
-        CUDA_TRY("q03_join launch", cudaGetLastError());
+        DKB_CUDA_TRY("q03_join launch", cudaGetLastError());
         top_merge<<<1, MERGE_TPB, 0, stream>>>(d_blist, d_bcount, grid, d_out, d_flags + 1);
-        CUDA_TRY("top_merge launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync rows", cudaMemcpyAsync(h_out, d_out, sizeof(cand) * TOPK, cudaMemcpyDeviceToHost,
+        DKB_CUDA_TRY("top_merge launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync rows", cudaMemcpyAsync(h_out, d_out, sizeof(cand) * TOPK, cudaMemcpyDeviceToHost,
                                                          stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync count", cudaMemcpyAsync(&h_n, d_flags + 1, sizeof(int), cudaMemcpyDeviceToHost,
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync count", cudaMemcpyAsync(&h_n, d_flags + 1, sizeof(int), cudaMemcpyDeviceToHost,
                                                           stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q03.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
             rc = DKB_CAND_EINTERNAL;

@@ -34,108 +34,9 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NCODE = 256 };
-#define FULL_MASK 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q04.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
-
-/* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
- * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
- * grouped by orderkey in orders' order); bound[nchunks] = nl. The same
- * result as a lower-bound binary search. One warp per chunk: each round the
- * 32 lanes probe 64 evenly spaced rows of the range and a ballot keeps the
- * rows between the last probe below the key and the first probe at or above
- * it (~65x fewer); a range of <= BOUNDS_SCAN rows is then counted in one
- * coalesced pass. 60M rows take 4 dependent rounds instead of 26 dependent
- * loads, and the first two rounds hit L2 (every chunk probes the same rows). */
-enum { BOUNDS_WARPS = 8, BOUNDS_PROBES = 64, BOUNDS_SCAN = 256 };
-
-__global__ void __launch_bounds__(BOUNDS_WARPS * 32)
-    chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
-                 int64_t *__restrict__ bound) {
-    const int lane = threadIdx.x & 31;
-    const int64_t c = (int64_t)blockIdx.x * BOUNDS_WARPS + (threadIdx.x >> 5);
-    if (c > nchunks) return; /* whole warps */
-    if (c == nchunks) {
-        if (lane == 0) bound[c] = nl;
-        return;
-    }
-    const int32_t key = okey[c * OCHUNK];
-    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
-    int64_t lo = 0, n = nl;
-    while (n > BOUNDS_SCAN) { /* n is the same in every lane */
-        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
-        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (BOUNDS_PROBES + 1);
-        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (BOUNDS_PROBES + 1);
-        const int32_t k0 = lkey[p0], k1 = lkey[p1];
-        const unsigned ge0 = __ballot_sync(0xffffffffu, k0 >= key), ge1 = __ballot_sync(0xffffffffu, k1 >= key);
-        /* f = the first probe at or above the key (64: none) */
-        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : BOUNDS_PROBES;
-        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (BOUNDS_PROBES + 1) + 1;
-        const int64_t new_hi = f == BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (BOUNDS_PROBES + 1);
-        lo = new_lo;
-        n = new_hi - new_lo;
-    }
-    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
-#pragma unroll
-    for (int t = 0; t < BOUNDS_SCAN / 32; t++) {
-        const int i = t * 32 + lane;
-        if (i < n && lkey[lo + i] < key) below++;
-    }
-    below = __reduce_add_sync(0xffffffffu, below);
-    if (lane == 0) bound[c] = lo + below;
-}
-
-/* chunk_bounds for the nchunks + 1 bounds, BOUNDS_WARPS chunks per block. */
-static cudaError_t launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
-                                       int64_t *bound, cudaStream_t stream) {
-    chunk_bounds<<<(unsigned)((nchunks + BOUNDS_WARPS) / BOUNDS_WARPS), BOUNDS_WARPS * 32, 0, stream>>>(okey, lkey, nl,
-                                                                                                       nchunks, bound);
-    return cudaGetLastError();
-}
 
 /* counts[code] += orders of priority code in the window with a late line. */
 __global__ void __launch_bounds__(TPB) q04_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ odate,
@@ -168,11 +69,11 @@ __global__ void __launch_bounds__(TPB) q04_join(const int32_t *__restrict__ okey
             const int64_t j = base + tid;
             const bool active = j < j1;
             const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
             if (lane == 0 && active && j > j0) prev = lkey[j - 1];
             const bool start = active && (j == j0 || key != prev);
-            const unsigned ballot = __ballot_sync(FULL_MASK, start);
-            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            const unsigned ballot = __ballot_sync(DKB_FULL_MASK, start);
+            const int incl = __popc(ballot & (DKB_FULL_MASK >> (31 - lane)));
             if (lane == 0) wtot[parity][warp] = __popc(ballot);
             __syncthreads();
             int before_me = carry, total = 0;
@@ -218,13 +119,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         !oprio->dict || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING ||
         res->cols[1].type != DKB_CAND_RES_INT)
         return DKB_CAND_EINVAL;
-    const int64_t hi_day = add_months(date->i, 3); /* [date, hi_day) */
+    const int64_t hi_day = dkb_add_months(date->i, 3); /* [date, hi_day) */
     if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t no = okey->n, nl = lkey->n;
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
+    int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, r = 0;
     int64_t *d_bound = NULL;
     unsigned long long *d_counts = NULL, h_counts[NCODE];
@@ -232,28 +133,24 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_cand_res_col *c_prio = &res->cols[0], *c_count = &res->cols[1];
     memset(h_counts, 0, sizeof h_counts);
     if (no > 0 && nl > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q04_join, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q04_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_counts, sizeof h_counts, stream));
-        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_counts, 0, sizeof h_counts, stream));
-        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
-        CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
+        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_counts, sizeof h_counts, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_counts, 0, sizeof h_counts, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
         q04_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)odate->data, (const uint8_t *)oprio->data, no,
             (const int32_t *)lkey->data, (const int32_t *)lcommit->data, (const int32_t *)lreceipt->data, d_bound,
             nchunks, (int32_t)date->i, (uint32_t)(hi_day - date->i), d_counts, d_bad);
-        CUDA_TRY("q04_join launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync counts",
+        DKB_CUDA_TRY("q04_join launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync counts",
                  cudaMemcpyAsync(h_counts, d_counts, sizeof h_counts, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q04.full.cu: lineitem not grouped by orderkey in orders' order\n");
             rc = DKB_CAND_EINTERNAL;

@@ -28,48 +28,18 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, MAX_ROWS_PER_BLOCK = 1 << 20 };
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q06.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
 
 static int64_t plus_one_year(int64_t days) {
     int64_t y;
     int m, d;
-    civil_from_days(days, &y, &m, &d);
+    dkb_civil_from_days(days, &y, &m, &d);
     y += 1;
     const int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
     if (m == 2 && d == 29 && !leap) d = 28;
-    return days_from_civil(y, m, d);
+    return dkb_days_from_civil(y, m, d);
 }
 
 /* v (at scale from) at scale to, exactly; 0 when digits would be lost or
@@ -165,13 +135,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = ship->n;
-    int rc = 0, dev = 0, sms = 0;
+    int rc = 0, sms = 0;
     int64_t *d_part = NULL, *h_part = NULL;
     __int128 total = 0;
     int64_t hits = 0;
     if (n > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
         int64_t grid = (int64_t)sms * 8;
         const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
         if (grid < need) grid = need;
@@ -183,15 +152,15 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             rc = DKB_CAND_ENOMEM;
             goto done;
         }
-        CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
+        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
         q06_scan<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)ship->data, (const int64_t *)disc->data, (const int64_t *)qty->data,
             (const int64_t *)price->data, n, (uintptr_t)ship->data % 16 == 0 ? n / 4 : 0, (int32_t)slo,
             (uint32_t)(shi - slo), dlo, (uint64_t)(dhi - dlo), qlt, d_part);
-        CUDA_TRY("q06_scan launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
+        DKB_CUDA_TRY("q06_scan launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
                                                              cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         for (int64_t b = 0; b < grid; b++) total += h_part[2 * b], hits += h_part[2 * b + 1];
     }
     for (int sc = out_scale; sc < revenue->scale; sc++) total *= 10;

@@ -48,28 +48,9 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NGROUP = 8, MAXNAT = 256 };
-#define FULL_MASK 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q07.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
 
 /* out[key] = 0 when the row's nation is nk0, 1 when nk1 (nk0 first), else
  * stays -1 (the caller sets out to -1); keys outside 0..maxkey set *bad. */
@@ -85,61 +66,6 @@ __global__ void key_side(const int32_t *__restrict__ key, const int32_t *__restr
         if (v == nk0) out[k] = 0;
         else if (v == nk1) out[k] = 1;
     }
-}
-
-/* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
- * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
- * grouped by orderkey in orders' order); bound[nchunks] = nl. The same
- * result as a lower-bound binary search. One warp per chunk: each round the
- * 32 lanes probe 64 evenly spaced rows of the range and a ballot keeps the
- * rows between the last probe below the key and the first probe at or above
- * it (~65x fewer); a range of <= BOUNDS_SCAN rows is then counted in one
- * coalesced pass. 60M rows take 4 dependent rounds instead of 26 dependent
- * loads, and the first two rounds hit L2 (every chunk probes the same rows). */
-enum { BOUNDS_WARPS = 8, BOUNDS_PROBES = 64, BOUNDS_SCAN = 256 };
-
-__global__ void __launch_bounds__(BOUNDS_WARPS * 32)
-    chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
-                 int64_t *__restrict__ bound) {
-    const int lane = threadIdx.x & 31;
-    const int64_t c = (int64_t)blockIdx.x * BOUNDS_WARPS + (threadIdx.x >> 5);
-    if (c > nchunks) return; /* whole warps */
-    if (c == nchunks) {
-        if (lane == 0) bound[c] = nl;
-        return;
-    }
-    const int32_t key = okey[c * OCHUNK];
-    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
-    int64_t lo = 0, n = nl;
-    while (n > BOUNDS_SCAN) { /* n is the same in every lane */
-        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
-        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (BOUNDS_PROBES + 1);
-        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (BOUNDS_PROBES + 1);
-        const int32_t k0 = lkey[p0], k1 = lkey[p1];
-        const unsigned ge0 = __ballot_sync(0xffffffffu, k0 >= key), ge1 = __ballot_sync(0xffffffffu, k1 >= key);
-        /* f = the first probe at or above the key (64: none) */
-        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : BOUNDS_PROBES;
-        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (BOUNDS_PROBES + 1) + 1;
-        const int64_t new_hi = f == BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (BOUNDS_PROBES + 1);
-        lo = new_lo;
-        n = new_hi - new_lo;
-    }
-    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
-#pragma unroll
-    for (int t = 0; t < BOUNDS_SCAN / 32; t++) {
-        const int i = t * 32 + lane;
-        if (i < n && lkey[lo + i] < key) below++;
-    }
-    below = __reduce_add_sync(0xffffffffu, below);
-    if (lane == 0) bound[c] = lo + below;
-}
-
-/* chunk_bounds for the nchunks + 1 bounds, BOUNDS_WARPS chunks per block. */
-static cudaError_t launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
-                                       int64_t *bound, cudaStream_t stream) {
-    chunk_bounds<<<(unsigned)((nchunks + BOUNDS_WARPS) / BOUNDS_WARPS), BOUNDS_WARPS * 32, 0, stream>>>(okey, lkey, nl,
-                                                                                                       nchunks, bound);
-    return cudaGetLastError();
 }
 
 /* sums[g], counts[g] += revenue (scale 4) and items of group
@@ -186,11 +112,11 @@ __global__ void __launch_bounds__(TPB) q07_join(const int32_t *__restrict__ okey
             const int64_t j = base + tid;
             const bool active = j < j1;
             const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
             if (lane == 0 && active && j > j0) prev = lkey[j - 1];
             const bool start = active && (j == j0 || key != prev);
-            const unsigned ballot = __ballot_sync(FULL_MASK, start);
-            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            const unsigned ballot = __ballot_sync(DKB_FULL_MASK, start);
+            const int incl = __popc(ballot & (DKB_FULL_MASK >> (31 - lane)));
             if (lane == 0) wtot[parity][warp] = __popc(ballot);
             __syncthreads();
             int before_me = carry, total = 0;
@@ -278,9 +204,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t nc = ckey->n, ns = skey->n, no = okey->n, nl = lkey->n;
     const int64_t maxc = nc, maxs = ns; /* dense keys 1..N */
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
-    const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
-    const uint32_t width = (uint32_t)(days_from_civil(1997, 1, 1) - d95);
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0, ng = 0, same = 0;
+    const int32_t d95 = (int32_t)dkb_days_from_civil(1995, 1, 1), d96 = (int32_t)dkb_days_from_civil(1996, 1, 1);
+    const uint32_t width = (uint32_t)(dkb_days_from_civil(1997, 1, 1) - d95);
+    int rc = 0, sms = 0, h_bad = 0, ng = 0, same = 0;
     int64_t grid = 0, nk[2] = {-2, -2}; /* -2: name absent */
     int32_t h_nk[MAXNAT];
     uint8_t h_nn[MAXNAT];
@@ -297,45 +223,41 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     memset(h_acc, 0, sizeof h_acc);
 
     /* 1. the two nations' keys */
-    CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
-    CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
     for (int64_t i = 0; i < nkey->n; i++)
         for (int s = 0; s < 2; s++)
             if (code[s] >= 0 && h_nn[i] == code[s]) nk[s] = h_nk[i];
     same = nk[0] == nk[1];
     if (nk[0] >= 0 && nk[1] >= 0 && no > 0 && nl > 0 && nc > 0 && ns > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q07_join, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q07_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        CUDA_TRY("cudaMallocAsync customer sides", cudaMallocAsync((void **)&d_cside, (size_t)maxc + 1, stream));
-        CUDA_TRY("cudaMallocAsync supplier sides", cudaMallocAsync((void **)&d_sside, (size_t)maxs + 1, stream));
-        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_acc, sizeof h_acc, stream));
-        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        CUDA_TRY("cudaMemsetAsync customer sides", cudaMemsetAsync(d_cside, 0xff, (size_t)maxc + 1, stream));
-        CUDA_TRY("cudaMemsetAsync supplier sides", cudaMemsetAsync(d_sside, 0xff, (size_t)maxs + 1, stream));
-        CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_acc, 0, sizeof h_acc, stream));
-        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMallocAsync customer sides", cudaMallocAsync((void **)&d_cside, (size_t)maxc + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync supplier sides", cudaMallocAsync((void **)&d_sside, (size_t)maxs + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_acc, sizeof h_acc, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync customer sides", cudaMemsetAsync(d_cside, 0xff, (size_t)maxc + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync supplier sides", cudaMemsetAsync(d_sside, 0xff, (size_t)maxs + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_acc, 0, sizeof h_acc, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
         key_side<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data, (const int32_t *)cnat->data,
                                                           nc, maxc, (int32_t)nk[0], (int32_t)nk[1], d_cside, d_bad);
-        CUDA_TRY("key_side customer launch", cudaGetLastError());
+        DKB_CUDA_TRY("key_side customer launch", cudaGetLastError());
         key_side<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
                                                           ns, maxs, (int32_t)nk[0], (int32_t)nk[1], d_sside, d_bad);
-        CUDA_TRY("key_side supplier launch", cudaGetLastError());
-        CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
+        DKB_CUDA_TRY("key_side supplier launch", cudaGetLastError());
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
         q07_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)ocust->data, no, (const int32_t *)lkey->data,
             (const int32_t *)lsupp->data, (const int32_t *)lship->data, (const int64_t *)lprice->data,
             (const int64_t *)ldisc->data, d_bound, nchunks, d_cside, maxc, d_sside, maxs, same, d95, d96, width,
             d_acc, d_acc + NGROUP, d_bad);
-        CUDA_TRY("q07_join launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_acc, d_acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("q07_join launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_acc, d_acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q07.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' "
                             "order\n");

@@ -48,28 +48,9 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, NACC = 6 };
-#define FULL_MASK 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q08.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
 
 /* The region's nations, by nation key (kernel argument). */
 typedef struct {
@@ -103,61 +84,6 @@ __global__ void key_in_mask(const int32_t *__restrict__ key, const int32_t *__re
         }
         if (v >= 0 && v < MAXNAT && mask.in[v]) out[k] = 1;
     }
-}
-
-/* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
- * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
- * grouped by orderkey in orders' order); bound[nchunks] = nl. The same
- * result as a lower-bound binary search. One warp per chunk: each round the
- * 32 lanes probe 64 evenly spaced rows of the range and a ballot keeps the
- * rows between the last probe below the key and the first probe at or above
- * it (~65x fewer); a range of <= BOUNDS_SCAN rows is then counted in one
- * coalesced pass. 60M rows take 4 dependent rounds instead of 26 dependent
- * loads, and the first two rounds hit L2 (every chunk probes the same rows). */
-enum { BOUNDS_WARPS = 8, BOUNDS_PROBES = 64, BOUNDS_SCAN = 256 };
-
-__global__ void __launch_bounds__(BOUNDS_WARPS * 32)
-    chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
-                 int64_t *__restrict__ bound) {
-    const int lane = threadIdx.x & 31;
-    const int64_t c = (int64_t)blockIdx.x * BOUNDS_WARPS + (threadIdx.x >> 5);
-    if (c > nchunks) return; /* whole warps */
-    if (c == nchunks) {
-        if (lane == 0) bound[c] = nl;
-        return;
-    }
-    const int32_t key = okey[c * OCHUNK];
-    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
-    int64_t lo = 0, n = nl;
-    while (n > BOUNDS_SCAN) { /* n is the same in every lane */
-        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
-        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (BOUNDS_PROBES + 1);
-        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (BOUNDS_PROBES + 1);
-        const int32_t k0 = lkey[p0], k1 = lkey[p1];
-        const unsigned ge0 = __ballot_sync(0xffffffffu, k0 >= key), ge1 = __ballot_sync(0xffffffffu, k1 >= key);
-        /* f = the first probe at or above the key (64: none) */
-        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : BOUNDS_PROBES;
-        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (BOUNDS_PROBES + 1) + 1;
-        const int64_t new_hi = f == BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (BOUNDS_PROBES + 1);
-        lo = new_lo;
-        n = new_hi - new_lo;
-    }
-    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
-#pragma unroll
-    for (int t = 0; t < BOUNDS_SCAN / 32; t++) {
-        const int i = t * 32 + lane;
-        if (i < n && lkey[lo + i] < key) below++;
-    }
-    below = __reduce_add_sync(0xffffffffu, below);
-    if (lane == 0) bound[c] = lo + below;
-}
-
-/* chunk_bounds for the nchunks + 1 bounds, BOUNDS_WARPS chunks per block. */
-static cudaError_t launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
-                                       int64_t *bound, cudaStream_t stream) {
-    chunk_bounds<<<(unsigned)((nchunks + BOUNDS_WARPS) / BOUNDS_WARPS), BOUNDS_WARPS * 32, 0, stream>>>(okey, lkey, nl,
-                                                                                                       nchunks, bound);
-    return cudaGetLastError();
 }
 
 /* acc[y * 2 + {0, 1}] += volume of all / of the nation's suppliers (scale 4)
@@ -203,11 +129,11 @@ __global__ void __launch_bounds__(TPB) q08_join(const int32_t *__restrict__ okey
             const int64_t j = base + tid;
             const bool active = j < j1;
             const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
             if (lane == 0 && active && j > j0) prev = lkey[j - 1];
             const bool start = active && (j == j0 || key != prev);
-            const unsigned ballot = __ballot_sync(FULL_MASK, start);
-            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            const unsigned ballot = __ballot_sync(DKB_FULL_MASK, start);
+            const int incl = __popc(ballot & (DKB_FULL_MASK >> (31 - lane)));
             if (lane == 0) wtot[parity][warp] = __popc(ballot);
             __syncthreads();
             int before_me = carry, total = 0;
@@ -307,9 +233,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t maxp = np, maxc = nc, maxs = ns; /* dense keys 1..N */
     const int64_t pwords = (maxp >> 5) + 1;
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
-    const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
-    const uint32_t width = (uint32_t)(days_from_civil(1997, 1, 1) - d95);
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
+    const int32_t d95 = (int32_t)dkb_days_from_civil(1995, 1, 1), d96 = (int32_t)dkb_days_from_civil(1996, 1, 1);
+    const uint32_t width = (uint32_t)(dkb_days_from_civil(1997, 1, 1) - d95);
+    int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, r = 0, target = -2; /* -2: nation name absent (no supplier matches) */
     int32_t h_rk[MAXNAT], h_nk[MAXNAT], h_nr[MAXNAT];
     uint8_t h_rn[MAXNAT], h_nn[MAXNAT];
@@ -325,11 +251,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     memset(h_acc, 0, sizeof h_acc);
 
     /* 1. the region's nations and the nation's key */
-    CUDA_TRY("fetch region keys", fetch(h_rk, rkey, sizeof(int32_t), stream));
-    CUDA_TRY("fetch region names", fetch(h_rn, rname, sizeof(uint8_t), stream));
-    CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
-    CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
-    CUDA_TRY("fetch nation regions", fetch(h_nr, nreg, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch region keys", fetch(h_rk, rkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch region names", fetch(h_rn, rname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation regions", fetch(h_nr, nreg, sizeof(int32_t), stream));
     for (int64_t i = 0; i < nkey->n; i++) {
         if (h_nk[i] < 0 || h_nk[i] >= MAXNAT) {
             fprintf(stderr, "q08.full.cu: nation key %d outside 0..%d\n", h_nk[i], MAXNAT - 1);
@@ -342,46 +268,42 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     if (target >= 0) is_target.in[target] = 1;
     if (tcode >= 0 && no > 0 && nl > 0 && np > 0 && nc > 0 && ns > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q08_join, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q08_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        CUDA_TRY("cudaMallocAsync part bitmap", cudaMallocAsync((void **)&d_pbits, sizeof(uint32_t) * pwords, stream));
-        CUDA_TRY("cudaMallocAsync customer marks", cudaMallocAsync((void **)&d_cin, (size_t)maxc + 1, stream));
-        CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_sis, (size_t)maxs + 1, stream));
-        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_acc, sizeof h_acc, stream));
-        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        CUDA_TRY("cudaMemsetAsync part bitmap", cudaMemsetAsync(d_pbits, 0, sizeof(uint32_t) * pwords, stream));
-        CUDA_TRY("cudaMemsetAsync customer marks", cudaMemsetAsync(d_cin, 0, (size_t)maxc + 1, stream));
-        CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_sis, 0, (size_t)maxs + 1, stream));
-        CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_acc, 0, sizeof h_acc, stream));
-        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMallocAsync part bitmap", cudaMallocAsync((void **)&d_pbits, sizeof(uint32_t) * pwords, stream));
+        DKB_CUDA_TRY("cudaMallocAsync customer marks", cudaMallocAsync((void **)&d_cin, (size_t)maxc + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_sis, (size_t)maxs + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_acc, sizeof h_acc, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync part bitmap", cudaMemsetAsync(d_pbits, 0, sizeof(uint32_t) * pwords, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync customer marks", cudaMemsetAsync(d_cin, 0, (size_t)maxc + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_sis, 0, (size_t)maxs + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_acc, 0, sizeof h_acc, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
         part_bitmap<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pkey->data,
                                                              (const uint8_t *)ptype->data, np, tcode, maxp, d_pbits,
                                                              d_bad);
-        CUDA_TRY("part_bitmap launch", cudaGetLastError());
+        DKB_CUDA_TRY("part_bitmap launch", cudaGetLastError());
         key_in_mask<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data,
                                                              (const int32_t *)cnat->data, nc, maxc, in_region, d_cin,
                                                              d_bad);
-        CUDA_TRY("key_in_mask customer launch", cudaGetLastError());
+        DKB_CUDA_TRY("key_in_mask customer launch", cudaGetLastError());
         key_in_mask<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data,
                                                              (const int32_t *)snat->data, ns, maxs, is_target, d_sis,
                                                              d_bad);
-        CUDA_TRY("key_in_mask supplier launch", cudaGetLastError());
-        CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
+        DKB_CUDA_TRY("key_in_mask supplier launch", cudaGetLastError());
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
         q08_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data, no,
             (const int32_t *)lkey->data, (const int32_t *)lpart->data, (const int32_t *)lsupp->data,
             (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_pbits, maxp, d_cin,
             maxc, d_sis, maxs, d95, d96, width, d_acc, d_bad);
-        CUDA_TRY("q08_join launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_acc, d_acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("q08_join launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_acc, d_acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q08.full.cu: a part/customer/supplier key outside 1..N or lineitem not grouped in "
                             "orders' order\n");

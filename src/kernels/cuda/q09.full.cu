@@ -57,6 +57,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 /* TPB threads a block; q09_join reads RPT consecutive line items per thread
  * per tile (TILE a block), each warp queues its matching rows (QCAP: a
@@ -66,27 +67,7 @@ enum { TPB = 256, NWARP = TPB / 32, RPT = 4, TILE = TPB * RPT, QCAP = 32 * RPT +
 enum { OCHUNK = 2048, YEAR0 = 1992, NYEAR = 8, NAT = 256, MAXPAT = 128 };
 enum { NGROUP = NAT * NYEAR, NO_NATION = 255 };
 static_assert(TEXT_CAP % 16 == 0, "the name text buffer is copied in 16-byte vectors");
-#define FULL_MASK 0xffffffffu
 #define EMPTY_KEY 0xffffffffffffffffull
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q09.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
 
 /* The LIKE pattern (kernel argument). */
 typedef struct {
@@ -251,7 +232,7 @@ __global__ void ps_count(const int32_t *__restrict__ pspart, int64_t nps, bool v
 #pragma unroll
         for (int k = 0; k < 4; k++) c += m[k] != 0;
     }
-    for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL_MASK, c, off);
+    for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(DKB_FULL_MASK, c, off);
     if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
 }
 
@@ -307,70 +288,15 @@ __global__ void supp_nat(const int32_t *__restrict__ skey, const int32_t *__rest
     }
 }
 
-/* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
- * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
- * grouped by orderkey in orders' order); bound[nchunks] = nl. The same
- * result as a lower-bound binary search. One warp per chunk: each round the
- * 32 lanes probe 64 evenly spaced rows of the range and a ballot keeps the
- * rows between the last probe below the key and the first probe at or above
- * it (~65x fewer); a range of <= BOUNDS_SCAN rows is then counted in one
- * coalesced pass. 60M rows take 4 dependent rounds instead of 26 dependent
- * loads, and the first two rounds hit L2 (every chunk probes the same rows). */
-enum { BOUNDS_WARPS = 8, BOUNDS_PROBES = 64, BOUNDS_SCAN = 256 };
-
-__global__ void __launch_bounds__(BOUNDS_WARPS * 32)
-    chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
-                 int64_t *__restrict__ bound) {
-    const int lane = threadIdx.x & 31;
-    const int64_t c = (int64_t)blockIdx.x * BOUNDS_WARPS + (threadIdx.x >> 5);
-    if (c > nchunks) return; /* whole warps */
-    if (c == nchunks) {
-        if (lane == 0) bound[c] = nl;
-        return;
-    }
-    const int32_t key = okey[c * OCHUNK];
-    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
-    int64_t lo = 0, n = nl;
-    while (n > BOUNDS_SCAN) { /* n is the same in every lane */
-        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
-        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (BOUNDS_PROBES + 1);
-        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (BOUNDS_PROBES + 1);
-        const int32_t k0 = lkey[p0], k1 = lkey[p1];
-        const unsigned ge0 = __ballot_sync(0xffffffffu, k0 >= key), ge1 = __ballot_sync(0xffffffffu, k1 >= key);
-        /* f = the first probe at or above the key (64: none) */
-        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : BOUNDS_PROBES;
-        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (BOUNDS_PROBES + 1) + 1;
-        const int64_t new_hi = f == BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (BOUNDS_PROBES + 1);
-        lo = new_lo;
-        n = new_hi - new_lo;
-    }
-    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
-#pragma unroll
-    for (int t = 0; t < BOUNDS_SCAN / 32; t++) {
-        const int i = t * 32 + lane;
-        if (i < n && lkey[lo + i] < key) below++;
-    }
-    below = __reduce_add_sync(0xffffffffu, below);
-    if (lane == 0) bound[c] = lo + below;
-}
-
-/* chunk_bounds for the nchunks + 1 bounds, BOUNDS_WARPS chunks per block. */
-static cudaError_t launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
-                                       int64_t *bound, cudaStream_t stream) {
-    chunk_bounds<<<(unsigned)((nchunks + BOUNDS_WARPS) / BOUNDS_WARPS), BOUNDS_WARPS * 32, 0, stream>>>(okey, lkey, nl,
-                                                                                                       nchunks, bound);
-    return cudaGetLastError();
-}
-
 /* Exclusive prefix of cnt over the warp's lanes (all 32 call it); *total
  * is the warp's sum. */
 __device__ __forceinline__ int warp_exclusive(int cnt, int lane, int *total) {
     int at = cnt;
     for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(FULL_MASK, at, off);
+        const int y = __shfl_up_sync(DKB_FULL_MASK, at, off);
         if (lane >= off) at += y;
     }
-    *total = __shfl_sync(FULL_MASK, at, 31);
+    *total = __shfl_sync(DKB_FULL_MASK, at, 31);
     return at - cnt;
 }
 
@@ -475,7 +401,7 @@ __global__ void __launch_bounds__(TPB, 6) q09_join(const int32_t *__restrict__ o
             const int32_t before = lane == 0 && g > j0 && g < j1 ? __ldg(lkey + g - 1) : 0;
             const int32_t key[4] = {k4.x, k4.y, k4.z, k4.w};
             const int64_t pa[4] = {p4.x, p4.y, p4.z, p4.w};
-            int32_t prev = __shfl_up_sync(FULL_MASK, k4.w, 1);
+            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, k4.w, 1);
             if (lane == 0) prev = before;
             bool act[4], start[4];
             int nstart = 0;
@@ -597,7 +523,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t np = pkey->n, ns = skey->n, nps = pspart->n, no = okey->n, nl = lkey->n;
     const int64_t maxp = np, maxs = ns; /* dense keys 1..N */
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
+    int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, r = 0;
     unsigned long long h_count = 0, cap = 16;
     like_pattern pat;
@@ -619,58 +545,54 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     pat.p[clen + 1] = '%';
     pat.len = (int)clen + 2;
     pat.plain = strchr(color->s, '%') == NULL && strchr(color->s, '_') == NULL;
-    for (int y = 0; y <= NYEAR; y++) yb.jan1[y] = (int32_t)days_from_civil(YEAR0 + y, 1, 1);
+    for (int y = 0; y <= NYEAR; y++) yb.jan1[y] = (int32_t)dkb_days_from_civil(YEAR0 + y, 1, 1);
     memset(h_sums, 0, sizeof h_sums);
     memset(h_seen, 0, sizeof h_seen);
 
     if (np > 0 && ns > 0 && nps > 0 && no > 0 && nl > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q09_join, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q09_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
         /* 1. parts of the color; 2. their partsupp rows' count */
-        CUDA_TRY("cudaMallocAsync part marks", cudaMallocAsync((void **)&d_match, (size_t)maxp + 1, stream));
-        CUDA_TRY("cudaMallocAsync supplier nations", cudaMallocAsync((void **)&d_snat, (size_t)maxs + 1, stream));
-        CUDA_TRY("cudaMallocAsync count", cudaMallocAsync((void **)&d_count, sizeof(unsigned long long), stream));
-        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sums, sizeof h_sums, stream));
-        CUDA_TRY("cudaMallocAsync marks", cudaMallocAsync((void **)&d_seen, sizeof h_seen, stream));
-        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        CUDA_TRY("cudaMemsetAsync part marks", cudaMemsetAsync(d_match, 0, (size_t)maxp + 1, stream));
-        CUDA_TRY("cudaMemsetAsync supplier nations", cudaMemsetAsync(d_snat, NO_NATION, (size_t)maxs + 1, stream));
-        CUDA_TRY("cudaMemsetAsync count", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long), stream));
-        CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_sums, 0, sizeof h_sums, stream));
-        CUDA_TRY("cudaMemsetAsync marks", cudaMemsetAsync(d_seen, 0, sizeof h_seen, stream));
-        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMallocAsync part marks", cudaMallocAsync((void **)&d_match, (size_t)maxp + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync supplier nations", cudaMallocAsync((void **)&d_snat, (size_t)maxs + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync count", cudaMallocAsync((void **)&d_count, sizeof(unsigned long long), stream));
+        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sums, sizeof h_sums, stream));
+        DKB_CUDA_TRY("cudaMallocAsync marks", cudaMallocAsync((void **)&d_seen, sizeof h_seen, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync part marks", cudaMemsetAsync(d_match, 0, (size_t)maxp + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync supplier nations", cudaMemsetAsync(d_snat, NO_NATION, (size_t)maxs + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync count", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_sums, 0, sizeof h_sums, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync marks", cudaMemsetAsync(d_seen, 0, sizeof h_seen, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
         part_match<<<(unsigned)(np / TPB + 1 < sms * 8 ? np / TPB + 1 : sms * 8), TPB, 0, stream>>>((const int32_t *)pkey->data,
                                                             (const int64_t *)pname->data, pname->bytes, np, maxp, pat,
                                                             d_match, d_bad);
-        CUDA_TRY("part_match launch", cudaGetLastError());
+        DKB_CUDA_TRY("part_match launch", cudaGetLastError());
         supp_nat<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
                                                           ns, maxs, d_snat, d_bad);
-        CUDA_TRY("supp_nat launch", cudaGetLastError());
+        DKB_CUDA_TRY("supp_nat launch", cudaGetLastError());
         ps_count<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, nps,
                                                           (uintptr_t)pspart->data % 16 == 0, d_match, maxp, d_count);
-        CUDA_TRY("ps_count launch", cudaGetLastError());
-        CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
+        DKB_CUDA_TRY("ps_count launch", cudaGetLastError());
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
-        CUDA_TRY("cudaMemcpyAsync count",
+        DKB_CUDA_TRY("cudaMemcpyAsync count",
                  cudaMemcpyAsync(&h_count, d_count, sizeof h_count, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize count", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize count", cudaStreamSynchronize(stream));
         /* 2. the cost table, at most half full */
         while (cap < 2 * h_count) cap <<= 1;
-        CUDA_TRY("cudaMallocAsync table", cudaMallocAsync((void **)&d_table, sizeof(slot) * cap, stream));
-        CUDA_TRY("cudaMemsetAsync table", cudaMemsetAsync(d_table, 0, sizeof(slot) * cap, stream));
-        CUDA_TRY("cudaMemset2DAsync table keys", /* keys to EMPTY_KEY, costs and counts stay 0 */
+        DKB_CUDA_TRY("cudaMallocAsync table", cudaMallocAsync((void **)&d_table, sizeof(slot) * cap, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync table", cudaMemsetAsync(d_table, 0, sizeof(slot) * cap, stream));
+        DKB_CUDA_TRY("cudaMemset2DAsync table keys", /* keys to EMPTY_KEY, costs and counts stay 0 */
                  cudaMemset2DAsync(d_table, sizeof(slot), 0xff, sizeof(unsigned long long), cap, stream));
         ps_build<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data,
                                                           (const int32_t *)pssupp->data,
                                                           (const int64_t *)pscost->data, nps,
                                                           (uintptr_t)pspart->data % 16 == 0, d_match, maxp, d_table,
                                                           cap - 1);
-        CUDA_TRY("ps_build launch", cudaGetLastError());
+        DKB_CUDA_TRY("ps_build launch", cudaGetLastError());
         /* 4. the join */
         q09_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)odate->data, no, (const int32_t *)lkey->data,
@@ -678,11 +600,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             (const int64_t *)lprice->data, (const int64_t *)ldisc->data, nl,
             (uintptr_t)lkey->data % 16 == 0 && (uintptr_t)lpart->data % 16 == 0, d_bound, nchunks, d_match, maxp, d_table,
             cap - 1, d_snat, maxs, yb, d_sums, d_seen, d_bad);
-        CUDA_TRY("q09_join launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sums, d_sums, sizeof h_sums, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync marks", cudaMemcpyAsync(h_seen, d_seen, sizeof h_seen, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("q09_join launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sums, d_sums, sizeof h_sums, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync marks", cudaMemcpyAsync(h_seen, d_seen, sizeof h_seen, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q09.full.cu: %s\n",
                     h_bad & 1 ? "a part/supplier key outside 1..N or lineitem not grouped in orders' order"
@@ -692,8 +614,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
     }
     /* groups by nation name code, year desc */
-    CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
-    CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
     for (int n = 0; n < NAT; n++) code_of[n] = -1;
     for (int64_t i = 0; i < nkey->n; i++)
         if (h_nk[i] >= 0 && h_nk[i] < NAT) code_of[h_nk[i]] = h_nn[i];

@@ -48,54 +48,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TOPK = 20, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024, SLOT = 256, NTEXT = 4, MAXNAT = 256 };
 static_assert(TOPK <= 32, "the top-k lists hold 32 per warp");
-#define FULL_MASK 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q10.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
 
 typedef struct {
     int64_t rev; /* scale 4 */
@@ -112,8 +68,8 @@ __host__ __device__ static inline bool before(const cand &a, const cand &b) {
  * the result order; v = false marks an empty entry (after all others). */
 __device__ static inline cand cand_shfl(const cand &x, int src) {
     cand y;
-    y.rev = __shfl_sync(FULL_MASK, x.rev, src);
-    y.cust = __shfl_sync(FULL_MASK, x.cust, src);
+    y.rev = __shfl_sync(DKB_FULL_MASK, x.rev, src);
+    y.cust = __shfl_sync(DKB_FULL_MASK, x.cust, src);
     return y;
 }
 
@@ -127,7 +83,7 @@ __device__ static inline bool first_of(const cand &a, bool av, const cand &b, bo
 __device__ static inline void bitonic_step(cand &x, bool &v, int j, bool up) {
     const int lane = threadIdx.x & 31;
     const cand o = cand_shfl(x, lane ^ j);
-    const bool ov = __shfl_sync(FULL_MASK, (int)v, lane ^ j) != 0;
+    const bool ov = __shfl_sync(DKB_FULL_MASK, (int)v, lane ^ j) != 0;
     const bool want_first = ((lane & j) == 0) == up;
     if (want_first ? first_of(o, ov, x, v) : first_of(x, v, o, ov)) {
         x = o;
@@ -148,7 +104,7 @@ __device__ static void warp_sort(cand &x, bool &v) {
 __device__ static void warp_merge(cand &x, bool &v, const cand &y, bool w) {
     const int lane = threadIdx.x & 31;
     const cand r = cand_shfl(y, 31 - lane);
-    const bool rv = __shfl_sync(FULL_MASK, (int)w, 31 - lane) != 0;
+    const bool rv = __shfl_sync(DKB_FULL_MASK, (int)w, 31 - lane) != 0;
     if (first_of(r, rv, x, v)) {
         x = r;
         v = rv;
@@ -161,9 +117,9 @@ __device__ static void warp_merge(cand &x, bool &v, const cand &y, bool w) {
  * cannot be in the top TOPK); when any remain they are sorted and merged in. */
 __device__ static void list_offer(cand &x, bool &v, bool has, const cand &c) {
     const cand last = cand_shfl(x, TOPK - 1);
-    const bool lastv = __shfl_sync(FULL_MASK, (int)v, TOPK - 1) != 0;
+    const bool lastv = __shfl_sync(DKB_FULL_MASK, (int)v, TOPK - 1) != 0;
     bool w = has && first_of(c, true, last, lastv);
-    if (!__ballot_sync(FULL_MASK, w)) return;
+    if (!__ballot_sync(DKB_FULL_MASK, w)) return;
     cand y = c;
     warp_sort(y, w);
     warp_merge(x, v, y, w);
@@ -184,61 +140,6 @@ __device__ static void block_merge(cand &x, bool &v, cand (*sl)[32], bool (*slv)
             slv[warp][lane] = v;
         }
     }
-}
-
-/* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
- * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
- * grouped by orderkey in orders' order); bound[nchunks] = nl. The same
- * result as a lower-bound binary search. One warp per chunk: each round the
- * 32 lanes probe 64 evenly spaced rows of the range and a ballot keeps the
- * rows between the last probe below the key and the first probe at or above
- * it (~65x fewer); a range of <= BOUNDS_SCAN rows is then counted in one
- * coalesced pass. 60M rows take 4 dependent rounds instead of 26 dependent
- * loads, and the first two rounds hit L2 (every chunk probes the same rows). */
-enum { BOUNDS_WARPS = 8, BOUNDS_PROBES = 64, BOUNDS_SCAN = 256 };
-
-__global__ void __launch_bounds__(BOUNDS_WARPS * 32)
-    chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
-                 int64_t *__restrict__ bound) {
-    const int lane = threadIdx.x & 31;
-    const int64_t c = (int64_t)blockIdx.x * BOUNDS_WARPS + (threadIdx.x >> 5);
-    if (c > nchunks) return; /* whole warps */
-    if (c == nchunks) {
-        if (lane == 0) bound[c] = nl;
-        return;
-    }
-    const int32_t key = okey[c * OCHUNK];
-    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
-    int64_t lo = 0, n = nl;
-    while (n > BOUNDS_SCAN) { /* n is the same in every lane */
-        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
-        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (BOUNDS_PROBES + 1);
-        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (BOUNDS_PROBES + 1);
-        const int32_t k0 = lkey[p0], k1 = lkey[p1];
-        const unsigned ge0 = __ballot_sync(0xffffffffu, k0 >= key), ge1 = __ballot_sync(0xffffffffu, k1 >= key);
-        /* f = the first probe at or above the key (64: none) */
-        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : BOUNDS_PROBES;
-        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (BOUNDS_PROBES + 1) + 1;
-        const int64_t new_hi = f == BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (BOUNDS_PROBES + 1);
-        lo = new_lo;
-        n = new_hi - new_lo;
-    }
-    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
-#pragma unroll
-    for (int t = 0; t < BOUNDS_SCAN / 32; t++) {
-        const int i = t * 32 + lane;
-        if (i < n && lkey[lo + i] < key) below++;
-    }
-    below = __reduce_add_sync(0xffffffffu, below);
-    if (lane == 0) bound[c] = lo + below;
-}
-
-/* chunk_bounds for the nchunks + 1 bounds, BOUNDS_WARPS chunks per block. */
-static cudaError_t launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
-                                       int64_t *bound, cudaStream_t stream) {
-    chunk_bounds<<<(unsigned)((nchunks + BOUNDS_WARPS) / BOUNDS_WARPS), BOUNDS_WARPS * 32, 0, stream>>>(okey, lkey, nl,
-                                                                                                       nchunks, bound);
-    return cudaGetLastError();
 }
 
 /* cust_rev[custkey] += revenue of the 'R' items of the customer's orders in
@@ -274,11 +175,11 @@ __global__ void __launch_bounds__(TPB) q10_join(const int32_t *__restrict__ okey
             const int64_t j = base + tid;
             const bool active = j < j1;
             const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(FULL_MASK, key, 1);
+            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
             if (lane == 0 && active && j > j0) prev = lkey[j - 1];
             const bool start = active && (j == j0 || key != prev);
-            const unsigned ballot = __ballot_sync(FULL_MASK, start);
-            const int incl = __popc(ballot & (FULL_MASK >> (31 - lane)));
+            const unsigned ballot = __ballot_sync(DKB_FULL_MASK, start);
+            const int incl = __popc(ballot & (DKB_FULL_MASK >> (31 - lane)));
             if (lane == 0) wtot[parity][warp] = __popc(ballot);
             __syncthreads();
             int before_me = carry, total = 0;
@@ -340,7 +241,7 @@ __global__ void __launch_bounds__(TPB) cust_top(const unsigned long long *__rest
     if (warp == 0) {
         const bool keep = lane < TOPK && v; /* the entries are a prefix */
         if (keep) blist[(int64_t)blockIdx.x * TOPK + lane] = x;
-        const unsigned kept = __ballot_sync(FULL_MASK, keep);
+        const unsigned kept = __ballot_sync(DKB_FULL_MASK, keep);
         if (lane == 0) bcount[blockIdx.x] = __popc(kept);
     }
 }
@@ -366,7 +267,7 @@ __global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ 
     if (warp == 0) {
         const bool keep = lane < TOPK && v;
         if (keep) out[lane] = x;
-        const unsigned kept = __ballot_sync(FULL_MASK, keep);
+        const unsigned kept = __ballot_sync(DKB_FULL_MASK, keep);
         if (lane == 0) *nout = __popc(kept);
     }
 }
@@ -406,22 +307,6 @@ __global__ void cust_gather(const cand *__restrict__ top, const int *__restrict_
     }
 }
 
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-/* Append s[0..len) as row r of a string result column; 0 when it does not fit. */
-static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
@@ -444,14 +329,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (!nkey || !nname || !ckey || !cname || !caddr || !cnat || !cphone || !cbal || !ccomment || !okey ||
         !ocust || !odate || !lkey || !lflag || !lprice || !ldisc || !date)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *r_key = res_col(res, "c_custkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *r_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_rev = res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_bal = res_col(res, "c_acctbal", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_nat = res_col(res, "n_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_addr = res_col(res, "c_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_phone = res_col(res, "c_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_comment = res_col(res, "c_comment", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_key = dkb_res_col(res, "c_custkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *r_name = dkb_res_col(res, "c_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_rev = dkb_res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_bal = dkb_res_col(res, "c_acctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_nat = dkb_res_col(res, "n_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_addr = dkb_res_col(res, "c_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_phone = dkb_res_col(res, "c_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_comment = dkb_res_col(res, "c_comment", DKB_CAND_RES_STRING);
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
         odate->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 || cnat->type != DKB_CAND_I32 ||
         nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || lflag->type != DKB_CAND_U8 ||
@@ -461,7 +346,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         !r_name || !r_rev || !r_bal || !r_nat || !r_addr || !r_phone || !r_comment || r_rev->scale < 4 ||
         r_bal->scale < cbal->scale || nkey->n > MAXNAT || nname->n != nkey->n)
         return DKB_CAND_EINVAL;
-    const int64_t hi_day = add_months(date->i, 3);
+    const int64_t hi_day = dkb_add_months(date->i, 3);
     if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return DKB_CAND_EINVAL;
 
     const dkb_cand_vec *text[NTEXT] = {cname, caddr, cphone, ccomment};
@@ -470,7 +355,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t no = okey->n, nl = lkey->n, nc = ckey->n, maxc = nc; /* dense custkeys 1..N */
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0, h_n = 0;
+    int rc = 0, sms = 0, h_bad = 0, h_n = 0;
     int64_t grid = 0, tgrid = 0;
     int64_t *d_bound = NULL, *d_meta = NULL, *d_len = NULL;
     unsigned long long *d_rev = NULL;
@@ -486,59 +371,55 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     for (int t = 0; t < NTEXT; t++) texts.off[t] = (const int64_t *)text[t]->data, texts.bytes[t] = text[t]->bytes;
 
     if (rflag >= 0 && no > 0 && nl > 0 && nc > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q10_join, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q10_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
         tgrid = (int64_t)sms * 4;
         if (tgrid > (maxc + TPB) / TPB) tgrid = (maxc + TPB) / TPB;
-        CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        CUDA_TRY("cudaMallocAsync customer sums",
+        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
+        DKB_CUDA_TRY("cudaMallocAsync customer sums",
                  cudaMallocAsync((void **)&d_rev, sizeof(unsigned long long) * (size_t)(maxc + 1), stream));
-        CUDA_TRY("cudaMallocAsync customer marks", cudaMallocAsync((void **)&d_has, (size_t)(maxc + 1), stream));
-        CUDA_TRY("cudaMallocAsync lists", cudaMallocAsync((void **)&d_blist, sizeof(cand) * TOPK * tgrid, stream));
-        CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_bcount, sizeof(int) * tgrid, stream));
-        CUDA_TRY("cudaMallocAsync top", cudaMallocAsync((void **)&d_top, sizeof(cand) * TOPK, stream));
-        CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-        CUDA_TRY("cudaMallocAsync meta", cudaMallocAsync((void **)&d_meta, sizeof h_meta, stream));
-        CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof h_len, stream));
-        CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slots, sizeof h_slots, stream));
-        CUDA_TRY("cudaMemsetAsync customer sums",
+        DKB_CUDA_TRY("cudaMallocAsync customer marks", cudaMallocAsync((void **)&d_has, (size_t)(maxc + 1), stream));
+        DKB_CUDA_TRY("cudaMallocAsync lists", cudaMallocAsync((void **)&d_blist, sizeof(cand) * TOPK * tgrid, stream));
+        DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_bcount, sizeof(int) * tgrid, stream));
+        DKB_CUDA_TRY("cudaMallocAsync top", cudaMallocAsync((void **)&d_top, sizeof(cand) * TOPK, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
+        DKB_CUDA_TRY("cudaMallocAsync meta", cudaMallocAsync((void **)&d_meta, sizeof h_meta, stream));
+        DKB_CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof h_len, stream));
+        DKB_CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slots, sizeof h_slots, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync customer sums",
                  cudaMemsetAsync(d_rev, 0, sizeof(unsigned long long) * (size_t)(maxc + 1), stream));
-        CUDA_TRY("cudaMemsetAsync customer marks", cudaMemsetAsync(d_has, 0, (size_t)(maxc + 1), stream));
-        CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
-        CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
+        DKB_CUDA_TRY("cudaMemsetAsync customer marks", cudaMemsetAsync(d_has, 0, (size_t)(maxc + 1), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
         q10_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data, no,
             (const int32_t *)lkey->data, (const uint8_t *)lflag->data, (const int64_t *)lprice->data,
             (const int64_t *)ldisc->data, d_bound, nchunks, rflag, (int32_t)date->i, (uint32_t)(hi_day - date->i),
             maxc, d_rev, d_has, d_flags);
-        CUDA_TRY("q10_join launch", cudaGetLastError());
+        DKB_CUDA_TRY("q10_join launch", cudaGetLastError());
         cust_top<<<(unsigned)tgrid, TPB, 0, stream>>>(d_rev, d_has, maxc, d_blist, d_bcount);
-        CUDA_TRY("cust_top launch", cudaGetLastError());
+        DKB_CUDA_TRY("cust_top launch", cudaGetLastError());
         top_merge<<<1, MERGE_TPB, 0, stream>>>(d_blist, d_bcount, tgrid, d_top, d_flags + 1);
-        CUDA_TRY("top_merge launch", cudaGetLastError());
+        DKB_CUDA_TRY("top_merge launch", cudaGetLastError());
         cust_gather<<<TOPK, 128, 0, stream>>>(d_top, d_flags + 1, (const int32_t *)ckey->data,
                                               (const int32_t *)cnat->data, (const int64_t *)cbal->data, nc, texts,
                                               d_meta, d_len, d_slots, d_flags);
-        CUDA_TRY("cust_gather launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(&h_bad, d_flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync rows", cudaMemcpyAsync(&h_n, d_flags + 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync top", cudaMemcpyAsync(h_top, d_top, sizeof h_top, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync meta", cudaMemcpyAsync(h_meta, d_meta, sizeof h_meta, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync lengths", cudaMemcpyAsync(h_len, d_len, sizeof h_len, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync slots", cudaMemcpyAsync(h_slots, d_slots, sizeof h_slots, cudaMemcpyDeviceToHost,
+        DKB_CUDA_TRY("cust_gather launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(&h_bad, d_flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync rows", cudaMemcpyAsync(&h_n, d_flags + 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync top", cudaMemcpyAsync(h_top, d_top, sizeof h_top, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync meta", cudaMemcpyAsync(h_meta, d_meta, sizeof h_meta, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync lengths", cudaMemcpyAsync(h_len, d_len, sizeof h_len, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync slots", cudaMemcpyAsync(h_slots, d_slots, sizeof h_slots, cudaMemcpyDeviceToHost,
                                                           stream));
         if (nkey->n > 0) { /* the nation table (<= MAXNAT rows), in the same round trip */
-            CUDA_TRY("cudaMemcpyAsync nation keys", cudaMemcpyAsync(h_nk, nkey->data, sizeof(int32_t) * (size_t)nkey->n,
+            DKB_CUDA_TRY("cudaMemcpyAsync nation keys", cudaMemcpyAsync(h_nk, nkey->data, sizeof(int32_t) * (size_t)nkey->n,
                                                                     cudaMemcpyDeviceToHost, stream));
-            CUDA_TRY("cudaMemcpyAsync nation names",
+            DKB_CUDA_TRY("cudaMemcpyAsync nation names",
                      cudaMemcpyAsync(h_nn, nname->data, (size_t)nkey->n, cudaMemcpyDeviceToHost, stream));
         }
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q10.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
             rc = DKB_CAND_EINTERNAL;
@@ -556,7 +437,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         while (nrow < nkey->n && h_nk[nrow] != h_meta[r * 3 + 1]) nrow++;
         const int code = nrow < nkey->n ? h_nn[nrow] : -1;
         if (code < 0 || code >= nname->dict->size ||
-            !put_str(r_nat, r, nname->dict->str[code], (int64_t)nname->dict->len[code])) {
+            (dkb_put_str(r_nat, r, nname->dict->str[code], (int64_t)nname->dict->len[code]) != DKB_CAND_OK)) {
             fprintf(stderr, "q10.full.cu: customer %lld: nation missing or result text over capacity\n",
                     (long long)h_meta[r * 3]);
             rc = DKB_CAND_EINTERNAL;
@@ -564,7 +445,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
         for (int t = 0; t < NTEXT; t++) {
             const int64_t len = h_len[r * NTEXT + t];
-            if (len < 0 || len > SLOT || !put_str(r_text[t], r, h_slots + ((int64_t)r * NTEXT + t) * SLOT, len)) {
+            if (len < 0 || len > SLOT || (dkb_put_str(r_text[t], r, h_slots + ((int64_t)r * NTEXT + t) * SLOT, len) != DKB_CAND_OK)) {
                 fprintf(stderr, "q10.full.cu: customer %lld: text %d of %lld bytes over its slot or capacity\n",
                         (long long)h_meta[r * 3], t, (long long)len);
                 rc = DKB_CAND_EINTERNAL;

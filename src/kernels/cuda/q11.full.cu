@@ -51,19 +51,9 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, NWARP = TPB / 32, MAXNAT = 256, TILE = 2048 };
-#define FULL_MASK 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q11.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 /* A result row as the host sorts it: ascending order, then key, is value
  * desc, then ps_partkey asc. order = ~(value ^ sign bit): the sign flip
@@ -129,7 +119,7 @@ __global__ void __launch_bounds__(TPB) ps_scan(const int32_t *__restrict__ pspar
         t += (unsigned long long)v;
     }
     if (oops) *bad = 1;
-    for (int off = 16; off > 0; off >>= 1) t += __shfl_down_sync(FULL_MASK, t, off);
+    for (int off = 16; off > 0; off >>= 1) t += __shfl_down_sync(DKB_FULL_MASK, t, off);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) w[warp] = t;
     __syncthreads();
@@ -175,7 +165,7 @@ __global__ void __launch_bounds__(TPB) part_count(const unsigned long long *__re
         unsigned int n = 0;
         for (int64_t k = t * TILE + threadIdx.x; k < end; k += TPB)
             n += has[k] && ((long long)sum[k] > bound || below);
-        for (int off = 16; off > 0; off >>= 1) n += __shfl_down_sync(FULL_MASK, n, off);
+        for (int off = 16; off > 0; off >>= 1) n += __shfl_down_sync(DKB_FULL_MASK, n, off);
         if (lane == 0 && n) atomicAdd(&tile_n, n);
         __syncthreads();
         if (threadIdx.x == 0) tile_count[t] = tile_n;
@@ -195,7 +185,7 @@ __global__ void __launch_bounds__(TPB) tile_scan(const unsigned int *__restrict_
         const unsigned long long x = i < ntiles ? tile_count[i] : 0;
         unsigned long long incl = x; /* inclusive prefix within the warp */
         for (int o = 1; o < 32; o <<= 1) {
-            const unsigned long long y = __shfl_up_sync(FULL_MASK, incl, o);
+            const unsigned long long y = __shfl_up_sync(DKB_FULL_MASK, incl, o);
             if (lane >= o) incl += y;
         }
         if (lane == 31) wsum[warp] = incl;
@@ -238,7 +228,7 @@ __global__ void __launch_bounds__(TPB) part_write(const unsigned long long *__re
             const int64_t k = k0 + threadIdx.x;
             const long long v = k < end && has[k] ? (long long)sum[k] : 0;
             const bool take = k < end && has[k] && (v > bound || below);
-            const unsigned int m = __ballot_sync(FULL_MASK, take);
+            const unsigned int m = __ballot_sync(DKB_FULL_MASK, take);
             if (lane == 0) wtot[warp] = (unsigned int)__popc(m);
             __syncthreads();
             unsigned long long before = 0, all = 0;
@@ -313,7 +303,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cudaStream_t stream = dkb_cand_stream(env);
     const int code = dkb_cand_dict_code(nname->dict, nation->s);
     const int64_t ns = skey->n, nps = pspart->n, maxs = ns, maxp = pkey->n; /* dense keys 1..N */
-    int rc = 0, dev = 0, sms = 0;
+    int rc = 0, sms = 0;
     int64_t n = 0;
     uint8_t *d_in = NULL, *d_has = NULL;
     unsigned long long *d_sum = NULL, *d_total = NULL;
@@ -330,50 +320,49 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_cand_res_col *c_key = &res->cols[0], *c_val = &res->cols[1];
 
     if (code >= 0 && nkey->n > 0 && ns > 0 && nps > 0 && maxp > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_in, (size_t)maxs + 1, stream));
-        CUDA_TRY("cudaMallocAsync part marks", cudaMallocAsync((void **)&d_has, (size_t)maxp + 1, stream));
-        CUDA_TRY("cudaMallocAsync part sums",
+        DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
+        DKB_CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_in, (size_t)maxs + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync part marks", cudaMallocAsync((void **)&d_has, (size_t)maxp + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync part sums",
                  cudaMallocAsync((void **)&d_sum, sizeof(unsigned long long) * (size_t)(maxp + 1), stream));
-        CUDA_TRY("cudaMallocAsync total", cudaMallocAsync((void **)&d_total, sizeof(unsigned long long), stream));
-        CUDA_TRY("cudaMallocAsync count and flag", cudaMallocAsync((void **)&d_small, sizeof h_small, stream));
-        CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(entry) * (size_t)(maxp + 1), stream));
-        CUDA_TRY("cudaMallocAsync tile counts",
+        DKB_CUDA_TRY("cudaMallocAsync total", cudaMallocAsync((void **)&d_total, sizeof(unsigned long long), stream));
+        DKB_CUDA_TRY("cudaMallocAsync count and flag", cudaMallocAsync((void **)&d_small, sizeof h_small, stream));
+        DKB_CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(entry) * (size_t)(maxp + 1), stream));
+        DKB_CUDA_TRY("cudaMallocAsync tile counts",
                  cudaMallocAsync((void **)&d_tile_count, sizeof(unsigned int) * (size_t)ntiles, stream));
-        CUDA_TRY("cudaMallocAsync tile starts",
+        DKB_CUDA_TRY("cudaMallocAsync tile starts",
                  cudaMallocAsync((void **)&d_tile_start, sizeof(unsigned long long) * (size_t)ntiles, stream));
         d_count = &d_small->count;
         d_bad = &d_small->bad;
-        CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_in, 0, (size_t)maxs + 1, stream));
-        CUDA_TRY("cudaMemsetAsync part marks", cudaMemsetAsync(d_has, 0, (size_t)maxp + 1, stream));
-        CUDA_TRY("cudaMemsetAsync part sums",
+        DKB_CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_in, 0, (size_t)maxs + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync part marks", cudaMemsetAsync(d_has, 0, (size_t)maxp + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync part sums",
                  cudaMemsetAsync(d_sum, 0, sizeof(unsigned long long) * (size_t)(maxp + 1), stream));
-        CUDA_TRY("cudaMemsetAsync total", cudaMemsetAsync(d_total, 0, sizeof(unsigned long long), stream));
-        CUDA_TRY("cudaMemsetAsync count and flag", cudaMemsetAsync(d_small, 0, sizeof h_small, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync total", cudaMemsetAsync(d_total, 0, sizeof(unsigned long long), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync count and flag", cudaMemsetAsync(d_small, 0, sizeof h_small, stream));
         supp_in<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data, ns,
                                                          maxs, (const int32_t *)nkey->data,
                                                          (const uint8_t *)nname->data, nkey->n, code, d_in, d_bad);
-        CUDA_TRY("supp_in launch", cudaGetLastError());
+        DKB_CUDA_TRY("supp_in launch", cudaGetLastError());
         ps_scan<<<(unsigned)(sms * 8), TPB, 0, stream>>>((const int32_t *)pspart->data,
                                                          (const int32_t *)pssupp->data, (const int32_t *)psqty->data,
                                                          (const int64_t *)pscost->data, nps, d_in, maxs, maxp, d_sum,
                                                          d_has, d_total, d_bad);
-        CUDA_TRY("ps_scan launch", cudaGetLastError());
+        DKB_CUDA_TRY("ps_scan launch", cudaGetLastError());
         {
             const unsigned grid = (unsigned)(ntiles < (int64_t)sms * 8 ? ntiles : (int64_t)sms * 8);
             part_count<<<grid, TPB, 0, stream>>>(d_sum, d_has, maxp, d_total, (long long)fraction->i,
                                                  fraction->scale, ntiles, d_tile_count);
-            CUDA_TRY("part_count launch", cudaGetLastError());
+            DKB_CUDA_TRY("part_count launch", cudaGetLastError());
             tile_scan<<<1, TPB, 0, stream>>>(d_tile_count, ntiles, d_tile_start, d_count);
-            CUDA_TRY("tile_scan launch", cudaGetLastError());
+            DKB_CUDA_TRY("tile_scan launch", cudaGetLastError());
             part_write<<<grid, TPB, 0, stream>>>(d_sum, d_has, maxp, d_total, (long long)fraction->i,
                                                  fraction->scale, ntiles, d_tile_start, d_list);
-            CUDA_TRY("part_write launch", cudaGetLastError());
+            DKB_CUDA_TRY("part_write launch", cudaGetLastError());
         }
-        CUDA_TRY("cudaMemcpyAsync count and flag",
+        DKB_CUDA_TRY("cudaMemcpyAsync count and flag",
                  cudaMemcpyAsync(&h_small, d_small, sizeof h_small, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize count", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize count", cudaStreamSynchronize(stream));
         if (h_small.bad) {
             fprintf(stderr, "q11.full.cu: a supplier or part key outside 1..N\n");
             rc = DKB_CAND_EINTERNAL;
@@ -393,9 +382,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                 rc = DKB_CAND_ENOMEM;
                 goto done;
             }
-            CUDA_TRY("cudaMemcpyAsync list", cudaMemcpyAsync(h_list, d_list, sizeof(entry) * (size_t)n,
+            DKB_CUDA_TRY("cudaMemcpyAsync list", cudaMemcpyAsync(h_list, d_list, sizeof(entry) * (size_t)n,
                                                              cudaMemcpyDeviceToHost, stream));
-            CUDA_TRY("cudaStreamSynchronize list", cudaStreamSynchronize(stream));
+            DKB_CUDA_TRY("cudaStreamSynchronize list", cudaStreamSynchronize(stream));
             sorted = sort_by_order(h_list, h_tmp, n);
         }
     }

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 /* TPB threads a block; a warp's tile is TILE_ROWS rows (VEC vectors of 4
  * rows per lane); queue A holds a tile's rows plus the < 32 left over,
@@ -59,61 +60,10 @@ enum {
     QB_CAP = 64,
     NCOUNT = 4
 };
-#define FULL_MASK 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q12.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
 
 typedef struct {
     uint8_t high[256]; /* by o_orderpriority code */
 } prio_mask;
-
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
 
 /* The four counters of one thread: (mode 1, mode 2) x (high, low). */
 typedef struct {
@@ -125,10 +75,10 @@ typedef struct {
 __device__ __forceinline__ int warp_exclusive(int cnt, int lane, int *total) {
     int at = cnt;
     for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(FULL_MASK, at, off);
+        const int y = __shfl_up_sync(DKB_FULL_MASK, at, off);
         if (lane >= off) at += y;
     }
-    *total = __shfl_sync(FULL_MASK, at, 31);
+    *total = __shfl_sync(DKB_FULL_MASK, at, 31);
     return at - cnt;
 }
 
@@ -274,7 +224,7 @@ __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmod
 #pragma unroll
     for (int k = 0; k < NCOUNT; k++) {
         unsigned long long c = cnt.c[k];
-        for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL_MASK, c, off);
+        for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(DKB_FULL_MASK, c, off);
         if (lane == 0) part_s[warp][k] = c;
     }
     __syncthreads();
@@ -304,11 +254,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         lcommit->type != DKB_CAND_I32 || lreceipt->type != DKB_CAND_I32 || lmode->type != DKB_CAND_U8 ||
         oprio->type != DKB_CAND_U8 || !lmode->dict || !oprio->dict)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_mode = res_col(res, "l_shipmode", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_high = res_col(res, "high_line_count", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_low = res_col(res, "low_line_count", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_mode = dkb_res_col(res, "l_shipmode", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_high = dkb_res_col(res, "high_line_count", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_low = dkb_res_col(res, "low_line_count", DKB_CAND_RES_INT);
     if (!c_mode || !c_high || !c_low) return DKB_CAND_EINVAL;
-    const int64_t hi_day = add_months(pdate->i, 12);
+    const int64_t hi_day = dkb_add_months(pdate->i, 12);
     if (pdate->i < INT32_MIN || hi_day > INT32_MAX || hi_day <= pdate->i) return DKB_CAND_EINVAL;
 
     prio_mask mask;
@@ -321,22 +271,18 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = lkey->n, no = okey->n;
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
+    int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, row = 0;
     unsigned long long *d_counts = NULL, h_counts[NCOUNT] = {0, 0, 0, 0};
     int *d_bad = NULL;
     if (n > 0 && (mode1 < 256 || mode2 < 256)) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q12_scan, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1); /* one resident wave */
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q12_scan, TPB, 0, &sms, &grid)); /* one resident wave */
         const int64_t useful = (n + TPB - 1) / TPB;
         if (grid > useful) grid = useful;
-        CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_counts, sizeof h_counts, stream));
-        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_counts, 0, sizeof h_counts, stream));
-        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_counts, sizeof h_counts, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_counts, 0, sizeof h_counts, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
         q12_scan<<<(unsigned)grid, TPB, 0, stream>>>(
             (const uint8_t *)lmode->data, (const int32_t *)lship->data, (const int32_t *)lcommit->data,
             (const int32_t *)lreceipt->data, (const int32_t *)lkey->data, n,
@@ -344,11 +290,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             (const int32_t *)okey->data,
             (const uint8_t *)oprio->data, no, mode1, mode2, (int32_t)pdate->i,
             (uint32_t)(hi_day - 1 - pdate->i), mask, d_counts, d_bad);
-        CUDA_TRY("q12_scan launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync counts",
+        DKB_CUDA_TRY("q12_scan launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync counts",
                  cudaMemcpyAsync(h_counts, d_counts, sizeof h_counts, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q12.full.cu: a line item whose l_orderkey is not in orders\n");
             rc = DKB_CAND_EINTERNAL;

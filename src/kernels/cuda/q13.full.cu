@@ -45,6 +45,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 /* TPB threads per block; TILE consecutive orders per tile; TEXT_CAP bytes
  * of shared memory for a tile's text (16-aligned, with room for the
@@ -52,16 +53,6 @@
  * up to WORD_CAP bytes in all are staged in shared memory. */
 enum { TPB = 256, HB = 1024, TILE = 512, TEXT_CAP = 40960, TEXT_SLACK = 32, WORD_CAP = 128 };
 static_assert(TEXT_CAP % 16 == 0, "the tile text buffer is copied in 16-byte vectors");
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q13.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 /* Global-memory path (a tile whose text does not fit in shared memory):
  * the first start >= from of w (length L) in s[0..len), or -1. */
@@ -208,12 +199,6 @@ __global__ void __launch_bounds__(TPB) count_hist(const unsigned *__restrict__ c
         if (h[k]) atomicAdd(hist + k, (unsigned long long)h[k]);
 }
 
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
 typedef struct {
     int64_t count, dist;
 } hist_row;
@@ -233,8 +218,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const dkb_cand_param *pw2 = dkb_cand_param_find(params, "word2");
     if (!customer || !ocust || !ocomment || !pw1 || !pw2 || !pw1->s || !pw2->s) return DKB_CAND_EINVAL;
     if (ocust->type != DKB_CAND_I32 || ocomment->type != DKB_CAND_STR) return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_count = res_col(res, "c_count", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_dist = res_col(res, "custdist", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_count = dkb_res_col(res, "c_count", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_dist = dkb_res_col(res, "custdist", DKB_CAND_RES_INT);
     if (!c_count || !c_dist) return DKB_CAND_EINVAL;
     res->nrows = 0;
 
@@ -242,7 +227,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const size_t l1 = strlen(pw1->s), l2 = strlen(pw2->s);
     if (nc == 0) return 0;
     cudaStream_t stream = dkb_cand_stream(env);
-    int rc = 0, dev = 0, sms = 0, h_flags[2] = {0, 0}; /* [0]: bad key, [1]: a count >= HB */
+    int rc = 0, sms = 0, h_flags[2] = {0, 0}; /* [0]: bad key, [1]: a count >= HB */
     int64_t nr = 0, maxc = 0;
     unsigned *d_cnt = NULL, *h_cnt = NULL;
     unsigned long long *d_hist = NULL;
@@ -251,40 +236,37 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     hist_row *rows = NULL;
     char *d_words = NULL;
     int *d_flags = NULL;
-    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_cnt, sizeof(unsigned) * (size_t)nc, stream));
-    CUDA_TRY("cudaMallocAsync histogram", cudaMallocAsync((void **)&d_hist, sizeof(unsigned long long) * HB, stream));
-    CUDA_TRY("cudaMallocAsync words", cudaMallocAsync((void **)&d_words, l1 + l2 + 2, stream));
-    CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-    CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_cnt, 0, sizeof(unsigned) * (size_t)nc, stream));
-    CUDA_TRY("cudaMemsetAsync histogram", cudaMemsetAsync(d_hist, 0, sizeof(unsigned long long) * HB, stream));
-    CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
-    CUDA_TRY("cudaMemcpyAsync word1", cudaMemcpyAsync(d_words, pw1->s, l1 + 1, cudaMemcpyHostToDevice, stream));
-    CUDA_TRY("cudaMemcpyAsync word2",
+    DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
+    DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_cnt, sizeof(unsigned) * (size_t)nc, stream));
+    DKB_CUDA_TRY("cudaMallocAsync histogram", cudaMallocAsync((void **)&d_hist, sizeof(unsigned long long) * HB, stream));
+    DKB_CUDA_TRY("cudaMallocAsync words", cudaMallocAsync((void **)&d_words, l1 + l2 + 2, stream));
+    DKB_CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_cnt, 0, sizeof(unsigned) * (size_t)nc, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync histogram", cudaMemsetAsync(d_hist, 0, sizeof(unsigned long long) * HB, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync word1", cudaMemcpyAsync(d_words, pw1->s, l1 + 1, cudaMemcpyHostToDevice, stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync word2",
              cudaMemcpyAsync(d_words + l1 + 1, pw2->s, l2 + 1, cudaMemcpyHostToDevice, stream));
     if (no > 0) {
-        int per_sm = 0; /* resident blocks per SM (shared memory bounds it) */
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, order_counts, TPB, 0));
-        int64_t grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        int64_t grid = 0;
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(order_counts, TPB, 0, &sms, &grid));
         if (grid > (no + TILE - 1) / TILE) grid = (no + TILE - 1) / TILE;
         order_counts<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ocust->data,
                                                          (const int64_t *)ocomment->data, ocomment->bytes, no, nc,
                                                          d_words, (int64_t)l1, d_words + l1 + 1, (int64_t)l2, d_cnt,
                                                          d_flags);
-        CUDA_TRY("order_counts launch", cudaGetLastError());
+        DKB_CUDA_TRY("order_counts launch", cudaGetLastError());
     }
     {
         int64_t grid = (int64_t)sms * 2;
         if (grid > (nc + TPB - 1) / TPB) grid = (nc + TPB - 1) / TPB;
         count_hist<<<(unsigned)grid, TPB, 0, stream>>>(d_cnt, nc, d_hist, d_flags + 1);
-        CUDA_TRY("count_hist launch", cudaGetLastError());
+        DKB_CUDA_TRY("count_hist launch", cudaGetLastError());
     }
-    CUDA_TRY("cudaMemcpyAsync histogram",
+    DKB_CUDA_TRY("cudaMemcpyAsync histogram",
              cudaMemcpyAsync(h_hist, d_hist, sizeof(unsigned long long) * HB, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int) * 2, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int) * 2, cudaMemcpyDeviceToHost, stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_flags[0]) {
         fprintf(stderr, "q13.full.cu: an o_custkey outside 1..%lld\n", (long long)nc);
         rc = DKB_CAND_EINTERNAL;
@@ -301,9 +283,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             rc = DKB_CAND_ENOMEM;
             goto done;
         }
-        CUDA_TRY("cudaMemcpyAsync counts",
+        DKB_CUDA_TRY("cudaMemcpyAsync counts",
                  cudaMemcpyAsync(h_cnt, d_cnt, sizeof(unsigned) * (size_t)nc, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         for (int64_t c = 0; c < nc; c++) maxc = h_cnt[c] > maxc ? h_cnt[c] : maxc;
         hist = (int64_t *)calloc((size_t)maxc + 1, sizeof(int64_t));
         if (hist)

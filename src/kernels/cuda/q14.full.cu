@@ -36,6 +36,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
  * lane); its queue holds a tile's rows plus the < 32 left over. */
@@ -48,50 +49,6 @@ enum {
     MAX_ROWS_PER_BLOCK = 1 << 20,
     NO_PART = 255
 };
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q14.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
 
 typedef struct {
     uint8_t is_promo[256]; /* by p_type code */
@@ -133,28 +90,6 @@ __device__ __forceinline__ void q14_row(int64_t i, const int32_t *__restrict__ l
     cnt++;
 }
 
-/* Append this lane's rows (bit b of `bits` set: row row0 + 4 * 32 * (b / 4)
- * + b % 4) to the warp's queue after its `pending` entries; returns the new
- * (warp-uniform) length. Lanes' rows land in lane order (prefix sum of the
- * popcounts over the warp). */
-__device__ __forceinline__ int queue_push(int64_t *queue, int pending, uint32_t bits, int64_t row0, int lane) {
-    const int cnt = __popc(bits);
-    int at = cnt;
-    for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(0xffffffffu, at, off);
-        if (lane >= off) at += y;
-    }
-    const int total = __shfl_sync(0xffffffffu, at, 31);
-    at += pending - cnt;
-    while (bits) {
-        const int b = __ffs(bits) - 1;
-        bits &= bits - 1;
-        queue[at++] = row0 + 4 * 32 * (b >> 2) + (b & 3);
-    }
-    __syncwarp();
-    return pending + total;
-}
-
 /* partial[3 * block + {0, 1, 2}] = promo revenue, total revenue (scale 4)
  * and count of the block's rows in the month.
  *
@@ -191,7 +126,7 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
             bits |= (uint32_t)((uint32_t)s[v].z - (uint32_t)lo <= span) << (4 * v + 2);
             bits |= (uint32_t)((uint32_t)s[v].w - (uint32_t)lo <= span) << (4 * v + 3);
         }
-        pending = queue_push(queue, pending, bits, 4 * v0, lane);
+        pending = dkb_queue_push(queue, pending, bits, 4 * v0, lane);
         while (pending >= 32) {
             pending -= 32;
             const int64_t i = queue[pending + lane];
@@ -202,7 +137,7 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
     for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
         const int64_t i = base + lane;
         const bool in = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span;
-        pending = queue_push(queue, pending, in ? 1u : 0u, i, lane);
+        pending = dkb_queue_push(queue, pending, in ? 1u : 0u, i, lane);
         while (pending >= 32) {
             pending -= 32;
             const int64_t r = queue[pending + lane];
@@ -242,7 +177,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         ptype->type != DKB_CAND_U8 || !ptype->dict || ptype->dict->size > NO_PART)
         return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
-    const int64_t hi = add_months(pdate->i, 1) - 1;
+    const int64_t hi = dkb_add_months(pdate->i, 1) - 1;
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
     promo_mask mask;
@@ -252,18 +187,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = ship->n, np = pkey->n, maxkey = np; /* dense part keys 1..N */
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, h_bad = 0;
+    int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, *d_part = NULL, *h_part = NULL;
     uint8_t *d_code = NULL;
     int *d_bad = NULL;
     __int128 promo_sum = 0, total = 0;
     int64_t hits = 0;
     if (n > 0) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q14_scan, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1); /* one resident wave */
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q14_scan, TPB, 0, &sms, &grid)); /* one resident wave */
         const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
         if (grid < need) grid = need;
         const int64_t useful = (n + TPB - 1) / TPB;
@@ -274,26 +205,26 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             rc = DKB_CAND_ENOMEM;
             goto done;
         }
-        CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)maxkey + 1, stream));
-        CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 3 * grid, stream));
-        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        CUDA_TRY("cudaMemsetAsync codes", cudaMemsetAsync(d_code, NO_PART, (size_t)maxkey + 1, stream));
-        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)maxkey + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 3 * grid, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync codes", cudaMemsetAsync(d_code, NO_PART, (size_t)maxkey + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
         if (np > 0)
             part_codes<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pkey->data,
                                                                 (const uint8_t *)ptype->data, np, maxkey, d_code,
                                                                 d_bad);
-        CUDA_TRY("part_codes launch", cudaGetLastError());
+        DKB_CUDA_TRY("part_codes launch", cudaGetLastError());
         q14_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ship->data, (const int32_t *)lpart->data,
                                                      (const int64_t *)price->data, (const int64_t *)disc->data, n,
                                                      (uintptr_t)ship->data % 16 == 0 ? n / 4 / (32 * VEC) : 0,
                                                      (int32_t)pdate->i, (uint32_t)(hi - pdate->i), d_code, maxkey,
                                                      mask, d_part, d_bad);
-        CUDA_TRY("q14_scan launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 3 * grid,
+        DKB_CUDA_TRY("q14_scan launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 3 * grid,
                                                              cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q14.full.cu: a part key outside 1..N (or without a part)\n");
             rc = DKB_CAND_EINTERNAL;

@@ -49,56 +49,13 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
  * lane); its queue holds a tile's rows plus the < 32 left over. NO_SUPP: a
  * lane without a supplier in q15_batch. */
 enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TILE_ROWS + 32 };
 #define NO_SUPP 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q15.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
 
 /* One batch of up to 32 rows of the window, one per lane (valid lanes;
  * every lane of the warp calls it): l_suppkey, price and discount are read
@@ -128,27 +85,6 @@ __device__ __forceinline__ void q15_batch(bool valid, int64_t i, const int32_t *
         seen[s] = 1;
     }
     __syncwarp();
-}
-
-/* Append this lane's rows (bit b of `bits` set: row row0 + 4 * 32 * (b / 4)
- * + b % 4) to the warp's queue after its `pending` entries; returns the new
- * (warp-uniform) length. */
-__device__ __forceinline__ int queue_push(int64_t *queue, int pending, uint32_t bits, int64_t row0, int lane) {
-    const int cnt = __popc(bits);
-    int at = cnt;
-    for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(0xffffffffu, at, off);
-        if (lane >= off) at += y;
-    }
-    const int total = __shfl_sync(0xffffffffu, at, 31);
-    at += pending - cnt;
-    while (bits) {
-        const int b = __ffs(bits) - 1;
-        bits &= bits - 1;
-        queue[at++] = row0 + 4 * 32 * (b >> 2) + (b & 3);
-    }
-    __syncwarp();
-    return pending + total;
 }
 
 /* rev[s] += revenue (scale 4) and seen[s] = 1 for the window's lines of
@@ -183,7 +119,7 @@ __global__ void __launch_bounds__(TPB) q15_scan(const int32_t *__restrict__ ship
             bits |= (uint32_t)((uint32_t)d4[v].z - (uint32_t)lo <= span) << (4 * v + 2);
             bits |= (uint32_t)((uint32_t)d4[v].w - (uint32_t)lo <= span) << (4 * v + 3);
         }
-        pending = queue_push(queue, pending, bits, 4 * v0, lane);
+        pending = dkb_queue_push(queue, pending, bits, 4 * v0, lane);
         while (pending >= 32) {
             pending -= 32;
             const int64_t i = queue[pending + lane];
@@ -194,7 +130,7 @@ __global__ void __launch_bounds__(TPB) q15_scan(const int32_t *__restrict__ ship
     for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
         const int64_t i = base + lane;
         const bool in = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span;
-        pending = queue_push(queue, pending, in ? 1u : 0u, i, lane);
+        pending = dkb_queue_push(queue, pending, in ? 1u : 0u, i, lane);
         while (pending >= 32) {
             pending -= 32;
             const int64_t r = queue[pending + lane];
@@ -339,174 +275,11 @@ __global__ void winners_gather(const int64_t *__restrict__ rows, const int32_t *
 
 /* ---- text gather: rows of a STR or dictionary column into host memory ---- */
 
-/* len[k] = length of text row rows[k]; a row outside 0..n-1 sets *bad. */
-__global__ void text_lengths(const int64_t *__restrict__ off, int64_t n, const int64_t *__restrict__ rows, int64_t m,
-                             int64_t *__restrict__ len, int *__restrict__ bad) {
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = rows[k];
-        if (r < 0 || r >= n) {
-            *bad = 1;
-            len[k] = 0;
-            continue;
-        }
-        len[k] = off[r + 1] - off[r];
-    }
-}
-
-/* One warp per listed row: its bytes to out + at[k]. */
-__global__ void text_copy(const int64_t *__restrict__ off, const char *__restrict__ bytes,
-                          const int64_t *__restrict__ rows, int64_t m, const int64_t *__restrict__ at,
-                          char *__restrict__ out) {
-    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31;
-    if (warp >= m) return;
-    const int64_t r = rows[warp], a = off[r], l = off[r + 1] - a;
-    for (int64_t i = lane; i < l; i += 32) out[at[warp] + i] = bytes[a + i];
-}
-
-/* code[k] = byte column value at row rows[k]; a row outside 0..n-1 sets *bad. */
-__global__ void byte_gather(const uint8_t *__restrict__ col, int64_t n, const int64_t *__restrict__ rows, int64_t m,
-                            uint8_t *__restrict__ code, int *__restrict__ bad) {
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = rows[k];
-        if (r < 0 || r >= n) {
-            *bad = 1;
-            continue;
-        }
-        code[k] = col[r];
-    }
-}
-
 /* key[k] = int32 column value at row rows[k] (rows checked by the caller). */
 __global__ void i32_gather(const int32_t *__restrict__ col, const int64_t *__restrict__ rows, int64_t m,
                            int32_t *__restrict__ key) {
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x)
         key[k] = col[rows[k]];
-}
-
-/* The text of rows d_rows[0..m) (device array) of column v into host
- * memory: *h_off (m + 1 offsets) into *h_bytes (caller frees both).
- * STR columns are gathered on the device; U8 columns through the
- * dictionary. Returns 0, or nonzero with a message on stderr. */
-static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, cudaStream_t stream, int64_t **h_off,
-                      char **h_bytes) {
-    int rc = 0, h_bad = 0;
-    int *d_bad = NULL;
-    int64_t *d_len = NULL, *d_at = NULL, *len = NULL;
-    uint8_t *d_code = NULL, *code = NULL;
-    char *d_out = NULL;
-    const unsigned blocks = (unsigned)((m + 255) / 256 > 0 ? (m + 255) / 256 : 1);
-    *h_off = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
-    *h_bytes = NULL;
-    len = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
-    code = (uint8_t *)malloc((size_t)m + 1);
-    if (!*h_off || !len || !code) {
-        fprintf(stderr, "q15.full.cu: out of host memory gathering %s\n", v->name);
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
-    (*h_off)[0] = 0;
-    CUDA_TRY("cudaMallocAsync gather flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-    CUDA_TRY("cudaMemsetAsync gather flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
-    if (v->type == DKB_CAND_U8 && v->dict) {
-        CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)m + 1, stream));
-        if (m > 0) byte_gather<<<blocks, 256, 0, stream>>>((const uint8_t *)v->data, v->n, d_rows, m, d_code, d_bad);
-        CUDA_TRY("byte_gather launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync codes", cudaMemcpyAsync(code, d_code, (size_t)m, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync gather flag",
-                 cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        int64_t total = 0;
-        for (int64_t k = 0; k < m && !h_bad; k++) {
-            if (code[k] >= v->dict->size) h_bad = 1;
-            else total += (int64_t)v->dict->len[code[k]];
-        }
-        if (h_bad) {
-            fprintf(stderr, "q15.full.cu: %s: a row or code out of range\n", v->name);
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
-        *h_bytes = (char *)malloc((size_t)total + 1);
-        if (!*h_bytes) {
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
-        for (int64_t k = 0; k < m; k++) {
-            const size_t l = v->dict->len[code[k]];
-            memcpy(*h_bytes + (*h_off)[k], v->dict->str[code[k]], l);
-            (*h_off)[k + 1] = (*h_off)[k] + (int64_t)l;
-        }
-        goto done;
-    }
-    if (v->type != DKB_CAND_STR) {
-        fprintf(stderr, "q15.full.cu: %s is neither text nor a dictionary column\n", v->name);
-        rc = DKB_CAND_EINVAL;
-        goto done;
-    }
-    CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
-    CUDA_TRY("cudaMallocAsync starts", cudaMallocAsync((void **)&d_at, sizeof(int64_t) * (size_t)(m + 1), stream));
-    if (m > 0)
-        text_lengths<<<blocks, 256, 0, stream>>>((const int64_t *)v->data, v->n, d_rows, m, d_len, d_bad);
-    CUDA_TRY("text_lengths launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync lengths",
-             cudaMemcpyAsync(len, d_len, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync gather flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    for (int64_t k = 0; k < m && !h_bad; k++) {
-        if (len[k] < 0) h_bad = 1;
-        (*h_off)[k + 1] = (*h_off)[k] + len[k];
-    }
-    if (h_bad) {
-        fprintf(stderr, "q15.full.cu: %s: a row out of range or a negative length\n", v->name);
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
-    }
-    *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
-    if (!*h_bytes) {
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
-    CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
-    CUDA_TRY("cudaMemcpyAsync starts",
-             cudaMemcpyAsync(d_at, *h_off, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
-    if (m > 0)
-        text_copy<<<(unsigned)((m * 32 + 255) / 256), 256, 0, stream>>>((const int64_t *)v->data, v->bytes, d_rows, m,
-                                                                        d_at, d_out);
-    CUDA_TRY("text_copy launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync text",
-             cudaMemcpyAsync(*h_bytes, d_out, (size_t)(*h_off)[m], cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-done:
-    if (d_bad) cudaFreeAsync(d_bad, stream);
-    if (d_len) cudaFreeAsync(d_len, stream);
-    if (d_at) cudaFreeAsync(d_at, stream);
-    if (d_code) cudaFreeAsync(d_code, stream);
-    if (d_out) cudaFreeAsync(d_out, stream);
-    cudaStreamSynchronize(stream);
-    free(len);
-    free(code);
-    return rc;
-}
-
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -524,20 +297,20 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (ship->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 ||
         price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_key = res_col(res, "s_suppkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_phone = res_col(res, "s_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_rev = res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_key = dkb_res_col(res, "s_suppkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_phone = dkb_res_col(res, "s_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_rev = dkb_res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
     if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return DKB_CAND_EINVAL;
-    const int64_t hi = add_months(pdate->i, 3) - 1;
+    const int64_t hi = dkb_add_months(pdate->i, 3) - 1;
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = ship->n, ns = skey->n, ntiles = (ns + SEL_TILE - 1) / SEL_TILE;
     const dkb_cand_vec *text[NTEXT] = {sname, saddr, sphone};
     dkb_cand_res_col *out[NTEXT] = {c_name, c_addr, c_phone};
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, fast = 1;
+    int rc = 0, sms = 0, fast = 1;
     int64_t grid = 0, m = 0;
     unsigned long long *d_rev = NULL;
     uint8_t *d_seen = NULL;
@@ -560,43 +333,39 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = DKB_CAND_ENOMEM;
         goto done;
     }
-    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q15_scan, TPB, 0));
-    grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1); /* one resident wave */
+    DKB_CUDA_TRY("resident grid", dkb_resident_grid(q15_scan, TPB, 0, &sms, &grid)); /* one resident wave */
     if (grid > (n + TPB - 1) / TPB) grid = (n + TPB - 1) / TPB;
-    CUDA_TRY("cudaMallocAsync rev", cudaMallocAsync((void **)&d_rev, sizeof(unsigned long long) * (size_t)ns, stream));
-    CUDA_TRY("cudaMallocAsync seen", cudaMallocAsync((void **)&d_seen, (size_t)ns, stream));
-    CUDA_TRY("cudaMallocAsync tile counts", cudaMallocAsync((void **)&d_tile_cnt, sizeof(unsigned) * (size_t)ntiles, stream));
-    CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
-    CUDA_TRY("cudaMallocAsync result block", cudaMallocAsync((void **)&d_out, sizeof(q15_out), stream));
-    CUDA_TRY("cudaMemsetAsync rev", cudaMemsetAsync(d_rev, 0, sizeof(unsigned long long) * (size_t)ns, stream));
-    CUDA_TRY("cudaMemsetAsync seen", cudaMemsetAsync(d_seen, 0, (size_t)ns, stream));
-    CUDA_TRY("cudaMemsetAsync result block", cudaMemsetAsync(d_out, 0, sizeof(q15_out), stream));
+    DKB_CUDA_TRY("cudaMallocAsync rev", cudaMallocAsync((void **)&d_rev, sizeof(unsigned long long) * (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMallocAsync seen", cudaMallocAsync((void **)&d_seen, (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMallocAsync tile counts", cudaMallocAsync((void **)&d_tile_cnt, sizeof(unsigned) * (size_t)ntiles, stream));
+    DKB_CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMallocAsync result block", cudaMallocAsync((void **)&d_out, sizeof(q15_out), stream));
+    DKB_CUDA_TRY("cudaMemsetAsync rev", cudaMemsetAsync(d_rev, 0, sizeof(unsigned long long) * (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync seen", cudaMemsetAsync(d_seen, 0, (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync result block", cudaMemsetAsync(d_out, 0, sizeof(q15_out), stream));
     q15_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ship->data, (const int32_t *)lsupp->data,
                                                  (const int64_t *)price->data, (const int64_t *)disc->data, n,
                                                  (uintptr_t)ship->data % 16 == 0 ? n / 4 / (32 * VEC) : 0,
                                                  (int32_t)pdate->i, (uint32_t)(hi - pdate->i), ns, d_rev, d_seen,
                                                  &d_out->bad);
-    CUDA_TRY("q15_scan launch", cudaGetLastError());
+    DKB_CUDA_TRY("q15_scan launch", cudaGetLastError());
     /* the exact maximum over the suppliers seen, then its suppliers in key order (normally one) */
     q15_max<<<(unsigned)(ntiles < (int64_t)sms * 4 ? ntiles : (int64_t)sms * 4), SEL_TPB, 0, stream>>>(d_rev, d_seen,
                                                                                                        ns, d_out);
-    CUDA_TRY("q15_max launch", cudaGetLastError());
+    DKB_CUDA_TRY("q15_max launch", cudaGetLastError());
     q15_count<<<(unsigned)ntiles, SEL_TPB, 0, stream>>>(d_rev, d_seen, ns, d_out, d_tile_cnt);
-    CUDA_TRY("q15_count launch", cudaGetLastError());
+    DKB_CUDA_TRY("q15_count launch", cudaGetLastError());
     q15_list<<<(unsigned)ntiles, SEL_TPB, 0, stream>>>(d_rev, d_seen, ns, d_out, d_tile_cnt, d_rows);
-    CUDA_TRY("q15_list launch", cudaGetLastError());
+    DKB_CUDA_TRY("q15_list launch", cudaGetLastError());
     if (fast) {
         winners_gather<<<OUT_ROWS, 32, 0, stream>>>(d_rows, (const int32_t *)skey->data, (const int64_t *)sname->data,
                                                     sname->bytes, (const int64_t *)saddr->data, saddr->bytes,
                                                     (const int64_t *)sphone->data, sphone->bytes, d_out);
-        CUDA_TRY("winners_gather launch", cudaGetLastError());
+        DKB_CUDA_TRY("winners_gather launch", cudaGetLastError());
     }
-    CUDA_TRY("cudaMemcpyAsync result block",
+    DKB_CUDA_TRY("cudaMemcpyAsync result block",
              cudaMemcpyAsync(h_out, d_out, sizeof(q15_out), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_out->bad) {
         fprintf(stderr, "q15.full.cu: an l_suppkey outside 1..%lld\n", (long long)ns);
         rc = DKB_CAND_EINTERNAL;
@@ -624,14 +393,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
         for (int64_t r = 0; r < m; r++) {
             for (int t = 0; t < NTEXT; t++)
-                if (!put_str(out[t], r, h_out->text[t][r], h_out->len[t][r])) {
+                if ((dkb_put_str(out[t], r, h_out->text[t][r], h_out->len[t][r]) != DKB_CAND_OK)) {
                     fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
                     rc = DKB_CAND_ECAP;
                     goto done;
                 }
             c_key->i64[r] = h_out->key[r];
             c_key->is_null[r] = 0;
-            put_dec(c_rev, r, best, 4);
+            dkb_put_dec(c_rev, r, best, 4);
         }
         res->nrows = m;
         goto done;
@@ -644,16 +413,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = DKB_CAND_ENOMEM;
         goto done;
     }
-    CUDA_TRY("cudaMallocAsync keys", cudaMallocAsync((void **)&d_keys, sizeof(int32_t) * (size_t)m, stream));
+    DKB_CUDA_TRY("cudaMallocAsync keys", cudaMallocAsync((void **)&d_keys, sizeof(int32_t) * (size_t)m, stream));
     i32_gather<<<(unsigned)((m + 255) / 256), 256, 0, stream>>>((const int32_t *)skey->data, d_rows, m, d_keys);
-    CUDA_TRY("i32_gather launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync rows",
+    DKB_CUDA_TRY("i32_gather launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync rows",
              cudaMemcpyAsync(rows, d_rows, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync keys",
+    DKB_CUDA_TRY("cudaMemcpyAsync keys",
              cudaMemcpyAsync(keys, d_keys, sizeof(int32_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     for (int t = 0; t < NTEXT; t++) {
-        rc = fetch_text(text[t], d_rows, m, stream, &t_off[t], &t_bytes[t]);
+        rc = dkb_fetch_text(text[t], d_rows, m, stream, &t_off[t], &t_bytes[t]);
         if (rc) goto done;
     }
     for (int64_t r = 0; r < m; r++) {
@@ -664,14 +433,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             goto done;
         }
         for (int t = 0; t < NTEXT; t++)
-            if (!put_str(out[t], r, t_bytes[t] + t_off[t][r], t_off[t][r + 1] - t_off[t][r])) {
+            if ((dkb_put_str(out[t], r, t_bytes[t] + t_off[t][r], t_off[t][r + 1] - t_off[t][r]) != DKB_CAND_OK)) {
                 fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
                 rc = DKB_CAND_ECAP;
                 goto done;
             }
         c_key->i64[r] = keys[r];
         c_key->is_null[r] = 0;
-        put_dec(c_rev, r, best, 4);
+        dkb_put_dec(c_rev, r, best, 4);
     }
     res->nrows = m;
 done:

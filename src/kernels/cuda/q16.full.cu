@@ -49,19 +49,9 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256 };
-#define FULL_MASK 0xffffffffu
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q16.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 /* The part-side tests, passed by value to the scan. */
 typedef struct {
@@ -146,7 +136,7 @@ __global__ void __launch_bounds__(TPB) q16_keep(const int32_t *__restrict__ pspa
                 }
             }
         }
-        const unsigned int m = __ballot_sync(FULL_MASK, keep);
+        const unsigned int m = __ballot_sync(DKB_FULL_MASK, keep);
         if (keep) list[begin + n + __popc(m & ((1u << lane) - 1u))] = key;
         n += (unsigned int)__popc(m);
     }
@@ -195,12 +185,6 @@ __global__ void __launch_bounds__(TPB) q16_insert(const unsigned long long *__re
             }
         }
     }
-}
-
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
 }
 
 /* Sorts the words a[0..n) stably by their high 32 bits, ascending (tmp:
@@ -281,10 +265,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         psize->type != DKB_CAND_I32 || pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 ||
         scomment->type != DKB_CAND_STR || pbrand->dict->size > 256 || ptype->dict->size > 256)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_brand = res_col(res, "p_brand", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_type = res_col(res, "p_type", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_size = res_col(res, "p_size", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_cnt = res_col(res, "supplier_cnt", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_brand = dkb_res_col(res, "p_brand", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_type = dkb_res_col(res, "p_type", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_size = dkb_res_col(res, "p_size", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_cnt = dkb_res_col(res, "supplier_cnt", DKB_CAND_RES_INT);
     if (!c_brand || !c_type || !c_size || !c_cnt) return DKB_CAND_EINVAL;
 
     part_tests t;
@@ -312,7 +296,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t nsupp = scomment->n, nps = pspart->n, nparts = pbrand->n;
     const int64_t ngroups = (int64_t)nbrand * ntype * (t.nsizes > 0 ? t.nsizes : 1);
-    int rc = 0, dev = 0, sms = 0, h_bad = 0;
+    int rc = 0, sms = 0, h_bad = 0;
     int64_t cap = 1, m = 0, grid = 0, chunk = 0, nwarps = 0;
     uint8_t *d_bad_supp = NULL;
     unsigned long long *d_tkey = NULL, *d_list = NULL, *d_nkept = NULL;
@@ -330,39 +314,38 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         return DKB_CAND_EINTERNAL;
     }
     while (cap < 2 * nps + 2) cap <<= 1; /* the pair set's slots were every row kept */
-    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
     grid = (nps + TPB - 1) / TPB;
     if (grid > (int64_t)sms * 16) grid = (int64_t)sms * 16;
     chunk = (nps + grid * (TPB / 32) - 1) / (grid * (TPB / 32)); /* rows per warp, a multiple of 32 */
     chunk = (chunk + 31) / 32 * 32;
     nwarps = (nps + chunk - 1) / chunk; /* warps that own rows */
-    CUDA_TRY("cudaMallocAsync complaint marks", cudaMallocAsync((void **)&d_bad_supp, (size_t)nsupp, stream));
-    CUDA_TRY("cudaMallocAsync kept keys",
+    DKB_CUDA_TRY("cudaMallocAsync complaint marks", cudaMallocAsync((void **)&d_bad_supp, (size_t)nsupp, stream));
+    DKB_CUDA_TRY("cudaMallocAsync kept keys",
              cudaMallocAsync((void **)&d_list, sizeof(unsigned long long) * (size_t)nps, stream));
-    CUDA_TRY("cudaMallocAsync warp counts",
+    DKB_CUDA_TRY("cudaMallocAsync warp counts",
              cudaMallocAsync((void **)&d_wcount, sizeof(unsigned int) * (size_t)nwarps, stream));
-    CUDA_TRY("cudaMallocAsync pair set",
+    DKB_CUDA_TRY("cudaMallocAsync pair set",
              cudaMallocAsync((void **)&d_tkey, sizeof(unsigned long long) * (size_t)cap, stream));
-    CUDA_TRY("cudaMallocAsync group counts",
+    DKB_CUDA_TRY("cudaMallocAsync group counts",
              cudaMallocAsync((void **)&d_gcnt, sizeof(unsigned int) * (size_t)ngroups, stream));
-    CUDA_TRY("cudaMallocAsync kept count", cudaMallocAsync((void **)&d_nkept, sizeof(unsigned long long), stream));
-    CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-    CUDA_TRY("cudaMemsetAsync group counts", cudaMemsetAsync(d_gcnt, 0, sizeof(unsigned int) * (size_t)ngroups, stream));
-    CUDA_TRY("cudaMemsetAsync kept count", cudaMemsetAsync(d_nkept, 0, sizeof(unsigned long long), stream));
-    CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    DKB_CUDA_TRY("cudaMallocAsync kept count", cudaMallocAsync((void **)&d_nkept, sizeof(unsigned long long), stream));
+    DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    DKB_CUDA_TRY("cudaMemsetAsync group counts", cudaMemsetAsync(d_gcnt, 0, sizeof(unsigned int) * (size_t)ngroups, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync kept count", cudaMemsetAsync(d_nkept, 0, sizeof(unsigned long long), stream));
+    DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
     complaints<<<(unsigned)((nsupp + 127) / 128), 128, 0, stream>>>((const int64_t *)scomment->data, scomment->bytes,
                                                                     nsupp, d_bad_supp);
-    CUDA_TRY("complaints launch", cudaGetLastError());
+    DKB_CUDA_TRY("complaints launch", cudaGetLastError());
     q16_keep<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data, nps,
                                                  chunk, (const uint8_t *)pbrand->data, (const uint8_t *)ptype->data,
                                                  (const int32_t *)psize->data, nparts, d_bad_supp, nsupp, t, d_list,
                                                  d_wcount, d_nkept, d_bad);
-    CUDA_TRY("q16_keep launch", cudaGetLastError());
+    DKB_CUDA_TRY("q16_keep launch", cudaGetLastError());
     set_clear<<<(unsigned)(sms * 4), TPB, 0, stream>>>(d_nkept, cap, (ulonglong2 *)d_tkey);
-    CUDA_TRY("set_clear launch", cudaGetLastError());
+    DKB_CUDA_TRY("set_clear launch", cudaGetLastError());
     q16_insert<<<(unsigned)grid, TPB, 0, stream>>>(d_list, d_wcount, nwarps, chunk, d_nkept, cap, d_tkey, d_gcnt);
-    CUDA_TRY("q16_insert launch", cudaGetLastError());
+    DKB_CUDA_TRY("q16_insert launch", cudaGetLastError());
     h_gcnt = (unsigned int *)malloc(sizeof(unsigned int) * (size_t)ngroups);
     order = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)ngroups);
     order_tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)ngroups);
@@ -372,10 +355,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = DKB_CAND_ENOMEM;
         goto done;
     }
-    CUDA_TRY("cudaMemcpyAsync group counts", cudaMemcpyAsync(h_gcnt, d_gcnt, sizeof(unsigned int) * (size_t)ngroups,
+    DKB_CUDA_TRY("cudaMemcpyAsync group counts", cudaMemcpyAsync(h_gcnt, d_gcnt, sizeof(unsigned int) * (size_t)ngroups,
                                                              cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_bad) {
         fprintf(stderr, "q16.full.cu: a partsupp part or supplier key outside 1..N\n");
         rc = DKB_CAND_EINTERNAL;

@@ -40,22 +40,13 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS part keys (VEC int4
  * per lane); its queue holds a tile's rows plus the < 32 left over. The
  * coarse bitmap (COARSE_WORDS words, in shared memory) has one bit per
  * 2^shift parts. */
 enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TILE_ROWS + 32, COARSE_WORDS = 4096 };
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q17.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 typedef struct {
     int64_t qty, price; /* hundredths */
@@ -131,27 +122,6 @@ __device__ __forceinline__ void q17_batch(bool valid, int64_t i, const int32_t *
     }
 }
 
-/* Append this lane's rows (bit b of `bits` set: row row0 + 4 * 32 * (b / 4)
- * + b % 4) to the warp's queue after its `pending` entries; returns the new
- * (warp-uniform) length. */
-__device__ __forceinline__ int queue_push(int64_t *queue, int pending, uint32_t bits, int64_t row0, int lane) {
-    const int cnt = __popc(bits);
-    int at = cnt;
-    for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(0xffffffffu, at, off);
-        if (lane >= off) at += y;
-    }
-    const int total = __shfl_sync(0xffffffffu, at, 31);
-    at += pending - cnt;
-    while (bits) {
-        const int b = __ffs(bits) - 1;
-        bits &= bits - 1;
-        queue[at++] = row0 + 4 * 32 * (b >> 2) + (b & 3);
-    }
-    __syncwarp();
-    return pending + total;
-}
-
 /* The chosen parts' lines: quantity sums and counts per slot, and the hits
  * listed (list[0..min(*nlist, cap))). A part key outside 1..np is not in
  * part: no match (as the baseline's join).
@@ -190,7 +160,7 @@ __global__ void __launch_bounds__(TPB) q17_scan(const int32_t *__restrict__ lpar
             hits |= coarse_hit(k4[v].z, np, shift, coarse_s) << (4 * v + 2);
             hits |= coarse_hit(k4[v].w, np, shift, coarse_s) << (4 * v + 3);
         }
-        pending = queue_push(queue, pending, hits, 4 * v0, lane);
+        pending = dkb_queue_push(queue, pending, hits, 4 * v0, lane);
         while (pending >= 32) {
             pending -= 32;
             const int64_t i = queue[pending + lane];
@@ -201,7 +171,7 @@ __global__ void __launch_bounds__(TPB) q17_scan(const int32_t *__restrict__ lpar
     for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
         const int64_t i = base + lane;
         const uint32_t in = i < n ? coarse_hit(__ldg(lpart + i), np, shift, coarse_s) : 0u;
-        pending = queue_push(queue, pending, in, i, lane);
+        pending = dkb_queue_push(queue, pending, in, i, lane);
         while (pending >= 32) {
             pending -= 32;
             const int64_t r = queue[pending + lane];
@@ -286,7 +256,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t cap = n / 256 > 65536 ? n / 256 : 65536; /* hit list; overflow: rescan */
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, shift = 0, h_flags[2] = {0, 0}; /* [0]: bad, [1]: chosen parts */
+    int rc = 0, sms = 0, shift = 0, h_flags[2] = {0, 0}; /* [0]: bad, [1]: chosen parts */
     unsigned long long h_nlist = 0;
     int64_t grid = 0, grid2 = 0, nsel = 0;
     uint32_t *d_bits = NULL, *d_coarse = NULL;
@@ -298,22 +268,21 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t *d_part = NULL, *h_part = NULL;
     __int128 lost = 0;
     int64_t nlost = 0;
-    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_TRY("cudaMallocAsync bits", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, stream));
-    CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slot, sizeof(int32_t) * (size_t)np, stream));
-    CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-    CUDA_TRY("cudaMallocAsync coarse bits",
+    DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
+    DKB_CUDA_TRY("cudaMallocAsync bits", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, stream));
+    DKB_CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slot, sizeof(int32_t) * (size_t)np, stream));
+    DKB_CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
+    DKB_CUDA_TRY("cudaMallocAsync coarse bits",
              cudaMallocAsync((void **)&d_coarse, sizeof(uint32_t) * COARSE_WORDS, stream));
-    CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
-    CUDA_TRY("cudaMemsetAsync coarse bits", cudaMemsetAsync(d_coarse, 0, sizeof(uint32_t) * COARSE_WORDS, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync coarse bits", cudaMemsetAsync(d_coarse, 0, sizeof(uint32_t) * COARSE_WORDS, stream));
     while (((np - 1) >> shift) >= (int64_t)COARSE_WORDS * 32) shift++; /* np >= 1 */
     part_select<<<(unsigned)((nwords + 255) / 256), 256, 0, stream>>>(
         (const int32_t *)pkey->data, (const uint8_t *)pbrand->data, (const uint8_t *)pcont->data, np, bc, cc, d_bits,
         d_slot, d_flags + 1, d_coarse, shift, d_flags);
-    CUDA_TRY("part_select launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int) * 2, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("part_select launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int) * 2, cudaMemcpyDeviceToHost, stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_flags[0]) {
         fprintf(stderr, "q17.full.cu: a chosen part's p_partkey is not its row + 1 (keys must be dense 1..N)\n");
         rc = DKB_CAND_EINTERNAL;
@@ -322,9 +291,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     nsel = h_flags[1];
     if (nsel == 0) goto done;
 
-    CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q17_scan, TPB, 0));
-    grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1); /* one resident wave */
+    DKB_CUDA_TRY("resident grid", dkb_resident_grid(q17_scan, TPB, 0, &sms, &grid)); /* one resident wave */
     if (grid > (n + TPB - 1) / TPB) grid = (n + TPB - 1) / TPB;
     h_q = (unsigned long long *)malloc(sizeof(unsigned long long) * 2 * (size_t)nsel);
     h_limit = (double *)malloc(sizeof(double) * (size_t)nsel);
@@ -335,24 +302,24 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = DKB_CAND_ENOMEM;
         goto done;
     }
-    CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_qsum, sizeof(unsigned long long) * 2 * nsel, stream));
-    CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(hit) * (size_t)cap, stream));
-    CUDA_TRY("cudaMallocAsync list length", cudaMallocAsync((void **)&d_nlist, sizeof(unsigned long long), stream));
-    CUDA_TRY("cudaMallocAsync limits", cudaMallocAsync((void **)&d_limit, sizeof(double) * (size_t)nsel, stream));
-    CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid2, stream));
-    CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_qsum, 0, sizeof(unsigned long long) * 2 * nsel, stream));
-    CUDA_TRY("cudaMemsetAsync list length", cudaMemsetAsync(d_nlist, 0, sizeof(unsigned long long), stream));
+    DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_qsum, sizeof(unsigned long long) * 2 * nsel, stream));
+    DKB_CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(hit) * (size_t)cap, stream));
+    DKB_CUDA_TRY("cudaMallocAsync list length", cudaMallocAsync((void **)&d_nlist, sizeof(unsigned long long), stream));
+    DKB_CUDA_TRY("cudaMallocAsync limits", cudaMallocAsync((void **)&d_limit, sizeof(double) * (size_t)nsel, stream));
+    DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid2, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_qsum, 0, sizeof(unsigned long long) * 2 * nsel, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync list length", cudaMemsetAsync(d_nlist, 0, sizeof(unsigned long long), stream));
     q17_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)lpart->data, (const int64_t *)lqty->data,
                                                  (const int64_t *)lprice->data, n,
                                                  (uintptr_t)lpart->data % 16 == 0 ? n / 4 / (32 * VEC) : 0, np,
                                                  d_coarse, shift, d_bits, d_slot, d_qsum, d_qsum + nsel, d_list, cap,
                                                  d_nlist);
-    CUDA_TRY("q17_scan launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_q, d_qsum, sizeof(unsigned long long) * 2 * nsel,
+    DKB_CUDA_TRY("q17_scan launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_q, d_qsum, sizeof(unsigned long long) * 2 * nsel,
                                                      cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync list length",
+    DKB_CUDA_TRY("cudaMemcpyAsync list length",
              cudaMemcpyAsync(&h_nlist, d_nlist, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     {
         /* 0.2 * avg(l_quantity), as the baseline: exact avg rounded once, times 0.2 */
         const double fifth = (double)2 / (double)10;
@@ -361,22 +328,22 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             h_limit[s] = qc ? (double)((long double)qs / ((long double)qc * (long double)100)) * fifth : 0;
         }
     }
-    CUDA_TRY("cudaMemcpyAsync limits",
+    DKB_CUDA_TRY("cudaMemcpyAsync limits",
              cudaMemcpyAsync(d_limit, h_limit, sizeof(double) * (size_t)nsel, cudaMemcpyHostToDevice, stream));
     if (h_nlist <= (unsigned long long)cap) {
         if (h_nlist > 0)
             q17_hits<<<(unsigned)grid2, TPB, 0, stream>>>(d_list, (int64_t)h_nlist, d_limit, d_part, d_part + grid2);
         else
-            CUDA_TRY("cudaMemsetAsync partials", cudaMemsetAsync(d_part, 0, sizeof(int64_t) * 2 * grid2, stream));
+            DKB_CUDA_TRY("cudaMemsetAsync partials", cudaMemsetAsync(d_part, 0, sizeof(int64_t) * 2 * grid2, stream));
     } else {
         q17_rescan<<<(unsigned)grid2, TPB, 0, stream>>>((const int32_t *)lpart->data, (const int64_t *)lqty->data,
                                                         (const int64_t *)lprice->data, n, np, d_bits, d_slot, d_limit,
                                                         d_part, d_part + grid2);
     }
-    CUDA_TRY("q17_hits/q17_rescan launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid2,
+    DKB_CUDA_TRY("q17_hits/q17_rescan launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid2,
                                                          cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     for (int64_t b = 0; b < grid2; b++) lost += h_part[b], nlost += h_part[grid2 + b];
     if (nlost > 0) {
         out->f64[0] = ((double)lost / (double)100) / ((double)70 / (double)10);

@@ -40,18 +40,9 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TOPK = 100, TPB = 256, ROWS = 4, SORT_N = 1024, NAME_SLOT = 128 };
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q18.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 typedef struct {
     int64_t price;    /* o_totalprice, hundredths */
@@ -278,27 +269,6 @@ __global__ void __launch_bounds__(SORT_N)
     for (int r = warp; r < nout; r += SORT_N / 32) name_row(r, lane, 32, ckey, nc, off, bytes, codes, out);
 }
 
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
@@ -316,12 +286,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         oprice->type != DKB_CAND_I64 || lqty->scale != 2 || oprice->scale != 2 ||
         !(cname->type == DKB_CAND_STR || (cname->type == DKB_CAND_U8 && cname->dict)))
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_cust = res_col(res, "c_custkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_okey = res_col(res, "o_orderkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_date = res_col(res, "o_orderdate", DKB_CAND_RES_DATE);
-    dkb_cand_res_col *c_price = res_col(res, "o_totalprice", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_qty = res_col(res, "sum(l_quantity)", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_name = dkb_res_col(res, "c_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_cust = dkb_res_col(res, "c_custkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_okey = dkb_res_col(res, "o_orderkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_date = dkb_res_col(res, "o_orderdate", DKB_CAND_RES_DATE);
+    dkb_cand_res_col *c_price = dkb_res_col(res, "o_totalprice", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_qty = dkb_res_col(res, "sum(l_quantity)", DKB_CAND_RES_DECIMAL);
     if (!c_name || !c_cust || !c_okey || !c_date || !c_price || !c_qty || c_price->scale < 2 || c_qty->scale < 2)
         return DKB_CAND_EINVAL;
     if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
@@ -335,7 +305,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
                            (const int64_t *)oprice->data, no};
     cudaStream_t stream = dkb_cand_stream(env);
-    int rc = 0, dev = 0, sms = 0, per_sm = 0, nout = 0;
+    int rc = 0, sms = 0, nout = 0;
     int64_t grid = 0, m = 0;
     q18_out *d_out = NULL, *h_out = NULL;
     cand *d_list = NULL, *d_big = NULL, *d_tmp = NULL;
@@ -348,36 +318,32 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             goto done;
         }
         const int64_t ngroups = (nl + ROWS - 1) / ROWS;
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q18_runs, TPB, 0));
-        grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q18_runs, TPB, 0, &sms, &grid));
         if (grid > (ngroups + TPB - 1) / TPB) grid = (ngroups + TPB - 1) / TPB;
-        CUDA_TRY("cudaMallocAsync out", cudaMallocAsync((void **)&d_out, sizeof(q18_out), stream));
-        CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(cand) * SORT_N, stream));
-        CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
+        DKB_CUDA_TRY("cudaMallocAsync out", cudaMallocAsync((void **)&d_out, sizeof(q18_out), stream));
+        DKB_CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(cand) * SORT_N, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
         q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols, limit, d_list, SORT_N, d_out);
-        CUDA_TRY("q18_runs launch", cudaGetLastError());
+        DKB_CUDA_TRY("q18_runs launch", cudaGetLastError());
         q18_finish<<<1, SORT_N, 0, stream>>>(d_list, &d_out->count, 0, (const int32_t *)ckey->data, nc, name_off,
                                               name_bytes, name_codes, d_out);
-        CUDA_TRY("q18_finish launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync out", cudaMemcpyAsync(h_out, d_out, sizeof(q18_out), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("q18_finish launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync out", cudaMemcpyAsync(h_out, d_out, sizeof(q18_out), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         m = (int64_t)h_out->count;
         if (!h_out->bad_group && m > SORT_N) {
             /* many qualifying orders: the whole list, cut down on the device */
-            CUDA_TRY("cudaMallocAsync big list", cudaMallocAsync((void **)&d_big, sizeof(cand) * (size_t)m, stream));
-            CUDA_TRY("cudaMallocAsync reduce buffer",
+            DKB_CUDA_TRY("cudaMallocAsync big list", cudaMallocAsync((void **)&d_big, sizeof(cand) * (size_t)m, stream));
+            DKB_CUDA_TRY("cudaMallocAsync reduce buffer",
                      cudaMallocAsync((void **)&d_tmp, sizeof(cand) * (size_t)reduced_rows(m), stream));
-            CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
+            DKB_CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
             q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols, limit, d_big, (unsigned long long)m, d_out);
-            CUDA_TRY("q18_runs launch (big list)", cudaGetLastError());
+            DKB_CUDA_TRY("q18_runs launch (big list)", cudaGetLastError());
             cand *src = d_big, *dst = d_tmp;
             int64_t n = m;
             while (n > SORT_N) {
                 q18_reduce<<<(unsigned)((n + SORT_N - 1) / SORT_N), SORT_N, 0, stream>>>(src, n, dst);
-                CUDA_TRY("q18_reduce launch", cudaGetLastError());
+                DKB_CUDA_TRY("q18_reduce launch", cudaGetLastError());
                 n = reduced_rows(n);
                 cand *t = src;
                 src = dst;
@@ -385,10 +351,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             }
             q18_finish<<<1, SORT_N, 0, stream>>>(src, NULL, n, (const int32_t *)ckey->data, nc, name_off, name_bytes,
                                                   name_codes, d_out);
-            CUDA_TRY("q18_finish launch (big list)", cudaGetLastError());
-            CUDA_TRY("cudaMemcpyAsync out",
+            DKB_CUDA_TRY("q18_finish launch (big list)", cudaGetLastError());
+            DKB_CUDA_TRY("cudaMemcpyAsync out",
                      cudaMemcpyAsync(h_out, d_out, sizeof(q18_out), cudaMemcpyDeviceToHost, stream));
-            CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+            DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
             if (!h_out->bad_group && (int64_t)h_out->count != m) {
                 fprintf(stderr, "q18.full.cu: qualifying orders changed between passes (%lld, then %llu)\n",
                         (long long)m, h_out->count);
@@ -415,8 +381,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             const cand *b = &h_out->top[r];
             const int l = h_out->len[r];
             int ok;
-            if (text) ok = put_str(c_name, r, h_out->name[r], l);
-            else ok = l < cname->dict->size && put_str(c_name, r, cname->dict->str[l], (int64_t)cname->dict->len[l]);
+            if (text) ok = (dkb_put_str(c_name, r, h_out->name[r], l) == DKB_CAND_OK);
+            else ok = l < cname->dict->size && (dkb_put_str(c_name, r, cname->dict->str[l], (int64_t)cname->dict->len[l]) == DKB_CAND_OK);
             if (!ok) {
                 rc = DKB_CAND_EINTERNAL;
                 goto done;
@@ -425,8 +391,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             c_okey->i64[r] = b->key;
             c_date->date[r] = b->date;
             c_cust->is_null[r] = c_okey->is_null[r] = c_date->is_null[r] = 0;
-            put_dec(c_price, r, b->price, 2);
-            put_dec(c_qty, r, b->qty, 2);
+            dkb_put_dec(c_price, r, b->price, 2);
+            dkb_put_dec(c_qty, r, b->qty, 2);
         }
     }
     res->nrows = nout;

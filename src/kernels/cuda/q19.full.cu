@@ -38,20 +38,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, NWARP = TPB / 32, UNROLL = 4, MAX_ROWS_PER_BLOCK = 1 << 20, NBRANCH = 3, NCONT = 4 };
-#define FULL_MASK 0xffffffffu
 #define NO_PART 0x80u /* part_bits value of a key without a part */
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q19.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 static const char *const CONTAINER[NBRANCH][NCONT] = {
     {"SM CASE", "SM BOX", "SM PACK", "SM PKG"},
@@ -137,8 +127,8 @@ __global__ void __launch_bounds__(TPB) q19_scan(const uint8_t *__restrict__ lmod
     }
     if (oops) *bad = 1;
     for (int off = 16; off > 0; off >>= 1) {
-        sum += __shfl_down_sync(FULL_MASK, sum, off);
-        cnt += __shfl_down_sync(FULL_MASK, cnt, off);
+        sum += __shfl_down_sync(DKB_FULL_MASK, sum, off);
+        cnt += __shfl_down_sync(DKB_FULL_MASK, cnt, off);
     }
     __shared__ int64_t w[2][NWARP];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -199,14 +189,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = lpart->n, np = pkey->n, maxkey = np; /* dense part keys 1..N */
-    int rc = 0, dev = 0, sms = 0, h_bad = 0;
+    int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, *d_part = NULL, *h_part = NULL, hits = 0;
     uint8_t *d_bits = NULL;
     int *d_bad = NULL;
     __int128 total = 0;
     if (n > 0 && instr < 256 && (mode1 < 256 || mode2 < 256)) {
-        CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-        CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
         grid = (int64_t)sms * 8;
         const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
         if (grid < need) grid = need;
@@ -218,27 +207,27 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             rc = DKB_CAND_ENOMEM;
             goto done;
         }
-        CUDA_TRY("cudaMallocAsync part bits", cudaMallocAsync((void **)&d_bits, (size_t)maxkey + 1, stream));
-        CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
-        CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        CUDA_TRY("cudaMemsetAsync part bits", cudaMemsetAsync(d_bits, NO_PART, (size_t)maxkey + 1, stream));
-        CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMallocAsync part bits", cudaMallocAsync((void **)&d_bits, (size_t)maxkey + 1, stream));
+        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
+        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+        DKB_CUDA_TRY("cudaMemsetAsync part bits", cudaMemsetAsync(d_bits, NO_PART, (size_t)maxkey + 1, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
         if (np > 0)
             part_bits<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pkey->data,
                                                                (const uint8_t *)pbrand->data,
                                                                (const uint8_t *)pcont->data,
                                                                (const int32_t *)psize->data, np, maxkey, masks,
                                                                d_bits, d_bad);
-        CUDA_TRY("part_bits launch", cudaGetLastError());
+        DKB_CUDA_TRY("part_bits launch", cudaGetLastError());
         q19_scan<<<(unsigned)grid, TPB, 0, stream>>>((const uint8_t *)lmode->data, (const uint8_t *)linstr->data,
                                                      (const int32_t *)lpart->data, (const int64_t *)lqty->data,
                                                      (const int64_t *)lprice->data, (const int64_t *)ldisc->data, n,
                                                      mode1, mode2, instr, d_bits, maxkey, q, d_part, d_bad);
-        CUDA_TRY("q19_scan launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
+        DKB_CUDA_TRY("q19_scan launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
                                                              cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
         if (h_bad) {
             fprintf(stderr, "q19.full.cu: a part key outside 1..N (or without a part)\n");
             rc = DKB_CAND_EINTERNAL;

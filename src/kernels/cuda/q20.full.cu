@@ -51,55 +51,13 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 namespace cg = cooperative_groups;
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
  * lane); its queue holds a tile's rows plus the < 32 left over. */
 enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TILE_ROWS + 32 };
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q20.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
 
 __device__ static inline uint64_t slot_of(uint64_t key, int shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
 
@@ -220,27 +178,6 @@ __device__ __forceinline__ void q20_batch(bool valid, int64_t i, const int32_t *
     tseen[s] = 1;
 }
 
-/* Append this lane's rows (bit b of `bits` set: row row0 + 4 * 32 * (b / 4)
- * + b % 4) to the warp's queue after its `pending` entries; returns the new
- * (warp-uniform) length. */
-__device__ __forceinline__ int queue_push(int64_t *queue, int pending, uint32_t bits, int64_t row0, int lane) {
-    const int cnt = __popc(bits);
-    int at = cnt;
-    for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(0xffffffffu, at, off);
-        if (lane >= off) at += y;
-    }
-    const int total = __shfl_sync(0xffffffffu, at, 31);
-    at += pending - cnt;
-    while (bits) {
-        const int b = __ffs(bits) - 1;
-        bits &= bits - 1;
-        queue[at++] = row0 + 4 * 32 * (b >> 2) + (b & 3);
-    }
-    __syncwarp();
-    return pending + total;
-}
-
 /* The year's lines of the chosen parts: quantity sums per table slot.
  *
  * Each warp streams tiles of TILE_ROWS dates (VEC 16-byte loads per lane;
@@ -286,7 +223,7 @@ __global__ void __launch_bounds__(TPB) q20_scan(const int32_t *__restrict__ ship
             for (int c = 0; c < 4; c++)
                 if ((year >> (4 * v + c)) & 1u) keep |= part_bit(key[c], np, bits) << (4 * v + c);
         }
-        pending = queue_push(queue, pending, keep, 4 * v0, lane);
+        pending = dkb_queue_push(queue, pending, keep, 4 * v0, lane);
         while (pending >= 32) {
             pending -= 32;
             const int64_t i = queue[pending + lane];
@@ -297,7 +234,7 @@ __global__ void __launch_bounds__(TPB) q20_scan(const int32_t *__restrict__ ship
     for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
         const int64_t i = base + lane;
         const bool in = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span && part_bit(__ldg(lpart + i), np, bits);
-        pending = queue_push(queue, pending, in ? 1u : 0u, i, lane);
+        pending = dkb_queue_push(queue, pending, in ? 1u : 0u, i, lane);
         while (pending >= 32) {
             pending -= 32;
             const int64_t r = queue[pending + lane];
@@ -329,163 +266,6 @@ __global__ void supp_select(const uint8_t *__restrict__ supp_ok, const int32_t *
 
 /* ---- text gather: rows of a STR or dictionary column into host memory ---- */
 
-/* len[k] = length of text row rows[k]; a row outside 0..n-1 sets *bad. */
-__global__ void text_lengths(const int64_t *__restrict__ off, int64_t n, const int64_t *__restrict__ rows, int64_t m,
-                             int64_t *__restrict__ len, int *__restrict__ bad) {
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = rows[k];
-        if (r < 0 || r >= n) {
-            *bad = 1;
-            len[k] = 0;
-            continue;
-        }
-        len[k] = off[r + 1] - off[r];
-    }
-}
-
-/* One warp per listed row: its bytes to out + at[k]. */
-__global__ void text_copy(const int64_t *__restrict__ off, const char *__restrict__ bytes,
-                          const int64_t *__restrict__ rows, int64_t m, const int64_t *__restrict__ at,
-                          char *__restrict__ out) {
-    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31;
-    if (warp >= m) return;
-    const int64_t r = rows[warp], a = off[r], l = off[r + 1] - a;
-    for (int64_t i = lane; i < l; i += 32) out[at[warp] + i] = bytes[a + i];
-}
-
-/* code[k] = byte column value at row rows[k]; a row outside 0..n-1 sets *bad. */
-__global__ void byte_gather(const uint8_t *__restrict__ col, int64_t n, const int64_t *__restrict__ rows, int64_t m,
-                            uint8_t *__restrict__ code, int *__restrict__ bad) {
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = rows[k];
-        if (r < 0 || r >= n) {
-            *bad = 1;
-            continue;
-        }
-        code[k] = col[r];
-    }
-}
-
-
-/* The text of rows d_rows[0..m) (device array) of column v into host
- * memory: *h_off (m + 1 offsets) into *h_bytes (caller frees both).
- * STR columns are gathered on the device; U8 columns through the
- * dictionary. Returns 0, or nonzero with a message on stderr. */
-static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, cudaStream_t stream, int64_t **h_off,
-                      char **h_bytes) {
-    int rc = 0, h_bad = 0;
-    int *d_bad = NULL;
-    int64_t *d_len = NULL, *d_at = NULL, *len = NULL;
-    uint8_t *d_code = NULL, *code = NULL;
-    char *d_out = NULL;
-    const unsigned blocks = (unsigned)((m + 255) / 256 > 0 ? (m + 255) / 256 : 1);
-    *h_off = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
-    *h_bytes = NULL;
-    len = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
-    code = (uint8_t *)malloc((size_t)m + 1);
-    if (!*h_off || !len || !code) {
-        fprintf(stderr, "q20.full.cu: out of host memory gathering %s\n", v->name);
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
-    (*h_off)[0] = 0;
-    CUDA_TRY("cudaMallocAsync gather flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-    CUDA_TRY("cudaMemsetAsync gather flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
-    if (v->type == DKB_CAND_U8 && v->dict) {
-        CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)m + 1, stream));
-        if (m > 0) byte_gather<<<blocks, 256, 0, stream>>>((const uint8_t *)v->data, v->n, d_rows, m, d_code, d_bad);
-        CUDA_TRY("byte_gather launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync codes", cudaMemcpyAsync(code, d_code, (size_t)m, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync gather flag",
-                 cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        int64_t total = 0;
-        for (int64_t k = 0; k < m && !h_bad; k++) {
-            if (code[k] >= v->dict->size) h_bad = 1;
-            else total += (int64_t)v->dict->len[code[k]];
-        }
-        if (h_bad) {
-            fprintf(stderr, "q20.full.cu: %s: a row or code out of range\n", v->name);
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
-        *h_bytes = (char *)malloc((size_t)total + 1);
-        if (!*h_bytes) {
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
-        for (int64_t k = 0; k < m; k++) {
-            const size_t l = v->dict->len[code[k]];
-            memcpy(*h_bytes + (*h_off)[k], v->dict->str[code[k]], l);
-            (*h_off)[k + 1] = (*h_off)[k] + (int64_t)l;
-        }
-        goto done;
-    }
-    if (v->type != DKB_CAND_STR) {
-        fprintf(stderr, "q20.full.cu: %s is neither text nor a dictionary column\n", v->name);
-        rc = DKB_CAND_EINVAL;
-        goto done;
-    }
-    CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
-    CUDA_TRY("cudaMallocAsync starts", cudaMallocAsync((void **)&d_at, sizeof(int64_t) * (size_t)(m + 1), stream));
-    if (m > 0)
-        text_lengths<<<blocks, 256, 0, stream>>>((const int64_t *)v->data, v->n, d_rows, m, d_len, d_bad);
-    CUDA_TRY("text_lengths launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync lengths",
-             cudaMemcpyAsync(len, d_len, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync gather flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    for (int64_t k = 0; k < m && !h_bad; k++) {
-        if (len[k] < 0) h_bad = 1;
-        (*h_off)[k + 1] = (*h_off)[k] + len[k];
-    }
-    if (h_bad) {
-        fprintf(stderr, "q20.full.cu: %s: a row out of range or a negative length\n", v->name);
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
-    }
-    *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
-    if (!*h_bytes) {
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
-    CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
-    CUDA_TRY("cudaMemcpyAsync starts",
-             cudaMemcpyAsync(d_at, *h_off, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
-    if (m > 0)
-        text_copy<<<(unsigned)((m * 32 + 255) / 256), 256, 0, stream>>>((const int64_t *)v->data, v->bytes, d_rows, m,
-                                                                        d_at, d_out);
-    CUDA_TRY("text_copy launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync text",
-             cudaMemcpyAsync(*h_bytes, d_out, (size_t)(*h_off)[m], cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-done:
-    if (d_bad) cudaFreeAsync(d_bad, stream);
-    if (d_len) cudaFreeAsync(d_len, stream);
-    if (d_at) cudaFreeAsync(d_at, stream);
-    if (d_code) cudaFreeAsync(d_code, stream);
-    if (d_out) cudaFreeAsync(d_out, stream);
-    cudaStreamSynchronize(stream);
-    free(len);
-    free(code);
-    return rc;
-}
-
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
 
 
 typedef struct {
@@ -527,10 +307,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         lqty->scale != 2 || snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 ||
         nname->type != DKB_CAND_U8 || !nname->dict)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
     if (!c_name || !c_addr) return DKB_CAND_EINVAL;
-    const int64_t hi = add_months(pdate->i, 12) - 1;
+    const int64_t hi = dkb_add_months(pdate->i, 12) - 1;
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_name->str_off[0] = c_addr->str_off[0] = 0;
@@ -540,7 +320,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t np = pname->n, nwords = (np + 31) / 32, nps = pspart->n, nl = lpart->n, ns = sname->n;
     const int64_t nn = nname->n, ps_n4 = (uintptr_t)pspart->data % 16 == 0 ? nps / 4 : 0;
     const size_t clen = strlen(pcolor->s);
-    int rc = 0, dev = 0, sms = 0, shift = 64;
+    int rc = 0, sms = 0, shift = 64;
     int64_t nation = -1, nsel = 0, size = 1, m = 0;
     uint8_t *h_ncode = NULL;
     int32_t *h_nkey = NULL;
@@ -564,72 +344,69 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = DKB_CAND_ENOMEM;
         goto done;
     }
-    CUDA_TRY("cudaMemcpyAsync n_name", cudaMemcpyAsync(h_ncode, nname->data, (size_t)nn, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync n_nationkey", cudaMemcpyAsync(h_nkey, nkey->data, sizeof(int32_t) * (size_t)nn,
+    DKB_CUDA_TRY("cudaMemcpyAsync n_name", cudaMemcpyAsync(h_ncode, nname->data, (size_t)nn, cudaMemcpyDeviceToHost, stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync n_nationkey", cudaMemcpyAsync(h_nkey, nkey->data, sizeof(int32_t) * (size_t)nn,
                                                             cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     for (int64_t r = 0; r < nn; r++)
         if (h_ncode[r] == ncode) nation = h_nkey[r];
     if (nation < 0) goto done;
 
-    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
     /* part bitmap, the chosen parts' partsupp rows */
-    CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_count, sizeof(unsigned long long) * 2, stream));
-    CUDA_TRY("cudaMallocAsync bits", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, stream));
-    CUDA_TRY("cudaMallocAsync color", cudaMallocAsync((void **)&d_color, clen + 1, stream));
-    CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long) * 2, stream));
-    CUDA_TRY("cudaMemcpyAsync color", cudaMemcpyAsync(d_color, pcolor->s, clen + 1, cudaMemcpyHostToDevice, stream));
+    DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_count, sizeof(unsigned long long) * 2, stream));
+    DKB_CUDA_TRY("cudaMallocAsync bits", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, stream));
+    DKB_CUDA_TRY("cudaMallocAsync color", cudaMallocAsync((void **)&d_color, clen + 1, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long) * 2, stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync color", cudaMemcpyAsync(d_color, pcolor->s, clen + 1, cudaMemcpyHostToDevice, stream));
     part_prefix<<<(unsigned)((nwords + 7) / 8 < sms * 16 ? (nwords + 7) / 8 : sms * 16), 256, 0, stream>>>(
         (const int64_t *)pname->data, pname->bytes, np, d_color, (int64_t)clen, d_bits); /* a warp per word */
-    CUDA_TRY("part_prefix launch", cudaGetLastError());
+    DKB_CUDA_TRY("part_prefix launch", cudaGetLastError());
     ps_count<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, nps, ps_n4, np, d_bits, d_count);
-    CUDA_TRY("ps_count launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync counts",
+    DKB_CUDA_TRY("ps_count launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync counts",
              cudaMemcpyAsync(h_count, d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     nsel = (int64_t)h_count[0];
     if (nsel == 0) goto done;
 
     /* the (partkey, suppkey) table, load <= 1/2 */
     while (size < 2 * nsel + 2) size <<= 1, shift--;
-    CUDA_TRY("cudaMallocAsync table keys", cudaMallocAsync((void **)&d_tkey, sizeof(unsigned long long) * size, stream));
-    CUDA_TRY("cudaMallocAsync table sums", cudaMallocAsync((void **)&d_tsum, sizeof(unsigned long long) * size, stream));
-    CUDA_TRY("cudaMallocAsync table avail", cudaMallocAsync((void **)&d_tavail, sizeof(int32_t) * size, stream));
-    CUDA_TRY("cudaMallocAsync table seen", cudaMallocAsync((void **)&d_tseen, sizeof(int32_t) * size, stream));
-    CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_ok, (size_t)ns, stream));
-    CUDA_TRY("cudaMemsetAsync table keys", cudaMemsetAsync(d_tkey, 0, sizeof(unsigned long long) * size, stream));
-    CUDA_TRY("cudaMemsetAsync table sums", cudaMemsetAsync(d_tsum, 0, sizeof(unsigned long long) * size, stream));
-    CUDA_TRY("cudaMemsetAsync table seen", cudaMemsetAsync(d_tseen, 0, sizeof(int32_t) * size, stream));
-    CUDA_TRY("cudaMemsetAsync table avail", cudaMemsetAsync(d_tavail, 0x80, sizeof(int32_t) * size, stream));
-    CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_ok, 0, (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMallocAsync table keys", cudaMallocAsync((void **)&d_tkey, sizeof(unsigned long long) * size, stream));
+    DKB_CUDA_TRY("cudaMallocAsync table sums", cudaMallocAsync((void **)&d_tsum, sizeof(unsigned long long) * size, stream));
+    DKB_CUDA_TRY("cudaMallocAsync table avail", cudaMallocAsync((void **)&d_tavail, sizeof(int32_t) * size, stream));
+    DKB_CUDA_TRY("cudaMallocAsync table seen", cudaMallocAsync((void **)&d_tseen, sizeof(int32_t) * size, stream));
+    DKB_CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_ok, (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync table keys", cudaMemsetAsync(d_tkey, 0, sizeof(unsigned long long) * size, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync table sums", cudaMemsetAsync(d_tsum, 0, sizeof(unsigned long long) * size, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync table seen", cudaMemsetAsync(d_tseen, 0, sizeof(int32_t) * size, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync table avail", cudaMemsetAsync(d_tavail, 0x80, sizeof(int32_t) * size, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_ok, 0, (size_t)ns, stream));
     ps_insert<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data,
                                                        (const int32_t *)psavail->data, nps, ps_n4, np, d_bits, d_tkey,
                                                        d_tavail, shift, (uint64_t)(size - 1));
-    CUDA_TRY("ps_insert launch", cudaGetLastError());
+    DKB_CUDA_TRY("ps_insert launch", cudaGetLastError());
     {
-        int per_sm = 0;
-        CUDA_TRY("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, q20_scan, TPB, 0));
-        int64_t grid = (int64_t)sms * (per_sm > 0 ? per_sm : 1); /* one resident wave */
+        int64_t grid = 0;
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q20_scan, TPB, 0, &sms, &grid)); /* one resident wave */
         if (grid > (nl + TPB - 1) / TPB) grid = (nl + TPB - 1) / TPB;
         const bool aligned = (uintptr_t)lship->data % 16 == 0 && (uintptr_t)lpart->data % 16 == 0;
         q20_scan<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)lship->data, (const int32_t *)lpart->data, (const int32_t *)lsupp->data,
             (const int64_t *)lqty->data, nl, aligned ? nl / 4 / (32 * VEC) : 0, (int32_t)pdate->i, (uint32_t)(hi - pdate->i), np, d_bits, d_tkey, shift,
             (uint64_t)(size - 1), d_tsum, d_tseen);
-        CUDA_TRY("q20_scan launch", cudaGetLastError());
+        DKB_CUDA_TRY("q20_scan launch", cudaGetLastError());
     }
     qualify<<<(unsigned)((size + 255) / 256), 256, 0, stream>>>(d_tkey, d_tavail, d_tsum, d_tseen, size, ns, d_ok);
-    CUDA_TRY("qualify launch", cudaGetLastError());
+    DKB_CUDA_TRY("qualify launch", cudaGetLastError());
     /* the nation's marked suppliers (rows) */
-    CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
     supp_select<<<(unsigned)((ns + 255) / 256), 256, 0, stream>>>(d_ok, (const int32_t *)snation->data, ns,
                                                                   (int32_t)nation, d_rows, d_count + 1);
-    CUDA_TRY("supp_select launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync counts",
+    DKB_CUDA_TRY("supp_select launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync counts",
              cudaMemcpyAsync(h_count, d_count, sizeof(unsigned long long) * 2, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     m = (int64_t)h_count[1];
     if (m == 0) goto done;
     if (m > res->cap) {
@@ -637,8 +414,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = DKB_CAND_ECAP;
         goto done;
     }
-    rc = fetch_text(sname, d_rows, m, stream, &t_off[0], &t_bytes[0]);
-    if (!rc) rc = fetch_text(saddr, d_rows, m, stream, &t_off[1], &t_bytes[1]);
+    rc = dkb_fetch_text(sname, d_rows, m, stream, &t_off[0], &t_bytes[0]);
+    if (!rc) rc = dkb_fetch_text(saddr, d_rows, m, stream, &t_off[1], &t_bytes[1]);
     if (rc) goto done;
     order = (by_name_item *)malloc(sizeof(by_name_item) * (size_t)m);
     if (!order) {
@@ -653,8 +430,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     qsort(order, (size_t)m, sizeof(by_name_item), by_name);
     for (int64_t r = 0; r < m; r++) {
         const int64_t k = order[r].k;
-        if (!put_str(c_name, r, order[r].name, order[r].len) ||
-            !put_str(c_addr, r, t_bytes[1] + t_off[1][k], t_off[1][k + 1] - t_off[1][k])) {
+        if ((dkb_put_str(c_name, r, order[r].name, order[r].len) != DKB_CAND_OK) ||
+            (dkb_put_str(c_addr, r, t_bytes[1] + t_off[1][k], t_off[1][k + 1] - t_off[1][k]) != DKB_CAND_OK)) {
             fprintf(stderr, "q20.full.cu: result text over its byte cap\n");
             rc = DKB_CAND_ECAP;
             goto done;

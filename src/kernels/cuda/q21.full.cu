@@ -52,73 +52,9 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, OCHUNK = 256, LIMIT = 100 };
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q21.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
-
-/* bound[c] = first lineitem row whose l_orderkey >= o_orderkey[c * OCHUNK],
- * i.e. the first row of orders chunk c (l_orderkey ascending: lineitem is
- * grouped by orderkey in orders' order); bound[nchunks] = nl. The same
- * result as a lower-bound binary search. One warp per chunk: each round the
- * 32 lanes probe 64 evenly spaced rows of the range and a ballot keeps the
- * rows between the last probe below the key and the first probe at or above
- * it (~65x fewer); a range of <= BOUNDS_SCAN rows is then counted in one
- * coalesced pass. 60M rows take 4 dependent rounds instead of 26 dependent
- * loads, and the first two rounds hit L2 (every chunk probes the same rows). */
-enum { BOUNDS_WARPS = 8, BOUNDS_PROBES = 64, BOUNDS_SCAN = 256 };
-
-__global__ void __launch_bounds__(BOUNDS_WARPS * 32)
-    chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
-                 int64_t *__restrict__ bound) {
-    const int lane = threadIdx.x & 31;
-    const int64_t c = (int64_t)blockIdx.x * BOUNDS_WARPS + (threadIdx.x >> 5);
-    if (c > nchunks) return; /* whole warps */
-    if (c == nchunks) {
-        if (lane == 0) bound[c] = nl;
-        return;
-    }
-    const int32_t key = okey[c * OCHUNK];
-    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
-    int64_t lo = 0, n = nl;
-    while (n > BOUNDS_SCAN) { /* n is the same in every lane */
-        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
-        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (BOUNDS_PROBES + 1);
-        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (BOUNDS_PROBES + 1);
-        const int32_t k0 = lkey[p0], k1 = lkey[p1];
-        const unsigned ge0 = __ballot_sync(0xffffffffu, k0 >= key), ge1 = __ballot_sync(0xffffffffu, k1 >= key);
-        /* f = the first probe at or above the key (64: none) */
-        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : BOUNDS_PROBES;
-        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (BOUNDS_PROBES + 1) + 1;
-        const int64_t new_hi = f == BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (BOUNDS_PROBES + 1);
-        lo = new_lo;
-        n = new_hi - new_lo;
-    }
-    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
-#pragma unroll
-    for (int t = 0; t < BOUNDS_SCAN / 32; t++) {
-        const int i = t * 32 + lane;
-        if (i < n && lkey[lo + i] < key) below++;
-    }
-    below = __reduce_add_sync(0xffffffffu, below);
-    if (lane == 0) bound[c] = lo + below;
-}
-
-/* chunk_bounds for the nchunks + 1 bounds, BOUNDS_WARPS chunks per block. */
-static cudaError_t launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
-                                       int64_t *bound, cudaStream_t stream) {
-    chunk_bounds<<<(unsigned)((nchunks + BOUNDS_WARPS) / BOUNDS_WARPS), BOUNDS_WARPS * 32, 0, stream>>>(okey, lkey, nl,
-                                                                                                       nchunks, bound);
-    return cudaGetLastError();
-}
 
 /* One thread per order: the CPU expert's walk over an 'F' order's lines;
  * cnt[suppkey - 1] += late lines of the order when they qualify. */
@@ -261,163 +197,6 @@ __global__ void top_gather(const int64_t *__restrict__ rows, const unsigned long
 
 /* ---- text gather: rows of a STR or dictionary column into host memory ---- */
 
-/* len[k] = length of text row rows[k]; a row outside 0..n-1 sets *bad. */
-__global__ void text_lengths(const int64_t *__restrict__ off, int64_t n, const int64_t *__restrict__ rows, int64_t m,
-                             int64_t *__restrict__ len, int *__restrict__ bad) {
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = rows[k];
-        if (r < 0 || r >= n) {
-            *bad = 1;
-            len[k] = 0;
-            continue;
-        }
-        len[k] = off[r + 1] - off[r];
-    }
-}
-
-/* One warp per listed row: its bytes to out + at[k]. */
-__global__ void text_copy(const int64_t *__restrict__ off, const char *__restrict__ bytes,
-                          const int64_t *__restrict__ rows, int64_t m, const int64_t *__restrict__ at,
-                          char *__restrict__ out) {
-    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31;
-    if (warp >= m) return;
-    const int64_t r = rows[warp], a = off[r], l = off[r + 1] - a;
-    for (int64_t i = lane; i < l; i += 32) out[at[warp] + i] = bytes[a + i];
-}
-
-/* code[k] = byte column value at row rows[k]; a row outside 0..n-1 sets *bad. */
-__global__ void byte_gather(const uint8_t *__restrict__ col, int64_t n, const int64_t *__restrict__ rows, int64_t m,
-                            uint8_t *__restrict__ code, int *__restrict__ bad) {
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = rows[k];
-        if (r < 0 || r >= n) {
-            *bad = 1;
-            continue;
-        }
-        code[k] = col[r];
-    }
-}
-
-
-/* The text of rows d_rows[0..m) (device array) of column v into host
- * memory: *h_off (m + 1 offsets) into *h_bytes (caller frees both).
- * STR columns are gathered on the device; U8 columns through the
- * dictionary. Returns 0, or nonzero with a message on stderr. */
-static int fetch_text(const dkb_cand_vec *v, const int64_t *d_rows, int64_t m, cudaStream_t stream, int64_t **h_off,
-                      char **h_bytes) {
-    int rc = 0, h_bad = 0;
-    int *d_bad = NULL;
-    int64_t *d_len = NULL, *d_at = NULL, *len = NULL;
-    uint8_t *d_code = NULL, *code = NULL;
-    char *d_out = NULL;
-    const unsigned blocks = (unsigned)((m + 255) / 256 > 0 ? (m + 255) / 256 : 1);
-    *h_off = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
-    *h_bytes = NULL;
-    len = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
-    code = (uint8_t *)malloc((size_t)m + 1);
-    if (!*h_off || !len || !code) {
-        fprintf(stderr, "q21.full.cu: out of host memory gathering %s\n", v->name);
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
-    (*h_off)[0] = 0;
-    CUDA_TRY("cudaMallocAsync gather flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-    CUDA_TRY("cudaMemsetAsync gather flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
-    if (v->type == DKB_CAND_U8 && v->dict) {
-        CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)m + 1, stream));
-        if (m > 0) byte_gather<<<blocks, 256, 0, stream>>>((const uint8_t *)v->data, v->n, d_rows, m, d_code, d_bad);
-        CUDA_TRY("byte_gather launch", cudaGetLastError());
-        CUDA_TRY("cudaMemcpyAsync codes", cudaMemcpyAsync(code, d_code, (size_t)m, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync gather flag",
-                 cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        int64_t total = 0;
-        for (int64_t k = 0; k < m && !h_bad; k++) {
-            if (code[k] >= v->dict->size) h_bad = 1;
-            else total += (int64_t)v->dict->len[code[k]];
-        }
-        if (h_bad) {
-            fprintf(stderr, "q21.full.cu: %s: a row or code out of range\n", v->name);
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
-        *h_bytes = (char *)malloc((size_t)total + 1);
-        if (!*h_bytes) {
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
-        for (int64_t k = 0; k < m; k++) {
-            const size_t l = v->dict->len[code[k]];
-            memcpy(*h_bytes + (*h_off)[k], v->dict->str[code[k]], l);
-            (*h_off)[k + 1] = (*h_off)[k] + (int64_t)l;
-        }
-        goto done;
-    }
-    if (v->type != DKB_CAND_STR) {
-        fprintf(stderr, "q21.full.cu: %s is neither text nor a dictionary column\n", v->name);
-        rc = DKB_CAND_EINVAL;
-        goto done;
-    }
-    CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
-    CUDA_TRY("cudaMallocAsync starts", cudaMallocAsync((void **)&d_at, sizeof(int64_t) * (size_t)(m + 1), stream));
-    if (m > 0)
-        text_lengths<<<blocks, 256, 0, stream>>>((const int64_t *)v->data, v->n, d_rows, m, d_len, d_bad);
-    CUDA_TRY("text_lengths launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync lengths",
-             cudaMemcpyAsync(len, d_len, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync gather flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    for (int64_t k = 0; k < m && !h_bad; k++) {
-        if (len[k] < 0) h_bad = 1;
-        (*h_off)[k + 1] = (*h_off)[k] + len[k];
-    }
-    if (h_bad) {
-        fprintf(stderr, "q21.full.cu: %s: a row out of range or a negative length\n", v->name);
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
-    }
-    *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
-    if (!*h_bytes) {
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
-    CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
-    CUDA_TRY("cudaMemcpyAsync starts",
-             cudaMemcpyAsync(d_at, *h_off, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
-    if (m > 0)
-        text_copy<<<(unsigned)((m * 32 + 255) / 256), 256, 0, stream>>>((const int64_t *)v->data, v->bytes, d_rows, m,
-                                                                        d_at, d_out);
-    CUDA_TRY("text_copy launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync text",
-             cudaMemcpyAsync(*h_bytes, d_out, (size_t)(*h_off)[m], cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-done:
-    if (d_bad) cudaFreeAsync(d_bad, stream);
-    if (d_len) cudaFreeAsync(d_len, stream);
-    if (d_at) cudaFreeAsync(d_at, stream);
-    if (d_code) cudaFreeAsync(d_code, stream);
-    if (d_out) cudaFreeAsync(d_out, stream);
-    cudaStreamSynchronize(stream);
-    free(len);
-    free(code);
-    return rc;
-}
-
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
 
 typedef struct {
     long long count;
@@ -455,8 +234,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         !ostatus->dict || skey->type != DKB_CAND_I32 || sname->type != DKB_CAND_STR ||
         snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_wait = res_col(res, "numwait", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_wait = dkb_res_col(res, "numwait", DKB_CAND_RES_INT);
     if (!c_name || !c_wait) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_name->str_off[0] = 0;
@@ -466,7 +245,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int fcode = dkb_cand_dict_code(ostatus->dict, "F");
     const int64_t ns = skey->n, nl = lkey->n, no = okey->n, nn = nname->n;
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
-    int rc = 0, dev = 0, sms = 0, fast = 1;
+    int rc = 0, sms = 0, fast = 1;
     int64_t m = 0, nout = 0;
     uint8_t *d_in = NULL;
     int *d_bad = NULL;
@@ -488,25 +267,24 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = DKB_CAND_ENOMEM;
         goto done;
     }
-    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_TRY("cudaMallocAsync result block", cudaMallocAsync((void **)&d_out, sizeof(q21_out), stream));
-    CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_in, (size_t)ns, stream));
-    CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_cnt, sizeof(unsigned long long) * (size_t)ns, stream));
-    CUDA_TRY("cudaMallocAsync kept rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
-    CUDA_TRY("cudaMallocAsync histogram", cudaMallocAsync((void **)&d_hist, sizeof(unsigned) * HB, stream));
-    CUDA_TRY("cudaMallocAsync bounds",
+    DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
+    DKB_CUDA_TRY("cudaMallocAsync result block", cudaMallocAsync((void **)&d_out, sizeof(q21_out), stream));
+    DKB_CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_in, (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_cnt, sizeof(unsigned long long) * (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMallocAsync kept rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMallocAsync histogram", cudaMallocAsync((void **)&d_hist, sizeof(unsigned) * HB, stream));
+    DKB_CUDA_TRY("cudaMallocAsync bounds",
              cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (size_t)(nchunks + 1), stream));
-    CUDA_TRY("cudaMemsetAsync result block", cudaMemsetAsync(d_out, 0, sizeof(q21_out), stream));
-    CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_cnt, 0, sizeof(unsigned long long) * (size_t)ns, stream));
-    CUDA_TRY("cudaMemsetAsync histogram", cudaMemsetAsync(d_hist, 0, sizeof(unsigned) * HB, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync result block", cudaMemsetAsync(d_out, 0, sizeof(q21_out), stream));
+    DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_cnt, 0, sizeof(unsigned long long) * (size_t)ns, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync histogram", cudaMemsetAsync(d_hist, 0, sizeof(unsigned) * HB, stream));
     d_bad = &d_out->bad;
     supp_mark<<<(unsigned)((ns + 255) / 256), 256, 0, stream>>>(
         (const int32_t *)skey->data, (const int32_t *)snation->data, ns, (const uint8_t *)nname->data,
         (const int32_t *)nkey->data, nn, ncode, d_in, d_bad);
-    CUDA_TRY("supp_mark launch", cudaGetLastError());
+    DKB_CUDA_TRY("supp_mark launch", cudaGetLastError());
     if (no > 0 && nl > 0) {
-        CUDA_TRY("chunk_bounds launch", launch_chunk_bounds((const int32_t *)okey->data, (const int32_t *)lkey->data,
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
         int64_t grid = (no + TPB - 1) / TPB;
         if (grid > (int64_t)sms * 32) grid = (int64_t)sms * 32;
@@ -514,24 +292,24 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             (const int32_t *)okey->data, (const uint8_t *)ostatus->data, no, (const int32_t *)lkey->data,
             (const int32_t *)lsupp->data, (const int32_t *)lcommit->data, (const int32_t *)lreceipt->data, nl, d_bound,
             (uint8_t)fcode, d_in, ns, d_cnt, d_bad);
-        CUDA_TRY("q21_orders launch", cudaGetLastError());
+        DKB_CUDA_TRY("q21_orders launch", cudaGetLastError());
     }
     {
         /* the suppliers that can be in the top LIMIT (normally LIMIT plus ties), their names */
         int64_t grid = (ns + 255) / 256;
         if (grid > (int64_t)sms * 4) grid = (int64_t)sms * 4;
         count_hist<<<(unsigned)grid, 256, 0, stream>>>(d_cnt, ns, d_hist);
-        CUDA_TRY("count_hist launch", cudaGetLastError());
+        DKB_CUDA_TRY("count_hist launch", cudaGetLastError());
         grid = (ns + HB - 1) / HB;
         if (grid > (int64_t)sms) grid = sms;
         keep_top<<<(unsigned)grid, HB, 0, stream>>>(d_cnt, ns, d_hist, d_rows, d_out);
-        CUDA_TRY("keep_top launch", cudaGetLastError());
+        DKB_CUDA_TRY("keep_top launch", cudaGetLastError());
         top_gather<<<OUT_ROWS, 32, 0, stream>>>(d_rows, d_cnt, (const int64_t *)sname->data, sname->bytes, d_out);
-        CUDA_TRY("top_gather launch", cudaGetLastError());
+        DKB_CUDA_TRY("top_gather launch", cudaGetLastError());
     }
-    CUDA_TRY("cudaMemcpyAsync result block",
+    DKB_CUDA_TRY("cudaMemcpyAsync result block",
              cudaMemcpyAsync(h_out, d_out, sizeof(q21_out), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_out->bad) {
         fprintf(stderr, "q21.full.cu: supplier keys not dense 1..N (s_suppkey or l_suppkey)\n");
         rc = DKB_CAND_EINTERNAL;
@@ -562,12 +340,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             rc = DKB_CAND_ENOMEM;
             goto done;
         }
-        CUDA_TRY("cudaMemcpyAsync kept rows",
+        DKB_CUDA_TRY("cudaMemcpyAsync kept rows",
                  cudaMemcpyAsync(h_rows, d_rows, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaMemcpyAsync counts", cudaMemcpyAsync(h_cnt, d_cnt, sizeof(unsigned long long) * (size_t)ns,
+        DKB_CUDA_TRY("cudaMemcpyAsync counts", cudaMemcpyAsync(h_cnt, d_cnt, sizeof(unsigned long long) * (size_t)ns,
                                                            cudaMemcpyDeviceToHost, stream));
-        CUDA_TRY("cudaStreamSynchronize counts", cudaStreamSynchronize(stream));
-        rc = fetch_text(sname, d_rows, m, stream, &t_off, &t_bytes);
+        DKB_CUDA_TRY("cudaStreamSynchronize counts", cudaStreamSynchronize(stream));
+        rc = dkb_fetch_text(sname, d_rows, m, stream, &t_off, &t_bytes);
         if (rc) goto done;
         for (int64_t k = 0; k < m; k++) {
             rows[k].count = (long long)h_cnt[h_rows[k]];
@@ -583,7 +361,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         goto done;
     }
     for (int64_t r = 0; r < nout; r++) {
-        if (!put_str(c_name, r, rows[r].name, rows[r].len)) {
+        if ((dkb_put_str(c_name, r, rows[r].name, rows[r].len) != DKB_CAND_OK)) {
             fprintf(stderr, "q21.full.cu: s_name over its byte cap\n");
             rc = DKB_CAND_ECAP;
             goto done;

@@ -43,18 +43,9 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 
 enum { TPB = 256, NWARP = TPB / 32, NCODE = 7, HAS_TPB = 1024 };
-
-#define CUDA_TRY(what, call)                                                                    \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "q22.full.cu:%d: %s: %s\n", __LINE__, (what), cudaGetErrorString(e_)); \
-            rc = DKB_CAND_ECUDA;                                                                \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 typedef struct {
     int8_t group[100]; /* by two-digit country code: wanted group 0..NCODE-1, or -1 */
@@ -210,27 +201,6 @@ __global__ void __launch_bounds__(TPB) cust_groups(const int8_t *__restrict__ gr
     }
 }
 
-static dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
 /* C's atoi (leading blanks, a sign, digits), kept small: the baseline parses the codes so. */
 static int64_t parse_int(const char *s) {
     while (*s == ' ' || (*s >= '\t' && *s <= '\r')) s++;
@@ -252,9 +222,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (ckey->type != DKB_CAND_I32 || cphone->type != DKB_CAND_STR || cbal->type != DKB_CAND_I64 ||
         cbal->scale != 2 || ocust->type != DKB_CAND_I32)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_code = res_col(res, "cntrycode", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_num = res_col(res, "numcust", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_bal = res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_code = dkb_res_col(res, "cntrycode", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_num = dkb_res_col(res, "numcust", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_bal = dkb_res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
     if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_code->str_off[0] = 0;
@@ -287,8 +257,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     __int128 pos_sum = 0, gsum[NCODE] = {0};
     int64_t pos_cnt = 0, gnum[NCODE] = {0}, r = 0;
     double avg = 0;
-    CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
-    CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    DKB_CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
+    DKB_CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     grid = (int64_t)sms * 4;
     if (grid > (nc + TPB - 1) / TPB) grid = (nc + TPB - 1) / TPB;
     h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * NCODE * (size_t)grid);
@@ -297,39 +267,39 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = DKB_CAND_ENOMEM;
         goto done;
     }
-    CUDA_TRY("cudaDeviceGetAttribute smem",
+    DKB_CUDA_TRY("cudaDeviceGetAttribute smem",
              cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    CUDA_TRY("cudaMallocAsync has", cudaMallocAsync((void **)&d_has, sizeof(uint32_t) * (size_t)nwords, stream));
-    CUDA_TRY("cudaMallocAsync groups", cudaMallocAsync((void **)&d_grp, (size_t)nc, stream));
-    CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
-    CUDA_TRY("cudaMallocAsync group partials",
+    DKB_CUDA_TRY("cudaMallocAsync has", cudaMallocAsync((void **)&d_has, sizeof(uint32_t) * (size_t)nwords, stream));
+    DKB_CUDA_TRY("cudaMallocAsync groups", cudaMallocAsync((void **)&d_grp, (size_t)nc, stream));
+    DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
+    DKB_CUDA_TRY("cudaMallocAsync group partials",
              cudaMallocAsync((void **)&d_part2, sizeof(int64_t) * 2 * NCODE * grid, stream));
-    CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-    CUDA_TRY("cudaMemsetAsync has", cudaMemsetAsync(d_has, 0, sizeof(uint32_t) * (size_t)nwords, stream));
-    CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    DKB_CUDA_TRY("cudaMemsetAsync has", cudaMemsetAsync(d_has, 0, sizeof(uint32_t) * (size_t)nwords, stream));
+    DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
     if (no > 0) {
         const int64_t n4 = (uintptr_t)ocust->data % 16 == 0 ? no / 4 : 0;
         const size_t smem = sizeof(uint32_t) * (size_t)nwords;
         if (smem <= (size_t)smem_max) {
-            CUDA_TRY("cudaFuncSetAttribute has_orders_smem",
+            DKB_CUDA_TRY("cudaFuncSetAttribute has_orders_smem",
                      cudaFuncSetAttribute(has_orders_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
             has_orders_smem<<<(unsigned)sms, HAS_TPB, smem, stream>>>((const int32_t *)ocust->data, no, n4, nc, nwords,
                                                                      d_has, d_bad);
-            CUDA_TRY("has_orders_smem launch", cudaGetLastError());
+            DKB_CUDA_TRY("has_orders_smem launch", cudaGetLastError());
         } else {
             has_orders_global<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)ocust->data, no, n4, nc, d_has,
                                                                        d_bad);
-            CUDA_TRY("has_orders_global launch", cudaGetLastError());
+            DKB_CUDA_TRY("has_orders_global launch", cudaGetLastError());
         }
     }
     cust_codes<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ckey->data, (const int64_t *)cphone->data,
                                                    cphone->bytes, (const int64_t *)cbal->data, nc, map, d_grp, d_part,
                                                    d_bad);
-    CUDA_TRY("cust_codes launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
+    DKB_CUDA_TRY("cust_codes launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
                                                          cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     if (h_bad) {
         fprintf(stderr, "q22.full.cu: an o_custkey outside 1..N or a c_custkey not its row + 1\n");
         rc = DKB_CAND_EINTERNAL;
@@ -339,10 +309,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (pos_cnt == 0) goto done; /* avg of no rows is NULL: nothing compares true */
     avg = (double)((long double)pos_sum / ((long double)pos_cnt * (long double)100));
     cust_groups<<<(unsigned)grid, TPB, 0, stream>>>(d_grp, (const int64_t *)cbal->data, d_has, nc, avg, d_part2);
-    CUDA_TRY("cust_groups launch", cudaGetLastError());
-    CUDA_TRY("cudaMemcpyAsync group partials", cudaMemcpyAsync(h_part, d_part2, sizeof(int64_t) * 2 * NCODE * grid,
+    DKB_CUDA_TRY("cust_groups launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync group partials", cudaMemcpyAsync(h_part, d_part2, sizeof(int64_t) * 2 * NCODE * grid,
                                                                cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     for (int64_t b = 0; b < grid; b++)
         for (int k = 0; k < NCODE; k++)
             gnum[k] += h_part[2 * NCODE * b + 2 * k], gsum[k] += h_part[2 * NCODE * b + 2 * k + 1];
@@ -350,14 +320,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (!gnum[k]) continue;
         const int v = code_of_group[k];
         const char text[2] = {(char)('0' + v / 10), (char)('0' + v % 10)};
-        if (r >= res->cap || !put_str(c_code, r, text, 2)) {
+        if (r >= res->cap || (dkb_put_str(c_code, r, text, 2) != DKB_CAND_OK)) {
             fprintf(stderr, "q22.full.cu: result over its row or byte cap\n");
             rc = DKB_CAND_ECAP;
             goto done;
         }
         c_num->i64[r] = gnum[k];
         c_num->is_null[r] = 0;
-        put_dec(c_bal, r, gsum[k], 2);
+        dkb_put_dec(c_bal, r, gsum[k], 2);
         r++;
     }
     res->nrows = r;

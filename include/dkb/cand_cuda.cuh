@@ -1,0 +1,335 @@
+/* cand_cuda.cuh: the optional CUDA candidate toolkit, header-only, shipped
+ * beside candidate.h and cand_util.h (which it includes): the device-side
+ * plumbing TPC-H CUDA candidates keep writing again. A candidate needs
+ * nothing but candidate.h; one that includes "dkb/cand_cuda.cuh" gets:
+ *
+ *   errors   DKB_CUDA_TRY(what, call): a failed CUDA call reported on stderr
+ *            with file and line, rc = DKB_CAND_ECUDA, goto done;
+ *   sizing   dkb_sm_count, dkb_resident_grid (one resident wave of a kernel);
+ *   chunks   dkb_chunk_bounds / dkb_launch_chunk_bounds: where each chunk of
+ *            orders starts in lineitem (lineitem grouped by orderkey in
+ *            orders' order);
+ *   queues   dkb_queue_push: a warp appends its lanes' rows to a shared queue;
+ *   text     dkb_text_lengths, dkb_text_copy, dkb_byte_gather (kernels) and
+ *            dkb_fetch_text (host): rows of a text or dictionary column into
+ *            host memory.
+ * (Result writers, dates and decimals are cand_util.h's.)
+ *
+ * Block and warp reductions, scans and sorts: use CUB (cub/cub.cuh), which
+ * candidates may include. Everything here is static inline or a template:
+ * a candidate still links nothing of ours. */
+#ifndef DKB_CAND_CUDA_CUH
+#define DKB_CAND_CUDA_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dkb/cand_util.h" // defines: dkb_res_col, dkb_put_str, dkb_add_months, ...
+
+/* All 32 lanes of a warp (the mask of the *_sync intrinsics). */
+#define DKB_FULL_MASK 0xffffffffu
+
+/* ---- errors ---- */
+
+/* The file name of a path (what follows its last '/'). */
+static inline const char *dkb_cuda_file_base(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Run call (a cudaError_t expression); on failure print
+ * "<file>:<line>: <what>: <CUDA's message>" to stderr, set rc =
+ * DKB_CAND_ECUDA and goto done. The caller declares int rc and a done:
+ * label that releases what it holds. */
+#define DKB_CUDA_TRY(what, call)                                                                                     \
+    do {                                                                                                             \
+        cudaError_t dkb_e_ = (call);                                                                                 \
+        if (dkb_e_ != cudaSuccess) {                                                                                 \
+            fprintf(stderr, "%s:%d: %s: %s\n", dkb_cuda_file_base(__FILE__), __LINE__, (what),                      \
+                    cudaGetErrorString(dkb_e_));                                                                     \
+            rc = DKB_CAND_ECUDA;                                                                                     \
+            goto done;                                                                                               \
+        }                                                                                                            \
+    } while (0)
+
+/* ---- sizing ---- */
+
+/* *sms := the number of SMs of the current device. Returns cudaSuccess or
+ * the first failing call's error (*sms then unset). */
+static inline cudaError_t dkb_sm_count(int *sms) {
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+}
+
+/* One resident wave of kernel at tpb threads and smem bytes of dynamic
+ * shared memory per block: *sms := the SM count, *grid := sms times the
+ * blocks per SM the occupancy calculator allows (at least 1 per SM). The
+ * caller clamps grid to the useful work. Returns cudaSuccess or the first
+ * failing call's error. */
+template <typename Kernel>
+static inline cudaError_t dkb_resident_grid(Kernel kernel, int tpb, size_t smem, int *sms, int64_t *grid) {
+    int per_sm = 0;
+    cudaError_t e = dkb_sm_count(sms);
+    if (e != cudaSuccess) return e;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, tpb, smem);
+    if (e != cudaSuccess) return e;
+    *grid = (int64_t)*sms * (per_sm > 0 ? per_sm : 1);
+    return cudaSuccess;
+}
+
+/* ---- orders-lineitem chunks ---- */
+
+enum { DKB_BOUNDS_WARPS = 8, DKB_BOUNDS_PROBES = 64, DKB_BOUNDS_SCAN = 256 };
+
+/* okey: o_orderkey (no rows), cut into chunks of CHUNK rows (nchunks =
+ * ceil(no / CHUNK)); lkey: l_orderkey (nl rows, ascending: lineitem is
+ * grouped by orderkey in orders' order). Writes bound[0..nchunks]:
+ * bound[c] = the first lineitem row whose l_orderkey >= o_orderkey[c *
+ * CHUNK], i.e. the first row of orders chunk c; bound[nchunks] = nl. The
+ * same result as a lower-bound binary search. One warp per chunk (launch
+ * with dkb_launch_chunk_bounds): each round the 32 lanes probe 64 evenly
+ * spaced rows of the range and a ballot keeps the rows between the last
+ * probe below the key and the first probe at or above it (~65x fewer); a
+ * range of <= DKB_BOUNDS_SCAN rows is then counted in one coalesced pass.
+ * 60M rows take 4 dependent rounds instead of 26 dependent loads, and the
+ * first two rounds hit L2 (every chunk probes the same rows). */
+template <int CHUNK>
+__global__ void __launch_bounds__(DKB_BOUNDS_WARPS * 32)
+    dkb_chunk_bounds(const int32_t *__restrict__ okey, const int32_t *__restrict__ lkey, int64_t nl, int64_t nchunks,
+                     int64_t *__restrict__ bound) {
+    const int lane = threadIdx.x & 31;
+    const int64_t c = (int64_t)blockIdx.x * DKB_BOUNDS_WARPS + (threadIdx.x >> 5);
+    if (c > nchunks) return; /* whole warps */
+    if (c == nchunks) {
+        if (lane == 0) bound[c] = nl;
+        return;
+    }
+    const int32_t key = okey[c * CHUNK];
+    /* the answer is in lo .. lo + n: rows below lo hold keys < key, rows from lo + n keys >= key */
+    int64_t lo = 0, n = nl;
+    while (n > DKB_BOUNDS_SCAN) { /* n is the same in every lane */
+        /* probe k = 0..63 at row lo + (k + 1) * n / 65 (< lo + n); this lane probes k = lane and lane + 32 */
+        const int64_t p0 = lo + (int64_t)(lane + 1) * n / (DKB_BOUNDS_PROBES + 1);
+        const int64_t p1 = lo + (int64_t)(lane + 33) * n / (DKB_BOUNDS_PROBES + 1);
+        const int32_t k0 = lkey[p0], k1 = lkey[p1];
+        const unsigned ge0 = __ballot_sync(DKB_FULL_MASK, k0 >= key), ge1 = __ballot_sync(DKB_FULL_MASK, k1 >= key);
+        /* f = the first probe at or above the key (64: none) */
+        const int f = ge0 ? __ffs(ge0) - 1 : ge1 ? 31 + __ffs(ge1) : DKB_BOUNDS_PROBES;
+        const int64_t new_lo = f == 0 ? lo : lo + (int64_t)f * n / (DKB_BOUNDS_PROBES + 1) + 1;
+        const int64_t new_hi = f == DKB_BOUNDS_PROBES ? lo + n : lo + (int64_t)(f + 1) * n / (DKB_BOUNDS_PROBES + 1);
+        lo = new_lo;
+        n = new_hi - new_lo;
+    }
+    int below = 0; /* rows lo .. lo + n - 1 with keys below the key */
+#pragma unroll
+    for (int t = 0; t < DKB_BOUNDS_SCAN / 32; t++) {
+        const int i = t * 32 + lane;
+        if (i < n && lkey[lo + i] < key) below++;
+    }
+    below = __reduce_add_sync(DKB_FULL_MASK, below);
+    if (lane == 0) bound[c] = lo + below;
+}
+
+/* dkb_chunk_bounds<CHUNK> on stream for the nchunks + 1 bounds (device
+ * array bound, caller-allocated), DKB_BOUNDS_WARPS chunks per block.
+ * Returns the launch's error (cudaGetLastError). */
+template <int CHUNK>
+static inline cudaError_t dkb_launch_chunk_bounds(const int32_t *okey, const int32_t *lkey, int64_t nl, int64_t nchunks,
+                                                  int64_t *bound, cudaStream_t stream) {
+    dkb_chunk_bounds<CHUNK><<<(unsigned)((nchunks + DKB_BOUNDS_WARPS) / DKB_BOUNDS_WARPS), DKB_BOUNDS_WARPS * 32, 0,
+                              stream>>>(okey, lkey, nl, nchunks, bound);
+    return cudaGetLastError();
+}
+
+/* ---- warp row queue ---- */
+
+/* Every lane of the warp calls this. Appends this lane's rows (bit b of
+ * `bits` set: row row0 + 4 * 32 * (b / 4) + b % 4, i.e. lane-interleaved
+ * groups of 4 from 16-byte loads; pass bits 0/1 and row0 = the row for one
+ * row per lane) to the warp's queue (shared memory, room for pending + 32 *
+ * popc) after its `pending` entries, lanes in order; returns the new
+ * (warp-uniform) length. */
+__device__ __forceinline__ int dkb_queue_push(int64_t *queue, int pending, uint32_t bits, int64_t row0, int lane) {
+    const int cnt = __popc(bits);
+    int at = cnt;
+    for (int off = 1; off < 32; off <<= 1) {
+        const int y = __shfl_up_sync(DKB_FULL_MASK, at, off);
+        if (lane >= off) at += y;
+    }
+    const int total = __shfl_sync(DKB_FULL_MASK, at, 31);
+    at += pending - cnt;
+    while (bits) {
+        const int b = __ffs(bits) - 1;
+        bits &= bits - 1;
+        queue[at++] = row0 + 4 * 32 * (b >> 2) + (b & 3);
+    }
+    __syncwarp();
+    return pending + total;
+}
+
+/* ---- text gather: rows of a STR or dictionary column into host memory ---- */
+
+/* off: a STR column's n + 1 offsets; rows[0..m): row numbers. len[k] := the
+ * length of text row rows[k]; a row outside 0..n-1 sets *bad (and len 0).
+ * Any grid (grid-stride). (The text kernels are templates on the offset or
+ * column type, deduced at the launch, only so that a file that does not
+ * launch them does not carry them.) */
+template <typename Off>
+__global__ void dkb_text_lengths(const Off *__restrict__ off, int64_t n, const int64_t *__restrict__ rows,
+                                 int64_t m, int64_t *__restrict__ len, int *__restrict__ bad) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = rows[k];
+        if (r < 0 || r >= n) {
+            *bad = 1;
+            len[k] = 0;
+            continue;
+        }
+        len[k] = off[r + 1] - off[r];
+    }
+}
+
+/* One warp per listed row (m * 32 threads): the bytes of text row rows[k]
+ * (off, bytes: a STR column; rows checked before) to out + at[k]. */
+template <typename Off>
+__global__ void dkb_text_copy(const Off *__restrict__ off, const char *__restrict__ bytes,
+                              const int64_t *__restrict__ rows, int64_t m, const int64_t *__restrict__ at,
+                              char *__restrict__ out) {
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (warp >= m) return;
+    const int64_t r = rows[warp], a = off[r], l = off[r + 1] - a;
+    for (int64_t i = lane; i < l; i += 32) out[at[warp] + i] = bytes[a + i];
+}
+
+/* code[k] := byte column col (n rows) at row rows[k]; a row outside 0..n-1
+ * sets *bad (code[k] left). Any grid (grid-stride). */
+template <typename Code>
+__global__ void dkb_byte_gather(const Code *__restrict__ col, int64_t n, const int64_t *__restrict__ rows,
+                                int64_t m, Code *__restrict__ code, int *__restrict__ bad) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = rows[k];
+        if (r < 0 || r >= n) {
+            *bad = 1;
+            continue;
+        }
+        code[k] = col[r];
+    }
+}
+
+/* The text of rows d_rows[0..m) (device array) of column v (device memory:
+ * a STR column, or a U8 column with a dictionary) into host memory: *h_off
+ * (m + 1 offsets, (*h_off)[0] = 0) into *h_bytes; both malloc'ed here and
+ * owned by the caller, who frees them also on failure (either may be NULL
+ * then). STR rows are gathered on the device (lengths, one round trip, then
+ * the bytes); U8 codes come back and are looked up in the dictionary.
+ * Synchronizes stream. Returns DKB_CAND_OK; DKB_CAND_ENOMEM,
+ * DKB_CAND_ECUDA, DKB_CAND_EINVAL (v neither text nor dictionary) or
+ * DKB_CAND_EINTERNAL (a row or code out of range), with a line on stderr. */
+template <typename Vec> /* dkb_cand_vec (a template only so that unused, nothing is emitted) */
+static inline int dkb_fetch_text(const Vec *v, const int64_t *d_rows, int64_t m, cudaStream_t stream,
+                                 int64_t **h_off, char **h_bytes) {
+    int rc = 0, h_bad = 0;
+    int *d_bad = NULL;
+    int64_t *d_len = NULL, *d_at = NULL, *len = NULL;
+    uint8_t *d_code = NULL, *code = NULL;
+    char *d_out = NULL;
+    const unsigned blocks = (unsigned)((m + 255) / 256 > 0 ? (m + 255) / 256 : 1);
+    *h_off = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    *h_bytes = NULL;
+    len = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    code = (uint8_t *)malloc((size_t)m + 1);
+    if (!*h_off || !len || !code) {
+        fprintf(stderr, "dkb_fetch_text: out of host memory gathering %s\n", v->name);
+        rc = DKB_CAND_ENOMEM;
+        goto done;
+    }
+    (*h_off)[0] = 0;
+    DKB_CUDA_TRY("cudaMallocAsync gather flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
+    DKB_CUDA_TRY("cudaMemsetAsync gather flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    if (v->type == DKB_CAND_U8 && v->dict) {
+        DKB_CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)m + 1, stream));
+        if (m > 0)
+            dkb_byte_gather<<<blocks, 256, 0, stream>>>((const uint8_t *)v->data, v->n, d_rows, m, d_code, d_bad);
+        DKB_CUDA_TRY("byte_gather launch", cudaGetLastError());
+        DKB_CUDA_TRY("cudaMemcpyAsync codes", cudaMemcpyAsync(code, d_code, (size_t)m, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaMemcpyAsync gather flag",
+                     cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        int64_t total = 0;
+        for (int64_t k = 0; k < m && !h_bad; k++) {
+            if (code[k] >= v->dict->size) h_bad = 1;
+            else total += (int64_t)v->dict->len[code[k]];
+        }
+        if (h_bad) {
+            fprintf(stderr, "dkb_fetch_text: %s: a row or code out of range\n", v->name);
+            rc = DKB_CAND_EINTERNAL;
+            goto done;
+        }
+        *h_bytes = (char *)malloc((size_t)total + 1);
+        if (!*h_bytes) {
+            rc = DKB_CAND_ENOMEM;
+            goto done;
+        }
+        for (int64_t k = 0; k < m; k++) {
+            const size_t l = v->dict->len[code[k]];
+            memcpy(*h_bytes + (*h_off)[k], v->dict->str[code[k]], l);
+            (*h_off)[k + 1] = (*h_off)[k] + (int64_t)l;
+        }
+        goto done;
+    }
+    if (v->type != DKB_CAND_STR) {
+        fprintf(stderr, "dkb_fetch_text: %s is neither text nor a dictionary column\n", v->name);
+        rc = DKB_CAND_EINVAL;
+        goto done;
+    }
+    DKB_CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof(int64_t) * (size_t)(m + 1), stream));
+    DKB_CUDA_TRY("cudaMallocAsync starts", cudaMallocAsync((void **)&d_at, sizeof(int64_t) * (size_t)(m + 1), stream));
+    if (m > 0) dkb_text_lengths<<<blocks, 256, 0, stream>>>((const int64_t *)v->data, v->n, d_rows, m, d_len, d_bad);
+    DKB_CUDA_TRY("text_lengths launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync lengths",
+                 cudaMemcpyAsync(len, d_len, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync gather flag",
+                 cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    for (int64_t k = 0; k < m && !h_bad; k++) {
+        if (len[k] < 0) h_bad = 1;
+        (*h_off)[k + 1] = (*h_off)[k] + len[k];
+    }
+    if (h_bad) {
+        fprintf(stderr, "dkb_fetch_text: %s: a row out of range or a negative length\n", v->name);
+        rc = DKB_CAND_EINTERNAL;
+        goto done;
+    }
+    *h_bytes = (char *)malloc((size_t)(*h_off)[m] + 1);
+    if (!*h_bytes) {
+        rc = DKB_CAND_ENOMEM;
+        goto done;
+    }
+    DKB_CUDA_TRY("cudaMallocAsync text", cudaMallocAsync((void **)&d_out, (size_t)(*h_off)[m] + 1, stream));
+    DKB_CUDA_TRY("cudaMemcpyAsync starts",
+                 cudaMemcpyAsync(d_at, *h_off, sizeof(int64_t) * (size_t)m, cudaMemcpyHostToDevice, stream));
+    if (m > 0)
+        dkb_text_copy<<<(unsigned)((m * 32 + 255) / 256), 256, 0, stream>>>((const int64_t *)v->data, v->bytes, d_rows,
+                                                                            m, d_at, d_out);
+    DKB_CUDA_TRY("text_copy launch", cudaGetLastError());
+    DKB_CUDA_TRY("cudaMemcpyAsync text",
+                 cudaMemcpyAsync(*h_bytes, d_out, (size_t)(*h_off)[m], cudaMemcpyDeviceToHost, stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+done:
+    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_len) cudaFreeAsync(d_len, stream);
+    if (d_at) cudaFreeAsync(d_at, stream);
+    if (d_code) cudaFreeAsync(d_code, stream);
+    if (d_out) cudaFreeAsync(d_out, stream);
+    cudaStreamSynchronize(stream);
+    free(len);
+    free(code);
+    return rc;
+}
+
+#endif
