@@ -6,6 +6,10 @@
  *   errors   DKB_CUDA_TRY(what, call): a failed CUDA call reported on stderr
  *            with file and line, rc = DKB_CAND_ECUDA, goto done;
  *   sizing   dkb_sm_count, dkb_resident_grid (one resident wave of a kernel);
+ *   copies   dkb_copy_col_to_host (a small device column into host memory);
+ *   pieces   dkb_sum_partials (per-block int64 partials to __int128 sums,
+ *            deterministic), dkb_warp_exclusive (a warp's exclusive prefix),
+ *            dkb_copy_text_to_shared (global text to aligned shared memory);
  *   chunks   dkb_chunk_bounds / dkb_launch_chunk_bounds: where each chunk of
  *            orders starts in lineitem (lineitem grouped by orderkey in
  *            orders' order);
@@ -80,6 +84,77 @@ static inline cudaError_t dkb_resident_grid(Kernel kernel, int tpb, size_t smem,
     if (e != cudaSuccess) return e;
     *grid = (int64_t)*sms * (per_sm > 0 ? per_sm : 1);
     return cudaSuccess;
+}
+
+/* ---- host copies ---- */
+
+/* The v->n elements of elem bytes of device column v into host memory h
+ * (caller-allocated), synchronously on stream (nothing for an empty
+ * column). Returns cudaSuccess or the failing call's error. */
+static inline cudaError_t dkb_copy_col_to_host(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
+    if (v->n <= 0) return cudaSuccess;
+    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
+}
+
+/* ---- block and warp pieces ---- */
+
+/* out[k] := the sum over blocks b < nblocks of partial[b * K + k] (int64
+ * partials of a grid, K per block), in __int128, in a fixed order
+ * (deterministic). Launch K blocks of RED_TPB threads (a power of two). */
+template <int RED_TPB>
+__global__ void __launch_bounds__(RED_TPB)
+    dkb_sum_partials(const int64_t *__restrict__ partial, int64_t nblocks, int K, __int128 *__restrict__ out) {
+    __shared__ __int128 sh[RED_TPB];
+    const int k = blockIdx.x;
+    __int128 s = 0;
+    for (int64_t b = threadIdx.x; b < nblocks; b += RED_TPB) s += partial[b * K + k];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = RED_TPB / 2; w > 0; w >>= 1) {
+        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[k] = sh[0];
+}
+
+/* The exclusive prefix of cnt over the warp's lanes (all 32 call it, lane
+ * = threadIdx.x & 31); *total := the warp's sum. */
+__device__ __forceinline__ int dkb_warp_exclusive(int cnt, int lane, int *total) {
+    int at = cnt;
+    for (int off = 1; off < 32; off <<= 1) {
+        const int y = __shfl_up_sync(DKB_FULL_MASK, at, off);
+        if (lane >= off) at += y;
+    }
+    *total = __shfl_sync(DKB_FULL_MASK, at, 31);
+    return at - cnt;
+}
+
+/* Copies src[0..n) (global) into buf[mis .. mis + n) (shared), mis = src's
+ * address mod 16, so that 16-byte aligned global vectors land on 16-byte
+ * aligned shared addresses: byte loads for the unaligned head and tail,
+ * 16-byte loads (four in flight per thread) between. All TPB threads of the
+ * block call it (blockDim.x == TPB); buf is 16-byte aligned with room for
+ * mis + n <= n + 15 bytes. Returns mis; the caller syncs before reading. */
+template <int TPB>
+__device__ static int dkb_copy_text_to_shared(char *buf, const char *__restrict__ src, int64_t n) {
+    const int mis = (int)((uintptr_t)src & 15);
+    const int64_t head = n < (16 - mis) % 16 ? n : (16 - mis) % 16; /* bytes before the first aligned vector */
+    const int64_t nvec = (n - head) / 16, tail = head + 16 * nvec;   /* [tail, n): bytes after the last vector */
+    for (int64_t j = threadIdx.x; j < head; j += TPB) buf[mis + j] = __ldg(src + j);
+    for (int64_t j = tail + threadIdx.x; j < n; j += TPB) buf[mis + j] = __ldg(src + j);
+    const uint4 *src4 = reinterpret_cast<const uint4 *>(src + head);
+    uint4 *dst4 = reinterpret_cast<uint4 *>(buf + mis + head); /* mis + head is 0 or 16 */
+    for (int64_t v0 = threadIdx.x; v0 < nvec; v0 += 4 * TPB) {
+        uint4 r[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            if (v0 + u * TPB < nvec) r[u] = __ldg(src4 + v0 + u * TPB);
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            if (v0 + u * TPB < nvec) dst4[v0 + u * TPB] = r[u];
+    }
+    return mis;
 }
 
 /* ---- orders-lineitem chunks ---- */

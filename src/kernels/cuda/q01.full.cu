@@ -95,23 +95,6 @@ __global__ void __launch_bounds__(TPB) q01_scan(const int32_t *__restrict__ ship
     }
 }
 
-/* out[k] = sum over blocks b of partial[b * K + k], in __int128, in a fixed
- * order (deterministic). One block per k. */
-__global__ void __launch_bounds__(RED_TPB) sum_partials(const int64_t *__restrict__ partial, int64_t nblocks, int K,
-                                                        __int128 *__restrict__ out) {
-    __shared__ __int128 sh[RED_TPB];
-    const int k = blockIdx.x;
-    __int128 s = 0;
-    for (int64_t b = threadIdx.x; b < nblocks; b += RED_TPB) s += partial[b * K + k];
-    sh[threadIdx.x] = s;
-    __syncthreads();
-    for (int w = RED_TPB / 2; w > 0; w >>= 1) {
-        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) out[k] = sh[0];
-}
-
 static dkb_cand_res_col *column(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
     for (int c = 0; c < res->ncols; c++)
         if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
@@ -196,7 +179,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             (const int64_t *)qty->data, (const int64_t *)price->data, (const int64_t *)disc->data,
             (const int64_t *)tax->data, n, hi_day, ns, ngroups, d_part, d_bad);
         DKB_CUDA_TRY("q01_scan launch", cudaGetLastError());
-        sum_partials<<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
+        dkb_sum_partials<RED_TPB><<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
         DKB_CUDA_TRY("sum_partials launch", cudaGetLastError());
         DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sum, d_sum, sizeof(__int128) * K, cudaMemcpyDeviceToHost,
                                                          stream));

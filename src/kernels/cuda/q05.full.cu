@@ -44,16 +44,6 @@
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, RED_TPB = 256 };
 
-static int64_t plus_one_year(int64_t days) {
-    int64_t y;
-    int m, d;
-    dkb_civil_from_days(days, &y, &m, &d);
-    y += 1;
-    const int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    if (m == 2 && d == 29 && !leap) d = 28;
-    return dkb_days_from_civil(y, m, d);
-}
-
 /* The region's nations, by nation key (kernel argument). */
 typedef struct {
     int8_t in[MAXNAT];
@@ -156,30 +146,6 @@ __global__ void __launch_bounds__(TPB) q05_join(const int32_t *__restrict__ okey
     }
 }
 
-/* out[k] = sum over blocks b of partial[b * K + k], in __int128, in a fixed
- * order (deterministic). One block per k. */
-__global__ void __launch_bounds__(RED_TPB) sum_partials(const int64_t *__restrict__ partial, int64_t nblocks, int K,
-                                                        __int128 *__restrict__ out) {
-    __shared__ __int128 sh[RED_TPB];
-    const int k = blockIdx.x;
-    __int128 s = 0;
-    for (int64_t b = threadIdx.x; b < nblocks; b += RED_TPB) s += partial[b * K + k];
-    sh[threadIdx.x] = s;
-    __syncthreads();
-    for (int w = RED_TPB / 2; w > 0; w >>= 1) {
-        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) out[k] = sh[0];
-}
-
-/* n elements of a device column into host memory h (synchronously). */
-static cudaError_t fetch(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
-    if (v->n <= 0) return cudaSuccess;
-    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
-    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
-}
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
@@ -212,7 +178,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         res->cols[1].type != DKB_CAND_RES_DECIMAL || res->cols[1].scale < 4)
         return DKB_CAND_EINVAL;
     if (nkey->n > MAXNAT || rkey->n > MAXNAT) return DKB_CAND_EINVAL;
-    const int64_t hi_day = plus_one_year(date->i);
+    const int64_t hi_day = dkb_add_years(date->i, 1);
     if (date->i < INT32_MIN || hi_day > INT32_MAX) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
@@ -240,11 +206,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_cand_res_col *c_name = &res->cols[0], *c_rev = &res->cols[1];
 
     /* 1. the region's nations */
-    DKB_CUDA_TRY("fetch region keys", fetch(h_rk, rkey, sizeof(int32_t), stream));
-    DKB_CUDA_TRY("fetch region names", fetch(h_rn, rname, sizeof(uint8_t), stream));
-    DKB_CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
-    DKB_CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
-    DKB_CUDA_TRY("fetch nation regions", fetch(h_nr, nreg, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch region keys", dkb_copy_col_to_host(h_rk, rkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch region names", dkb_copy_col_to_host(h_rn, rname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation keys", dkb_copy_col_to_host(h_nk, nkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch nation names", dkb_copy_col_to_host(h_nn, nname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation regions", dkb_copy_col_to_host(h_nr, nreg, sizeof(int32_t), stream));
     {
         const int rcode = dkb_cand_dict_code(rname->dict, region->s);
         for (int64_t i = 0; i < nkey->n; i++) {
@@ -288,7 +254,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             (const int64_t *)ldisc->data, d_bound, nchunks, d_cnat, maxc, d_snat, maxs, (int32_t)date->i,
             (uint32_t)(hi_day - date->i), d_part, d_bad);
         DKB_CUDA_TRY("q05_join launch", cudaGetLastError());
-        sum_partials<<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
+        dkb_sum_partials<RED_TPB><<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
         DKB_CUDA_TRY("sum_partials launch", cudaGetLastError());
         DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sum, d_sum, sizeof(__int128) * K, cudaMemcpyDeviceToHost,
                                                          stream));

@@ -32,16 +32,6 @@
 
 enum { TPB = 256, MAX_ROWS_PER_BLOCK = 1 << 20 };
 
-static int64_t plus_one_year(int64_t days) {
-    int64_t y;
-    int m, d;
-    dkb_civil_from_days(days, &y, &m, &d);
-    y += 1;
-    const int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    if (m == 2 && d == 29 && !leap) d = 28;
-    return dkb_days_from_civil(y, m, d);
-}
-
 /* v (at scale from) at scale to, exactly; 0 when digits would be lost or
  * it would overflow. */
 static int rescale(int64_t v, int from, int to, int64_t *out) {
@@ -123,7 +113,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_cand_res_col *revenue = &res->cols[0];
 
     /* parameters in the columns' units; the date range inclusive */
-    const int64_t slo = date->i, shi = plus_one_year(date->i) - 1;
+    const int64_t slo = date->i, shi = dkb_add_years(date->i, 1) - 1;
     int64_t centre, one_cent, qlt;
     if (!rescale(discount->i, discount->scale, disc->scale, &centre) || !rescale(1, 2, disc->scale, &one_cent) ||
         !rescale(quantity->i, 0, qty->scale, &qlt))

@@ -162,13 +162,6 @@ __global__ void __launch_bounds__(TPB) q07_join(const int32_t *__restrict__ okey
     }
 }
 
-/* n elements of a device column into host memory h (synchronously). */
-static cudaError_t fetch(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
-    if (v->n <= 0) return cudaSuccess;
-    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
-    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
-}
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
@@ -223,8 +216,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     memset(h_acc, 0, sizeof h_acc);
 
     /* 1. the two nations' keys */
-    DKB_CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
-    DKB_CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation keys", dkb_copy_col_to_host(h_nk, nkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch nation names", dkb_copy_col_to_host(h_nn, nname, sizeof(uint8_t), stream));
     for (int64_t i = 0; i < nkey->n; i++)
         for (int s = 0; s < 2; s++)
             if (code[s] >= 0 && h_nn[i] == code[s]) nk[s] = h_nk[i];

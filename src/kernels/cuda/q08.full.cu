@@ -179,13 +179,6 @@ __global__ void __launch_bounds__(TPB) q08_join(const int32_t *__restrict__ okey
     }
 }
 
-/* n elements of a device column into host memory h (synchronously). */
-static cudaError_t fetch(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
-    if (v->n <= 0) return cudaSuccess;
-    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
-    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
-}
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
@@ -251,11 +244,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     memset(h_acc, 0, sizeof h_acc);
 
     /* 1. the region's nations and the nation's key */
-    DKB_CUDA_TRY("fetch region keys", fetch(h_rk, rkey, sizeof(int32_t), stream));
-    DKB_CUDA_TRY("fetch region names", fetch(h_rn, rname, sizeof(uint8_t), stream));
-    DKB_CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
-    DKB_CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
-    DKB_CUDA_TRY("fetch nation regions", fetch(h_nr, nreg, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch region keys", dkb_copy_col_to_host(h_rk, rkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch region names", dkb_copy_col_to_host(h_rn, rname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation keys", dkb_copy_col_to_host(h_nk, nkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch nation names", dkb_copy_col_to_host(h_nn, nname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation regions", dkb_copy_col_to_host(h_nr, nreg, sizeof(int32_t), stream));
     for (int64_t i = 0; i < nkey->n; i++) {
         if (h_nk[i] < 0 || h_nk[i] >= MAXNAT) {
             fprintf(stderr, "q08.full.cu: nation key %d outside 0..%d\n", h_nk[i], MAXNAT - 1);

@@ -140,31 +140,6 @@ __device__ __forceinline__ static bool name_match(const char *__restrict__ s, in
     return plain ? contains(s, n, p_s + 1, len - 2) : like_match(s, n, p_s, len);
 }
 
-/* Copies src[0..n) into buf[mis .. mis + n), mis = src's address mod 16,
- * so that 16-byte aligned global vectors land on 16-byte aligned shared
- * addresses: byte loads for the unaligned head and tail, 16-byte loads
- * (four in flight per thread) between. All threads of the block call it;
- * needs mis + n <= TEXT_CAP. Returns mis. */
-__device__ static int copy_text_to_shared(char *buf, const char *__restrict__ src, int64_t n) {
-    const int mis = (int)((uintptr_t)src & 15);
-    const int64_t head = n < (16 - mis) % 16 ? n : (16 - mis) % 16; /* bytes before the first aligned vector */
-    const int64_t nvec = (n - head) / 16, tail = head + 16 * nvec;   /* [tail, n): bytes after the last vector */
-    for (int64_t j = threadIdx.x; j < head; j += TPB) buf[mis + j] = __ldg(src + j);
-    for (int64_t j = tail + threadIdx.x; j < n; j += TPB) buf[mis + j] = __ldg(src + j);
-    const uint4 *src4 = reinterpret_cast<const uint4 *>(src + head);
-    uint4 *dst4 = reinterpret_cast<uint4 *>(buf + mis + head); /* mis + head is 0 or 16 */
-    for (int64_t v0 = threadIdx.x; v0 < nvec; v0 += 4 * TPB) {
-        uint4 r[4];
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (v0 + u * TPB < nvec) r[u] = __ldg(src4 + v0 + u * TPB);
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (v0 + u * TPB < nvec) dst4[v0 + u * TPB] = r[u];
-    }
-    return mis;
-}
-
 /* match[key] = 1 for every part whose p_name is LIKE the pattern (match
  * preset to 0); a key outside 0..maxkey sets *bad. Blocks take tiles of
  * TPB consecutive parts (grid-stride): the tile's offsets, then its text
@@ -190,7 +165,7 @@ __global__ void __launch_bounds__(TPB) part_match(const int32_t *__restrict__ pk
         __syncthreads();
         const int64_t a = off_s[0], n = off_s[rows] - a;
         const bool staged = n >= 0 && n <= TEXT_CAP - 16;
-        const int mis = staged ? copy_text_to_shared(text_s, bytes + a, n) : 0;
+        const int mis = staged ? dkb_copy_text_to_shared<TPB>(text_s, bytes + a, n) : 0;
         __syncthreads();
         if (threadIdx.x >= rows) continue;
         if (k < 0 || k > maxkey) {
@@ -286,18 +261,6 @@ __global__ void supp_nat(const int32_t *__restrict__ skey, const int32_t *__rest
         }
         nat[k] = (uint8_t)v;
     }
-}
-
-/* Exclusive prefix of cnt over the warp's lanes (all 32 call it); *total
- * is the warp's sum. */
-__device__ __forceinline__ int warp_exclusive(int cnt, int lane, int *total) {
-    int at = cnt;
-    for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(DKB_FULL_MASK, at, off);
-        if (lane >= off) at += y;
-    }
-    *total = __shfl_sync(DKB_FULL_MASK, at, 31);
-    return at - cnt;
 }
 
 /* One queued line item (entry = row << 4 | (year index + 1)) whose part
@@ -412,7 +375,7 @@ __global__ void __launch_bounds__(TPB, 6) q09_join(const int32_t *__restrict__ o
                 nstart += start[k];
             }
             int wsum;
-            const int excl = warp_exclusive(nstart, lane, &wsum);
+            const int excl = dkb_warp_exclusive(nstart, lane, &wsum);
             if (lane == 0) wtot[parity][warp] = wsum;
             __syncthreads();
             int before_me = carry + excl, total = 0;
@@ -447,7 +410,7 @@ __global__ void __launch_bounds__(TPB, 6) q09_join(const int32_t *__restrict__ o
             }
             /* matching rows into the warp's queue, with their year index */
             int qtotal;
-            int at = pending + warp_exclusive(__popc(bits), lane, &qtotal);
+            int at = pending + dkb_warp_exclusive(__popc(bits), lane, &qtotal);
 #pragma unroll
             for (int k = 0; k < 4; k++)
                 if (bits >> k & 1) queue[at++] = (long long)(g + k) << 4 | (long long)(year_s[idx[k]] + 1);
@@ -471,13 +434,6 @@ __global__ void __launch_bounds__(TPB, 6) q09_join(const int32_t *__restrict__ o
             atomicAdd(&sums[g], sum_s[g]);
             seen[g] = 1;
         }
-}
-
-/* n elements of a device column into host memory h (synchronously). */
-static cudaError_t fetch(void *h, const dkb_cand_vec *v, size_t elem, cudaStream_t stream) {
-    if (v->n <= 0) return cudaSuccess;
-    cudaError_t e = cudaMemcpyAsync(h, v->data, elem * (size_t)v->n, cudaMemcpyDeviceToHost, stream);
-    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -614,8 +570,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
     }
     /* groups by nation name code, year desc */
-    DKB_CUDA_TRY("fetch nation keys", fetch(h_nk, nkey, sizeof(int32_t), stream));
-    DKB_CUDA_TRY("fetch nation names", fetch(h_nn, nname, sizeof(uint8_t), stream));
+    DKB_CUDA_TRY("fetch nation keys", dkb_copy_col_to_host(h_nk, nkey, sizeof(int32_t), stream));
+    DKB_CUDA_TRY("fetch nation names", dkb_copy_col_to_host(h_nn, nname, sizeof(uint8_t), stream));
     for (int n = 0; n < NAT; n++) code_of[n] = -1;
     for (int64_t i = 0; i < nkey->n; i++)
         if (h_nk[i] >= 0 && h_nk[i] < NAT) code_of[h_nk[i]] = h_nn[i];

@@ -70,18 +70,6 @@ typedef struct {
     unsigned long long c[NCOUNT];
 } counters;
 
-/* Exclusive prefix of cnt over the warp's lanes (all 32 call it); *total
- * is the warp's sum. */
-__device__ __forceinline__ int warp_exclusive(int cnt, int lane, int *total) {
-    int at = cnt;
-    for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(DKB_FULL_MASK, at, off);
-        if (lane >= off) at += y;
-    }
-    *total = __shfl_sync(DKB_FULL_MASK, at, 31);
-    return at - cnt;
-}
-
 /* A line that passed every filter (entry = row << 1 | second mode): its
  * order by binary search on o_orderkey, the priority class counted. A
  * missing order sets *oops. */
@@ -120,7 +108,7 @@ __device__ __forceinline__ void batch_a(long long e, bool valid, int lane, const
         pass = c < r && s < c;
     }
     int total;
-    const int at = *pb + warp_exclusive(pass ? 1 : 0, lane, &total);
+    const int at = *pb + dkb_warp_exclusive(pass ? 1 : 0, lane, &total);
     if (pass) qb[at] = e;
     __syncwarp();
     *pb += total;
@@ -179,7 +167,7 @@ __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmod
             }
         }
         int total;
-        int at = pa + warp_exclusive(__popc(bits), lane, &total);
+        int at = pa + dkb_warp_exclusive(__popc(bits), lane, &total);
         while (bits) {
             const int b = __ffs(bits) - 1;
             bits &= bits - 1;
@@ -204,7 +192,7 @@ __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmod
             in = (m == mode1 || in2) && (uint32_t)__ldg(lreceipt + i) - (uint32_t)lo <= span;
         }
         int total;
-        const int at = pa + warp_exclusive(in ? 1 : 0, lane, &total);
+        const int at = pa + dkb_warp_exclusive(in ? 1 : 0, lane, &total);
         if (in) qa[at] = (long long)i << 1 | (in2 ? 1 : 0);
         __syncwarp();
         pa += total;

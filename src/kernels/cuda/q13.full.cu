@@ -104,31 +104,6 @@ __device__ __forceinline__ static bool special_in_shared(const char *buf, int cs
     return find_in_shared(buf, p1 + (int)l1, ce, w2, l2, c2) >= 0;
 }
 
-/* Copies src[0..n) into buf[mis .. mis + n), mis = src's address mod 16,
- * so that 16-byte aligned global vectors land on 16-byte aligned shared
- * addresses: byte loads for the unaligned head and tail, 16-byte loads
- * (four in flight per thread) between. All threads of the block call it;
- * needs mis + n <= TEXT_CAP. Returns mis. */
-__device__ static int copy_text_to_shared(char *buf, const char *__restrict__ src, int64_t n) {
-    const int mis = (int)((uintptr_t)src & 15);
-    const int64_t head = n < (16 - mis) % 16 ? n : (16 - mis) % 16; /* bytes before the first aligned vector */
-    const int64_t nvec = (n - head) / 16, tail = head + 16 * nvec;   /* [tail, n): bytes after the last vector */
-    for (int64_t j = threadIdx.x; j < head; j += TPB) buf[mis + j] = __ldg(src + j);
-    for (int64_t j = tail + threadIdx.x; j < n; j += TPB) buf[mis + j] = __ldg(src + j);
-    const uint4 *src4 = reinterpret_cast<const uint4 *>(src + head);
-    uint4 *dst4 = reinterpret_cast<uint4 *>(buf + mis + head); /* mis + head is 0 or 16 */
-    for (int64_t v0 = threadIdx.x; v0 < nvec; v0 += 4 * TPB) {
-        uint4 r[4];
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (v0 + u * TPB < nvec) r[u] = __ldg(src4 + v0 + u * TPB);
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (v0 + u * TPB < nvec) dst4[v0 + u * TPB] = r[u];
-    }
-    return mis;
-}
-
 /* cnt[custkey - 1] += 1 for every order whose comment is not like
  * '%w1%w2%'; a customer key outside 1..nc sets *bad. Blocks take tiles of
  * TILE consecutive orders (grid-stride): the tile's offsets, then its text
@@ -157,7 +132,7 @@ __global__ void __launch_bounds__(TPB) order_counts(const int32_t *__restrict__ 
         __syncthreads();
         const int64_t a = s_off[0], n = s_off[rows] - a;
         const bool staged = n >= 0 && n <= TEXT_CAP - TEXT_SLACK;
-        const int mis = staged ? copy_text_to_shared(s_text, text + a, n) : 0;
+        const int mis = staged ? dkb_copy_text_to_shared<TPB>(s_text, text + a, n) : 0;
         __syncthreads();
         for (int i = threadIdx.x; i < rows; i += TPB) {
             const int64_t start = s_off[i] - a, len = s_off[i + 1] - s_off[i];
