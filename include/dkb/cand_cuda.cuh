@@ -12,7 +12,8 @@
  *            dkb_copy_text_to_shared (global text to aligned shared memory);
  *   chunks   dkb_chunk_bounds / dkb_launch_chunk_bounds: where each chunk of
  *            orders starts in lineitem (lineitem grouped by orderkey in
- *            orders' order);
+ *            orders' order); dkb_chunk_tile_runs: the run starts that give
+ *            a line item's order in its chunk, inside a chunk join;
  *   queues   dkb_queue_push: a warp appends its lanes' rows to a shared queue;
  *   text     dkb_text_lengths, dkb_text_copy, dkb_byte_gather (kernels) and
  *            dkb_fetch_text (host): rows of a text or dictionary column into
@@ -219,6 +220,36 @@ static inline cudaError_t dkb_launch_chunk_bounds(const int32_t *okey, const int
     dkb_chunk_bounds<CHUNK><<<(unsigned)((nchunks + DKB_BOUNDS_WARPS) / DKB_BOUNDS_WARPS), DKB_BOUNDS_WARPS * 32, 0,
                               stream>>>(okey, lkey, nl, nchunks, bound);
     return cudaGetLastError();
+}
+
+/* Inside a chunk join (a block per orders chunk at a time; the chunk's line
+ * items j0..j1 read in tiles of NWARP * 32 rows, `for (base = j0; base <
+ * j1; base += NWARP * 32, parity ^= 1)`), this thread's row j = base +
+ * threadIdx.x is in the chunk's order number before + incl - 1: the run
+ * starts of l_orderkey in j0..j. start: j < j1 and j begins a run (j == j0,
+ * or its key differs from row j - 1's). Every thread of the block calls it
+ * once per tile (it holds a __syncthreads); wtot is a shared int[NWARP] for
+ * this tile's parity (two alternate, so one barrier per tile is enough).
+ * Sets incl (the warp's run starts up to this lane) and before (carry plus
+ * the earlier warps' run starts), and adds the tile's run count to carry.
+ * The caller checks the order number against the chunk's order count, and
+ * o_orderkey at run starts (its sum is left to the caller after its test
+ * of j < j1, which keeps the join kernels' code as it was). */
+template <int NWARP>
+__device__ __forceinline__ void dkb_chunk_tile_runs(bool start, int lane, int warp, int *wtot, int &carry, int &before,
+                                                    int &incl) {
+    const unsigned ballot = __ballot_sync(DKB_FULL_MASK, start);
+    incl = __popc(ballot & (DKB_FULL_MASK >> (31 - lane)));
+    if (lane == 0) wtot[warp] = __popc(ballot);
+    __syncthreads();
+    int before_me = carry, total = 0;
+    for (int w = 0; w < NWARP; w++) {
+        const int t = wtot[w];
+        if (w < warp) before_me += t;
+        total += t;
+    }
+    carry += total;
+    before = before_me;
 }
 
 /* ---- warp row queue ---- */

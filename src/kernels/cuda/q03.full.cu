@@ -234,17 +234,8 @@ __global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey
             int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
             if (lane == 0 && active && j > j0) prev = lkey[j - 1];
             const bool start = active && (j == j0 || key != prev);
-            const unsigned ballot = __ballot_sync(DKB_FULL_MASK, start);
-            const int incl = __popc(ballot & (DKB_FULL_MASK >> (31 - lane)));
-            if (lane == 0) wtot[parity][warp] = __popc(ballot);
-            __syncthreads();
-            int before_me = carry, total = 0;
-            for (int w = 0; w < NWARP; w++) {
-                const int t = wtot[parity][w];
-                if (w < warp) before_me += t;
-                total += t;
-            }
-            carry += total;
+            int before_me, incl;
+            dkb_chunk_tile_runs<NWARP>(start, lane, warp, wtot[parity], carry, before_me, incl);
             if (!active) continue;
             const int idx = before_me + incl - 1;
             if (idx < 0 || idx >= nord) {
