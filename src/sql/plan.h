@@ -14,10 +14,15 @@
  * in well under a second.
  *
  * Planning runs `SELECT json_serialize_plan(sql, optimize := true)` with
- * `SET disabled_optimizers = 'column_lifetime'` (without it DuckDB 1.5.6
- * fails to serialize TPC-H Q2, Q5, Q7, Q8, Q9 and Q21 with an internal
- * re-binding error). json_serialize_plan only plans: nothing in the SQL is
- * executed, and a statement other than a SELECT is refused by DuckDB.
+ * `SET disabled_optimizers = 'column_lifetime,compressed_materialization'`:
+ * without column_lifetime DuckDB 1.5.6 fails to serialize TPC-H Q2, Q5, Q7,
+ * Q8, Q9 and Q21 with an internal re-binding error; compressed
+ * materialization only wraps keys and strings in __internal_compress_* /
+ * __internal_decompress_* projections around sorts and aggregates (a
+ * physical trick of DuckDB's own executor that a translator would have to
+ * undo; without it the 22 plans have 60 fewer operators). json_serialize_plan
+ * only plans: nothing in the SQL is executed (a DROP TABLE is planned as
+ * LOGICAL_DROP, not run; the translator refuses what is not a query).
  *
  *     dkb__sql_planner *p;
  *     if (dkb__sql_planner_open(store, NULL, &p, &err)) ...
@@ -38,7 +43,8 @@ typedef struct dkb__sql_planner dkb__sql_planner;
 
 typedef struct dkb__sql_options {
     /* DuckDB optimizers to disable, comma-separated (NULL: the default,
-     * "column_lifetime"; it must stay in the list for TPC-H). */
+     * "column_lifetime,compressed_materialization"; column_lifetime must
+     * stay in the list for TPC-H). */
     const char *disabled_optimizers;
     int threads; /* DuckDB's threads; 0: DuckDB's default (all cores) */
 } dkb__sql_options;

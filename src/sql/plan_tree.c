@@ -274,8 +274,9 @@ static void get_op(FILE *f, const cJSON *op) {
     const cJSON *ci;
     int i = 0;
     cJSON_ArrayForEach(ci, get(op, "column_indexes")) {
-        const cJSON *nm = cJSON_GetArrayItem(names, (int)num(ci, "index", -1));
-        fprintf(f, "%s%s", i++ ? ", " : "", cJSON_IsString(nm) ? nm->valuestring : "?");
+        double idx = num(ci, "index", -1); /* the unset sentinel: the row id (count_star) */
+        const cJSON *nm = idx < 0 ? NULL : cJSON_GetArrayItem(names, (int)idx);
+        fprintf(f, "%s%s", i++ ? ", " : "", cJSON_IsString(nm) ? nm->valuestring : idx < 0 ? "rowid" : "?");
     }
     fputc(']', f);
     const cJSON *pids = get(op, "projection_ids");
