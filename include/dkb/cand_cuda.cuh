@@ -15,6 +15,8 @@
  *            orders' order); dkb_chunk_tile_runs: the run starts that give
  *            a line item's order in its chunk, inside a chunk join;
  *   queues   dkb_queue_push: a warp appends its lanes' rows to a shared queue;
+ *   top-k    dkb_list_offer, dkb_block_merge, dkb_warp_merge, dkb_warp_sort:
+ *            a warp's sorted list of 32 in registers (bitonic);
  *   text     dkb_text_lengths, dkb_text_copy, dkb_byte_gather (kernels) and
  *            dkb_fetch_text (host): rows of a text or dictionary column into
  *            host memory.
@@ -276,6 +278,87 @@ __device__ __forceinline__ int dkb_queue_push(int64_t *queue, int pending, uint3
     }
     __syncwarp();
     return pending + total;
+}
+
+/* ---- warp top-k lists (bitonic, in registers) ----
+ *
+ * A warp's list: lane i holds entry i (x, v) of up to 32 entries of type T
+ * sorted in the result order; v = false marks an empty entry (after all
+ * others). T's file defines, before the first use (found by argument-
+ * dependent lookup):
+ *   __device__ T cand_shfl(const T &x, int src)   every field __shfl_sync'ed
+ *                                                  from lane src (all lanes);
+ *   __device__ bool first_of(const T &a, bool av, const T &b, bool bv)
+ *                                                  (a, av) comes before (b, bv).
+ * Every lane of the warp calls each of these. */
+
+/* One compare-exchange of a bitonic network between this lane and lane ^ j:
+ * the lower lane keeps the first of the two when up, the second otherwise. */
+template <typename T>
+__device__ static inline void dkb_bitonic_step(T &x, bool &v, int j, bool up) {
+    const int lane = threadIdx.x & 31;
+    const T o = cand_shfl(x, lane ^ j);
+    const bool ov = __shfl_sync(DKB_FULL_MASK, (int)v, lane ^ j) != 0;
+    const bool want_first = ((lane & j) == 0) == up;
+    if (want_first ? first_of(o, ov, x, v) : first_of(x, v, o, ov)) {
+        x = o;
+        v = ov;
+    }
+}
+
+/* Sorts the warp's 32 (x, v) in the result order (bitonic sort). */
+template <typename T>
+__device__ static void dkb_warp_sort(T &x, bool &v) {
+    const int lane = threadIdx.x & 31;
+    for (int k = 2; k <= 32; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) dkb_bitonic_step(x, v, j, (lane & k) == 0);
+}
+
+/* (x, v) and (y, w) sorted lists -> (x, v) = the first 32 of both, sorted:
+ * entry i against entry 31 - i of the other list gives a bitonic sequence
+ * holding the first 32, then a bitonic merge. */
+template <typename T>
+__device__ static void dkb_warp_merge(T &x, bool &v, const T &y, bool w) {
+    const int lane = threadIdx.x & 31;
+    const T r = cand_shfl(y, 31 - lane);
+    const bool rv = __shfl_sync(DKB_FULL_MASK, (int)w, 31 - lane) != 0;
+    if (first_of(r, rv, x, v)) {
+        x = r;
+        v = rv;
+    }
+    for (int j = 16; j > 0; j >>= 1) dkb_bitonic_step(x, v, j, true);
+}
+
+/* Lanes with has offer c to the warp's list (x, v) of which the first TOPK
+ * (<= 32) entries count. Candidates that do not beat entry TOPK - 1 are
+ * dropped (they cannot be in the top TOPK); when any remain they are sorted
+ * and merged in. */
+template <int TOPK, typename T>
+__device__ static void dkb_list_offer(T &x, bool &v, bool has, const T &c) {
+    const T last = cand_shfl(x, TOPK - 1);
+    const bool lastv = __shfl_sync(DKB_FULL_MASK, (int)v, TOPK - 1) != 0;
+    bool w = has && first_of(c, true, last, lastv);
+    if (!__ballot_sync(DKB_FULL_MASK, w)) return;
+    T y = c;
+    dkb_warp_sort(y, w);
+    dkb_warp_merge(x, v, y, w);
+}
+
+/* The block's NW warps' lists -> warp 0's (x, v), by a tree of merges
+ * through shared memory (sl, slv: [NW][32]). Every thread calls this. */
+template <int NW, typename T>
+__device__ static void dkb_block_merge(T &x, bool &v, T (*sl)[32], bool (*slv)[32]) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    sl[warp][lane] = x;
+    slv[warp][lane] = v;
+    for (int s = 1; s < NW; s <<= 1) {
+        __syncthreads();
+        if ((warp & (2 * s - 1)) == 0 && warp + s < NW) {
+            dkb_warp_merge(x, v, sl[warp + s][lane], slv[warp + s][lane]);
+            sl[warp][lane] = x;
+            slv[warp][lane] = v;
+        }
+    }
 }
 
 /* ---- text gather: rows of a STR or dictionary column into host memory ---- */

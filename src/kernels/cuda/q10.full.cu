@@ -65,7 +65,9 @@ __host__ __device__ static inline bool before(const cand &a, const cand &b) {
 }
 
 /* Warp lists for the final merge: lane i holds entry i of a list sorted in
- * the result order; v = false marks an empty entry (after all others). */
+ * the result order; v = false marks an empty entry (after all others).
+ * cand_shfl and first_of are what cand_cuda.cuh's top-k lists
+ * (dkb_list_offer, dkb_block_merge) call for cand. */
 __device__ static inline cand cand_shfl(const cand &x, int src) {
     cand y;
     y.rev = __shfl_sync(DKB_FULL_MASK, x.rev, src);
@@ -76,70 +78,6 @@ __device__ static inline cand cand_shfl(const cand &x, int src) {
 /* (a, av) comes before (b, bv): a is an entry and b empty or after a. */
 __device__ static inline bool first_of(const cand &a, bool av, const cand &b, bool bv) {
     return av && (!bv || before(a, b));
-}
-
-/* One compare-exchange of a bitonic network between this lane and lane ^ j:
- * the lower lane keeps the first of the two when up, the second otherwise. */
-__device__ static inline void bitonic_step(cand &x, bool &v, int j, bool up) {
-    const int lane = threadIdx.x & 31;
-    const cand o = cand_shfl(x, lane ^ j);
-    const bool ov = __shfl_sync(DKB_FULL_MASK, (int)v, lane ^ j) != 0;
-    const bool want_first = ((lane & j) == 0) == up;
-    if (want_first ? first_of(o, ov, x, v) : first_of(x, v, o, ov)) {
-        x = o;
-        v = ov;
-    }
-}
-
-/* Sorts the warp's 32 (x, v) in the result order (bitonic sort). */
-__device__ static void warp_sort(cand &x, bool &v) {
-    const int lane = threadIdx.x & 31;
-    for (int k = 2; k <= 32; k <<= 1)
-        for (int j = k >> 1; j > 0; j >>= 1) bitonic_step(x, v, j, (lane & k) == 0);
-}
-
-/* (x, v) and (y, w) sorted lists -> (x, v) = the first 32 of both, sorted:
- * entry i against entry 31 - i of the other list gives a bitonic sequence
- * holding the first 32, then a bitonic merge. */
-__device__ static void warp_merge(cand &x, bool &v, const cand &y, bool w) {
-    const int lane = threadIdx.x & 31;
-    const cand r = cand_shfl(y, 31 - lane);
-    const bool rv = __shfl_sync(DKB_FULL_MASK, (int)w, 31 - lane) != 0;
-    if (first_of(r, rv, x, v)) {
-        x = r;
-        v = rv;
-    }
-    for (int j = 16; j > 0; j >>= 1) bitonic_step(x, v, j, true);
-}
-
-/* Every lane of the warp calls this; lanes with has offer c to the warp's
- * list (x, v). Candidates that do not beat entry TOPK - 1 are dropped (they
- * cannot be in the top TOPK); when any remain they are sorted and merged in. */
-__device__ static void list_offer(cand &x, bool &v, bool has, const cand &c) {
-    const cand last = cand_shfl(x, TOPK - 1);
-    const bool lastv = __shfl_sync(DKB_FULL_MASK, (int)v, TOPK - 1) != 0;
-    bool w = has && first_of(c, true, last, lastv);
-    if (!__ballot_sync(DKB_FULL_MASK, w)) return;
-    cand y = c;
-    warp_sort(y, w);
-    warp_merge(x, v, y, w);
-}
-
-/* The block's NW warps' lists -> warp 0's (x, v), by a tree of merges
- * through shared memory (sl, slv: [NW][32]). Every thread calls this. */
-template <int NW>
-__device__ static void block_merge(cand &x, bool &v, cand (*sl)[32], bool (*slv)[32]) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    sl[warp][lane] = x;
-    slv[warp][lane] = v;
-    for (int s = 1; s < NW; s <<= 1) {
-        __syncthreads();
-        if ((warp & (2 * s - 1)) == 0 && warp + s < NW) {
-            warp_merge(x, v, sl[warp + s][lane], slv[warp + s][lane]);
-            sl[warp][lane] = x;
-            slv[warp][lane] = v;
-        }
-    }
 }
 
 /* cust_rev[custkey] += revenue of the 'R' items of the customer's orders in
@@ -226,9 +164,9 @@ __global__ void __launch_bounds__(TPB) cust_top(const unsigned long long *__rest
         const bool has = k <= maxc && cust_has[k];
         cand c = {0, 0};
         if (has) c.rev = (int64_t)cust_rev[k], c.cust = k;
-        list_offer(x, v, has, c);
+        dkb_list_offer<TOPK>(x, v, has, c);
     }
-    block_merge<NWARP>(x, v, sl, slv);
+    dkb_block_merge<NWARP>(x, v, sl, slv);
     if (warp == 0) {
         const bool keep = lane < TOPK && v; /* the entries are a prefix */
         if (keep) blist[(int64_t)blockIdx.x * TOPK + lane] = x;
@@ -252,9 +190,9 @@ __global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ 
         const bool has = i < total && (int)(i % TOPK) < bcount[i / TOPK];
         cand c = {0, 0};
         if (has) c = blist[i];
-        list_offer(x, v, has, c);
+        dkb_list_offer<TOPK>(x, v, has, c);
     }
-    block_merge<MERGE_TPB / 32>(x, v, sl, slv);
+    dkb_block_merge<MERGE_TPB / 32>(x, v, sl, slv);
     if (warp == 0) {
         const bool keep = lane < TOPK && v;
         if (keep) out[lane] = x;
