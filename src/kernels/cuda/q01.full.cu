@@ -95,21 +95,6 @@ __global__ void __launch_bounds__(TPB) q01_scan(const int32_t *__restrict__ ship
     }
 }
 
-static dkb_cand_res_col *column(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static int put_str(dkb_cand_res_col *col, int64_t r, const dkb_cand_dict *dict, int code) {
-    const int64_t at = col->str_off[r];
-    const int64_t len = (int64_t)dict->len[code];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, dict->str[code], (size_t)len);
-    col->str_off[r + 1] = at + len;
-    return 1;
-}
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
@@ -125,16 +110,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         !status->dict || qty->type != DKB_CAND_I64 || price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 ||
         tax->type != DKB_CAND_I64 || qty->scale != 2 || price->scale != 2 || disc->scale != 2 || tax->scale != 2)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_flag = column(res, "l_returnflag", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_status = column(res, "l_linestatus", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_sum_qty = column(res, "sum_qty", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_sum_price = column(res, "sum_base_price", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_sum_disc_price = column(res, "sum_disc_price", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_sum_charge = column(res, "sum_charge", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_avg_qty = column(res, "avg_qty", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_avg_price = column(res, "avg_price", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_avg_disc = column(res, "avg_disc", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_count = column(res, "count_order", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_flag = dkb_res_col(res, "l_returnflag", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_status = dkb_res_col(res, "l_linestatus", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_sum_qty = dkb_res_col(res, "sum_qty", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_sum_price = dkb_res_col(res, "sum_base_price", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_sum_disc_price = dkb_res_col(res, "sum_disc_price", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_sum_charge = dkb_res_col(res, "sum_charge", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_avg_qty = dkb_res_col(res, "avg_qty", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_avg_price = dkb_res_col(res, "avg_price", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_avg_disc = dkb_res_col(res, "avg_disc", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_count = dkb_res_col(res, "count_order", DKB_CAND_RES_INT);
     if (!c_flag || !c_status || !c_sum_qty || !c_sum_price || !c_sum_disc_price || !c_sum_charge || !c_avg_qty ||
         !c_avg_price || !c_avg_disc || !c_count || c_sum_qty->scale < 2 || c_sum_price->scale < 2 ||
         c_sum_disc_price->scale < 4 || c_sum_charge->scale < 6)
@@ -198,7 +183,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const __int128 *a = h_sum + g * NFIELD;
         const int64_t count = (int64_t)a[F_COUNT];
         if (!count) continue;
-        if (r >= res->cap || !put_str(c_flag, r, flag->dict, g / ns) || !put_str(c_status, r, status->dict, g % ns)) {
+        if (r >= res->cap || dkb_put_dict(c_flag, r, flag->dict, g / ns) != DKB_CAND_OK ||
+            dkb_put_dict(c_status, r, status->dict, g % ns) != DKB_CAND_OK) {
             fprintf(stderr, "q01.full.cu: result row %lld does not fit\n", (long long)r);
             rc = DKB_CAND_ECAP;
             goto done;
