@@ -25,7 +25,7 @@ static const cli_command commands[] = {
     {"export", cmd_export, "write a store back as .tbl files"},
     {"info", cmd_info, "show a store's schema, row counts and sizes; verify checksums"},
     {"run", cmd_run, "run TPC-H queries (q01..q22) on a store; time them; check answers"},
-    {"sql", cmd_sql, "print a query's SQL (DuckDB) with parameters from a seed"},
+    {"sql", cmd_sql, "print a query's SQL (DuckDB) with parameters from a seed; DuckDB's plan of any SQL"},
     {"__worker", cmd_worker, NULL}, /* hidden: the harness's sandboxed worker */
     {"eval", cmd_eval, "evaluate candidate query implementations against the baseline; score them"},
     {"optimize", cmd_optimize, "let a model write and repair candidates with harness feedback (trajectories)"},

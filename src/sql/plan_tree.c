@@ -321,7 +321,16 @@ static void operator_line(FILE *f, const cJSON *op, int depth) {
         expr_list(f, get(op, "expressions"), ", ");
     } else if (!strcmp(type, "FILTER")) {
         fputc(' ', f);
-        expr_list(f, get(op, "expressions"), " AND ");
+        if (cJSON_GetArraySize(get(op, "expressions")) == 0)
+            fputs("(no condition: every row passes)", f); /* left behind by filter pushdown */
+        else
+            expr_list(f, get(op, "expressions"), " AND ");
+        const cJSON *pm = get(op, "projection_map");
+        if (cJSON_GetArraySize(pm) > 0) {
+            char *t = cJSON_PrintUnformatted(pm);
+            fprintf(f, " projection_map: %s", t ? t : "?");
+            free(t);
+        }
     } else if (!strcmp(type, "AGGREGATE_AND_GROUP_BY")) {
         fprintf(f, " #%g", num(op, "aggregate_index", -1));
         if (cJSON_GetArraySize(get(op, "groups")) > 0) {
