@@ -58,8 +58,8 @@ typedef struct dkb__sql_diag {
 } dkb__sql_diag;
 
 /* Load libduckdb, open an in-memory database and load every table of s
- * into it. opt may be NULL. s must stay open while the planner is (not
- * needed after this returns, in fact: the data is copied). On success *out
+ * into it. opt may be NULL. s is read only during the call (the data is
+ * copied into DuckDB; s may be closed afterwards). On success *out
  * is the planner (release with dkb__sql_planner_close). Errors: what
  * dkb__duckdb_load returns (DKB_ENOENT "libduckdb not found: ...", DKB_EIO,
  * DKB_EVERSION); DKB_ERANGE (a key beyond INTEGER); DKB_EINTERNAL (DuckDB
