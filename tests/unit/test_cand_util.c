@@ -115,11 +115,122 @@ static void test_results(void) {
     CHECK(dkb_res_rows(&res, 4) == DKB_CAND_ECAP && res.nrows == 3, "over the cap");
 }
 
+/* dkb_gallop_i32 from every start against a linear scan; dkb_max_i32;
+ * dkb_chunk_runs over parents with 0..3 children each, every chunk count
+ * from 1 to parents + 2 (empty chunks). */
+static void test_search_more(void) {
+    static const int lens[] = {0, 1, 2, 7, 32, 65, 128};
+    for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+        int n = lens[t];
+        int32_t a[128];
+        for (int i = 0; i < n; i++) a[i] = (int32_t)(i / 3 * 2);
+        for (int lo = 0; lo <= n; lo++)
+            for (int64_t key = -1; key <= (n ? a[n - 1] : 0) + 1; key++) {
+                int64_t want = lo;
+                while (want < n && a[want] < key) want++;
+                if (dkb_gallop_i32(a, lo, n, key) != want) {
+                    CHECK(0, "gallop n %d lo %d key %lld: got %lld, want %lld", n, lo, (long long)key,
+                          (long long)dkb_gallop_i32(a, lo, n, key), (long long)want);
+                    return;
+                }
+            }
+        CHECK(dkb_max_i32(a, n) == (n ? a[n - 1] : 0), "max of %d", n);
+    }
+    const int32_t neg[3] = {-5, -1, -7};
+    CHECK(dkb_max_i32(neg, 3) == 0, "max of negatives is 0");
+    int32_t pk[40], ck[160];
+    int64_t nc = 0;
+    for (int i = 0; i < 40; i++) {
+        pk[i] = 3 * i + 1; /* keys with gaps */
+        for (int k = 0; k < i % 4; k++) ck[nc++] = pk[i];
+    }
+    for (int np = 0; np <= 40; np += 13)
+        for (int64_t nch = 1; nch <= np + 2; nch++) {
+            int64_t covered = 0, items = 0, bad = 0;
+            const int64_t nci = np < 40 ? dkb_lower_bound_i32(ck, nc, pk[np]) : nc; /* children of [0, np) */
+            for (int64_t c = 0; c < nch; c++) {
+                int64_t p0 = -1, p1 = -1, c0 = -1, c1 = -1;
+                if (!dkb_chunk_runs(pk, np, ck, nci, c, nch, &p0, &p1, &c0, &c1)) {
+                    bad += p0 != p1 || p0 != c * np / nch;
+                    continue;
+                }
+                bad += p0 != covered || c0 != items || c1 < c0;
+                for (int64_t j = c0; j < c1; j++) bad += ck[j] < pk[p0] || (p1 < np && ck[j] >= pk[p1]);
+                covered = p1, items = c1;
+            }
+            CHECK(!bad && covered == np && items == nci, "chunk_runs np %d chunks %lld: %lld wrong", np,
+                  (long long)nch, (long long)bad);
+        }
+}
+
+/* dkb_like and dkb_find: TPC-H's patterns, empty strings, '_', and matches
+ * at every offset of a text longer than the 32-byte SIMD step. */
+static void test_strings(void) {
+    CHECK(dkb_like("forest green", 12, "forest%"), "prefix");
+    CHECK(dkb_like("PROMO BRUSHED TIN", 17, "%BRUSHED%") && !dkb_like("PROMO TIN", 9, "%BRUSHED%"), "infix");
+    CHECK(dkb_like("", 0, "%") && dkb_like("", 0, "") && !dkb_like("a", 1, ""), "empty");
+    CHECK(dkb_like("abc", 3, "a_c") && !dkb_like("ac", 2, "a_c") && dkb_like("abc", 3, "%%c"), "_ and %%%%");
+    CHECK(!dkb_like("abcd", 4, "%c") && dkb_like("abcbc", 5, "%bc"), "suffix, retried");
+    char text[100];
+    for (int i = 0; i < 100; i++) text[i] = (char)('a' + i % 7);
+    CHECK(dkb_find(text, text + 100, "zz", 0) == text, "empty word");
+    CHECK(dkb_find(text, text + 1, "ab", 2) == NULL, "longer than the text");
+    for (int at = 0; at + 3 <= 100; at++) {
+        char t[100];
+        memcpy(t, text, sizeof t);
+        memcpy(t + at, "XYZ", 3);
+        if (dkb_find(t, t + 100, "XYZ", 3) != t + at || dkb_find(t, t + 100, "X", 1) != t + at ||
+            dkb_find(t, t + at + 2, "XYZ", 3) != NULL) {
+            CHECK(0, "find at %d", at);
+            break;
+        }
+    }
+    CHECK(dkb_find(text, text + 100, "aca", 3) == NULL, "absent");
+}
+
+/* dkb_put_strcol from free text and from dictionary codes; dkb_put_dec. */
+static void test_results_more(void) {
+    int64_t off[4];
+    char bytes[16];
+    uint8_t nulls[3] = {1, 1, 1};
+    dkb_cand_res_col col;
+    memset(&col, 0, sizeof col);
+    col.name = "s_name", col.type = DKB_CAND_RES_STRING, col.str_off = off, col.str_bytes = bytes;
+    col.bytes_cap = sizeof bytes, col.is_null = nulls;
+    int64_t toff[3] = {0, 2, 5};
+    dkb_cand_vec text = {"t", DKB_CAND_STR, 0, 2, toff, (char *)"abcde", 5, NULL, 0, 0};
+    const char *d[2] = {"x", "yy"};
+    const size_t dl[2] = {1, 2};
+    dkb_cand_dict dict = {2, d, dl};
+    uint8_t codes[2] = {1, 7};
+    dkb_cand_vec coded = {"c", DKB_CAND_U8, 0, 2, codes, NULL, 0, &dict, 0, 0};
+    int32_t ints[1] = {1};
+    dkb_cand_vec other = {"i", DKB_CAND_I32, 0, 1, ints, NULL, 0, NULL, 0, 0};
+    CHECK(dkb_put_strcol(&col, 0, &text, 1) == DKB_CAND_OK && off[1] == 3 && !memcmp(bytes, "cde", 3), "text");
+    CHECK(dkb_put_strcol(&col, 1, &coded, 0) == DKB_CAND_OK && off[2] == 5 && !memcmp(bytes + 3, "yy", 2) &&
+              nulls[0] == 0 && nulls[1] == 0,
+          "dictionary");
+    CHECK(dkb_put_strcol(&col, 2, &coded, 1) == DKB_CAND_EINVAL, "code outside the dictionary");
+    CHECK(dkb_put_strcol(&col, 2, &other, 0) == DKB_CAND_EINVAL, "not a string column");
+    __int128 dec[2] = {0, 0};
+    uint8_t dnull[2] = {1, 1};
+    dkb_cand_res_col dc;
+    memset(&dc, 0, sizeof dc);
+    dc.name = "revenue", dc.type = DKB_CAND_RES_DECIMAL, dc.scale = 4, dc.dec = dec, dc.is_null = dnull;
+    CHECK(dkb_put_dec(&dc, 0, -123, 2) == DKB_CAND_OK && dec[0] == -12300 && dnull[0] == 0, "scale 2 to 4");
+    CHECK(dkb_put_dec(&dc, 1, 5, 4) == DKB_CAND_OK && dec[1] == 5, "same scale");
+    dnull[1] = 1;
+    CHECK(dkb_put_dec(&dc, 1, 5, 6) == DKB_CAND_EINVAL && dec[1] == 5 && dnull[1] == 1, "down: refused, untouched");
+}
+
 int main(void) {
     test_dates();
     test_decimals();
     test_lower_bound();
     test_results();
+    test_search_more();
+    test_strings();
+    test_results_more();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else printf("test_cand_util: ok\n");
     return failures != 0;

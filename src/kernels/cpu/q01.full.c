@@ -21,6 +21,7 @@
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_put_dec, dkb_put_dict, dkb_res_col */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -36,36 +37,6 @@ typedef struct {
     __int128 qty, price, disc, disc_price, charge;
 } totals;
 
-static inline int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
@@ -80,22 +51,22 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (ship->type != DKB_CAND_I32 || flag->type != DKB_CAND_U8 || status->type != DKB_CAND_U8 || !flag->dict ||
         !status->dict || qty->scale != 2 || price->scale != 2 || disc->scale != 2 || tax->scale != 2)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_flag = res_col(res, "l_returnflag", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_status = res_col(res, "l_linestatus", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_qty = res_col(res, "sum_qty", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_price = res_col(res, "sum_base_price", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_dprice = res_col(res, "sum_disc_price", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_charge = res_col(res, "sum_charge", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_aqty = res_col(res, "avg_qty", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_aprice = res_col(res, "avg_price", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_adisc = res_col(res, "avg_disc", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_count = res_col(res, "count_order", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_flag = dkb_res_col(res, "l_returnflag", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_status = dkb_res_col(res, "l_linestatus", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_qty = dkb_res_col(res, "sum_qty", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_price = dkb_res_col(res, "sum_base_price", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_dprice = dkb_res_col(res, "sum_disc_price", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_charge = dkb_res_col(res, "sum_charge", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_aqty = dkb_res_col(res, "avg_qty", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_aprice = dkb_res_col(res, "avg_price", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_adisc = dkb_res_col(res, "avg_disc", DKB_CAND_RES_FLOAT);
+    dkb_cand_res_col *c_count = dkb_res_col(res, "count_order", DKB_CAND_RES_INT);
     if (!c_flag || !c_status || !c_qty || !c_price || !c_dprice || !c_charge || !c_aqty || !c_aprice ||
         !c_adisc || !c_count || c_qty->scale < 2 || c_price->scale < 2 || c_dprice->scale < 4 ||
         c_charge->scale < 6)
         return DKB_CAND_EINVAL;
 
-    const int32_t hi_day = (int32_t)(days_from_civil(1998, 12, 1) - delta->i);
+    const int32_t hi_day = (int32_t)(dkb_days_from_civil(1998, 12, 1) - delta->i);
     const int nf = flag->dict->size, ns = status->dict->size, ng = nf * ns;
     const int nt = env->threads > 0 ? env->threads : 1;
     totals *part = calloc((size_t)nt * (size_t)ng + 1, sizeof(totals));
@@ -150,7 +121,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
 
     int64_t r = 0;
-    c_flag->str_off[0] = c_status->str_off[0] = 0;
     for (int g = 0; g < ng && !bad; g++) {
         totals a = {0};
         for (int k = 0; k < nt; k++) {
@@ -165,15 +135,15 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (!a.count) continue;
         const int fc = g / ns, sc = g % ns;
         if (r >= res->cap ||
-            !put_str(c_flag, r, flag->dict->str[fc], (int64_t)flag->dict->len[fc]) ||
-            !put_str(c_status, r, status->dict->str[sc], (int64_t)status->dict->len[sc])) {
+            dkb_put_dict(c_flag, r, flag->dict, fc) ||
+            dkb_put_dict(c_status, r, status->dict, sc)) {
             bad = 1;
             break;
         }
-        put_dec(c_qty, r, a.qty, 2);
-        put_dec(c_price, r, a.price, 2);
-        put_dec(c_dprice, r, a.disc_price, 4);
-        put_dec(c_charge, r, a.charge, 6);
+        dkb_put_dec(c_qty, r, a.qty, 2);
+        dkb_put_dec(c_price, r, a.price, 2);
+        dkb_put_dec(c_dprice, r, a.disc_price, 4);
+        dkb_put_dec(c_charge, r, a.charge, 6);
         c_aqty->f64[r] = (double)a.qty / 100.0 / (double)a.count;
         c_aprice->f64[r] = (double)a.price / 100.0 / (double)a.count;
         c_adisc->f64[r] = (double)a.disc / 100.0 / (double)a.count;

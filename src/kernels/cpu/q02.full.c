@@ -25,6 +25,8 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_like, dkb_max_i32, dkb_put_dec, dkb_put_dict, dkb_put_str, dkb_put_text,
+                              dkb_res_col */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -42,21 +44,6 @@ typedef struct {
     int64_t pidx;
 } cand;
 
-static int like(const char *s, int64_t n, const char *p) {
-    while (*p) {
-        if (*p == '%') {
-            while (*p == '%') p++;
-            if (!*p) return 1;
-            for (int64_t i = 0; i <= n; i++)
-                if (like(s + i, n - i, p)) return 1;
-            return 0;
-        }
-        if (n == 0 || (*p != '_' && *p != *s)) return 0;
-        p++, s++, n--;
-    }
-    return n == 0;
-}
-
 static int order(const void *a, const void *b) {
     const cand *x = a, *y = b;
     if (x->acctbal != y->acctbal) return x->acctbal > y->acctbal ? -1 : 1;
@@ -66,32 +53,6 @@ static int order(const void *a, const void *b) {
     if (c) return c;
     if (x->sname_len != y->sname_len) return x->sname_len < y->sname_len ? -1 : 1;
     return (x->partkey > y->partkey) - (x->partkey < y->partkey);
-}
-
-static inline int64_t max_i32(const int32_t *a, int64_t n) {
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
-    return m;
-}
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_bytes(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline int put_text(dkb_cand_res_col *col, int64_t r, const dkb_cand_vec *v, int64_t row) {
-    const int64_t *off = v->data;
-    return put_bytes(col, r, v->bytes + off[row], off[row + 1] - off[row]);
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -122,14 +83,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         !saddr || !snat || !sphone || !sbal || !scomment || !pspart || !pssupp || !pscost || !size || !type ||
         !type->s || !region || !region->s)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *r_bal = res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_sname = res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_nname = res_col(res, "n_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_pkey = res_col(res, "p_partkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *r_mfgr = res_col(res, "p_mfgr", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_phone = res_col(res, "s_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_comment = res_col(res, "s_comment", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_bal = dkb_res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_sname = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_nname = dkb_res_col(res, "n_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_pkey = dkb_res_col(res, "p_partkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *r_mfgr = dkb_res_col(res, "p_mfgr", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_phone = dkb_res_col(res, "s_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_comment = dkb_res_col(res, "s_comment", DKB_CAND_RES_STRING);
     if (!r_bal || !r_sname || !r_nname || !r_pkey || !r_mfgr || !r_addr || !r_phone || !r_comment ||
         r_bal->scale < sbal->scale || !ptype->dict || ptype->dict->size > 256)
         return DKB_CAND_EINVAL;
@@ -157,10 +118,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         pattern[0] = '%';
         memcpy(pattern + 1, type->s, tl + 1);
         for (int c = 0; c < ptype->dict->size; c++)
-            type_ok[c] = (uint8_t)like(ptype->dict->str[c], (int64_t)ptype->dict->len[c], pattern);
+            type_ok[c] = (uint8_t)dkb_like(ptype->dict->str[c], (int64_t)ptype->dict->len[c], pattern);
         free(pattern);
     }
-    const int64_t maxp = max_i32(pkey->data, pkey->n), maxs = max_i32(skey->data, skey->n);
+    const int64_t maxp = dkb_max_i32(pkey->data, pkey->n), maxs = dkb_max_i32(skey->data, skey->n);
     int32_t *pidx = malloc(((size_t)maxp + 1) * sizeof(int32_t));
     int32_t *srow = malloc(((size_t)maxs + 1) * sizeof(int32_t));
     int64_t *prow = malloc(((size_t)pkey->n + 1) * sizeof(int64_t));
@@ -233,23 +194,19 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         free(cs);
         return DKB_CAND_ECAP;
     }
-    r_sname->str_off[0] = r_nname->str_off[0] = r_mfgr->str_off[0] = r_addr->str_off[0] = 0;
-    r_phone->str_off[0] = r_comment->str_off[0] = 0;
     const uint8_t *pm = pmfgr->data;
     int bad = 0;
     for (int64_t r = 0; r < nout && !bad; r++) {
         const cand *x = &cs[r];
-        __int128 b = x->acctbal;
-        for (int s = sbal->scale; s < r_bal->scale; s++) b *= 10;
-        r_bal->dec[r] = b;
+        dkb_put_dec(r_bal, r, x->acctbal, sbal->scale);
         r_pkey->i64[r] = x->partkey;
-        r_bal->is_null[r] = r_pkey->is_null[r] = 0;
+        r_pkey->is_null[r] = 0;
         const int mc = pm[x->prow];
-        bad = !put_bytes(r_sname, r, x->sname, x->sname_len) ||
-              !put_bytes(r_nname, r, nname->dict->str[x->ncode], (int64_t)nname->dict->len[x->ncode]) ||
-              !put_bytes(r_mfgr, r, pmfgr->dict->str[mc], (int64_t)pmfgr->dict->len[mc]) ||
-              !put_text(r_addr, r, saddr, x->srow) || !put_text(r_phone, r, sphone, x->srow) ||
-              !put_text(r_comment, r, scomment, x->srow);
+        bad = dkb_put_str(r_sname, r, x->sname, x->sname_len) ||
+              dkb_put_dict(r_nname, r, nname->dict, x->ncode) ||
+              dkb_put_dict(r_mfgr, r, pmfgr->dict, mc) ||
+              dkb_put_text(r_addr, r, saddr, x->srow) || dkb_put_text(r_phone, r, sphone, x->srow) ||
+              dkb_put_text(r_comment, r, scomment, x->srow);
     }
     free(cs);
     if (bad) return DKB_CAND_ECAP;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_gallop_i32, dkb_lower_bound_i32, dkb_put_dec */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -61,34 +62,6 @@ static inline void top_insert(row *top, int *n, const row *x) {
         i--;
     }
     top[i] = *x;
-}
-
-static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
- * forward from lo, then binary search; cheap when the answer is near lo. */
-static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
-    if (lo >= hi || a[lo] >= key) return lo;
-    int64_t step = 1, base = lo;
-    while (base + step < hi && a[base + step] < key) {
-        base += step;
-        step <<= 1;
-    }
-    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
-    while (l < h) {
-        const int64_t mid = l + (h - l) / 2;
-        if (a[mid] < key) l = mid + 1;
-        else h = mid;
-    }
-    return l;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -147,10 +120,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
         if (o0 >= o1) continue;
-        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
-        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
+        const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
         const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
         int32_t sel[SUB];
         row *top = tops + c * TOPK;
@@ -175,7 +148,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 }
                 const int64_t o = b + sel[x];
                 const int32_t k = ok[o];
-                j = gallop_i32(lk, j, jend, k);
+                j = dkb_gallop_i32(lk, j, jend, k);
                 int64_t sum = 0;
                 int any = 0;
                 for (; j < jend && lk[j] == k; j++)
@@ -199,13 +172,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(cbits), free(tops), free(ntop);
     if (nb > res->cap) return DKB_CAND_ECAP;
     for (int r = 0; r < nb; r++) {
-        __int128 v = best[r].revenue;
-        for (int s = 4; s < c_rev->scale; s++) v *= 10;
+        dkb_put_dec(c_rev, r, best[r].revenue, 4);
         c_key->i64[r] = best[r].key;
-        c_rev->dec[r] = v;
         c_date->date[r] = best[r].date;
         c_prio->i64[r] = best[r].prio;
-        c_key->is_null[r] = c_rev->is_null[r] = c_date->is_null[r] = c_prio->is_null[r] = 0;
+        c_key->is_null[r] = c_date->is_null[r] = c_prio->is_null[r] = 0;
     }
     res->nrows = nb;
     return 0;

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_add_years, dkb_gallop_i32, dkb_lower_bound_i32, dkb_max_i32, dkb_put_dec,
+                              dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -34,75 +36,10 @@ enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance 
 
 enum { MAXNAT = 256 };
 
-static inline int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static inline void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-static inline int64_t plus_one_year(int64_t days) {
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    y += 1;
-    const int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    if (m == 2 && d == 29 && !leap) d = 28;
-    return days_from_civil(y, m, d);
-}
-
-static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
- * forward from lo, then binary search; cheap when the answer is near lo. */
-static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
-    if (lo >= hi || a[lo] >= key) return lo;
-    int64_t step = 1, base = lo;
-    while (base + step < hi && a[base + step] < key) {
-        base += step;
-        step <<= 1;
-    }
-    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
-    while (l < h) {
-        const int64_t mid = l + (h - l) / 2;
-        if (a[mid] < key) l = mid + 1;
-        else h = mid;
-    }
-    return l;
-}
-
-static inline int64_t max_i32(const int32_t *a, int64_t n) {
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
-    return m;
-}
-
 /* key -> nation key when that nation is in the region, else -1. */
 static int8_t *nation_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const int8_t *in_region, int64_t *maxk) {
     const int32_t *k = key->data, *nk = nat->data;
-    *maxk = max_i32(k, key->n);
+    *maxk = dkb_max_i32(k, key->n);
     int8_t *out = malloc((size_t)*maxk + 1);
     if (!out) return NULL;
     memset(out, -1, (size_t)*maxk + 1);
@@ -165,17 +102,17 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
 
     const int32_t lo_day = (int32_t)date->i;
-    const uint32_t width = (uint32_t)(plus_one_year(date->i) - date->i);
+    const uint32_t width = (uint32_t)(dkb_add_years(date->i, 1) - date->i);
     const int32_t *ok = okey->data, *oc = ocust->data, *od = odate->data;
     const int32_t *lk = lkey->data, *lsu = lsupp->data;
     const int64_t *lp = lprice->data, *ld = ldisc->data;
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
         if (o0 >= o1) continue;
-        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
-        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
+        const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
         const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
         int32_t sel[SUB];
         __int128 *sum = sums + c * MAXNAT;
@@ -201,7 +138,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 const int64_t o = b + sel[x];
                 const int32_t k = ok[o];
                 const int cn = c_nat[oc[o]];
-                j = gallop_i32(lk, j, jend, k);
+                j = dkb_gallop_i32(lk, j, jend, k);
                 int64_t s = 0, h = 0;
                 for (; j < jend && lk[j] == k; j++) {
                     const int64_t su = lsu[j];
@@ -235,17 +172,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         }
     if (ng > res->cap) return DKB_CAND_ECAP;
     dkb_cand_res_col *c_name = &res->cols[0], *c_rev = &res->cols[1];
-    c_name->str_off[0] = 0;
     for (int r = 0; r < ng; r++) {
-        const int code = name_of[g[r].nation];
-        const int64_t at = c_name->str_off[r], len = (int64_t)nname->dict->len[code];
-        if (at + len > c_name->bytes_cap) return DKB_CAND_ECAP;
-        memcpy(c_name->str_bytes + at, nname->dict->str[code], (size_t)len);
-        c_name->str_off[r + 1] = at + len;
-        __int128 v = g[r].rev;
-        for (int s = 4; s < c_rev->scale; s++) v *= 10;
-        c_rev->dec[r] = v;
-        c_name->is_null[r] = c_rev->is_null[r] = 0;
+        if (dkb_put_dict(c_name, r, nname->dict, name_of[g[r].nation])) return DKB_CAND_ECAP;
+        dkb_put_dec(c_rev, r, g[r].rev, 4);
     }
     res->nrows = ng;
     return 0;

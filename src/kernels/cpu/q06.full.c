@@ -13,57 +13,12 @@
  * The parameters are converted to the columns' units exactly (a discount
  * at any scale; an empty sum is NULL). */
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_add_years, dkb_put_dec, dkb_rescale */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
 
 enum { BLOCK = 8192 };
-
-static inline int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static inline void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval '1' year (Feb 29 -> Feb 28 in a common year). */
-static inline int64_t plus_one_year(int64_t days) {
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    y += 1;
-    const int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    if (m == 2 && d == 29 && !leap) d = 28;
-    return days_from_civil(y, m, d);
-}
-
-/* v at scale `from` rescaled to `to`; 0 when digits would be lost. */
-static inline int rescale(int64_t v, int from, int to, int64_t *out) {
-    for (; from < to; from++) {
-        if (v > INT64_MAX / 10 || v < INT64_MIN / 10) return 0;
-        v *= 10;
-    }
-    for (; from > to; from--) {
-        if (v % 10) return 0;
-        v /= 10;
-    }
-    *out = v;
-    return 1;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -80,10 +35,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return DKB_CAND_EINVAL;
     dkb_cand_res_col *revenue = &res->cols[0];
 
-    const int64_t slo = date->i, shi = plus_one_year(date->i) - 1;
+    const int64_t slo = date->i, shi = dkb_add_years(date->i, 1) - 1;
     int64_t centre, cent, qlt;
-    if (!rescale(discount->i, discount->scale, disc->scale, &centre) || !rescale(1, 2, disc->scale, &cent) ||
-        !rescale(quantity->i, 0, qty->scale, &qlt))
+    if (!dkb_rescale(discount->i, discount->scale, disc->scale, &centre) || !dkb_rescale(1, 2, disc->scale, &cent) ||
+        !dkb_rescale(quantity->i, 0, qty->scale, &qlt))
         return DKB_CAND_EINVAL;
     const int64_t dlo = centre - cent, dhi = centre + cent;
     const int out_scale = price->scale + disc->scale;
@@ -124,9 +79,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             hits += my_hits;
         }
     }
-    for (int sc = out_scale; sc < revenue->scale; sc++) total *= 10;
     res->nrows = 1;
-    revenue->dec[0] = hits > 0 ? total : 0;
+    dkb_put_dec(revenue, 0, hits > 0 ? total : 0, out_scale);
     revenue->is_null[0] = hits == 0;
     return 0;
 }

@@ -30,55 +30,18 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_gallop_i32, dkb_lower_bound_i32, dkb_max_i32,
+                              dkb_put_dec, dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
 
 enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
 
-static inline int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
- * forward from lo, then binary search; cheap when the answer is near lo. */
-static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
-    if (lo >= hi || a[lo] >= key) return lo;
-    int64_t step = 1, base = lo;
-    while (base + step < hi && a[base + step] < key) {
-        base += step;
-        step <<= 1;
-    }
-    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
-    while (l < h) {
-        const int64_t mid = l + (h - l) / 2;
-        if (a[mid] < key) l = mid + 1;
-        else h = mid;
-    }
-    return l;
-}
-
 /* key -> 0 / 1 when its nation key is nk[0] / nk[1] (0 when both), else -1. */
 static int8_t *side_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const int64_t nk[2], int64_t *maxk) {
     const int32_t *k = key->data, *n = nat->data;
-    int64_t m = 0;
-    for (int64_t i = 0; i < key->n; i++) m = k[i] > m ? k[i] : m;
-    *maxk = m;
+    const int64_t m = *maxk = dkb_max_i32(k, key->n);
     int8_t *out = malloc((size_t)m + 1);
     if (!out) return NULL;
     memset(out, -1, (size_t)m + 1);
@@ -139,18 +102,18 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return DKB_CAND_ENOMEM;
     }
 
-    const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
-    const uint32_t width = (uint32_t)(days_from_civil(1997, 1, 1) - d95);
+    const int32_t d95 = (int32_t)dkb_days_from_civil(1995, 1, 1), d96 = (int32_t)dkb_days_from_civil(1996, 1, 1);
+    const uint32_t width = (uint32_t)(dkb_days_from_civil(1997, 1, 1) - d95);
     const int32_t *ok = okey->data, *oc = ocust->data;
     const int32_t *lk = lkey->data, *lsu = lsupp->data, *ls = lship->data;
     const int64_t *lp = lprice->data, *ld = ldisc->data;
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
         if (o0 >= o1) continue;
-        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
-        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
+        const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
         const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
         int32_t sel[SUB];
         __int128 *sum = sums + c * 8;
@@ -177,7 +140,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 const int64_t o = b + sel[x];
                 const int32_t k = ok[o];
                 const int cs = c_side[oc[o]];
-                j = gallop_i32(lk, j, jend, k);
+                j = dkb_gallop_i32(lk, j, jend, k);
                 const int want = same ? 0 : 1 - cs; /* the supplier's side */
                 for (; j < jend && lk[j] == k; j++) {
                     const int64_t su = lsu[j];
@@ -215,22 +178,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         }
     if (ng > res->cap) return DKB_CAND_ECAP;
     dkb_cand_res_col *c_s = &res->cols[0], *c_c = &res->cols[1], *c_y = &res->cols[2], *c_r = &res->cols[3];
-    c_s->str_off[0] = c_c->str_off[0] = 0;
     for (int r = 0; r < ng; r++) {
-        dkb_cand_res_col *cols[2] = {c_s, c_c};
-        const int codes[2] = {g[r].scode, g[r].ccode};
-        for (int k = 0; k < 2; k++) {
-            const int64_t at = cols[k]->str_off[r], len = (int64_t)nname->dict->len[codes[k]];
-            if (at + len > cols[k]->bytes_cap) return DKB_CAND_ECAP;
-            memcpy(cols[k]->str_bytes + at, nname->dict->str[codes[k]], (size_t)len);
-            cols[k]->str_off[r + 1] = at + len;
-            cols[k]->is_null[r] = 0;
-        }
-        __int128 v = g[r].rev;
-        for (int s = 4; s < c_r->scale; s++) v *= 10;
+        if (dkb_put_dict(c_s, r, nname->dict, g[r].scode) || dkb_put_dict(c_c, r, nname->dict, g[r].ccode))
+            return DKB_CAND_ECAP;
         c_y->i64[r] = g[r].year;
-        c_r->dec[r] = v;
-        c_y->is_null[r] = c_r->is_null[r] = 0;
+        c_y->is_null[r] = 0;
+        dkb_put_dec(c_r, r, g[r].rev, 4);
     }
     res->nrows = ng;
     return 0;

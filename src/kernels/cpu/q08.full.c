@@ -32,54 +32,12 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_gallop_i32, dkb_lower_bound_i32, dkb_max_i32 */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
 
 enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
-
-static inline int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
- * forward from lo, then binary search; cheap when the answer is near lo. */
-static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
-    if (lo >= hi || a[lo] >= key) return lo;
-    int64_t step = 1, base = lo;
-    while (base + step < hi && a[base + step] < key) {
-        base += step;
-        step <<= 1;
-    }
-    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
-    while (l < h) {
-        const int64_t mid = l + (h - l) / 2;
-        if (a[mid] < key) l = mid + 1;
-        else h = mid;
-    }
-    return l;
-}
-
-static inline int64_t max_i32(const int32_t *a, int64_t n) {
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
-    return m;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -129,8 +87,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 if (rn[j] == rcode && rk[j] == nr[i]) nat_in_region[nk[i]] = 1;
         }
     }
-    const int64_t maxp = max_i32(pkey->data, pkey->n), maxc = max_i32(ckey->data, ckey->n),
-                  maxs = max_i32(skey->data, skey->n);
+    const int64_t maxp = dkb_max_i32(pkey->data, pkey->n), maxc = dkb_max_i32(ckey->data, ckey->n),
+                  maxs = dkb_max_i32(skey->data, skey->n);
     uint64_t *pbits = calloc((size_t)(maxp >> 6) + 1, sizeof(uint64_t));
     uint8_t *c_in = calloc((size_t)maxc + 1, 1), *s_is = calloc((size_t)maxs + 1, 1);
     const int nt = env->threads > 0 ? env->threads : 1;
@@ -154,18 +112,18 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             if (sk[i] >= 0) s_is[sk[i]] = sn[i] == target;
     }
 
-    const int32_t d95 = (int32_t)days_from_civil(1995, 1, 1), d96 = (int32_t)days_from_civil(1996, 1, 1);
-    const uint32_t width = (uint32_t)(days_from_civil(1997, 1, 1) - d95);
+    const int32_t d95 = (int32_t)dkb_days_from_civil(1995, 1, 1), d96 = (int32_t)dkb_days_from_civil(1996, 1, 1);
+    const uint32_t width = (uint32_t)(dkb_days_from_civil(1997, 1, 1) - d95);
     const int32_t *ok = okey->data, *oc = ocust->data, *od = odate->data;
     const int32_t *lk = lkey->data, *lpa = lpart->data, *lsu = lsupp->data;
     const int64_t *lp = lprice->data, *ld = ldisc->data;
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
         if (o0 >= o1) continue;
-        int64_t j = lower_bound_i32(lk, nl, ok[o0]);
-        const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+        int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
+        const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
         const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
         int32_t sel[SUB];
         __int128 *sum = sums + c * 4;
@@ -191,7 +149,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 }
                 const int64_t o = b + sel[x];
                 const int32_t k = ok[o];
-                j = gallop_i32(lk, j, jend, k);
+                j = dkb_gallop_i32(lk, j, jend, k);
                 const int y = od[o] >= d96;
                 int64_t all = 0, mine = 0, h = 0;
                 for (; j < jend && lk[j] == k; j++) {

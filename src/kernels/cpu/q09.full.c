@@ -29,70 +29,13 @@
 #include <string.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_gallop_i32, dkb_like, dkb_lower_bound_i32,
+                              dkb_max_i32, dkb_put_dec, dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
 
 enum { YEAR0 = 1992, NYEAR = 8, NAT = 256, SUB = 1024, AHEAD = 8 };
-
-static inline int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
- * forward from lo, then binary search; cheap when the answer is near lo. */
-static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
-    if (lo >= hi || a[lo] >= key) return lo;
-    int64_t step = 1, base = lo;
-    while (base + step < hi && a[base + step] < key) {
-        base += step;
-        step <<= 1;
-    }
-    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
-    while (l < h) {
-        const int64_t mid = l + (h - l) / 2;
-        if (a[mid] < key) l = mid + 1;
-        else h = mid;
-    }
-    return l;
-}
-
-static inline int64_t max_i32(const int32_t *a, int64_t n) {
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
-    return m;
-}
-
-/* SQL LIKE of s[0..n) against pattern p (NUL-terminated; % any run, _ one byte). */
-static int like(const char *s, int64_t n, const char *p) {
-    while (*p) {
-        if (*p == '%') {
-            while (*p == '%') p++;
-            if (!*p) return 1;
-            for (int64_t i = 0; i <= n; i++)
-                if (like(s + i, n - i, p)) return 1;
-            return 0;
-        }
-        if (n == 0 || (*p != '_' && *p != *s)) return 0;
-        p++, s++, n--;
-    }
-    return n == 0;
-}
 
 /* One (partkey, suppkey) of the matching parts' partsupp rows. The pair
  * is partsupp's key by the spec, but dbgen repeats pairs below SF 0.01 (4
@@ -143,7 +86,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
     /* p_name like '%color%' -> bitmap over partkey (one byte per part first,
      * so threads never share a word) */
-    const int64_t np = pkey->n, maxp = max_i32(pkey->data, np);
+    const int64_t np = pkey->n, maxp = dkb_max_i32(pkey->data, np);
     uint8_t *pmatch = calloc((size_t)maxp + 1, 1);
     const size_t clen = strlen(color->s);
     const int wild = strpbrk(color->s, "%_") != NULL;
@@ -163,7 +106,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         for (int64_t i = 0; i < np; i++) {
             const char *s = bytes + off[i];
             const int64_t n = off[i + 1] - off[i];
-            const int hit = wild ? like(s, n, pattern) : memmem(s, (size_t)n, color->s, clen) != NULL;
+            const int hit = wild ? dkb_like(s, n, pattern) : memmem(s, (size_t)n, color->s, clen) != NULL;
             if (hit && pk[i] >= 0) pmatch[pk[i]] = 1;
         }
     }
@@ -177,7 +120,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     uint64_t cap = 16;
     while (cap < 2 * (uint64_t)nsel) cap <<= 1;
     slot *table = malloc(cap * sizeof(slot)); /* key and cost side by side: one miss per probe */
-    const int64_t maxs = max_i32(skey->data, skey->n);
+    const int64_t maxs = dkb_max_i32(skey->data, skey->n);
     int16_t *s_nat = malloc(((size_t)maxs + 1) * sizeof(int16_t));
     const int64_t no = okey->n, nl = lkey->n;
     const int64_t nchunks = nl < 64 ? 1 : (int64_t)nt * 16;
@@ -205,7 +148,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             if (sk[i] >= 0 && sn[i] >= 0 && sn[i] < NAT) s_nat[sk[i]] = (int16_t)sn[i];
     }
     int32_t jan1[NYEAR + 1];
-    for (int y = 0; y <= NYEAR; y++) jan1[y] = (int32_t)days_from_civil(YEAR0 + y, 1, 1);
+    for (int y = 0; y <= NYEAR; y++) jan1[y] = (int32_t)dkb_days_from_civil(YEAR0 + y, 1, 1);
 
     const int32_t *ok = okey->data, *od = odate->data;
     const int32_t *lk = lkey->data, *lpa = lpart->data, *lsu = lsupp->data;
@@ -217,7 +160,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
          * orders (both sorted by orderkey) */
         const int64_t j0 = c * nl / nchunks, j1 = (c + 1) * nl / nchunks;
         if (j0 >= j1) continue;
-        int64_t o = lower_bound_i32(ok, no, lk[j0]);
+        int64_t o = dkb_lower_bound_i32(ok, no, lk[j0]);
         __int128 *sum = sums + c * NAT * NYEAR;
         uint8_t *sn = seen + c * NAT * NYEAR;
         int32_t sel[SUB];
@@ -243,7 +186,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 uint64_t h = hash_key(key) & mask;
                 while (table[h].key != key && table[h].key != EMPTY) h = (h + 1) & mask;
                 if (table[h].key == EMPTY || su < 0 || su > maxs || s_nat[su] < 0) continue;
-                o = gallop_i32(ok, o, no, lk[j]);
+                o = dkb_gallop_i32(ok, o, no, lk[j]);
                 if (o >= no || ok[o] != lk[j]) continue; /* no such order: no join row */
                 const int32_t d = od[o];
                 if (d < jan1[0] || d >= jan1[NYEAR]) { bad = 1; break; }
@@ -270,7 +213,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (nk[i] >= 0 && nk[i] < NAT) code_of[nk[i]] = nn[i];
     int64_t r = 0;
     dkb_cand_res_col *c_nat = &res->cols[0], *c_year = &res->cols[1], *c_sum = &res->cols[2];
-    c_nat->str_off[0] = 0;
     for (int code = 0; code < nname->dict->size && !bad; code++)
         for (int n = 0; n < NAT && !bad; n++) {
             if (code_of[n] != code) continue;
@@ -282,14 +224,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                     any |= seen[(c * NAT + n) * NYEAR + y];
                 }
                 if (!any) continue;
-                const int64_t at = c_nat->str_off[r], len = (int64_t)nname->dict->len[code];
-                if (r >= res->cap || at + len > c_nat->bytes_cap) { bad = 1; break; }
-                memcpy(c_nat->str_bytes + at, nname->dict->str[code], (size_t)len);
-                c_nat->str_off[r + 1] = at + len;
-                for (int sc = 4; sc < c_sum->scale; sc++) s *= 10;
+                if (r >= res->cap || dkb_put_dict(c_nat, r, nname->dict, code)) { bad = 1; break; }
                 c_year->i64[r] = YEAR0 + y;
-                c_sum->dec[r] = s;
-                c_nat->is_null[r] = c_year->is_null[r] = c_sum->is_null[r] = 0;
+                c_year->is_null[r] = 0;
+                dkb_put_dec(c_sum, r, s, 4);
                 r++;
             }
         }

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_gallop_i32, dkb_lower_bound_i32, dkb_put_dec,
+                              dkb_put_dict, dkb_put_text, dkb_res_col */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -39,85 +41,6 @@ typedef struct {
     int64_t rev;
     int64_t cust;
 } entry;
-
-static inline int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static inline void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-static inline int64_t plus_months(int64_t days, int k) {
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t mm = (int64_t)m - 1 + k;
-    y += mm >= 0 ? mm / 12 : (mm - 11) / 12;
-    m = (int)(((mm % 12) + 12) % 12) + 1;
-    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int len = mdays[m - 1];
-    if (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) len = 29;
-    if (d > len) d = len;
-    return days_from_civil(y, m, d);
-}
-
-static inline int64_t lower_bound_i32(const int32_t *a, int64_t n, int64_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* The first index in [lo, hi) whose key is >= key (a sorted run): gallop
- * forward from lo, then binary search; cheap when the answer is near lo. */
-static inline int64_t gallop_i32(const int32_t *a, int64_t lo, int64_t hi, int64_t key) {
-    if (lo >= hi || a[lo] >= key) return lo;
-    int64_t step = 1, base = lo;
-    while (base + step < hi && a[base + step] < key) {
-        base += step;
-        step <<= 1;
-    }
-    int64_t l = base + 1, h = base + step < hi ? base + step : hi;
-    while (l < h) {
-        const int64_t mid = l + (h - l) / 2;
-        if (a[mid] < key) l = mid + 1;
-        else h = mid;
-    }
-    return l;
-}
-
-static inline int put_text(dkb_cand_res_col *col, int64_t r, const dkb_cand_vec *v, int64_t row) {
-    const int64_t *off = v->data;
-    const int64_t at = col->str_off[r], len = off[row + 1] - off[row];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, v->bytes + off[row], (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
 
 /* a ranks before b: revenue desc, then custkey (a fixed order for ties) */
 static inline int before(const entry *a, const entry *b) {
@@ -146,14 +69,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!nkey || !nname || !ckey || !cname || !caddr || !cnat || !cphone || !cbal || !ccomment || !okey ||
         !ocust || !odate || !lkey || !lflag || !lprice || !ldisc || !date)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *r_key = res_col(res, "c_custkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *r_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_rev = res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_bal = res_col(res, "c_acctbal", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_nat = res_col(res, "n_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_addr = res_col(res, "c_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_phone = res_col(res, "c_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_comment = res_col(res, "c_comment", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_key = dkb_res_col(res, "c_custkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *r_name = dkb_res_col(res, "c_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_rev = dkb_res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_bal = dkb_res_col(res, "c_acctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *r_nat = dkb_res_col(res, "n_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_addr = dkb_res_col(res, "c_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_phone = dkb_res_col(res, "c_phone", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *r_comment = dkb_res_col(res, "c_comment", DKB_CAND_RES_STRING);
     if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
         !r_key || !r_name || !r_rev || !r_bal || !r_nat || !r_addr || !r_phone || !r_comment ||
         r_rev->scale < 4 || r_bal->scale < cbal->scale)
@@ -161,7 +84,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
     const int rflag = dkb_cand_dict_code(lflag->dict, "R");
     const int32_t lo_day = (int32_t)date->i;
-    const uint32_t width = (uint32_t)(plus_months(date->i, 3) - date->i);
+    const uint32_t width = (uint32_t)(dkb_add_months(date->i, 3) - date->i);
     const int nt = env->threads > 0 ? env->threads : 1;
     const int64_t no = okey->n, nl = lkey->n, nc = ckey->n;
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
@@ -183,10 +106,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (rflag >= 0) {
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
         for (int64_t c = 0; c < nchunks; c++) {
-            const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks;
+            const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
             if (o0 >= o1) continue;
-            int64_t j = lower_bound_i32(lk, nl, ok[o0]);
-            const int64_t jend = o1 < no ? lower_bound_i32(lk, nl, ok[o1]) : nl;
+            int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
+            const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
             const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
             int32_t sel[SUB];
             entry *out = ent + o0;
@@ -210,7 +133,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                     }
                     const int64_t o = b + sel[x];
                     const int32_t k = ok[o];
-                    j = gallop_i32(lk, j, jend, k);
+                    j = dkb_gallop_i32(lk, j, jend, k);
                     int64_t s = 0;
                     int any = 0;
                     for (; j < jend && lk[j] == k; j++)
@@ -254,7 +177,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *cn = cnat->data, *nk = nkey->data;
     const uint8_t *nn = nname->data;
     const int64_t *cb = cbal->data;
-    r_name->str_off[0] = r_nat->str_off[0] = r_addr->str_off[0] = r_phone->str_off[0] = r_comment->str_off[0] = 0;
     for (int r = 0; r < ntop; r++) {
         const int64_t key = top[r].cust;
         int64_t row = key - 1;
@@ -264,22 +186,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         int64_t nrow = 0;
         while (nrow < nkey->n && nk[nrow] != cn[row]) nrow++;
         if (nrow >= nkey->n) return DKB_CAND_EINTERNAL;
-        const int code = nn[nrow];
-        const int64_t at = r_nat->str_off[r], len = (int64_t)nname->dict->len[code];
-        if (at + len > r_nat->bytes_cap) return DKB_CAND_ECAP;
-        memcpy(r_nat->str_bytes + at, nname->dict->str[code], (size_t)len);
-        r_nat->str_off[r + 1] = at + len;
-        r_nat->is_null[r] = 0;
-        if (!put_text(r_name, r, cname, row) || !put_text(r_addr, r, caddr, row) ||
-            !put_text(r_phone, r, cphone, row) || !put_text(r_comment, r, ccomment, row))
+        if (dkb_put_dict(r_nat, r, nname->dict, nn[nrow]) || dkb_put_text(r_name, r, cname, row) ||
+            dkb_put_text(r_addr, r, caddr, row) || dkb_put_text(r_phone, r, cphone, row) ||
+            dkb_put_text(r_comment, r, ccomment, row))
             return DKB_CAND_ECAP;
-        __int128 v = top[r].rev, b = cb[row];
-        for (int s = 4; s < r_rev->scale; s++) v *= 10;
-        for (int s = cbal->scale; s < r_bal->scale; s++) b *= 10;
         r_key->i64[r] = key;
-        r_rev->dec[r] = v;
-        r_bal->dec[r] = b;
-        r_key->is_null[r] = r_rev->is_null[r] = r_bal->is_null[r] = 0;
+        r_key->is_null[r] = 0;
+        dkb_put_dec(r_rev, r, top[r].rev, 4);
+        dkb_put_dec(r_bal, r, cb[row], cbal->scale);
     }
     res->nrows = ntop;
     return 0;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_put_dec */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -122,11 +123,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
     dkb_cand_res_col *c_key = &res->cols[0], *c_val = &res->cols[1];
     for (int64_t r = 0; r < n; r++) {
-        __int128 v = out[r].value;
-        for (int s = pscost->scale; s < c_val->scale; s++) v *= 10;
+        dkb_put_dec(c_val, r, out[r].value, pscost->scale);
         c_key->i64[r] = out[r].key;
-        c_val->dec[r] = v;
-        c_key->is_null[r] = c_val->is_null[r] = 0;
+        c_key->is_null[r] = 0;
     }
     free(ent);
     res->nrows = n;

@@ -19,83 +19,12 @@
  * end; groups come out in code order, which is string order. Integer
  * counts: exact. */
 #include "dkb/candidate.h"
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
+#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_gallop_i32, dkb_put_dict, dkb_res_col */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
 
 enum { BLOCK = 1 << 14 };
-
-/* The first index >= from whose key is >= key (keys ascending), galloping. */
-static inline int64_t gallop(const int32_t *k, int64_t n, int64_t from, int32_t key) {
-    int64_t lo = from, hi = from, step = 1;
-    while (hi < n && k[hi] < key) {
-        lo = hi + 1;
-        hi += step;
-        step <<= 1;
-    }
-    if (hi > n) hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (k[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -115,9 +44,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || lmode->type != DKB_CAND_U8 ||
         oprio->type != DKB_CAND_U8 || !lmode->dict || !oprio->dict)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_mode = res_col(res, "l_shipmode", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_high = res_col(res, "high_line_count", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_low = res_col(res, "low_line_count", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_mode = dkb_res_col(res, "l_shipmode", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_high = dkb_res_col(res, "high_line_count", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_low = dkb_res_col(res, "low_line_count", DKB_CAND_RES_INT);
     if (!c_mode || !c_high || !c_low) return DKB_CAND_EINVAL;
 
     uint8_t mode_ok[256] = {0}, high[256] = {0};
@@ -128,7 +57,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (urgent >= 0) high[urgent] = 1;
     if (hi2 >= 0) high[hi2] = 1;
     const int32_t lo = (int32_t)pdate->i;
-    const uint32_t span = (uint32_t)(add_months(pdate->i, 12) - 1 - pdate->i);
+    const uint32_t span = (uint32_t)(dkb_add_months(pdate->i, 12) - 1 - pdate->i);
 
     const int32_t *lk = lkey->data, *sd = lship->data, *cd = lcommit->data, *rd = lreceipt->data;
     const uint8_t *md = lmode->data, *pr = oprio->data;
@@ -162,9 +91,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                     for (; w; w &= w - 1) {
                         const int64_t i = from + j + (__builtin_ctzll(w) >> 3);
                         const int32_t key = lk[i];
-                        pos = gallop(ok, no, pos, key);
+                        pos = dkb_gallop_i32(ok, pos, no, key);
                         if (pos >= no || ok[pos] != key) {
-                            pos = gallop(ok, no, 0, key); /* not ascending after all: search it all */
+                            pos = dkb_gallop_i32(ok, 0, no, key); /* not ascending after all: search it all */
                             if (pos >= no || ok[pos] != key) { pos = 0; continue; }
                         }
                         if (high[pr[pos]]) my_high[md[i]]++;
@@ -181,10 +110,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
 
     int64_t row = 0;
-    c_mode->str_off[0] = 0;
     for (int m = 0; m < lmode->dict->size && m < 256; m++) {
         if (!mode_ok[m] || cnt_high[m] + cnt_low[m] == 0) continue;
-        if (row >= res->cap || !put_str(c_mode, row, lmode->dict->str[m], (int64_t)lmode->dict->len[m]))
+        if (row >= res->cap || dkb_put_dict(c_mode, row, lmode->dict, m))
             return DKB_CAND_ECAP;
         c_high->i64[row] = cnt_high[m];
         c_low->i64[row] = cnt_low[m];

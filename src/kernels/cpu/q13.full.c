@@ -18,67 +18,13 @@
  * row count 0: the outer join) into a histogram over counts, which is
  * ordered by (custdist desc, c_count desc) with a sort of its few rows.
  * Integer counts: exact. */
-#ifdef __AVX2__
-#include <immintrin.h>
-#endif
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
-/* The first occurrence of w (length L >= 1) starting in [p, end - L], or
- * NULL: 32 candidate starts at a time (the first, second and last bytes of
- * w compared with AVX2, then a memcmp of the few survivors), then byte by
- * byte. */
-static const char *find_next(const char *p, const char *end, const char *w, size_t L) {
-    if (L == 0) return p;
-    if (p > end || (size_t)(end - p) < L) return NULL;
-    const char *last = end - L;
-#ifdef __AVX2__
-    const size_t k = L > 1 ? 1 : 0; /* the second byte (the first again when L is 1) */
-    const __m256i f = _mm256_set1_epi8(w[0]), s = _mm256_set1_epi8(w[k]), l = _mm256_set1_epi8(w[L - 1]);
-    while (last - p >= 31) {
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
-        const __m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + k));
-        const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + L - 1));
-        const __m256i eq = _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(a1, s)),
-                                            _mm256_cmpeq_epi8(b, l));
-        uint32_t m = (uint32_t)_mm256_movemask_epi8(eq);
-        while (m) {
-            const int j = __builtin_ctz(m);
-            if (memcmp(p + j, w, L) == 0) return p + j;
-            m &= m - 1;
-        }
-        p += 32;
-    }
-#endif
-    for (; p <= last; p++)
-        if (p[0] == w[0] && memcmp(p, w, L) == 0) return p;
-    return NULL;
-}
+#include "dkb/cand_util.h" /* defines: dkb_find, dkb_res_col */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -102,8 +48,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *pw2 = dkb_cand_param_find(params, "word2");
     if (!customer || !ocust || !ocomment || !pw1 || !pw2 || !pw1->s || !pw2->s) return DKB_CAND_EINVAL;
     if (ocust->type != DKB_CAND_I32 || ocomment->type != DKB_CAND_STR) return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_count = res_col(res, "c_count", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_dist = res_col(res, "custdist", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_count = dkb_res_col(res, "c_count", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_dist = dkb_res_col(res, "custdist", DKB_CAND_RES_INT);
     if (!c_count || !c_dist) return DKB_CAND_EINVAL;
 
     const int64_t ncust = customer->rows, n = ocust->n;
@@ -137,12 +83,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     } while (0)
         const char *p = base + off[r0], *end = base + off[r1];
         const char *x;
-        while (row < r1 && (x = find_next(p, end, w1, l1)) != NULL) {
+        while (row < r1 && (x = dkb_find(p, end, w1, l1)) != NULL) {
             const int64_t pos = x - base;
             while (off[row + 1] <= pos) { COUNT_ROW(row); row++; }
             const int64_t rend = off[row + 1];
             const int special = pos + (int64_t)l1 <= rend &&
-                                find_next(base + pos + (int64_t)l1, base + rend, w2, l2) != NULL;
+                                dkb_find(base + pos + (int64_t)l1, base + rend, w2, l2) != NULL;
             if (!special) COUNT_ROW(row);
             row++;
             p = base + off[row];

@@ -19,40 +19,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
+#include "dkb/cand_util.h" /* defines: dkb_add_months */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -79,7 +46,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int c = 0; c < ptype->dict->size && c < 256; c++)
         promo[c] = ptype->dict->len[c] >= 5 && memcmp(ptype->dict->str[c], "PROMO", 5) == 0;
     const int32_t lo = (int32_t)pdate->i;
-    const uint32_t span = (uint32_t)(add_months(pdate->i, 1) - 1 - pdate->i);
+    const uint32_t span = (uint32_t)(dkb_add_months(pdate->i, 1) - 1 - pdate->i);
     const int32_t *sd = ship->data, *pk = lpart->data;
     const int64_t *pr = price->data, *dc = disc->data;
     const uint8_t *ty = ptype->data;

@@ -21,7 +21,6 @@
  * order (codes sort as strings), so a stable counting sort by count
  * descending gives the ORDER BY. Integer counts: exact. */
 #ifdef __AVX2__
-#include <immintrin.h>
 #endif
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -29,66 +28,15 @@
 #endif
 
 #include "dkb/candidate.h"
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
-/* The first occurrence of w (length L >= 1) starting in [p, end - L], or
- * NULL: 32 candidate starts at a time (the first, second and last bytes of
- * w compared with AVX2, then a memcmp of the few survivors), then byte by
- * byte. */
-static const char *find_next(const char *p, const char *end, const char *w, size_t L) {
-    if (L == 0) return p;
-    if (p > end || (size_t)(end - p) < L) return NULL;
-    const char *last = end - L;
-#ifdef __AVX2__
-    const size_t k = L > 1 ? 1 : 0; /* the second byte (the first again when L is 1) */
-    const __m256i f = _mm256_set1_epi8(w[0]), s = _mm256_set1_epi8(w[k]), l = _mm256_set1_epi8(w[L - 1]);
-    while (last - p >= 31) {
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
-        const __m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + k));
-        const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + L - 1));
-        const __m256i eq = _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(a1, s)),
-                                            _mm256_cmpeq_epi8(b, l));
-        uint32_t m = (uint32_t)_mm256_movemask_epi8(eq);
-        while (m) {
-            const int j = __builtin_ctz(m);
-            if (memcmp(p + j, w, L) == 0) return p + j;
-            m &= m - 1;
-        }
-        p += 32;
-    }
-#endif
-    for (; p <= last; p++)
-        if (p[0] == w[0] && memcmp(p, w, L) == 0) return p;
-    return NULL;
-}
+#include "dkb/cand_util.h" /* defines: dkb_find, dkb_put_dict, dkb_res_col */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
 
 /* s like '%w1%w2%' for one row: the leftmost w1, then w2 after it. */
 static int like_two_words(const char *s, const char *end, const char *w1, size_t l1, const char *w2, size_t l2) {
-    const char *x = find_next(s, end, w1, l1);
-    return x && find_next(x + l1, end, w2, l2) != NULL;
+    const char *x = dkb_find(s, end, w1, l1);
+    return x && dkb_find(x + l1, end, w2, l2) != NULL;
 }
 
 static const char *const SIZE_NAME[8] = {"size1", "size2", "size3", "size4", "size5", "size6", "size7", "size8"};
@@ -109,10 +57,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         psize->type != DKB_CAND_I32 || pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 ||
         scomment->type != DKB_CAND_STR)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_brand = res_col(res, "p_brand", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_type = res_col(res, "p_type", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_size = res_col(res, "p_size", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_cnt = res_col(res, "supplier_cnt", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_brand = dkb_res_col(res, "p_brand", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_type = dkb_res_col(res, "p_type", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_size = dkb_res_col(res, "p_size", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_cnt = dkb_res_col(res, "supplier_cnt", DKB_CAND_RES_INT);
     if (!c_brand || !c_type || !c_size || !c_cnt) return DKB_CAND_EINVAL;
 
     uint64_t size_mask = 0;
@@ -225,13 +173,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             for (int32_t c = 0; c <= maxc; c++) bucket[c + 1] += bucket[c];
             for (int64_t k = 0; k < ng; k++) order[bucket[maxc - (int32_t)(pairs[k] & 0xffffffffu)]++] = (int32_t)k;
             if (ng > res->cap) bad = 1;
-            c_brand->str_off[0] = c_type->str_off[0] = 0;
             for (int64_t r = 0; !bad && r < ng; r++) {
                 const uint64_t e = pairs[order[r]];
                 const int64_t g = (int64_t)(e >> 32);
                 const int size = size_value[g % nsizes], t = (int)(g / nsizes % ntype), b = (int)(g / nsizes / ntype);
-                if (!put_str(c_brand, r, pbrand->dict->str[b], (int64_t)pbrand->dict->len[b]) ||
-                    !put_str(c_type, r, ptype->dict->str[t], (int64_t)ptype->dict->len[t])) {
+                if (dkb_put_dict(c_brand, r, pbrand->dict, b) ||
+                    dkb_put_dict(c_type, r, ptype->dict, t)) {
                     bad = 1;
                     break;
                 }

@@ -22,40 +22,7 @@
 #endif
 
 #include "dkb/candidate.h"
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
-/* Row r of a text (STR) or dictionary (U8) column into result row `row`. */
-static inline int put_text(dkb_cand_res_col *col, int64_t row, const dkb_cand_vec *v, int64_t r) {
-    if (v->type == DKB_CAND_STR) {
-        const int64_t *off = v->data;
-        return put_str(col, row, v->bytes + off[r], off[r + 1] - off[r]);
-    }
-    if (v->type == DKB_CAND_U8 && v->dict) {
-        const int c = ((const uint8_t *)v->data)[r];
-        return c < v->dict->size && put_str(col, row, v->dict->str[c], (int64_t)v->dict->len[c]);
-    }
-    return 0;
-}
+#include "dkb/cand_util.h" /* defines: dkb_lower_bound_i32, dkb_put_dec, dkb_put_strcol, dkb_res_col */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -90,17 +57,6 @@ static int by_price_desc(const void *a, const void *b) {
     return (x->key > y->key) - (x->key < y->key);
 }
 
-/* The first index whose key is >= key (keys ascending). */
-static int64_t lower_bound(const int32_t *k, int64_t n, int32_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (k[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
@@ -117,12 +73,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         odate->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
         oprice->type != DKB_CAND_I64 || lqty->scale != 2 || oprice->scale != 2)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = res_col(res, "c_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_cust = res_col(res, "c_custkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_okey = res_col(res, "o_orderkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_date = res_col(res, "o_orderdate", DKB_CAND_RES_DATE);
-    dkb_cand_res_col *c_price = res_col(res, "o_totalprice", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_qty = res_col(res, "sum(l_quantity)", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_name = dkb_res_col(res, "c_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_cust = dkb_res_col(res, "c_custkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_okey = dkb_res_col(res, "o_orderkey", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_date = dkb_res_col(res, "o_orderdate", DKB_CAND_RES_DATE);
+    dkb_cand_res_col *c_price = dkb_res_col(res, "o_totalprice", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_qty = dkb_res_col(res, "sum(l_quantity)", DKB_CAND_RES_DECIMAL);
     if (!c_name || !c_cust || !c_okey || !c_date || !c_price || !c_qty || c_price->scale < 2 || c_qty->scale < 2)
         return DKB_CAND_EINVAL;
     if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
@@ -146,7 +102,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         tn = omp_get_num_threads();
 #endif
         const int64_t o0 = no * tid / tn, o1 = no * (tid + 1) / tn;
-        int64_t j = o0 < o1 ? lower_bound(lk, nl, ok[o0]) : nl;
+        int64_t j = o0 < o1 ? dkb_lower_bound_i32(lk, nl, ok[o0]) : nl;
         for (int64_t o = o0; o < o1; o++) {
             const int32_t key = ok[o];
             while (j < nl && lk[j] < key) j++; /* a line without an order: none in TPC-H */
@@ -171,11 +127,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t nout = m < 100 ? m : 100;
     const int32_t *oc = ocust->data, *ck = ckey->data;
     const int64_t nc = ckey->n;
-    c_name->str_off[0] = 0;
     for (int64_t r = 0; r < nout; r++) {
         const big_order *b = &all[r];
         const int64_t c = (int64_t)oc[b->order] - 1;
-        if (r >= res->cap || c < 0 || c >= nc || ck[c] != c + 1 || !put_text(c_name, r, cname, c)) {
+        if (r >= res->cap || c < 0 || c >= nc || ck[c] != c + 1 || dkb_put_strcol(c_name, r, cname, c)) {
             free(all);
             return DKB_CAND_EINTERNAL;
         }
@@ -183,8 +138,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         c_okey->i64[r] = b->key;
         c_date->date[r] = b->date;
         c_cust->is_null[r] = c_okey->is_null[r] = c_date->is_null[r] = 0;
-        put_dec(c_price, r, b->price, 2);
-        put_dec(c_qty, r, b->qty, 2);
+        dkb_put_dec(c_price, r, b->price, 2);
+        dkb_put_dec(c_qty, r, b->qty, 2);
     }
     free(all);
     res->nrows = nout;

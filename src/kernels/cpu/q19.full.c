@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: dkb_put_dec */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -150,8 +151,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         out->is_null[0] = 1;
         return 0;
     }
-    for (int s = 4; s < out->scale; s++) total *= 10;
-    out->dec[0] = total;
-    out->is_null[0] = 0;
+    dkb_put_dec(out, 0, total, 4);
     return 0;
 }

@@ -27,74 +27,7 @@
 #endif
 
 #include "dkb/candidate.h"
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
-/* Row r of a text (STR) or dictionary (U8) column into result row `row`. */
-static inline int put_text(dkb_cand_res_col *col, int64_t row, const dkb_cand_vec *v, int64_t r) {
-    if (v->type == DKB_CAND_STR) {
-        const int64_t *off = v->data;
-        return put_str(col, row, v->bytes + off[r], off[r + 1] - off[r]);
-    }
-    if (v->type == DKB_CAND_U8 && v->dict) {
-        const int c = ((const uint8_t *)v->data)[r];
-        return c < v->dict->size && put_str(col, row, v->dict->str[c], (int64_t)v->dict->len[c]);
-    }
-    return 0;
-}
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* date + interval 'k' month, as SQL: the day is clamped to the month's end. */
-static int64_t add_months(int64_t days, int k) {
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int64_t y;
-    int m, d;
-    civil_from_days(days, &y, &m, &d);
-    int64_t months = y * 12 + (m - 1) + k;
-    y = months / 12 - (months % 12 < 0);
-    m = (int)(months - y * 12 + 1);
-    const int last = mdays[m - 1] + (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    return days_from_civil(y, m, d < last ? d : last);
-}
+#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_put_strcol, dkb_res_col */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
@@ -139,11 +72,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         lqty->scale != 2 || snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 ||
         nname->type != DKB_CAND_U8 || !nname->dict)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_addr = res_col(res, "s_address", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
     if (!c_name || !c_addr) return DKB_CAND_EINVAL;
     res->nrows = 0;
-    c_name->str_off[0] = c_addr->str_off[0] = 0;
 
     /* the nation's key */
     const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
@@ -231,7 +163,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t *lq = lqty->data;
     const int32_t lo = (int32_t)pdate->i;
     const int64_t nblocks = (nl + BLOCK - 1) / BLOCK;
-    const uint32_t span = (uint32_t)(add_months(pdate->i, 12) - 1 - pdate->i);
+    const uint32_t span = (uint32_t)(dkb_add_months(pdate->i, 12) - 1 - pdate->i);
     if (!bad && nrows_sel > 0) {
         memset(tsum, 0, (size_t)size * (size_t)nt * sizeof(int64_t)); /* all nt: the team may be smaller */
         memset(tseen, 0, (size_t)size * (size_t)nt);
@@ -304,7 +236,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     g_names = NULL;
     if (m > res->cap) { free(rows); return DKB_CAND_ECAP; }
     for (int64_t r = 0; r < m; r++)
-        if (!put_text(c_name, r, sname, rows[r]) || !put_text(c_addr, r, saddr, rows[r])) {
+        if (dkb_put_strcol(c_name, r, sname, rows[r]) || dkb_put_strcol(c_addr, r, saddr, rows[r])) {
             free(rows);
             return DKB_CAND_ECAP;
         }

@@ -30,40 +30,7 @@
 #endif
 
 #include "dkb/candidate.h"
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
-
-/* Row r of a text (STR) or dictionary (U8) column into result row `row`. */
-static inline int put_text(dkb_cand_res_col *col, int64_t row, const dkb_cand_vec *v, int64_t r) {
-    if (v->type == DKB_CAND_STR) {
-        const int64_t *off = v->data;
-        return put_str(col, row, v->bytes + off[r], off[r + 1] - off[r]);
-    }
-    if (v->type == DKB_CAND_U8 && v->dict) {
-        const int c = ((const uint8_t *)v->data)[r];
-        return c < v->dict->size && put_str(col, row, v->dict->str[c], (int64_t)v->dict->len[c]);
-    }
-    return 0;
-}
+#include "dkb/cand_util.h" /* defines: dkb_lower_bound_i32, dkb_put_strcol, dkb_res_col */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -83,16 +50,6 @@ static int by_count_then_name(const void *a, const void *b) {
     const int c = memcmp(g_names->bytes + off[x->supp], g_names->bytes + off[y->supp], (size_t)(lx < ly ? lx : ly));
     if (c) return c;
     return (lx > ly) - (lx < ly);
-}
-
-static int64_t lower_bound(const int32_t *k, int64_t n, int32_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (k[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -117,11 +74,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         !ostatus->dict || skey->type != DKB_CAND_I32 || sname->type != DKB_CAND_STR ||
         snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_wait = res_col(res, "numwait", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_wait = dkb_res_col(res, "numwait", DKB_CAND_RES_INT);
     if (!c_name || !c_wait) return DKB_CAND_EINVAL;
     res->nrows = 0;
-    c_name->str_off[0] = 0;
 
     const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
     const int fcode = dkb_cand_dict_code(ostatus->dict, "F");
@@ -161,7 +117,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 #endif
             int64_t *cnt = counts + (size_t)tid * (size_t)(nslots + 1);
             const int64_t o0 = no * tid / tn, o1 = no * (tid + 1) / tn;
-            int64_t j = o0 < o1 ? lower_bound(lk, nl, ok[o0]) : nl;
+            int64_t j = o0 < o1 ? dkb_lower_bound_i32(lk, nl, ok[o0]) : nl;
             for (int64_t o = o0; o < o1; o++) {
                 const int32_t key = ok[o];
                 while (j < nl && lk[j] < key) j++;
@@ -208,7 +164,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t nout = m < 100 ? m : 100;
     if (nout > res->cap) { free(rows); return DKB_CAND_ECAP; }
     for (int64_t r = 0; r < nout; r++) {
-        if (!put_text(c_name, r, sname, rows[r].supp)) { free(rows); return DKB_CAND_ECAP; }
+        if (dkb_put_strcol(c_name, r, sname, rows[r].supp)) { free(rows); return DKB_CAND_ECAP; }
         c_wait->i64[r] = rows[r].count;
         c_wait->is_null[r] = 0;
     }

@@ -25,27 +25,7 @@
 #endif
 
 #include "dkb/candidate.h"
-
-static inline dkb_cand_res_col *res_col(dkb_cand_result *res, const char *name, dkb_cand_res_type type) {
-    for (int c = 0; c < res->ncols; c++)
-        if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
-    return NULL;
-}
-
-static inline int put_str(dkb_cand_res_col *col, int64_t r, const char *s, int64_t len) {
-    const int64_t at = col->str_off[r];
-    if (at + len > col->bytes_cap) return 0;
-    memcpy(col->str_bytes + at, s, (size_t)len);
-    col->str_off[r + 1] = at + len;
-    col->is_null[r] = 0;
-    return 1;
-}
-
-static inline void put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int from) {
-    for (; from < col->scale; from++) v *= 10;
-    col->dec[r] = v;
-    col->is_null[r] = 0;
-}
+#include "dkb/cand_util.h" /* defines: dkb_put_dec, dkb_put_str, dkb_res_col */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -79,12 +59,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (ckey->type != DKB_CAND_I32 || cphone->type != DKB_CAND_STR || cbal->type != DKB_CAND_I64 ||
         cbal->scale != 2 || ocust->type != DKB_CAND_I32)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_code = res_col(res, "cntrycode", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_num = res_col(res, "numcust", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_bal = res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
+    dkb_cand_res_col *c_code = dkb_res_col(res, "cntrycode", DKB_CAND_RES_STRING);
+    dkb_cand_res_col *c_num = dkb_res_col(res, "numcust", DKB_CAND_RES_INT);
+    dkb_cand_res_col *c_bal = dkb_res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
     if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return DKB_CAND_EINVAL;
     res->nrows = 0;
-    c_code->str_off[0] = 0;
 
     uint8_t want[100] = {0};
     for (int k = 0; k < NCODE; k++) {
@@ -174,10 +153,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int k = 0; k < 100; k++) {
         if (!num[k]) continue;
         const char text[2] = {(char)('0' + k / 10), (char)('0' + k % 10)};
-        if (r >= res->cap || !put_str(c_code, r, text, 2)) return DKB_CAND_ECAP;
+        if (r >= res->cap || dkb_put_str(c_code, r, text, 2)) return DKB_CAND_ECAP;
         c_num->i64[r] = num[k];
         c_num->is_null[r] = 0;
-        put_dec(c_bal, r, sum[k], 2);
+        dkb_put_dec(c_bal, r, sum[k], 2);
         r++;
     }
     res->nrows = r;
