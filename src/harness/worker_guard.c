@@ -11,7 +11,6 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <math.h>
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>  // defines: CLONE_THREAD
@@ -28,7 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <ctype.h>
+#include <ctype.h>  // defines: __ctype_b_loc
 
 #include "common/countof.h"
 #include "harness/harness.h"
@@ -533,8 +532,8 @@ int dkb__guard_pristine_take(int threads, dkb_error *err) {
     return rc;
 }
 
-/* The lowest address of the calling thread's stack, and its stack
- * pointer's page. */
+/* The lowest address the calling thread's stack may reach (the main
+ * thread's from its limit, recorded at pristine_take). */
 static void stack_bounds(char **lo) {
     if ((pid_t)syscall(SYS_gettid) == g_main_tid) {
         *lo = g_main_stack_lo;
