@@ -28,7 +28,7 @@ void dkb__arena_init(dkb__arena *a, size_t block_size) {
 }
 
 void dkb__arena_init_with(dkb__arena *a, size_t block_size, void *(*mem_alloc)(size_t),
-                          void (*mem_free)(void *)) {
+                          void (*mem_free)(void *, size_t)) {
     dkb__arena_init(a, block_size);
     a->mem_alloc = mem_alloc;
     a->mem_free = mem_free;
@@ -103,7 +103,7 @@ static void free_list(dkb__arena *a, dkb__arena_block *b) {
     while (b) {
         dkb__arena_block *next = b->next;
         a->bytes_held -= b->size;
-        if (a->mem_free) a->mem_free(b->data);
+        if (a->mem_free) a->mem_free(b->data, b->size);
         free(b->raw);
         b = next;
     }

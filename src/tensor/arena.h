@@ -25,9 +25,10 @@ typedef struct dkb__arena {
     size_t block_size;       /* 0: default 16 MiB */
     size_t bytes_held;       /* total size of all blocks (for stats) */
     /* where blocks come from: NULL for malloc (host); else e.g. cudaMalloc
-     * wrappers (mem_alloc returns NULL on failure; headers stay on the host) */
+     * wrappers (mem_alloc returns NULL on failure; headers stay on the host;
+     * mem_free gets back the size mem_alloc was asked for) */
     void *(*mem_alloc)(size_t bytes);
-    void (*mem_free)(void *p);
+    void (*mem_free)(void *p, size_t bytes);
 } dkb__arena;
 
 /* A position in an arena, to release back to. */
@@ -40,7 +41,7 @@ typedef struct dkb__arena_mark {
 void dkb__arena_init(dkb__arena *a, size_t block_size);
 /* The same with blocks from mem_alloc / mem_free (device memory). */
 void dkb__arena_init_with(dkb__arena *a, size_t block_size, void *(*mem_alloc)(size_t),
-                          void (*mem_free)(void *));
+                          void (*mem_free)(void *, size_t));
 /* bytes of 64-byte aligned memory, or NULL when out of memory (or on
  * size overflow). bytes == 0 gives a valid unique pointer. */
 void *dkb__arena_alloc(dkb__arena *a, size_t bytes);

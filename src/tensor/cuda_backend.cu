@@ -66,48 +66,26 @@ unsigned long long dkb__cu_flag_get(dkb_tp *tp, const char *op) {
 
 /* ---- the backend table's memory entries ---- */
 
-/* The arena blocks' sizes, so a block can be zeroed before it goes back to
- * the driver: memory a process frees is handed out again by its next
- * cudaMalloc (or grows a memory pool) with its contents, so a block the
- * baseline gives back would show its intermediates (a query's answer
+/* Device arena blocks come from cudaMalloc and are zeroed before they go
+ * back to the driver: memory a process frees is handed out again by its
+ * next cudaMalloc (or grows a memory pool) with its contents, so a block
+ * the baseline gives back would show its intermediates (a query's answer
  * among them) to whatever allocates next, e.g. a candidate in the
  * harness's worker. Blocks are freed at a reset (dkb_tp_reset: outside any
  * timed region) and only when idle through a whole run, so the zeroing is
- * rare. Not thread-safe, as the arenas are not. */
-typedef struct dev_block_rec {
-    void *p;
-    size_t bytes;
-    struct dev_block_rec *next;
-} dev_block_rec;
-static dev_block_rec *dev_blocks;
-
+ * rare. The arena hands back each block's size (arena.h). */
 static void *dev_block_alloc(size_t bytes) {
     void *p = NULL;
-    dev_block_rec *r = (dev_block_rec *)malloc(sizeof *r);
-    if (!r) return NULL;
     if (cudaMalloc(&p, bytes) != cudaSuccess) {
         (void)cudaGetLastError(); /* an allocation failure is not sticky */
-        free(r);
         return NULL;
     }
-    r->p = p;
-    r->bytes = bytes;
-    r->next = dev_blocks;
-    dev_blocks = r;
     return p;
 }
 
-static void dev_block_free(void *p) {
-    for (dev_block_rec **at = &dev_blocks; *at; at = &(*at)->next) {
-        dev_block_rec *r = *at;
-        if (r->p != p) continue;
-        /* zeroed, and the zeroing finished, before the driver has it back */
-        if (cudaMemset(p, 0, r->bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
-            (void)cudaGetLastError();
-        *at = r->next;
-        free(r);
-        break;
-    }
+static void dev_block_free(void *p, size_t bytes) {
+    /* zeroed, and the zeroing finished, before the driver has it back */
+    if (cudaMemset(p, 0, bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
     cudaFree(p);
 }
 
