@@ -427,13 +427,13 @@ static int vars_restore(dkb__wcuda *c, dkb_error *err) {
 
 /* Before a call (outside the timed region, device idle): the device state
  * the call starts from is the same whatever earlier calls did. Cost per
- * call, in runtime calls: the variables 1 batched copy (n copies without
- * batching) + 1 synchronisation when the candidate has any; the stream 1
- * attribute copy + one set per stream attribute (6 with CUDA 13: access
- * policy window, synchronisation policy, priority, memory sync domain and
- * map, NVLink scheduling hint); kernels 1-3 sets per kernel whose
- * attributes the last call changed. All host-side calls of about a
- * microsecond but the copies (a few microseconds; docs/harness.md). */
+ * call, counted in runtime calls: the variables 1 batched copy (n copies
+ * without batching) + 1 synchronisation when the candidate has any; the
+ * stream 1 attribute copy + one set per stream attribute the probe at open
+ * found (stream_attrs_init: as many as this runtime lets it set); kernels
+ * 1-3 sets per kernel whose attributes the last call changed; 1 shared
+ * memory scrub kernel. Host-side calls but the copies and the scrub; their
+ * time is not measured yet (docs/harness.md). */
 int dkb__wcuda_call_prepare(dkb__wcuda *c, dkb_error *err) {
     int rc = 0;
     if (!c->vars_ready && (rc = vars_snapshot(c, err))) return rc;
