@@ -77,11 +77,18 @@ static int set_grow(block_set *s) {
     return 0;
 }
 
+/* The slot holding p, or the empty slot where its probe chain ends (the
+ * set has room: cap > 0). */
+static size_t probe(const block_set *s, const void *p) {
+    size_t k = slot_of(s, (uintptr_t)p);
+    while (s->slot[k].p && s->slot[k].p != (uintptr_t)p) k = (k + 1) & (s->cap - 1);
+    return k;
+}
+
 /* Record p (size bytes). -1 when the set cannot grow. */
 static int set_add(block_set *s, void *p, size_t size) {
     if ((s->n + 1) * 2 > s->cap && set_grow(s)) return -1;
-    size_t k = slot_of(s, (uintptr_t)p);
-    while (s->slot[k].p && s->slot[k].p != (uintptr_t)p) k = (k + 1) & (s->cap - 1);
+    size_t k = probe(s, p);
     if (!s->slot[k].p) s->n++;
     s->slot[k].p = (uintptr_t)p;
     s->slot[k].size = size;
@@ -93,8 +100,7 @@ static int set_add(block_set *s, void *p, size_t size) {
  * deletion keeps every probe chain unbroken. */
 static int set_remove(block_set *s, void *p, size_t *size) {
     if (!s->cap) return 0;
-    size_t k = slot_of(s, (uintptr_t)p);
-    while (s->slot[k].p && s->slot[k].p != (uintptr_t)p) k = (k + 1) & (s->cap - 1);
+    size_t k = probe(s, p);
     if (!s->slot[k].p) return 0;
     if (size) *size = s->slot[k].size;
     s->slot[k].p = 0;
@@ -115,8 +121,7 @@ static int set_remove(block_set *s, void *p, size_t *size) {
 /* The live (not yet freed) record of p, or NULL. */
 static block *set_find(block_set *s, const void *p) {
     if (!s->cap) return NULL;
-    size_t k = slot_of(s, (uintptr_t)p);
-    while (s->slot[k].p && s->slot[k].p != (uintptr_t)p) k = (k + 1) & (s->cap - 1);
+    size_t k = probe(s, p);
     return s->slot[k].p && !s->slot[k].freed ? &s->slot[k] : NULL;
 }
 
