@@ -4,10 +4,13 @@
  * expression holds is read as DuckDB v1.5 serializes it; a field or class
  * not known here prints by its name, never fails. */
 #include <cjson/cJSON.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/countof.h"  // defines: DKB_COUNTOF
+#include "common/date.h"     // defines: dkb__civil_from_days
 #include "sql/plan.h"
 
 /* The unset-index sentinel (uint64 max); cJSON reads it as a double. */
@@ -49,14 +52,11 @@ static void type_name(FILE *f, const cJSON *t) {
         fprintf(f, "(%g,%g)", num(info, "width", 0), num(info, "scale", 0));
 }
 
-/* Days since 1970-01-01 as YYYY-MM-DD (proleptic Gregorian). */
-static void civil(FILE *f, long long days) {
-    long long z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
-    long long doe = z - era * 146097;
-    long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
-    long long d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9, y = yoe + era * 400 + (m <= 2);
-    fprintf(f, "%04lld-%02lld-%02lld", y, m, d);
+/* Days since 1970-01-01 as YYYY-MM-DD (dkb__civil_from_days). */
+static void civil(FILE *f, int32_t days) {
+    int y, m, d;
+    dkb__civil_from_days(days, &y, &m, &d);
+    fprintf(f, "%04d-%02d-%02d", y, m, d);
 }
 
 /* A Value: {"type": T, "is_null": B, "value": V}. Strings and dates quoted
@@ -105,9 +105,11 @@ static void value(FILE *f, const cJSON *v) {
         fprintf(f, "%lld", u);
         return;
     }
-    if (id && !strcmp(id, "DATE") && exact) {
+    /* DuckDB's DATE is int32 days; the bound keeps the conversion's
+     * day + 719468 inside int32 (DuckDB's +infinity date prints raw) */
+    if (id && !strcmp(id, "DATE") && exact && u >= INT32_MIN && u <= INT32_MAX - 719468) {
         fputs("DATE '", f);
-        civil(f, u);
+        civil(f, (int32_t)u);
         fputc('\'', f);
         return;
     }
@@ -127,7 +129,7 @@ static const char *cmp_op(const char *t) {
                {"COMPARE_GREATERTHANOREQUALTO", ">="},
                {"COMPARE_DISTINCT_FROM", " IS DISTINCT FROM "},
                {"COMPARE_NOT_DISTINCT_FROM", " IS NOT DISTINCT FROM "}};
-    for (size_t i = 0; t && i < sizeof ops / sizeof ops[0]; i++)
+    for (size_t i = 0; t && i < DKB_COUNTOF(ops); i++)
         if (!strcmp(t, ops[i].type)) return ops[i].op;
     return t ? t : "?";
 }
