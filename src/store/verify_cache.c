@@ -6,7 +6,7 @@
  *     dkb-store-verified 1
  *     level full
  *     store /abs/path/data/sf1
- *     manifest bytes 23456 crc32 0x1c6d9a2e dev 2049 ino 1311 size 23456 mtime 1764512861.123456789 ctime ...
+ *     manifest crc32 0x1c6d9a2e dev 2049 ino 1311 size 23456 mtime 1764512861.123456789 ctime ...
  *     file lineitem/l_orderkey.i32 dev 2049 ino 1312 size 240700 mtime ... ctime ...
  *     ...
  *
@@ -36,11 +36,16 @@ static void put_stamp(FILE *f, const dkb__file_stamp *t) {
             (long long)t->ctime_s, (long long)t->ctime_ns);
 }
 
-/* The key of s (malloc'd, NUL-terminated), or NULL when out of memory. */
-static char *make_key(const dkb_store *s, const char *abs, size_t *len) {
+/* The record of a pass of s at level (malloc'd, NUL-terminated; *len
+ * bytes), its key from byte *key_at on; NULL when out of memory. */
+static char *make_record(const dkb_store *s, const char *abs, dkb__verify_level level, size_t *len,
+                         size_t *key_at) {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     if (!f) return NULL;
+    fprintf(f, "%slevel %s\n", MAGIC, level_name(level));
+    fflush(f);   /* sets *len */
+    *key_at = *len;
     fprintf(f, "store %s\nmanifest crc32 0x%08x", abs, (unsigned)s->manifest_crc);
     put_stamp(f, &s->manifest_stamp);
     for (int t = 0; t < s->ntables; t++)
@@ -107,21 +112,19 @@ static void user_record_name(const char *abs, char *name, size_t n) {
  * nanosecond part anywhere suggest a file system of 1 or 2 s granularity:
  * then they must be 2 s older. */
 static bool too_young(const dkb_store *s) {
-    bool fine = false;
+    bool fine = false, any = false;
+    int64_t new_s = 0, new_ns = 0;   /* the newest ctime */
     for (int t = 0; t < s->ntables; t++)
         for (int c = 0; c < s->tables[t].def->ncols; c++)
             for (int i = 0; i < s->tables[t].cols[c].nfiles; i++) {
                 const dkb__file_stamp *st = &s->tables[t].cols[c].stamp[i];
                 fine |= st->ctime_ns != 0 || st->mtime_ns != 0;
+                if (!any || st->ctime_s > new_s || (st->ctime_s == new_s && st->ctime_ns > new_ns))
+                    new_s = st->ctime_s, new_ns = st->ctime_ns;
+                any = true;
             }
     int64_t lim_s = (int64_t)s->opened.tv_sec - (fine ? 0 : 2), lim_ns = s->opened.tv_nsec;
-    for (int t = 0; t < s->ntables; t++)
-        for (int c = 0; c < s->tables[t].def->ncols; c++)
-            for (int i = 0; i < s->tables[t].cols[c].nfiles; i++) {
-                const dkb__file_stamp *st = &s->tables[t].cols[c].stamp[i];
-                if (st->ctime_s > lim_s || (st->ctime_s == lim_s && st->ctime_ns >= lim_ns)) return true;
-            }
-    return false;
+    return any && (new_s > lim_s || (new_s == lim_s && new_ns >= lim_ns));
 }
 
 static void set_path(dkb__verify_info *info, const char *dir, const char *name) {
@@ -166,28 +169,29 @@ int dkb__store_verify_cached(const dkb_store *s, dkb__verify_level level, dkb__v
     info->level = level;
     info->nfiles = count_files(s);
     char *abs = realpath(s->dir, NULL);
-    size_t key_len = 0;
-    char *key = make_key(s, abs ? abs : s->dir, &key_len);
-    if (!key) {
+    size_t rec_len = 0, key_at = 0;
+    char *rec = make_record(s, abs ? abs : s->dir, level, &rec_len, &key_at);
+    if (!rec) {
         free(abs);
         return dkb_fail(err, DKB_ENOMEM, "%s: out of memory", s->dir);
     }
+    const char *key = rec + key_at;
+    size_t key_len = rec_len - key_at;
     /* a record that holds: in the store directory, else the user cache */
     char dir[3900], name[32];
-    char *local_rec = dkb__path_join(s->dir, DKB__VERIFY_RECORD);
-    if (local_rec && record_level(local_rec, key, key_len) >= (int)level) {
-        info->cached = true;
-        snprintf(info->path, sizeof info->path, "%s", local_rec);
-    } else if (abs && user_cache_dir(dir, sizeof dir)) {
-        user_record_name(abs, name, sizeof name);
-        char *p = dkb__path_join(dir, name);
+    for (int where = 0; where < 2 && !info->cached; where++) {
+        char *p = NULL;
+        if (where == 0) p = dkb__path_join(s->dir, DKB__VERIFY_RECORD);
+        else if (abs && user_cache_dir(dir, sizeof dir)) {
+            user_record_name(abs, name, sizeof name);
+            p = dkb__path_join(dir, name);
+        }
         if (p && record_level(p, key, key_len) >= (int)level) {
             info->cached = true;
             snprintf(info->path, sizeof info->path, "%s", p);
         }
         free(p);
     }
-    free(local_rec);
     int rc = 0;
     if (!info->cached) {
         double t0 = dkb__now_s();
@@ -197,19 +201,10 @@ int dkb__store_verify_cached(const dkb_store *s, dkb__verify_level level, dkb__v
             snprintf(info->note, sizeof info->note,
                      "not recorded: a file changed in the clock tick the store was opened in");
         } else if (!rc) {
-            char *text = NULL;
-            size_t len = 0;
-            FILE *f = open_memstream(&text, &len);
-            if (f) {
-                fprintf(f, "%slevel %s\n", MAGIC, level_name(level));
-                fwrite(key, 1, key_len, f);
-            }
-            if (f && fclose(f) == 0) write_record(s, abs, text, len, info);
-            else snprintf(info->note, sizeof info->note, "not recorded: out of memory");
-            free(text);
+            write_record(s, abs, rec, rec_len, info);
         }
     }
-    free(key);
+    free(rec);
     free(abs);
     return rc;
 }
