@@ -358,6 +358,9 @@ int dkb__wcuda_time_end(dkb__wcuda *c, double *ms, dkb_error *err) {
     return 0;
 }
 
+/* A variable's slot in the image: its size rounded up to 256 bytes. */
+static size_t var_slot(size_t size) { return (size + 255) & ~(size_t)255; }
+
 /* The candidate's registered variables (__device__, __constant__: what
  * __cudaRegisterVar recorded while it loaded): their device addresses, and
  * a copy of their initial contents in one device buffer. Once, before the
@@ -381,13 +384,13 @@ static int vars_snapshot(dkb__wcuda *c, dkb_error *err) {
                  v[i].name ? v[i].name : "?");
         CU_TRY(what, cudaGetSymbolAddress(&c->var_dst[i], v[i].host));
         c->var_size[i] = v[i].size;
-        total += (v[i].size + 255) & ~(size_t)255;
+        total += var_slot(v[i].size);
     }
     CU_TRY("worker: cudaMalloc (initial image of the candidate's variables)",
            cudaMalloc((void **)&c->var_image, total ? total : 1));
     for (size_t i = 0, off = 0; i < n; i++) {
         c->var_src[i] = c->var_image + off;
-        off += (v[i].size + 255) & ~(size_t)255;
+        off += var_slot(v[i].size);
         if (c->var_size[i])
             CU_TRY("worker: copying the candidate's variables",
                    cudaMemcpyAsync(c->var_src[i], c->var_dst[i], c->var_size[i], cudaMemcpyDeviceToDevice, c->stream));
