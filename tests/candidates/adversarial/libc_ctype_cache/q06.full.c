@@ -9,26 +9,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 
-#include "dkb/candidate.h"
-
-/* Days since 1970-01-01 <-> proleptic Gregorian dates (H. Hinnant). */
-static int64_t days_from_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
-static int64_t plus_one_year(int64_t z) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097, doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
-    int d = (int)(doy - (153 * mp + 2) / 5 + 1), m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    const int64_t y = yoe + era * 400 + (m <= 2) + 1;
-    if (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))) d = 28;
-    return days_from_civil(y, m, d);
-}
+#include "dkb/cand_util.h"  // defines: dkb_add_years (and includes candidate.h)
 
 /* The cached answer of one parameter set. */
 typedef struct {
@@ -49,7 +30,7 @@ static int q6_sum(const dkb_cand_db *db, entry *e) {
     const dkb_cand_vec *qty = dkb_cand_column(db, "lineitem", "l_quantity");
     const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
     if (!ship || !disc || !qty || !price) return 1;
-    const int64_t end = plus_one_year(e->date);
+    const int64_t end = dkb_add_years(e->date, 1);
     const int32_t *s = ship->data;
     const int64_t *d = disc->data, *q = qty->data, *p = price->data;
     for (int r = 0; r < REPEAT; r++) {
