@@ -84,6 +84,10 @@ __global__ void smem_scrub_kernel(unsigned words) {
     for (unsigned i = threadIdx.x; i < words; i += blockDim.x) w[i] = 0;
 }
 
+static int scrub_fail(dkb_error *err, cudaError_t e) {
+    return dkb_fail(err, DKB_EIO, "shared memory scrub: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
 extern "C" int dkb__cuda_scrub_shared(void *stream, dkb_error *err) {
     static int bytes = -1;
     static unsigned blocks = 0;
@@ -95,7 +99,7 @@ extern "C" int dkb__cuda_scrub_shared(void *stream, dkb_error *err) {
             (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
             (e = cudaFuncSetAttribute(smem_scrub_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin)) !=
                 cudaSuccess)
-            return dkb_fail(err, DKB_EIO, "shared memory scrub: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+            return scrub_fail(err, e);
         bytes = optin;
         /* one such block fills an SM's shared memory; 4 waves of them, so
          * every SM runs at least one */
@@ -103,6 +107,6 @@ extern "C" int dkb__cuda_scrub_shared(void *stream, dkb_error *err) {
     }
     smem_scrub_kernel<<<blocks, 1024, (size_t)bytes, (cudaStream_t)stream>>>((unsigned)bytes / 4u);
     if ((e = cudaGetLastError()) != cudaSuccess)
-        return dkb_fail(err, DKB_EIO, "shared memory scrub: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        return scrub_fail(err, e);
     return 0;
 }
