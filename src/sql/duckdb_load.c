@@ -72,26 +72,28 @@ static int do_load(dkb_error *err) {
     int rc;
     const char *env = getenv("DKB_LIBDUCKDB");
     if (env && *env) {
-        if (access(env, F_OK) != 0)
+        /* DKB_ENOENT: try_open's access() failed, errno says why */
+        if ((rc = try_open(env, 1, &h, err)) == DKB_ENOENT)
             return dkb_fail(err, DKB_ENOENT, "libduckdb not found: DKB_LIBDUCKDB=%s: %s", env, strerror(errno));
-        if ((rc = try_open(env, 1, &h, err))) return rc;
+        if (rc) return rc;
         snprintf(api_path, sizeof api_path, "%s", env);
     } else {
-        const char *cands[3] = {NULL, NULL, NULL};
-        char tree[PATH_MAX], exe[PATH_MAX];
+        /* the configured path, then NPM_LIB in the source tree and beside the binary */
+        char *cands[3] = {NULL, NULL, NULL}, dir[PATH_MAX];
         int nc = 0;
 #ifdef DKB_LIBDUCKDB_PATH
-        if (DKB_LIBDUCKDB_PATH[0]) cands[nc++] = DKB_LIBDUCKDB_PATH;
+        if (DKB_LIBDUCKDB_PATH[0]) cands[nc++] = strdup(DKB_LIBDUCKDB_PATH);
 #endif
-        if (snprintf(tree, sizeof tree, "%s/%s", dkb__source_root(), NPM_LIB) < (int)sizeof tree) cands[nc++] = tree;
-        char dir[PATH_MAX];
-        if (!exe_parent_dir(dir, sizeof dir) && snprintf(exe, sizeof exe, "%s/%s", dir, NPM_LIB) < (int)sizeof exe)
-            cands[nc++] = exe;
-        for (int i = 0; i < nc && !h; i++) {
+        cands[nc++] = dkb__path_join(dkb__source_root(), NPM_LIB);
+        if (!exe_parent_dir(dir, sizeof dir)) cands[nc++] = dkb__path_join(dir, NPM_LIB);
+        rc = 0;
+        for (int i = 0; i < nc && !h && rc != DKB_EIO; i++) {
+            if (!cands[i]) continue;   /* out of memory: try the next */
             rc = try_open(cands[i], 1, &h, err);
-            if (rc == DKB_EIO) return rc;
             if (!rc) snprintf(api_path, sizeof api_path, "%s", cands[i]);
         }
+        for (int i = 0; i < nc; i++) free(cands[i]);
+        if (rc == DKB_EIO) return rc;
         if (!h && !try_open("libduckdb.so", 0, &h, err)) snprintf(api_path, sizeof api_path, "libduckdb.so (system)");
         if (!h)
             return dkb_fail(err, DKB_ENOENT,
