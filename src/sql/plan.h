@@ -20,7 +20,7 @@
  * materialization only wraps keys and strings in __internal_compress_* /
  * __internal_decompress_* projections around sorts and aggregates (a
  * physical trick of DuckDB's own executor that a translator would have to
- * undo; without it the 22 plans have 60 fewer operators). json_serialize_plan
+ * undo; without it the 22 plans have 54 fewer operators). json_serialize_plan
  * only plans: nothing in the SQL is executed (a DROP TABLE is planned as
  * LOGICAL_DROP, not run; the translator refuses what is not a query).
  *
