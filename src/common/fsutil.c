@@ -157,6 +157,10 @@ char *dkb__path_join(const char *a, const char *b) {
 }
 
 int dkb__read_file(const char *path, size_t max, char **out, size_t *len, dkb_error *err) {
+    return dkb__read_file_st(path, max, out, len, NULL, err);
+}
+
+int dkb__read_file_st(const char *path, size_t max, char **out, size_t *len, struct stat *st_out, dkb_error *err) {
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return dkb__io_fail(err, path, "cannot open");
@@ -170,6 +174,7 @@ int dkb__read_file(const char *path, size_t max, char **out, size_t *len, dkb_er
         close(fd);
         return dkb_fail(err, DKB_ECORRUPT, "%s: not a regular file of at most %zu bytes", path, max);
     }
+    if (st_out) *st_out = st;
     size_t n = (size_t)st.st_size;
     char *buf = malloc(n + 1);
     if (!buf) {

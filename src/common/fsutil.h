@@ -42,6 +42,10 @@ char *dkb__path_join(const char *a, const char *b);
 
 /* Read a whole (small) file into a malloc'd, NUL-terminated buffer. */
 int dkb__read_file(const char *path, size_t max, char **out, size_t *len, dkb_error *err);
+/* The same, and *st (may be NULL) the fstat of the descriptor read, taken
+ * before the read. */
+struct stat;
+int dkb__read_file_st(const char *path, size_t max, char **out, size_t *len, struct stat *st, dkb_error *err);
 
 /* The source tree this binary was built from (srcroot.c; "." if unknown). */
 const char *dkb__source_root(void);

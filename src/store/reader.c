@@ -127,12 +127,12 @@ int dkb_store_open(const char *dir, unsigned flags, dkb_store **out, dkb_error *
     if (!s->dir || !s->manifest_path) rc = dkb_fail(err, DKB_ENOMEM, "%s: out of memory", dir);
     char *text = NULL;
     size_t len = 0;
-    /* the clock before any stat, the manifest's stat before its read: a
+    /* the clock before any stat, the manifest's fstat before its read: a
      * later change of any file shows in a later stamp (verify_cache.c) */
     clock_gettime(CLOCK_REALTIME_COARSE, &s->opened);
     struct stat mst;
-    if (!rc && stat(s->manifest_path, &mst) == 0) stamp_of(&mst, &s->manifest_stamp);
-    if (!rc) rc = dkb__read_file(s->manifest_path, MANIFEST_MAX, &text, &len, err);
+    if (!rc) rc = dkb__read_file_st(s->manifest_path, MANIFEST_MAX, &text, &len, &mst, err);
+    if (!rc) stamp_of(&mst, &s->manifest_stamp);
     if (!rc) s->manifest_crc = dkb__crc32(0, text, len);
     if (!rc) rc = dkb__manifest_read(s, text, len, err);
     free(text);
