@@ -9,9 +9,10 @@
 #include "store/verify_cache.h"   // defines: dkb__verify_info
 
 /* To f: "dkb CMD: store STORE: verified (crc32 and structure of 61 files)
- * in 0.021 s; recorded in STORE/.dkb-verified", "...: unchanged since
- * verified (STORE/.dkb-verified)", or "...: not verified (--no-verify)"
- * when skipped. */
+ * in 0.021 s; recorded in STORE/.dkb-verified" (or "...; not recorded
+ * (...)" with vi->note), "...: unchanged since verified (crc32 and
+ * structure of 61 files; record STORE/.dkb-verified)", or "...: not
+ * verified (--no-verify)" when skipped. */
 void cli_verify_note(FILE *f, const char *cmd, const char *store, bool skipped, const dkb__verify_info *vi);
 
 #endif
