@@ -5,6 +5,8 @@
  *
  *   errors   DKB_CUDA_TRY(what, call): a failed CUDA call reported on stderr
  *            with file and line, rc = DKB_CAND_ECUDA, goto done;
+ *   memory   dkb_dev_carve: a call's device buffers carved out of one
+ *            allocation (freed once), fills done by one memset per value;
  *   sizing   dkb_sm_count, dkb_resident_grid (one resident wave of a kernel);
  *   copies   dkb_copy_col_to_host (a small device column into host memory);
  *   pieces   dkb_sum_partials (per-block int64 partials to __int128 sums,
@@ -61,6 +63,64 @@ static inline const char *dkb_cuda_file_base(const char *path) {
             goto done;                                                                                               \
         }                                                                                                            \
     } while (0)
+
+/* ---- device memory: one allocation per call, carved up ---- */
+
+/* No fill for a dkb_dev_part. */
+#define DKB_NO_FILL (-1)
+
+/* One piece of a call's device memory: *ptr := bytes of it, 256-byte
+ * aligned; fill: a byte value every byte is set to before the kernels run,
+ * or DKB_NO_FILL. */
+typedef struct dkb_dev_part {
+    void **ptr;
+    size_t bytes;
+    int fill;
+} dkb_dev_part;
+
+/* Carve n parts out of one cudaMallocAsync on stream (*block: free it once
+ * with cudaFreeAsync). Parts with the same fill lie side by side, so each
+ * fill value costs one cudaMemsetAsync. Returns cudaSuccess or the failing
+ * call's error (*block then NULL, nothing held). */
+static inline cudaError_t dkb_dev_carve(const dkb_dev_part *parts, int n, void **block, cudaStream_t stream) {
+    enum { ALIGN = 256 };
+    size_t total = 0;
+    *block = NULL;
+    /* pass 0 lays out, pass 1 points; fills in order of first appearance, then unfilled parts */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t at = 0;
+        for (int i = 0; i <= n; i++) {
+            const int fill = i < n ? parts[i].fill : DKB_NO_FILL;
+            if (i < n && fill == DKB_NO_FILL) continue;
+            int first = 1;
+            for (int j = 0; j < i && first; j++) first = parts[j].fill != fill;
+            if (i < n && !first) continue;
+            const size_t start = at;
+            for (int j = 0; j < n; j++) {
+                if (parts[j].fill != fill) continue;
+                if (pass) *parts[j].ptr = (char *)*block + at;
+                at += (parts[j].bytes + ALIGN - 1) / ALIGN * ALIGN;
+            }
+            if (pass && fill != DKB_NO_FILL && at > start) {
+                const cudaError_t e = cudaMemsetAsync((char *)*block + start, fill, at - start, stream);
+                if (e != cudaSuccess) {
+                    cudaFreeAsync(*block, stream);
+                    *block = NULL;
+                    return e;
+                }
+            }
+        }
+        if (!pass) {
+            total = at ? at : ALIGN;
+            const cudaError_t e = cudaMallocAsync(block, total, stream);
+            if (e != cudaSuccess) {
+                *block = NULL;
+                return e;
+            }
+        }
+    }
+    return cudaSuccess;
+}
 
 /* ---- sizing ---- */
 

@@ -15,7 +15,10 @@
  *            children's run, e.g. orders and their lineitems);
  *   strings  dkb_like (SQL LIKE), dkb_find (a substring, AVX2 where built
  *            with it; host only);
+ *   inputs   dkb_bind_cols / dkb_bind_params: a table of the columns and
+ *            parameters a candidate reads, found and type-checked at once;
  *   results  dkb_res_col (a declared result column by name and type),
+ *            dkb_bind_res (a table of them),
  *            dkb_put_str / dkb_put_text / dkb_put_dict / dkb_put_strcol
  *            (append a string to a STRING column), dkb_put_dec (a decimal
  *            at the column's scale), dkb_res_rows (check and set the row count).
@@ -236,6 +239,58 @@ static inline const char *dkb_find(const char *p, const char *end, const char *w
     return NULL;
 }
 
+/* ---- inputs: the columns a candidate reads, found and checked at once ---- */
+
+/* The number of elements of an array (a table of wanted columns). */
+#define DKB_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Any type or any scale in a dkb_col_want. */
+#define DKB_ANY (-1)
+
+/* One input column a candidate reads: *out := db's column table.column.
+ * type: a dkb_cand_type, or DKB_ANY; scale: the decimal scale it must have,
+ * or DKB_ANY; dict: 1 when it must carry a dictionary (U8 codes). */
+typedef struct dkb_col_want {
+    const char *table, *column;
+    int type, scale, dict;
+    const dkb_cand_vec **out;
+} dkb_col_want;
+
+/* Find every wanted column: DKB_CAND_OK, or DKB_CAND_EINVAL when one is
+ * missing or not of the wanted type, scale or encoding (every *out is set,
+ * NULL where not found). */
+static inline int dkb_bind_cols(const dkb_cand_db *db, const dkb_col_want *w, int n) {
+    int rc = DKB_CAND_OK;
+    for (int i = 0; i < n; i++) {
+        const dkb_cand_vec *v = dkb_cand_column(db, w[i].table, w[i].column);
+        *w[i].out = v;
+        if (!v || (w[i].type != DKB_ANY && (int)v->type != w[i].type) ||
+            (w[i].scale != DKB_ANY && v->scale != w[i].scale) || (w[i].dict && !v->dict))
+            rc = DKB_CAND_EINVAL;
+    }
+    return rc;
+}
+
+/* One wanted parameter: *out := params' parameter `name`; str: 1 when it
+ * must be a string. */
+typedef struct dkb_param_want {
+    const char *name;
+    int str;
+    const dkb_cand_param **out;
+} dkb_param_want;
+
+/* Find every wanted parameter: DKB_CAND_OK or DKB_CAND_EINVAL (as
+ * dkb_bind_cols). */
+static inline int dkb_bind_params(const dkb_cand_params *params, const dkb_param_want *w, int n) {
+    int rc = DKB_CAND_OK;
+    for (int i = 0; i < n; i++) {
+        const dkb_cand_param *p = dkb_cand_param_find(params, w[i].name);
+        *w[i].out = p;
+        if (!p || (w[i].str && !p->s)) rc = DKB_CAND_EINVAL;
+    }
+    return rc;
+}
+
 /* ---- results (host memory: what dkb_candidate_full fills) ---- */
 
 /* The result column called name, when it has type `type`; else NULL. */
@@ -243,6 +298,23 @@ static inline dkb_cand_res_col *dkb_res_col(dkb_cand_result *res, const char *na
     for (int c = 0; c < res->ncols; c++)
         if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
     return NULL;
+}
+
+/* One result column a candidate fills: *out := the column `name` of type
+ * `type`. */
+typedef struct dkb_res_want {
+    const char *name;
+    dkb_cand_res_type type;
+    dkb_cand_res_col **out;
+} dkb_res_want;
+
+/* Find every wanted result column: DKB_CAND_OK or DKB_CAND_EINVAL (as
+ * dkb_bind_cols). */
+static inline int dkb_bind_res(dkb_cand_result *res, const dkb_res_want *w, int n) {
+    int rc = DKB_CAND_OK;
+    for (int i = 0; i < n; i++)
+        if (!(*w[i].out = dkb_res_col(res, w[i].name, w[i].type))) rc = DKB_CAND_EINVAL;
+    return rc;
 }
 
 /* Set the result's row count: DKB_CAND_OK, or DKB_CAND_ECAP when over the

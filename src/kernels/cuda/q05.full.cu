@@ -139,34 +139,32 @@ __global__ void __launch_bounds__(TPB) q05_join(const int32_t *__restrict__ okey
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
-    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
-    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!rkey || !rname || !nkey || !nname || !nreg || !ckey || !cnat || !skey || !snat || !okey || !ocust || !odate ||
-        !lkey || !lsupp || !lprice || !ldisc || !region || !date || !region->s)
+    const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *ckey, *cnat, *skey, *snat, *okey, *ocust, *odate, *lkey,
+        *lsupp, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"region", "r_regionkey", DKB_CAND_I32, DKB_ANY, 0, &rkey},
+        {"region", "r_name", DKB_CAND_U8, DKB_ANY, 1, &rname},
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"nation", "n_regionkey", DKB_CAND_I32, DKB_ANY, 0, &nreg},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *region, *date;
+    const dkb_param_want want_params[] = {{"region", 1, &region}, {"date", 0, &date}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
-        odate->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
-        cnat->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
-        rkey->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 || nreg->type != DKB_CAND_I32 ||
-        rname->type != DKB_CAND_U8 || nname->type != DKB_CAND_U8 || !nname->dict || lprice->scale != 2 ||
-        ldisc->scale != 2 || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING ||
-        res->cols[1].type != DKB_CAND_RES_DECIMAL || res->cols[1].scale < 4)
+    if (res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_DECIMAL ||
+        res->cols[1].scale < 4)
         return DKB_CAND_EINVAL;
     if (nkey->n > MAXNAT || rkey->n > MAXNAT) return DKB_CAND_EINVAL;
     const int64_t hi_day = dkb_add_years(date->i, 1);
@@ -188,6 +186,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t *d_bound = NULL, *d_part = NULL;
     __int128 *d_sum = NULL;
     int *d_bad = NULL;
+    void *d_block = NULL;
     __int128 h_sum[MAXNAT * 2];
     typedef struct {
         __int128 rev;
@@ -218,15 +217,15 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (no > 0 && nl > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q05_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        DKB_CUDA_TRY("cudaMallocAsync customer nations", cudaMallocAsync((void **)&d_cnat, (size_t)maxc + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync supplier nations", cudaMallocAsync((void **)&d_snat, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * K * grid, stream));
-        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sum, sizeof(__int128) * K, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync customer nations", cudaMemsetAsync(d_cnat, 0xff, (size_t)maxc + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync supplier nations", cudaMemsetAsync(d_snat, 0xff, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        const dkb_dev_part parts[] = {
+            {(void **)&d_cnat, (size_t)maxc + 1, 0xff},
+            {(void **)&d_snat, (size_t)maxs + 1, 0xff},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
+            {(void **)&d_part, sizeof(int64_t) * K * grid, DKB_NO_FILL},
+            {(void **)&d_sum, sizeof(__int128) * K, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
         if (nc > 0)
             key_nation<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data,
                                                                 (const int32_t *)cnat->data, nc, maxc, mask, d_cnat,
@@ -288,12 +287,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = ng;
 done:
-    if (d_cnat) cudaFreeAsync(d_cnat, stream);
-    if (d_snat) cudaFreeAsync(d_snat, stream);
-    if (d_bound) cudaFreeAsync(d_bound, stream);
-    if (d_part) cudaFreeAsync(d_part, stream);
-    if (d_sum) cudaFreeAsync(d_sum, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
