@@ -22,6 +22,14 @@
  *   text     dkb_text_lengths, dkb_text_copy, dkb_byte_gather (kernels) and
  *            dkb_fetch_text (host): rows of a text or dictionary column into
  *            host memory.
+ *   host     DKB_FAIL / DKB_FAIL_IF / DKB_TRY (rc and goto done),
+ *            dkb_copy_back (a table of copies, one synchronize),
+ *            dkb_grid_cap / dkb_scan_grid (grid sizes), dkb_partials_to_host
+ *            (per-block int64 partials summed on the host in __int128);
+ *   joins    dkb_chunk_at / dkb_chunk_items: a chunk join's rows and its
+ *            line items with their order in the chunk (device lambdas);
+ *   scans    dkb_queued_scan: a warp streams a 4-byte column, queues the
+ *            rows that pass a test and works them off 32 at a time.
  * (Result writers, dates and decimals are cand_util.h's.)
  *
  * Block and warp reductions, scans and sorts: use CUB (cub/cub.cuh), which
@@ -579,6 +587,210 @@ done:
     free(len);
     free(code);
     return rc;
+}
+
+/* ---- host plumbing: failures, copies back, grids, partial sums ---- */
+
+/* rc = code and goto done (the caller's int rc and done: label, as for
+ * DKB_CUDA_TRY). */
+#define DKB_FAIL(code)                                                                                               \
+    do {                                                                                                             \
+        rc = (code);                                                                                                 \
+        goto done;                                                                                                   \
+    } while (0)
+
+/* When cond holds: the message (a printf format and its arguments) on
+ * stderr, then DKB_FAIL(code). */
+#define DKB_FAIL_IF(cond, code, ...)                                                                                 \
+    do {                                                                                                             \
+        if (cond) {                                                                                                  \
+            fprintf(stderr, __VA_ARGS__);                                                                            \
+            DKB_FAIL(code);                                                                                          \
+        }                                                                                                            \
+    } while (0)
+
+/* Run call (an expression giving a DKB_CAND_* code: a toolkit function
+ * that reports its own failure); anything but DKB_CAND_OK: DKB_FAIL with
+ * that code. */
+#define DKB_TRY(call)                                                                                                \
+    do {                                                                                                             \
+        const int dkb_rc_ = (call);                                                                                  \
+        if (dkb_rc_ != DKB_CAND_OK) DKB_FAIL(dkb_rc_);                                                               \
+    } while (0)
+
+/* One copy of a call's round trip: bytes from device address d to host
+ * address h. */
+typedef struct dkb_host_copy {
+    void *h;
+    const void *d;
+    size_t bytes;
+} dkb_host_copy;
+
+/* The n copies (cudaMemcpyAsync, in order) on stream, then one
+ * cudaStreamSynchronize. Returns cudaSuccess or the first failing call's
+ * error (the later ones then not issued). */
+static inline cudaError_t dkb_copy_back(const dkb_host_copy *c, int n, cudaStream_t stream) {
+    for (int i = 0; i < n; i++) {
+        const cudaError_t e = cudaMemcpyAsync(c[i].h, c[i].d, c[i].bytes, cudaMemcpyDeviceToHost, stream);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaStreamSynchronize(stream);
+}
+
+/* grid, clamped to at most ceil(n / per_block) blocks (the blocks with
+ * work: n units, per_block a block). */
+static inline int64_t dkb_grid_cap(int64_t grid, int64_t n, int64_t per_block) {
+    const int64_t useful = (n + per_block - 1) / per_block;
+    return grid > useful ? useful : grid;
+}
+
+/* The grid of a scan over n rows at tpb threads a block whose blocks each
+ * read at most max_rows rows (so that a block's int64 sums cannot
+ * overflow): grid raised to ceil(n / max_rows), then clamped to
+ * ceil(n / tpb). */
+static inline int64_t dkb_scan_grid(int64_t grid, int64_t n, int tpb, int64_t max_rows) {
+    const int64_t need = (n + max_rows - 1) / max_rows;
+    if (grid < need) grid = need;
+    return dkb_grid_cap(grid, n, tpb);
+}
+
+/* The round trip of a scan that leaves K int64 partials per block
+ * (d_part[b * K + k], nblocks blocks, device memory): they come back
+ * (with the error flag *d_bad into *h_bad, unless d_bad is NULL) in one
+ * synchronize, and sums[k] := the sum over the blocks of partial k, in
+ * __int128. Returns DKB_CAND_OK, DKB_CAND_ENOMEM or DKB_CAND_ECUDA (a line
+ * on stderr; sums then unset). */
+static inline int dkb_partials_to_host(const int64_t *d_part, int64_t nblocks, int K, __int128 *sums, const int *d_bad,
+                                       int *h_bad, cudaStream_t stream) {
+    int64_t *h = (int64_t *)malloc(sizeof(int64_t) * (size_t)K * (size_t)nblocks);
+    if (!h) {
+        fprintf(stderr, "dkb_partials_to_host: out of host memory for %lld partial sums\n", (long long)nblocks);
+        return DKB_CAND_ENOMEM;
+    }
+    const dkb_host_copy back[] = {{h, d_part, sizeof(int64_t) * (size_t)K * (size_t)nblocks},
+                                  {h_bad, d_bad, sizeof(int)}};
+    const cudaError_t e = dkb_copy_back(back, d_bad ? 2 : 1, stream);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "dkb_partials_to_host: copying the partial sums back: %s\n", cudaGetErrorString(e));
+        free(h);
+        return DKB_CAND_ECUDA;
+    }
+    for (int k = 0; k < K; k++) sums[k] = 0;
+    for (int64_t b = 0; b < nblocks; b++)
+        for (int k = 0; k < K; k++) sums[k] += h[b * K + k];
+    free(h);
+    return DKB_CAND_OK;
+}
+
+/* ---- chunk joins: a block per orders chunk, its line items in tiles ----
+ *
+ * The device side of a join of orders (cut into chunks of CHUNK rows) with
+ * lineitem (grouped by orderkey in orders' order), the bounds from
+ * dkb_launch_chunk_bounds: persistent blocks take chunks c = blockIdx.x,
+ * += gridDim.x; dkb_chunk_at gives a chunk's rows, dkb_chunk_items walks its
+ * line items with each one's order in the chunk. */
+
+/* Chunk c: orders o0 .. o0 + nord - 1, line items j0 .. j1 - 1. */
+typedef struct dkb_chunk {
+    int64_t o0, j0, j1;
+    int nord;
+} dkb_chunk;
+
+/* Chunk c of no orders (bound: the nchunks + 1 line item bounds). */
+template <int CHUNK>
+__device__ __forceinline__ dkb_chunk dkb_chunk_at(int64_t c, int64_t no, const int64_t *__restrict__ bound) {
+    dkb_chunk ch;
+    ch.o0 = c * CHUNK;
+    ch.nord = (int)(no - ch.o0 < CHUNK ? no - ch.o0 : CHUNK);
+    ch.j0 = bound[c];
+    ch.j1 = bound[c + 1];
+    return ch;
+}
+
+/* The line items of chunk ch, read in tiles of NWARP * 32 rows (the block's
+ * threads, blockDim.x == NWARP * 32, all call it): for row j = tile base +
+ * threadIdx.x, its key (l_orderkey, from lkey) and whether it starts a run
+ * (dkb_chunk_tile_runs) give idx, its order's number in the chunk; a row
+ * with idx outside 0..nord-1 sets oops (lineitem not grouped as orders),
+ * every other calls item(j, idx, start, key) (a device lambda; it returns
+ * where a loop body would continue; it may not sync). It is the caller's
+ * to check o_orderkey at run starts (start: okey[o0 + idx] == key). wtot:
+ * shared int[2][NWARP]. */
+template <int NWARP, typename Item>
+__device__ __forceinline__ void dkb_chunk_items(const int32_t *__restrict__ lkey, const dkb_chunk &ch, int (*wtot)[NWARP],
+                                                int &oops, Item item) {
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int carry = 0, parity = 0;
+    for (int64_t base = ch.j0; base < ch.j1; base += NWARP * 32, parity ^= 1) {
+        const int64_t j = base + tid;
+        const bool active = j < ch.j1;
+        const int32_t key = active ? lkey[j] : 0;
+        int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
+        if (lane == 0 && active && j > ch.j0) prev = lkey[j - 1];
+        const bool start = active && (j == ch.j0 || key != prev);
+        int before_me, incl;
+        dkb_chunk_tile_runs<NWARP>(start, lane, warp, wtot[parity], carry, before_me, incl);
+        if (!active) continue;
+        const int idx = before_me + incl - 1;
+        if (idx < 0 || idx >= ch.nord) {
+            oops = 1;
+            continue;
+        }
+        item(j, idx, start, key);
+    }
+}
+
+/* ---- queued scans: a warp streams a 4-byte column, queues the rows that
+ * pass a test and works them off 32 at a time ---- */
+
+/* Every lane of the warp calls it. Rows 0..n-1 of col (4-byte values): the
+ * first ntiles tiles of 32 * 4 * VEC rows with VEC 16-byte loads per lane
+ * (the caller passes 0 when col is not 16-byte aligned), tiles t = gwarp,
+ * += nwarps; then the rest one row per lane (bases from ntiles * 32 * 4 *
+ * VEC + gwarp * 32, += nwarps * 32). test(x) (x: a row's value as int32_t)
+ * gives 1 for a row to queue, else 0. The queued rows go to the warp's
+ * queue (shared memory, room for 32 * 4 * VEC + 32) with dkb_queue_push;
+ * each time it holds 32, every lane takes one row i and calls batch(i)
+ * (which may sync the warp). Returns the rows left in the queue (< 32,
+ * queue[0..]) for the caller's last batch. */
+template <int VEC, typename Test, typename Batch>
+__device__ __forceinline__ int dkb_queued_scan(const int32_t *__restrict__ col, int64_t n, int64_t ntiles,
+                                               int64_t gwarp, int64_t nwarps, int64_t *queue, int lane, Test test,
+                                               Batch batch) {
+    int pending = 0;
+    for (int64_t t = gwarp; t < ntiles; t += nwarps) {
+        const int64_t v0 = t * (32 * VEC) + lane; /* this lane's first int4 */
+        int4 x4[VEC];
+#pragma unroll
+        for (int v = 0; v < VEC; v++) x4[v] = __ldg((const int4 *)col + v0 + 32 * v);
+        uint32_t bits = 0;
+#pragma unroll
+        for (int v = 0; v < VEC; v++) {
+            bits |= test(x4[v].x) << (4 * v);
+            bits |= test(x4[v].y) << (4 * v + 1);
+            bits |= test(x4[v].z) << (4 * v + 2);
+            bits |= test(x4[v].w) << (4 * v + 3);
+        }
+        pending = dkb_queue_push(queue, pending, bits, 4 * v0, lane);
+        while (pending >= 32) {
+            pending -= 32;
+            const int64_t i = queue[pending + lane];
+            __syncwarp();
+            batch(i);
+        }
+    }
+    for (int64_t base = ntiles * (32 * 4 * VEC) + gwarp * 32; base < n; base += nwarps * 32) {
+        const int64_t i = base + lane;
+        const uint32_t in = i < n ? test(__ldg(col + i)) : 0u;
+        pending = dkb_queue_push(queue, pending, in, i, lane);
+        while (pending >= 32) {
+            pending -= 32;
+            const int64_t r = queue[pending + lane];
+            __syncwarp();
+            batch(r);
+        }
+    }
+    return pending;
 }
 
 #endif

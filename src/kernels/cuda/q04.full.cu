@@ -49,45 +49,28 @@ __global__ void __launch_bounds__(TPB) q04_join(const int32_t *__restrict__ okey
     __shared__ uint8_t pass_s[OCHUNK], late_s[OCHUNK];
     __shared__ int wtot[2][NWARP];
     __shared__ unsigned int cnt_s[NCODE];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int tid = threadIdx.x;
     for (int i = tid; i < NCODE; i += TPB) cnt_s[i] = 0;
     int oops = 0;
 
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
-        const int64_t o0 = c * OCHUNK;
-        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
-        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        const dkb_chunk ch = dkb_chunk_at<OCHUNK>(c, no, bound);
         /* 1. the chunk's orders: the date window */
         for (int o = tid; o < OCHUNK; o += TPB) {
-            pass_s[o] = o < nord && (uint32_t)(odate[o0 + o] - lo_day) < width;
+            pass_s[o] = o < ch.nord && (uint32_t)(odate[ch.o0 + o] - lo_day) < width;
             late_s[o] = 0;
         }
         __syncthreads();
         /* 2. the chunk's line items, tile by tile; idx = the row's order in the chunk */
-        int carry = 0, parity = 0;
-        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
-            const int64_t j = base + tid;
-            const bool active = j < j1;
-            const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
-            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
-            const bool start = active && (j == j0 || key != prev);
-            int before_me, incl;
-            dkb_chunk_tile_runs<NWARP>(start, lane, warp, wtot[parity], carry, before_me, incl);
-            if (!active) continue;
-            const int idx = before_me + incl - 1;
-            if (idx < 0 || idx >= nord) {
-                oops = 1;
-                continue;
-            }
-            if (!pass_s[idx]) continue;
-            if (start && okey[o0 + idx] != key) oops = 1;
+        dkb_chunk_items<NWARP>(lkey, ch, wtot, oops, [&](int64_t j, int idx, bool start, int32_t key) {
+            if (!pass_s[idx]) return;
+            if (start && okey[ch.o0 + idx] != key) oops = 1;
             if (lcommit[j] < lreceipt[j]) late_s[idx] = 1; /* benign race: every writer stores 1 */
-        }
+        });
         __syncthreads();
         /* 3. the chunk's orders with a late line, counted by priority */
-        for (int o = tid; o < nord; o += TPB)
-            if (late_s[o]) atomicAdd(&cnt_s[oprio[o0 + o]], 1u);
+        for (int o = tid; o < ch.nord; o += TPB)
+            if (late_s[o]) atomicAdd(&cnt_s[oprio[ch.o0 + o]], 1u);
         __syncthreads();
     }
     if (oops) *bad = 1;
@@ -97,18 +80,20 @@ __global__ void __launch_bounds__(TPB) q04_join(const int32_t *__restrict__ okey
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *oprio = dkb_cand_column(db, "orders", "o_orderpriority");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
-    const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
-    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!okey || !odate || !oprio || !lkey || !lcommit || !lreceipt || !date) return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
-        lcommit->type != DKB_CAND_I32 || lreceipt->type != DKB_CAND_I32 || oprio->type != DKB_CAND_U8 ||
-        !oprio->dict || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING ||
-        res->cols[1].type != DKB_CAND_RES_INT)
+    const dkb_cand_vec *okey, *odate, *oprio, *lkey, *lcommit, *lreceipt;
+    const dkb_col_want cols[] = {
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"orders", "o_orderpriority", DKB_CAND_U8, DKB_ANY, 1, &oprio},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
+        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
+    };
+    const dkb_cand_param *date;
+    const dkb_param_want want_params[] = {{"date", 0, &date}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+        return DKB_CAND_EINVAL;
+    if (res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT)
         return DKB_CAND_EINVAL;
     const int64_t hi_day = dkb_add_months(date->i, 3); /* [date, hi_day) */
     if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return DKB_CAND_EINVAL;
@@ -121,53 +106,42 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t *d_bound = NULL;
     unsigned long long *d_counts = NULL, h_counts[NCODE];
     int *d_bad = NULL;
+    void *d_block = NULL;
     dkb_cand_res_col *c_prio = &res->cols[0], *c_count = &res->cols[1];
     memset(h_counts, 0, sizeof h_counts);
     if (no > 0 && nl > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q04_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_counts, sizeof h_counts, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_counts, 0, sizeof h_counts, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
+        const dkb_dev_part parts[] = {
+            {(void **)&d_counts, sizeof h_counts, 0},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
+                                                                            (const int32_t *)lkey->data, nl, nchunks,
+                                                                            d_bound, stream));
         q04_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)odate->data, (const uint8_t *)oprio->data, no,
             (const int32_t *)lkey->data, (const int32_t *)lcommit->data, (const int32_t *)lreceipt->data, d_bound,
             nchunks, (int32_t)date->i, (uint32_t)(hi_day - date->i), d_counts, d_bad);
         DKB_CUDA_TRY("q04_join launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync counts",
-                 cudaMemcpyAsync(h_counts, d_counts, sizeof h_counts, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q04.full.cu: lineitem not grouped by orderkey in orders' order\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        const dkb_host_copy back[] = {{h_counts, d_counts, sizeof h_counts}, {&h_bad, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q04.full.cu: lineitem not grouped by orderkey in orders' order\n");
     }
-    c_prio->str_off[0] = 0;
+    /* one row per priority with orders, in code order (string order) */
     for (int code = 0; code < oprio->dict->size && code < NCODE; code++) {
         if (!h_counts[code]) continue;
-        const int64_t at = c_prio->str_off[r], len = (int64_t)oprio->dict->len[code];
-        if (r >= res->cap || at + len > c_prio->bytes_cap) {
-            fprintf(stderr, "q04.full.cu: result larger than its capacity\n");
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
-        memcpy(c_prio->str_bytes + at, oprio->dict->str[code], (size_t)len);
-        c_prio->str_off[r + 1] = at + len;
+        DKB_FAIL_IF(r >= res->cap || dkb_put_dict(c_prio, r, oprio->dict, code) != DKB_CAND_OK, DKB_CAND_ECAP,
+                    "q04.full.cu: result larger than its capacity\n");
         c_count->i64[r] = (int64_t)h_counts[code];
-        c_prio->is_null[r] = c_count->is_null[r] = 0;
+        c_count->is_null[r] = 0;
         r++;
     }
     res->nrows = r;
 done:
-    if (d_bound) cudaFreeAsync(d_bound, stream);
-    if (d_counts) cudaFreeAsync(d_counts, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
