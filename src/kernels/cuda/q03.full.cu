@@ -148,9 +148,9 @@ __global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey
     int oops = 0;
 
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
-        const int64_t o0 = c * OCHUNK;
-        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
-        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        const dkb_chunk ch = dkb_chunk_at<OCHUNK>(c, no, bound);
+        const int64_t o0 = ch.o0;
+        const int nord = ch.nord;
         /* 1. the chunk's orders: date and customer tests */
         for (int o = tid; o < OCHUNK; o += TPB) {
             bool pass = false;
@@ -164,29 +164,14 @@ __global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey
         }
         __syncthreads();
         /* 2. the chunk's line items, tile by tile; idx = the row's order in the chunk */
-        int carry = 0, parity = 0;
-        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
-            const int64_t j = base + tid;
-            const bool active = j < j1;
-            const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
-            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
-            const bool start = active && (j == j0 || key != prev);
-            int before_me, incl;
-            dkb_chunk_tile_runs<NWARP>(start, lane, warp, wtot[parity], carry, before_me, incl);
-            if (!active) continue;
-            const int idx = before_me + incl - 1;
-            if (idx < 0 || idx >= nord) {
-                oops = 1;
-                continue;
-            }
-            if (!pass_s[idx]) continue;
+        dkb_chunk_items<NWARP>(lkey, ch, wtot, oops, [&](int64_t j, int idx, bool start, int32_t key) {
+            if (!pass_s[idx]) return;
             if (start && okey[o0 + idx] != key) oops = 1;
-            if (lship[j] <= day) continue;
+            if (lship[j] <= day) return;
             const int64_t v = lprice[j] * (100 - ldisc[j]);
             atomicAdd(&sum_s[idx], (unsigned long long)v);
             hit_s[idx] = 1;
-        }
+        });
         __syncthreads();
         /* 3. the chunk's finished orders, offered to the warps' top lists */
         for (int r = 0; r < OCHUNK; r += TPB) {
@@ -245,26 +230,24 @@ __global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ 
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cseg = dkb_cand_column(db, "customer", "c_mktsegment");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *oprio = dkb_cand_column(db, "orders", "o_shippriority");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *segment = dkb_cand_param_find(params, "segment");
-    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!ckey || !cseg || !okey || !ocust || !odate || !oprio || !lkey || !lship || !lprice || !ldisc || !segment ||
-        !date || !segment->s)
+    const dkb_cand_vec *ckey, *cseg, *okey, *ocust, *odate, *oprio, *lkey, *lship, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_mktsegment", DKB_CAND_U8, DKB_ANY, 0, &cseg},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"orders", "o_shippriority", DKB_CAND_I32, DKB_ANY, 0, &oprio},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *segment, *date;
+    const dkb_param_want want_params[] = {{"segment", 1, &segment}, {"date", 0, &date}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
-        ocust->type != DKB_CAND_I32 || oprio->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
-        lship->type != DKB_CAND_I32 || cseg->type != DKB_CAND_U8 || lprice->scale != 2 || ldisc->scale != 2 ||
-        res->ncols != 4)
-        return DKB_CAND_EINVAL;
+    if (res->ncols != 4) return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_key = &res->cols[0], *c_rev = &res->cols[1], *c_date = &res->cols[2], *c_prio = &res->cols[3];
     if (c_key->type != DKB_CAND_RES_INT || c_rev->type != DKB_CAND_RES_DECIMAL || c_rev->scale < 4 ||
         c_date->type != DKB_CAND_RES_DATE || c_prio->type != DKB_CAND_RES_INT)
@@ -283,22 +266,26 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t *d_bound = NULL;
     cand *d_blist = NULL, *d_out = NULL, h_out[TOPK];
     int *d_bcount = NULL, *d_flags = NULL; /* d_flags[0]: bad, [1]: rows out */
+    void *d_block = NULL;
     if (seg >= 0 && no > 0 && nl > 0 && nc > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q03_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        DKB_CUDA_TRY("cudaMallocAsync bitmap", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * nwords, stream));
-        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync lists", cudaMallocAsync((void **)&d_blist, sizeof(cand) * TOPK * grid, stream));
-        DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_bcount, sizeof(int) * grid, stream));
-        DKB_CUDA_TRY("cudaMallocAsync out", cudaMallocAsync((void **)&d_out, sizeof(cand) * TOPK, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync bitmap", cudaMemsetAsync(d_bits, 0, sizeof(uint32_t) * nwords, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+        const dkb_dev_part parts[] = {
+            {(void **)&d_bits, sizeof(uint32_t) * nwords, 0},
+            {(void **)&d_flags, sizeof(int) * 2, 0},
+            {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
+            {(void **)&d_blist, sizeof(cand) * TOPK * grid, DKB_NO_FILL},
+            {(void **)&d_bcount, sizeof(int) * grid, DKB_NO_FILL},
+            {(void **)&d_out, sizeof(cand) * TOPK, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        /* customers of the segment, the chunks' line item ranges, the join, the final top 10 */
         cust_bitmap<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data, (const uint8_t *)cseg->data,
                                                              nc, seg, maxc, d_bits, d_flags);
         DKB_CUDA_TRY("cust_bitmap launch", cudaGetLastError());
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
+                                                                            (const int32_t *)lkey->data, nl, nchunks,
+                                                                            d_bound, stream));
         q03_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
             (const int32_t *)oprio->data, no, (const int32_t *)lkey->data, (const int32_t *)lship->data,
@@ -307,39 +294,23 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("q03_join launch", cudaGetLastError());
         top_merge<<<1, MERGE_TPB, 0, stream>>>(d_blist, d_bcount, grid, d_out, d_flags + 1);
         DKB_CUDA_TRY("top_merge launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync rows", cudaMemcpyAsync(h_out, d_out, sizeof(cand) * TOPK, cudaMemcpyDeviceToHost,
-                                                         stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync count", cudaMemcpyAsync(&h_n, d_flags + 1, sizeof(int), cudaMemcpyDeviceToHost,
-                                                          stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q03.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        const dkb_host_copy back[] = {
+            {h_out, d_out, sizeof(cand) * TOPK}, {&h_bad, d_flags, sizeof(int)}, {&h_n, d_flags + 1, sizeof(int)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
+                    "q03.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
     }
-    if (h_n > res->cap) {
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    if (h_n > res->cap) DKB_FAIL(DKB_CAND_ECAP);
     for (int r = 0; r < h_n; r++) {
-        __int128 v = h_out[r].revenue;
-        for (int s = 4; s < c_rev->scale; s++) v *= 10;
         c_key->i64[r] = h_out[r].key;
-        c_rev->dec[r] = v;
+        dkb_put_dec(c_rev, r, h_out[r].revenue, 4);
         c_date->date[r] = h_out[r].date;
         c_prio->i64[r] = h_out[r].prio;
-        c_key->is_null[r] = c_rev->is_null[r] = c_date->is_null[r] = c_prio->is_null[r] = 0;
+        c_key->is_null[r] = c_date->is_null[r] = c_prio->is_null[r] = 0;
     }
     res->nrows = h_n;
 done:
-    if (d_bits) cudaFreeAsync(d_bits, stream);
-    if (d_bound) cudaFreeAsync(d_bound, stream);
-    if (d_blist) cudaFreeAsync(d_blist, stream);
-    if (d_bcount) cudaFreeAsync(d_bcount, stream);
-    if (d_out) cudaFreeAsync(d_out, stream);
-    if (d_flags) cudaFreeAsync(d_flags, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
