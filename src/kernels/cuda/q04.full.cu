@@ -131,6 +131,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q04.full.cu: lineitem not grouped by orderkey in orders' order\n");
     }
     /* one row per priority with orders, in code order (string order) */
+    c_prio->str_off[0] = 0;
     for (int code = 0; code < oprio->dict->size && code < NCODE; code++) {
         if (!h_counts[code]) continue;
         DKB_FAIL_IF(r >= res->cap || dkb_put_dict(c_prio, r, oprio->dict, code) != DKB_CAND_OK, DKB_CAND_ECAP,

@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(TPB) q07_join(const int32_t *__restrict__ okey
     __shared__ int wtot[2][NWARP];
     __shared__ unsigned long long wsum[NWARP][NGROUP];
     __shared__ unsigned int wcnt[NWARP][NGROUP];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int tid = threadIdx.x, warp = tid >> 5;
     for (int i = tid; i < NWARP * NGROUP; i += TPB) {
         (&wsum[0][0])[i] = 0;
         (&wcnt[0][0])[i] = 0;
@@ -92,14 +92,12 @@ __global__ void __launch_bounds__(TPB) q07_join(const int32_t *__restrict__ okey
     int oops = 0;
 
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
-        const int64_t o0 = c * OCHUNK;
-        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
-        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        const dkb_chunk ch = dkb_chunk_at<OCHUNK>(c, no, bound);
         /* 1. the chunk's orders: the customer's side */
         for (int o = tid; o < OCHUNK; o += TPB) {
             int8_t cs = -1;
-            if (o < nord) {
-                const int64_t cu = ocust[o0 + o];
+            if (o < ch.nord) {
+                const int64_t cu = ocust[ch.o0 + o];
                 if (cu >= 0 && cu <= maxc) cs = c_side[cu];
                 else oops = 1;
             }
@@ -107,38 +105,23 @@ __global__ void __launch_bounds__(TPB) q07_join(const int32_t *__restrict__ okey
         }
         __syncthreads();
         /* 2. the chunk's line items, tile by tile */
-        int carry = 0, parity = 0;
-        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
-            const int64_t j = base + tid;
-            const bool active = j < j1;
-            const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
-            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
-            const bool start = active && (j == j0 || key != prev);
-            int before_me, incl;
-            dkb_chunk_tile_runs<NWARP>(start, lane, warp, wtot[parity], carry, before_me, incl);
-            if (!active) continue;
-            const int idx = before_me + incl - 1;
-            if (idx < 0 || idx >= nord) {
-                oops = 1;
-                continue;
-            }
+        dkb_chunk_items<NWARP>(lkey, ch, wtot, oops, [&](int64_t j, int idx, bool start, int32_t key) {
             const int cs = cs_s[idx];
-            if (cs < 0) continue;
-            if (start && okey[o0 + idx] != key) oops = 1;
+            if (cs < 0) return;
+            if (start && okey[ch.o0 + idx] != key) oops = 1;
             const int32_t sd = lship[j];
-            if ((uint32_t)(sd - d95) >= width) continue;
+            if ((uint32_t)(sd - d95) >= width) return;
             const int64_t su = lsupp[j];
             const int want = same ? 0 : 1 - cs; /* the supplier's side */
             if (su < 0 || su > maxs) {
                 oops = 1;
-                continue;
+                return;
             }
-            if (s_side[su] != want) continue;
+            if (s_side[su] != want) return;
             const int g = (want * 2 + cs) * 2 + (sd >= d96);
             atomicAdd(&wsum[warp][g], (unsigned long long)(lprice[j] * (100 - ldisc[j])));
             atomicAdd(&wcnt[warp][g], 1u);
-        }
+        });
         __syncthreads();
     }
     if (oops) *bad = 1;
@@ -155,32 +138,29 @@ __global__ void __launch_bounds__(TPB) q07_join(const int32_t *__restrict__ okey
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *p1 = dkb_cand_param_find(params, "nation1");
-    const dkb_cand_param *p2 = dkb_cand_param_find(params, "nation2");
-    if (!nkey || !nname || !ckey || !cnat || !skey || !snat || !okey || !ocust || !lkey || !lsupp || !lship ||
-        !lprice || !ldisc || !p1 || !p2 || !p1->s || !p2->s)
+    const dkb_cand_vec *nkey, *nname, *ckey, *cnat, *skey, *snat, *okey, *ocust, *lkey, *lsupp, *lship, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *p1, *p2;
+    const dkb_param_want want_params[] = {{"nation1", 1, &p1}, {"nation2", 1, &p2}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
-        lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
-        cnat->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
-        nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || lprice->type != DKB_CAND_I64 ||
-        ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 || nkey->n > MAXNAT ||
-        res->ncols != 4 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_STRING ||
-        res->cols[2].type != DKB_CAND_RES_INT || res->cols[3].type != DKB_CAND_RES_DECIMAL ||
-        res->cols[3].scale < 4)
+    if (nkey->n > MAXNAT || res->ncols != 4 || res->cols[0].type != DKB_CAND_RES_STRING ||
+        res->cols[1].type != DKB_CAND_RES_STRING || res->cols[2].type != DKB_CAND_RES_INT ||
+        res->cols[3].type != DKB_CAND_RES_DECIMAL || res->cols[3].scale < 4)
         return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
@@ -198,6 +178,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t *d_bound = NULL;
     unsigned long long *d_acc = NULL, h_acc[2 * NGROUP]; /* sums then counts */
     int *d_bad = NULL;
+    void *d_block = NULL;
     typedef struct {
         int scode, ccode, year;
         __int128 rev;
@@ -216,39 +197,36 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (nk[0] >= 0 && nk[1] >= 0 && no > 0 && nl > 0 && nc > 0 && ns > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q07_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        DKB_CUDA_TRY("cudaMallocAsync customer sides", cudaMallocAsync((void **)&d_cside, (size_t)maxc + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync supplier sides", cudaMallocAsync((void **)&d_sside, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_acc, sizeof h_acc, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync customer sides", cudaMemsetAsync(d_cside, 0xff, (size_t)maxc + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync supplier sides", cudaMemsetAsync(d_sside, 0xff, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_acc, 0, sizeof h_acc, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        const dkb_dev_part parts[] = {
+            {(void **)&d_cside, (size_t)maxc + 1, 0xff},
+            {(void **)&d_sside, (size_t)maxs + 1, 0xff},
+            {(void **)&d_acc, sizeof h_acc, 0},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        /* 2. each customer's and supplier's side, the chunks' line item ranges, the join */
         key_side<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data, (const int32_t *)cnat->data,
                                                           nc, maxc, (int32_t)nk[0], (int32_t)nk[1], d_cside, d_bad);
         DKB_CUDA_TRY("key_side customer launch", cudaGetLastError());
         key_side<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
                                                           ns, maxs, (int32_t)nk[0], (int32_t)nk[1], d_sside, d_bad);
         DKB_CUDA_TRY("key_side supplier launch", cudaGetLastError());
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
+                                                                            (const int32_t *)lkey->data, nl, nchunks,
+                                                                            d_bound, stream));
         q07_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)ocust->data, no, (const int32_t *)lkey->data,
             (const int32_t *)lsupp->data, (const int32_t *)lship->data, (const int64_t *)lprice->data,
             (const int64_t *)ldisc->data, d_bound, nchunks, d_cside, maxc, d_sside, maxs, same, d95, d96, width,
             d_acc, d_acc + NGROUP, d_bad);
         DKB_CUDA_TRY("q07_join launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_acc, d_acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q07.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' "
-                            "order\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        const dkb_host_copy back[] = {{h_acc, d_acc, sizeof h_acc}, {&h_bad, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
+                    "q07.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' order\n");
     }
+    /* the groups present, by (supplier name code, customer name code, year): codes are in string order */
     for (int x = 0; x < NGROUP; x++) {
         if (!h_acc[NGROUP + x]) continue;
         const int ss = x >> 2, cs = (x >> 1) & 1;
@@ -269,39 +247,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             g[b] = g[b - 1];
             g[b - 1] = t;
         }
-    if (ng > res->cap) {
-        fprintf(stderr, "q07.full.cu: %d groups over the result's capacity\n", ng);
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    DKB_FAIL_IF(ng > res->cap, DKB_CAND_ECAP, "q07.full.cu: %d groups over the result's capacity\n", ng);
     c_s->str_off[0] = c_c->str_off[0] = 0;
     for (int r = 0; r < ng; r++) {
-        dkb_cand_res_col *cols[2] = {c_s, c_c};
-        const int codes[2] = {g[r].scode, g[r].ccode};
-        for (int k = 0; k < 2; k++) {
-            const int64_t at = cols[k]->str_off[r], len = (int64_t)nname->dict->len[codes[k]];
-            if (at + len > cols[k]->bytes_cap) {
-                fprintf(stderr, "q07.full.cu: nation names over the result's text capacity\n");
-                rc = DKB_CAND_ECAP;
-                goto done;
-            }
-            memcpy(cols[k]->str_bytes + at, nname->dict->str[codes[k]], (size_t)len);
-            cols[k]->str_off[r + 1] = at + len;
-            cols[k]->is_null[r] = 0;
-        }
-        __int128 v = g[r].rev;
-        for (int s = 4; s < c_r->scale; s++) v *= 10;
+        DKB_FAIL_IF(dkb_put_dict(c_s, r, nname->dict, g[r].scode) != DKB_CAND_OK ||
+                        dkb_put_dict(c_c, r, nname->dict, g[r].ccode) != DKB_CAND_OK,
+                    DKB_CAND_ECAP, "q07.full.cu: nation names over the result's text capacity\n");
         c_y->i64[r] = g[r].year;
-        c_r->dec[r] = v;
-        c_y->is_null[r] = c_r->is_null[r] = 0;
+        c_y->is_null[r] = 0;
+        dkb_put_dec(c_r, r, g[r].rev, 4);
     }
     res->nrows = ng;
 done:
-    if (d_cside) cudaFreeAsync(d_cside, stream);
-    if (d_sside) cudaFreeAsync(d_sside, stream);
-    if (d_bound) cudaFreeAsync(d_bound, stream);
-    if (d_acc) cudaFreeAsync(d_acc, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
