@@ -101,21 +101,19 @@ __global__ void __launch_bounds__(TPB) q08_join(const int32_t *__restrict__ okey
     __shared__ int8_t year_s[OCHUNK];
     __shared__ int wtot[2][NWARP];
     __shared__ unsigned long long wacc[NWARP][NACC];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int tid = threadIdx.x, warp = tid >> 5;
     for (int i = tid; i < NWARP * NACC; i += TPB) (&wacc[0][0])[i] = 0;
     int oops = 0;
 
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
-        const int64_t o0 = c * OCHUNK;
-        const int nord = (int)(no - o0 < OCHUNK ? no - o0 : OCHUNK);
-        const int64_t j0 = bound[c], j1 = bound[c + 1];
+        const dkb_chunk ch = dkb_chunk_at<OCHUNK>(c, no, bound);
         /* 1. the chunk's orders: 1995..1996 and a customer of the region */
         for (int o = tid; o < OCHUNK; o += TPB) {
             int8_t y = -1;
-            if (o < nord) {
-                const int32_t d = odate[o0 + o];
+            if (o < ch.nord) {
+                const int32_t d = odate[ch.o0 + o];
                 if ((uint32_t)(d - d95) < width) {
-                    const int64_t cu = ocust[o0 + o];
+                    const int64_t cu = ocust[ch.o0 + o];
                     if (cu < 0 || cu > maxc) oops = 1;
                     else if (c_in[cu]) y = (int8_t)(d >= d96);
                 }
@@ -124,41 +122,26 @@ __global__ void __launch_bounds__(TPB) q08_join(const int32_t *__restrict__ okey
         }
         __syncthreads();
         /* 2. the chunk's line items, tile by tile */
-        int carry = 0, parity = 0;
-        for (int64_t base = j0; base < j1; base += TPB, parity ^= 1) {
-            const int64_t j = base + tid;
-            const bool active = j < j1;
-            const int32_t key = active ? lkey[j] : 0;
-            int32_t prev = __shfl_up_sync(DKB_FULL_MASK, key, 1);
-            if (lane == 0 && active && j > j0) prev = lkey[j - 1];
-            const bool start = active && (j == j0 || key != prev);
-            int before_me, incl;
-            dkb_chunk_tile_runs<NWARP>(start, lane, warp, wtot[parity], carry, before_me, incl);
-            if (!active) continue;
-            const int idx = before_me + incl - 1;
-            if (idx < 0 || idx >= nord) {
-                oops = 1;
-                continue;
-            }
+        dkb_chunk_items<NWARP>(lkey, ch, wtot, oops, [&](int64_t j, int idx, bool start, int32_t key) {
             const int y = year_s[idx];
-            if (y < 0) continue;
-            if (start && okey[o0 + idx] != key) oops = 1;
+            if (y < 0) return;
+            if (start && okey[ch.o0 + idx] != key) oops = 1;
             const int64_t pa = lpart[j];
             if (pa < 0 || pa > maxp) {
                 oops = 1;
-                continue;
+                return;
             }
-            if (!((pbits[pa >> 5] >> (pa & 31)) & 1u)) continue;
+            if (!((pbits[pa >> 5] >> (pa & 31)) & 1u)) return;
             const int64_t su = lsupp[j];
             if (su < 0 || su > maxs) {
                 oops = 1;
-                continue;
+                return;
             }
             const unsigned long long v = (unsigned long long)(lprice[j] * (100 - ldisc[j]));
             atomicAdd(&wacc[warp][y * 2], v);
             if (s_is[su]) atomicAdd(&wacc[warp][y * 2 + 1], v);
             atomicAdd(&wacc[warp][4 + y], 1ull);
-        }
+        });
         __syncthreads();
     }
     if (oops) *bad = 1;
@@ -172,40 +155,34 @@ __global__ void __launch_bounds__(TPB) q08_join(const int32_t *__restrict__ okey
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
-    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *nation = dkb_cand_param_find(params, "nation");
-    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
-    const dkb_cand_param *type = dkb_cand_param_find(params, "type");
-    if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !ptype || !ckey || !cnat || !skey || !snat ||
-        !okey || !ocust || !odate || !lkey || !lpart || !lsupp || !lprice || !ldisc || !nation || !region ||
-        !type || !nation->s || !region->s || !type->s)
+    const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *pkey, *ptype, *ckey, *cnat, *skey, *snat, *okey, *ocust,
+        *odate, *lkey, *lpart, *lsupp, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"region", "r_regionkey", DKB_CAND_I32, DKB_ANY, 0, &rkey},
+        {"region", "r_name", DKB_CAND_U8, DKB_ANY, 1, &rname},
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"nation", "n_regionkey", DKB_CAND_I32, DKB_ANY, 0, &nreg},
+        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
+        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *nation, *region, *type;
+    const dkb_param_want want_params[] = {{"nation", 1, &nation}, {"region", 1, &region}, {"type", 1, &type}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
-        odate->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 ||
-        pkey->type != DKB_CAND_I32 || ptype->type != DKB_CAND_U8 || !ptype->dict || ckey->type != DKB_CAND_I32 ||
-        cnat->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
-        rkey->type != DKB_CAND_I32 || rname->type != DKB_CAND_U8 || !rname->dict || nkey->type != DKB_CAND_I32 ||
-        nname->type != DKB_CAND_U8 || !nname->dict || nreg->type != DKB_CAND_I32 || lprice->type != DKB_CAND_I64 ||
-        ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 || nkey->n > MAXNAT ||
-        rkey->n > MAXNAT || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT ||
+    if (nkey->n > MAXNAT || rkey->n > MAXNAT || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT ||
         res->cols[1].type != DKB_CAND_RES_FLOAT)
         return DKB_CAND_EINVAL;
 
@@ -229,6 +206,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t *d_bound = NULL;
     unsigned long long *d_acc = NULL, h_acc[NACC];
     int *d_bad = NULL;
+    void *d_block = NULL;
     dkb_cand_res_col *c_year = &res->cols[0], *c_share = &res->cols[1];
     memset(&in_region, 0, sizeof in_region);
     memset(&is_target, 0, sizeof is_target);
@@ -241,11 +219,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     DKB_CUDA_TRY("fetch nation names", dkb_copy_col_to_host(h_nn, nname, sizeof(uint8_t), stream));
     DKB_CUDA_TRY("fetch nation regions", dkb_copy_col_to_host(h_nr, nreg, sizeof(int32_t), stream));
     for (int64_t i = 0; i < nkey->n; i++) {
-        if (h_nk[i] < 0 || h_nk[i] >= MAXNAT) {
-            fprintf(stderr, "q08.full.cu: nation key %d outside 0..%d\n", h_nk[i], MAXNAT - 1);
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        DKB_FAIL_IF(h_nk[i] < 0 || h_nk[i] >= MAXNAT, DKB_CAND_EINTERNAL, "q08.full.cu: nation key %d outside 0..%d\n",
+                    h_nk[i], MAXNAT - 1);
         if (ncode >= 0 && h_nn[i] == ncode) target = h_nk[i];
         for (int64_t j = 0; j < rkey->n; j++)
             if (rcode >= 0 && h_rn[j] == rcode && h_rk[j] == h_nr[i]) in_region.in[h_nk[i]] = 1;
@@ -254,17 +229,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (tcode >= 0 && no > 0 && nl > 0 && np > 0 && nc > 0 && ns > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q08_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
-        DKB_CUDA_TRY("cudaMallocAsync part bitmap", cudaMallocAsync((void **)&d_pbits, sizeof(uint32_t) * pwords, stream));
-        DKB_CUDA_TRY("cudaMallocAsync customer marks", cudaMallocAsync((void **)&d_cin, (size_t)maxc + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_sis, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_acc, sizeof h_acc, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync part bitmap", cudaMemsetAsync(d_pbits, 0, sizeof(uint32_t) * pwords, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync customer marks", cudaMemsetAsync(d_cin, 0, (size_t)maxc + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_sis, 0, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_acc, 0, sizeof h_acc, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        const dkb_dev_part parts[] = {
+            {(void **)&d_pbits, sizeof(uint32_t) * pwords, 0},
+            {(void **)&d_cin, (size_t)maxc + 1, 0},
+            {(void **)&d_sis, (size_t)maxs + 1, 0},
+            {(void **)&d_acc, sizeof h_acc, 0},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        /* 2. the type's parts, the region's customers, the nation's suppliers; 3. the chunks; 4. the join */
         part_bitmap<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pkey->data,
                                                              (const uint8_t *)ptype->data, np, tcode, maxp, d_pbits,
                                                              d_bad);
@@ -277,31 +251,25 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                              (const int32_t *)snat->data, ns, maxs, is_target, d_sis,
                                                              d_bad);
         DKB_CUDA_TRY("key_in_mask supplier launch", cudaGetLastError());
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
+                                                                            (const int32_t *)lkey->data, nl, nchunks,
+                                                                            d_bound, stream));
         q08_join<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data, no,
             (const int32_t *)lkey->data, (const int32_t *)lpart->data, (const int32_t *)lsupp->data,
             (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_pbits, maxp, d_cin,
             maxc, d_sis, maxs, d95, d96, width, d_acc, d_bad);
         DKB_CUDA_TRY("q08_join launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_acc, d_acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q08.full.cu: a part/customer/supplier key outside 1..N or lineitem not grouped in "
-                            "orders' order\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        const dkb_host_copy back[] = {{h_acc, d_acc, sizeof h_acc}, {&h_bad, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
+                    "q08.full.cu: a part/customer/supplier key outside 1..N or lineitem not grouped in orders' "
+                    "order\n");
     }
+    /* 5. per year with items: the nation's share, the quotient of the two exact sums as doubles */
     for (int y = 0; y < 2; y++) {
         if (!h_acc[4 + y]) continue;
-        if (r >= res->cap) {
-            fprintf(stderr, "q08.full.cu: result larger than its capacity\n");
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        DKB_FAIL_IF(r >= res->cap, DKB_CAND_ECAP, "q08.full.cu: result larger than its capacity\n");
         const __int128 all = (__int128)(int64_t)h_acc[y * 2], mine = (__int128)(int64_t)h_acc[y * 2 + 1];
         c_year->i64[r] = 1995 + y;
         c_share->f64[r] = (double)mine / (double)all;
@@ -310,12 +278,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = r;
 done:
-    if (d_pbits) cudaFreeAsync(d_pbits, stream);
-    if (d_cin) cudaFreeAsync(d_cin, stream);
-    if (d_sis) cudaFreeAsync(d_sis, stream);
-    if (d_bound) cudaFreeAsync(d_bound, stream);
-    if (d_acc) cudaFreeAsync(d_acc, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
