@@ -97,32 +97,32 @@ __global__ void __launch_bounds__(TPB) q01_scan(const int32_t *__restrict__ ship
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *flag = dkb_cand_column(db, "lineitem", "l_returnflag");
-    const dkb_cand_vec *status = dkb_cand_column(db, "lineitem", "l_linestatus");
-    const dkb_cand_vec *qty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *tax = dkb_cand_column(db, "lineitem", "l_tax");
-    const dkb_cand_param *delta = dkb_cand_param_find(params, "delta");
-    if (!ship || !flag || !status || !qty || !price || !disc || !tax || !delta) return DKB_CAND_EINVAL;
-    if (ship->type != DKB_CAND_I32 || flag->type != DKB_CAND_U8 || status->type != DKB_CAND_U8 || !flag->dict ||
-        !status->dict || qty->type != DKB_CAND_I64 || price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 ||
-        tax->type != DKB_CAND_I64 || qty->scale != 2 || price->scale != 2 || disc->scale != 2 || tax->scale != 2)
+    const dkb_cand_vec *ship, *flag, *status, *qty, *price, *disc, *tax;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
+        {"lineitem", "l_returnflag", DKB_CAND_U8, DKB_ANY, 1, &flag},
+        {"lineitem", "l_linestatus", DKB_CAND_U8, DKB_ANY, 1, &status},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &qty},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
+        {"lineitem", "l_tax", DKB_CAND_I64, 2, 0, &tax},
+    };
+    const dkb_cand_param *delta;
+    const dkb_param_want want_params[] = {{"delta", 0, &delta}};
+    dkb_cand_res_col *c_flag, *c_status, *c_sum_qty, *c_sum_price, *c_sum_disc_price, *c_sum_charge, *c_avg_qty,
+        *c_avg_price, *c_avg_disc, *c_count;
+    const dkb_res_want outs[] = {
+        {"l_returnflag", DKB_CAND_RES_STRING, &c_flag},       {"l_linestatus", DKB_CAND_RES_STRING, &c_status},
+        {"sum_qty", DKB_CAND_RES_DECIMAL, &c_sum_qty},        {"sum_base_price", DKB_CAND_RES_DECIMAL, &c_sum_price},
+        {"sum_disc_price", DKB_CAND_RES_DECIMAL, &c_sum_disc_price},
+        {"sum_charge", DKB_CAND_RES_DECIMAL, &c_sum_charge},  {"avg_qty", DKB_CAND_RES_FLOAT, &c_avg_qty},
+        {"avg_price", DKB_CAND_RES_FLOAT, &c_avg_price},      {"avg_disc", DKB_CAND_RES_FLOAT, &c_avg_disc},
+        {"count_order", DKB_CAND_RES_INT, &c_count},
+    };
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, outs, DKB_COUNT(outs)))
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_flag = dkb_res_col(res, "l_returnflag", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_status = dkb_res_col(res, "l_linestatus", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_sum_qty = dkb_res_col(res, "sum_qty", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_sum_price = dkb_res_col(res, "sum_base_price", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_sum_disc_price = dkb_res_col(res, "sum_disc_price", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_sum_charge = dkb_res_col(res, "sum_charge", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_avg_qty = dkb_res_col(res, "avg_qty", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_avg_price = dkb_res_col(res, "avg_price", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_avg_disc = dkb_res_col(res, "avg_disc", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_count = dkb_res_col(res, "count_order", DKB_CAND_RES_INT);
-    if (!c_flag || !c_status || !c_sum_qty || !c_sum_price || !c_sum_disc_price || !c_sum_charge || !c_avg_qty ||
-        !c_avg_price || !c_avg_disc || !c_count || c_sum_qty->scale < 2 || c_sum_price->scale < 2 ||
-        c_sum_disc_price->scale < 4 || c_sum_charge->scale < 6)
+    if (c_sum_qty->scale < 2 || c_sum_price->scale < 2 || c_sum_disc_price->scale < 4 || c_sum_charge->scale < 6)
         return DKB_CAND_EINVAL;
 
     const int64_t hi64 = dkb_days_from_civil(1998, 12, 1) - delta->i;
@@ -143,22 +143,23 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t *d_part = NULL;
     __int128 *d_sum = NULL, h_sum[MAX_GROUPS * NFIELD];
     int *d_bad = NULL;
+    void *d_block = NULL;
     int64_t r = 0;
     memset(h_sum, 0, sizeof h_sum);
     if (n > 0 && K > 0) {
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
         if (smem > 48 * 1024)
             DKB_CUDA_TRY("cudaFuncSetAttribute", cudaFuncSetAttribute(q01_scan, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                                  (int)smem));
+                                                                      (int)smem));
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q01_scan, TPB, smem, &sms, &grid));
-        const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
-        if (grid < need) grid = need;
-        const int64_t useful = (n + TPB - 1) / TPB;
-        if (grid > useful) grid = useful;
-        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * K * grid, stream));
-        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sum, sizeof(__int128) * K, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        grid = dkb_scan_grid(grid, n, TPB, MAX_ROWS_PER_BLOCK);
+        const dkb_dev_part parts[] = {
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_part, sizeof(int64_t) * K * grid, DKB_NO_FILL},
+            {(void **)&d_sum, sizeof(__int128) * K, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        /* the fused scan into per-block partials, their sums per (group, field) */
         q01_scan<<<(unsigned)grid, TPB, smem, stream>>>(
             (const int32_t *)ship->data, (const uint8_t *)flag->data, (const uint8_t *)status->data,
             (const int64_t *)qty->data, (const int64_t *)price->data, (const int64_t *)disc->data,
@@ -166,15 +167,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("q01_scan launch", cudaGetLastError());
         dkb_sum_partials<RED_TPB><<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
         DKB_CUDA_TRY("sum_partials launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sum, d_sum, sizeof(__int128) * K, cudaMemcpyDeviceToHost,
-                                                         stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q01.full.cu: a flag/status code outside its dictionary\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        const dkb_host_copy back[] = {{h_sum, d_sum, sizeof(__int128) * K}, {&h_bad, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q01.full.cu: a flag/status code outside its dictionary\n");
     }
 
     /* one row per group present, in code order (= string order) */
@@ -183,13 +178,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const __int128 *a = h_sum + g * NFIELD;
         const int64_t count = (int64_t)a[F_COUNT];
         if (!count) continue;
-        if (r >= res->cap || dkb_put_dict(c_flag, r, flag->dict, g / ns) != DKB_CAND_OK ||
-            dkb_put_dict(c_status, r, status->dict, g % ns) != DKB_CAND_OK) {
-            fprintf(stderr, "q01.full.cu: result row %lld does not fit\n", (long long)r);
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
-        c_flag->is_null[r] = c_status->is_null[r] = 0;
+        DKB_FAIL_IF(r >= res->cap || dkb_put_dict(c_flag, r, flag->dict, g / ns) != DKB_CAND_OK ||
+                        dkb_put_dict(c_status, r, status->dict, g % ns) != DKB_CAND_OK,
+                    DKB_CAND_ECAP, "q01.full.cu: result row %lld does not fit\n", (long long)r);
         dkb_put_dec(c_sum_qty, r, a[F_QTY], 2);
         dkb_put_dec(c_sum_price, r, a[F_PRICE], 2);
         dkb_put_dec(c_sum_disc_price, r, a[F_DISC_PRICE], 4);
@@ -204,9 +195,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = r;
 done:
-    if (d_part) cudaFreeAsync(d_part, stream);
-    if (d_sum) cudaFreeAsync(d_sum, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
