@@ -32,21 +32,6 @@
 
 enum { TPB = 256, MAX_ROWS_PER_BLOCK = 1 << 20 };
 
-/* v (at scale from) at scale to, exactly; 0 when digits would be lost or
- * it would overflow. */
-static int rescale(int64_t v, int from, int to, int64_t *out) {
-    for (; from < to; from++) {
-        if (v > INT64_MAX / 10 || v < INT64_MIN / 10) return 0;
-        v *= 10;
-    }
-    for (; from > to; from--) {
-        if (v % 10) return 0;
-        v /= 10;
-    }
-    *out = v;
-    return 1;
-}
-
 /* Row i's contribution to (sum, count); the date already passed. The other
  * columns are read only now: a warp whose rows all fail the date test
  * skips their sectors (late materialization; ~1/7 of the rows pass). */
@@ -98,25 +83,25 @@ __global__ void __launch_bounds__(TPB) q06_scan(const int32_t *__restrict__ ship
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *qty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    const dkb_cand_param *discount = dkb_cand_param_find(params, "discount");
-    const dkb_cand_param *quantity = dkb_cand_param_find(params, "quantity");
-    if (!ship || !disc || !qty || !price || !date || !discount || !quantity) return DKB_CAND_EINVAL;
-    if (ship->type != DKB_CAND_I32 || disc->type != DKB_CAND_I64 || qty->type != DKB_CAND_I64 ||
-        price->type != DKB_CAND_I64 || res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL ||
-        res->cap < 1)
+    const dkb_cand_vec *ship, *disc, *qty, *price;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
+        {"lineitem", "l_discount", DKB_CAND_I64, DKB_ANY, 0, &disc},
+        {"lineitem", "l_quantity", DKB_CAND_I64, DKB_ANY, 0, &qty},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, DKB_ANY, 0, &price},
+    };
+    const dkb_cand_param *date, *discount, *quantity;
+    const dkb_param_want want_params[] = {{"date", 0, &date}, {"discount", 0, &discount}, {"quantity", 0, &quantity}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
+    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1) return DKB_CAND_EINVAL;
     dkb_cand_res_col *revenue = &res->cols[0];
 
     /* parameters in the columns' units; the date range inclusive */
     const int64_t slo = date->i, shi = dkb_add_years(date->i, 1) - 1;
     int64_t centre, one_cent, qlt;
-    if (!rescale(discount->i, discount->scale, disc->scale, &centre) || !rescale(1, 2, disc->scale, &one_cent) ||
-        !rescale(quantity->i, 0, qty->scale, &qlt))
+    if (!dkb_rescale(discount->i, discount->scale, disc->scale, &centre) ||
+        !dkb_rescale(1, 2, disc->scale, &one_cent) || !dkb_rescale(quantity->i, 0, qty->scale, &qlt))
         return DKB_CAND_EINVAL;
     const int64_t dlo = centre - one_cent, dhi = centre + one_cent;
     const int out_scale = price->scale + disc->scale;
@@ -126,42 +111,28 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = ship->n;
     int rc = 0, sms = 0;
-    int64_t *d_part = NULL, *h_part = NULL;
-    __int128 total = 0;
-    int64_t hits = 0;
+    int64_t *d_part = NULL;
+    void *d_block = NULL;
+    __int128 sums[2] = {0, 0}; /* revenue, rows */
     if (n > 0) {
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
-        int64_t grid = (int64_t)sms * 8;
-        const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
-        if (grid < need) grid = need;
-        const int64_t useful = (n + TPB - 1) / TPB;
-        if (grid > useful) grid = useful;
-        h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)grid);
-        if (!h_part) {
-            fprintf(stderr, "q06.full.cu: out of host memory for %lld partial sums\n", (long long)grid);
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
-        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
+        const int64_t grid = dkb_scan_grid((int64_t)sms * 8, n, TPB, MAX_ROWS_PER_BLOCK);
+        const dkb_dev_part parts[] = {{(void **)&d_part, sizeof(int64_t) * 2 * grid, DKB_NO_FILL}};
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
         q06_scan<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)ship->data, (const int64_t *)disc->data, (const int64_t *)qty->data,
             (const int64_t *)price->data, n, (uintptr_t)ship->data % 16 == 0 ? n / 4 : 0, (int32_t)slo,
             (uint32_t)(shi - slo), dlo, (uint64_t)(dhi - dlo), qlt, d_part);
         DKB_CUDA_TRY("q06_scan launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
-                                                             cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        for (int64_t b = 0; b < grid; b++) total += h_part[2 * b], hits += h_part[2 * b + 1];
+        DKB_TRY(dkb_partials_to_host(d_part, grid, 2, sums, NULL, NULL, stream));
     }
-    for (int sc = out_scale; sc < revenue->scale; sc++) total *= 10;
     res->nrows = 1;
-    revenue->dec[0] = hits > 0 ? total : 0;
-    revenue->is_null[0] = hits == 0;
+    dkb_put_dec(revenue, 0, sums[1] > 0 ? sums[0] : 0, out_scale);
+    revenue->is_null[0] = sums[1] == 0;
 done:
-    if (d_part) {
-        cudaFreeAsync(d_part, stream);
+    if (d_block) {
+        cudaFreeAsync(d_block, stream);
         cudaStreamSynchronize(stream);
     }
-    free(h_part);
     return rc;
 }
