@@ -1,21 +1,31 @@
-"""run.py: the PyTorch calibration of docs/gpu.md: carefully written
-TorchPlan-style PyTorch plans of TPC-H Q1, Q3, Q5, Q6, Q9 and Q18 (plans.py)
-on the same store as dkb, eager and torch.compile, each result checked
-against `dkb run QUERY --data STORE --format json` (seed 0; same numbers
-within 1e-6 relative), timed with CUDA events (median of --reps after
---warmup), next to dkb's CUDA baseline time of the same session.
+"""run.py: the PyTorch peer of docs/gpu.md: carefully written
+TorchPlan-style PyTorch plans of all 22 TPC-H queries (plans.py and the
+plans_q*.py groups) on the same store as dkb, eager and torch.compile, each
+result checked against `dkb run QUERY --data STORE --format json` (seed 0),
+timed with CUDA events (median of --reps after --warmup), next to dkb's CUDA
+baseline time of the same session.
 
   python3 bench/torch/run.py --store /tmp/dkb-sf10 --dkb build/dkb \\
       [--dkb-cuda-json cuda-sf10.json] [--json out.json] [--queries "q01 q06"]
-  python3 bench/torch/run.py --store data/sf0.01 --dkb build/dkb --backend numpy   # logic check, no GPU
+  python3 bench/torch/run.py --store data/sf0.01 --dkb build/dkb --device cpu   # torch on the CPU
+  python3 bench/torch/run.py --store data/sf0.01 --dkb build/dkb --backend numpy   # logic check, no torch
 
+The check: the same number of rows, in dkb's order (rows that tie under
+ORDER BY may come in any order); strings, INT, DATE and DECIMAL cells
+exactly equal (a DECIMAL is the correctly rounded double of its exact
+value on both sides, so equal decimals give equal doubles), FLOAT cells
+(AVG, quotients: doubles whose last bits depend on the order of
+operations) within 1e-9 + 1e-9 relative.
 --dkb-cuda-json: the output of `dkb run all --backend cuda --format json
 --time ...` on the same store (bench/gpu_bench.sh writes it); without it
 the dkb column is empty. Columns are copied to the device once (load time
 and bytes printed); key maps are built at load time, untimed, like an index.
---budget-s bounds the whole run: once spent, torch.compile is skipped for
-the queries left (reported as such). Exit 1 when any result differs from
-dkb's, 0 otherwise."""
+torch.compile is tried per query (best effort: a query whose compile fails
+keeps its eager time and says why); --budget-s bounds the whole run: once
+spent, torch.compile is skipped for the queries left (reported as such).
+"best" is the better of eager and compile, and the mode it came from. On
+--device cpu (and --backend numpy) times are wall clock. Exit 1 when any
+result differs from dkb's, 0 otherwise."""
 import argparse
 import json
 import os
@@ -38,21 +48,31 @@ def dkb_reference(dkb, store, q):
     return json.loads(out.stdout)
 
 
-def cell_ok(got, want):
+def cell_ok(got, want, col=None):
+    """One cell against dkb's; col is dkb's column entry ({"type", "scale"})."""
     if want is None or got is None:
         return got is None and want is None
     if isinstance(want, str) or isinstance(got, str):
         return str(got).rstrip() == str(want).rstrip()
+    kind = (col or {}).get("type")
+    if kind == "INT":
+        return float(got) == float(want) and int(got) == int(want)
+    if kind == "DECIMAL":
+        # exactly equal doubles: dkb prints the exact decimal (json reads its correctly rounded double) and
+        # the plans divide the exact int64 by 10^scale as Python ints (correctly rounded as well)
+        return float(got) == float(want)
     g, w = float(got), float(want)
-    return abs(g - w) <= 1e-9 + 1e-6 * abs(w)
+    return abs(g - w) <= 1e-9 + 1e-9 * abs(w)
 
 
-def rows_ok(got, want):
+def rows_ok(got, want, cols=None):
     """'' when equal (in order, or as a multiset: ORDER BY ties), else why."""
     if len(got) != len(want):
         return "%d rows, dkb has %d" % (len(got), len(want))
+    cols = cols or []
     def row_ok(a, b):
-        return len(a) == len(b) and all(cell_ok(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(cell_ok(x, y, cols[i] if i < len(cols) else None)
+                                        for i, (x, y) in enumerate(zip(a, b)))
     bad = [i for i, (a, b) in enumerate(zip(got, want)) if not row_ok(a, b)]
     if not bad:
         return ""
@@ -67,15 +87,18 @@ def rows_ok(got, want):
 
 
 class Timer:
+    """Median ms of reps calls after warmup: CUDA events on a CUDA device, wall clock otherwise."""
+
     def __init__(self, ops):
         self.ops = ops
-        if ops.name == "torch":
+        self.cuda = ops.name == "torch" and ops.device != "cpu"
+        if self.cuda:
             self.torch = ops.torch
 
     def run(self, fn, reps, warmup):
         ms = []
         for k in range(warmup + reps):
-            if self.ops.name == "torch":
+            if self.cuda:
                 a = self.torch.cuda.Event(enable_timing=True)
                 b = self.torch.cuda.Event(enable_timing=True)
                 a.record()
@@ -98,8 +121,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--store", required=True)
     ap.add_argument("--dkb", default="build/dkb")
-    ap.add_argument("--queries", default="q01 q03 q05 q06 q09 q18")
+    ap.add_argument("--queries", default=" ".join("q%02d" % n for n in range(1, 23)))
     ap.add_argument("--backend", choices=["torch", "numpy"], default="torch")
+    ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda", help="torch's device (default cuda)")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--no-compile", action="store_true")
@@ -115,10 +139,13 @@ def main():
 
     if a.backend == "torch":
         import torch
-        if not torch.cuda.is_available():
-            sys.exit("run.py: torch sees no CUDA device")
-        ops = st.TorchOps(torch)
-        device = torch.cuda.get_device_name(0)
+        if a.device == "cuda":
+            if not torch.cuda.is_available():
+                sys.exit("run.py: torch sees no CUDA device (--device cpu runs the plans on the CPU)")
+            device = torch.cuda.get_device_name(0)
+        else:
+            device = "cpu (torch, %d threads)" % torch.get_num_threads()
+        ops = st.TorchOps(torch, a.device)
         version = torch.__version__
     else:
         torch = None
@@ -140,7 +167,7 @@ def main():
     refs = {q: dkb_reference(a.dkb, a.store, q) for q in queries}
     L = st.Loaded(store, ops, queries)
     plans.prepare_extra(L)
-    print("torch calibration: %s, %s, store %s (SF %g); loaded %d columns, %.1f MB in %.3f s (%.2f GB/s); "
+    print("torch peer: %s, %s, store %s (SF %g); loaded %d columns, %.1f MB in %.3f s (%.2f GB/s); "
           "key maps %.3f s (untimed)" % (device, version, a.store, store.sf, L.columns, L.bytes / 1e6, L.seconds,
                                          L.bytes / max(L.seconds, 1e-9) / 1e9, L.index_seconds), flush=True)
 
@@ -150,17 +177,19 @@ def main():
         prep, core, finish = plans.PLANS[q]
         ref = refs[q]
         p = ref["params"]
-        s = prep(L, p)
         r = {"query": q, "params": p, "eager_ms": None, "compile_ms": None, "check": "", "compile_note": ""}
         try:
+            s = prep(L, p)
             got = finish(L, p, core(L, s))
-            why = rows_ok(got, ref["rows"])
+            why = rows_ok(got, ref["rows"], ref.get("columns"))
             r["check"] = "ok" if not why else "DIFFERS: " + why
             r["eager_ms"] = timer.run(lambda: finish(L, p, core(L, s)), a.reps, a.warmup)
         except Exception as e:  # report and go on with the next query
             r["check"] = "FAILED: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
         if torch is not None and not a.no_compile and r["check"] == "ok":
-            if time.perf_counter() - t_start > a.budget_s:
+            if not hasattr(torch, "compile"):
+                r["compile_note"] = "skipped: torch %s has no torch.compile" % torch.__version__
+            elif time.perf_counter() - t_start > a.budget_s:
                 r["compile_note"] = "skipped: --budget-s %g spent" % a.budget_s
             else:
                 try:
@@ -169,7 +198,7 @@ def main():
                     t0 = time.perf_counter()
                     got = finish(L, p, cc(L, s))
                     r["compile_s"] = time.perf_counter() - t0
-                    why = rows_ok(got, ref["rows"])
+                    why = rows_ok(got, ref["rows"], ref.get("columns"))
                     if why:
                         r["check"] = "compile DIFFERS: " + why
                     else:
@@ -178,8 +207,10 @@ def main():
                     r["compile_note"] = "failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
         if r["check"] != "ok":
             failed += 1
-        best = min([x for x in (r["eager_ms"], r["compile_ms"]) if x is not None], default=None)
+        modes = [(x, m) for x, m in ((r["eager_ms"], "eager"), (r["compile_ms"], "compile")) if x is not None]
+        best = min(modes)[0] if modes else None
         r["best_ms"] = best
+        r["best_mode"] = min(modes)[1] if modes else None
         r["dkb_cuda_ms"] = dkb_ms.get(q)
         r["dkb_over_torch"] = r["dkb_cuda_ms"] / best if best and r["dkb_cuda_ms"] else None
         r["anchor_ms"] = ANCHOR_MS.get(q)
@@ -187,22 +218,50 @@ def main():
         print("  %s: eager %s ms, compile %s ms %s; check %s" % (
             q, fmt(r["eager_ms"]), fmt(r["compile_ms"]), r["compile_note"], r["check"]), flush=True)
 
+    total = totals(results)
     print()
-    print("| query | torch eager ms | torch compile ms | dkb cuda ms | dkb / best torch | anchor ms (H200 SF10) | check |")
-    print("|---|---:|---:|---:|---:|---:|---|")
-    for r in results:
-        print("| %s | %s | %s | %s | %s | %s | %s |" % (r["query"], fmt(r["eager_ms"]), fmt(r["compile_ms"]),
-                                                      fmt(r["dkb_cuda_ms"]), fmt(r["dkb_over_torch"], 2),
-                                                      fmt(r["anchor_ms"]), r["check"] + (
-                                                          " (compile " + r["compile_note"] + ")" if r["compile_note"]
-                                                          else "")))
+    for line in table(results, total):
+        print(line)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"device": device, "version": version, "store": a.store, "sf": store.sf,
                        "load": {"columns": L.columns, "bytes": L.bytes, "seconds": L.seconds,
                                 "index_seconds": L.index_seconds},
-                       "reps": a.reps, "warmup": a.warmup, "results": results}, f, indent=1)
+                       "reps": a.reps, "warmup": a.warmup, "total": total, "results": results}, f, indent=1)
     sys.exit(1 if failed else 0)
+
+
+def totals(results):
+    """Sums over the queries that have a best time (and, for dkb, over those
+    that have both): the 22-query total of best-of(eager, compile)."""
+    have = [r for r in results if r["best_ms"] is not None]
+    both = [r for r in have if r["dkb_cuda_ms"] is not None]
+    return {"queries": len(have), "ok": sum(r["check"] == "ok" for r in results), "of": len(results),
+            "best_ms": sum(r["best_ms"] for r in have) if have else None,
+            "eager_ms": sum(r["eager_ms"] for r in have if r["eager_ms"] is not None) if have else None,
+            "compared": len(both),
+            "best_ms_compared": sum(r["best_ms"] for r in both) if both else None,
+            "dkb_cuda_ms_compared": sum(r["dkb_cuda_ms"] for r in both) if both else None}
+
+
+def table(results, total):
+    """The markdown table (also what gpu_bench.sh's summary prints from torch.json)."""
+    out = ["| query | torch eager ms | torch compile ms | best ms (mode) | dkb cuda ms | dkb / best torch | "
+           "anchor ms (H200 SF10) | check |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in results:
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["query"], fmt(r["eager_ms"]), fmt(r["compile_ms"]),
+            fmt(r["best_ms"]) + (" (%s)" % r["best_mode"] if r.get("best_mode") else ""),
+            fmt(r["dkb_cuda_ms"]), fmt(r["dkb_over_torch"], 2), fmt(r["anchor_ms"]),
+            r["check"] + (" (compile " + r["compile_note"] + ")" if r["compile_note"] else "")))
+    ratio = (total["dkb_cuda_ms_compared"] / total["best_ms_compared"]
+             if total["dkb_cuda_ms_compared"] and total["best_ms_compared"] else None)
+    out.append("| all (%d) | %s | | %s | %s | %s | | %d/%d ok |" % (
+        total["queries"], fmt(total["eager_ms"]), fmt(total["best_ms"]),
+        fmt(total["dkb_cuda_ms_compared"]) + ("" if total["compared"] in (0, total["queries"])
+                                             else " (%d queries)" % total["compared"]),
+        fmt(ratio, 2), total["ok"], total["of"]))
+    return out
 
 
 def fmt(x, digits=3):

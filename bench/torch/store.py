@@ -1,10 +1,12 @@
 """store.py: read a dkb store (docs/store.md) into arrays of an array
 backend, once: numpy memmaps of the raw little-endian column files, copied
 to the device for torch. Also the two array backends the plans run on
-(TorchOps on a GPU, NumpyOps on the host for checking plan logic without
-PyTorch) and the key indexes built at load time (not timed, like an index):
-a dense map primary key -> row for orders, customer, supplier and part, and
-partsupp's (partkey, suppkey) composite keys sorted with their rows."""
+(TorchOps on a CUDA device, or on the CPU with --device cpu; NumpyOps on
+the host for checking plan logic without PyTorch), the columns each query
+reads (QUERY_COLUMNS) and the key indexes built at load time (not timed,
+like an index): a dense map primary key -> row for orders, customer,
+supplier, part and nation, and partsupp's (partkey, suppkey) composite keys
+sorted with their rows."""
 import json
 import os
 import time
@@ -116,6 +118,32 @@ class NumpyOps:
     def argsort(self, a, descending=False):
         return np.argsort(-a if descending else a, kind="stable")
 
+    def sort(self, a):
+        return np.sort(a, kind="stable")
+
+    def arange(self, n):
+        return np.arange(n, dtype=np.int64)
+
+    def cat(self, arrays):
+        return np.concatenate(arrays)
+
+    def minimum(self, a, v):
+        return np.minimum(a, v)
+
+    def scatter_min(self, target, idx, vals):
+        np.minimum.at(target, idx, vals)
+        return target
+
+    def scatter_max(self, target, idx, vals):
+        np.maximum.at(target, idx, vals)
+        return target
+
+    def mark(self, n, idx):
+        """Bool (n,): True at the rows idx (any int dtype), False elsewhere."""
+        m = np.zeros(n, dtype=np.bool_)
+        m[idx] = True
+        return m
+
     def searchsorted(self, sorted_a, v, right=False):
         return np.searchsorted(sorted_a, v, side="right" if right else "left")
 
@@ -127,7 +155,7 @@ class NumpyOps:
 
 
 class TorchOps:
-    """The same operations on torch tensors on a CUDA device."""
+    """The same operations on torch tensors on a CUDA device (or the CPU)."""
     name = "torch"
 
     def __init__(self, torch, device="cuda"):
@@ -165,6 +193,28 @@ class TorchOps:
     def argsort(self, a, descending=False):
         return self.torch.sort(a, descending=descending, stable=True).indices
 
+    def sort(self, a):
+        return self.torch.sort(a).values
+
+    def arange(self, n):
+        return self.torch.arange(n, dtype=self.torch.int64, device=self.device)
+
+    def cat(self, arrays):
+        return self.torch.cat(arrays)
+
+    def minimum(self, a, v):
+        return self.torch.clamp(a, max=v)
+
+    def scatter_min(self, target, idx, vals):
+        return target.scatter_reduce_(0, idx.to(self.torch.int64), vals, "amin")
+
+    def scatter_max(self, target, idx, vals):
+        return target.scatter_reduce_(0, idx.to(self.torch.int64), vals, "amax")
+
+    def mark(self, n, idx):
+        m = self.torch.zeros(n, dtype=self.torch.bool, device=self.device)
+        return m.index_fill_(0, idx.to(self.torch.int64), True)
+
     def searchsorted(self, sorted_a, v, right=False):
         return self.torch.searchsorted(sorted_a, v, right=right)
 
@@ -172,23 +222,53 @@ class TorchOps:
         return a.cpu().numpy()
 
     def sync(self):
-        self.torch.cuda.synchronize()
+        if self.device != "cpu":
+            self.torch.cuda.synchronize()
 
 
 # Columns each plan reads (what dkb's prepare reads for the same query).
+_NATION = ["n_nationkey", "n_name", "n_regionkey"]
+_REGION = ["r_regionkey", "r_name"]
 QUERY_COLUMNS = {
     "q01": ["l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus", "l_shipdate"],
+    "q02": ["p_partkey", "p_mfgr", "p_type", "p_size", "s_suppkey", "s_name", "s_address", "s_nationkey", "s_phone",
+            "s_acctbal", "s_comment", "ps_partkey", "ps_suppkey", "ps_supplycost"] + _NATION + _REGION,
     "q03": ["c_custkey", "c_mktsegment", "o_orderkey", "o_custkey", "o_orderdate", "o_shippriority",
             "l_orderkey", "l_extendedprice", "l_discount", "l_shipdate"],
+    "q04": ["o_orderkey", "o_orderdate", "o_orderpriority", "l_orderkey", "l_commitdate", "l_receiptdate"],
     "q05": ["c_custkey", "c_nationkey", "o_orderkey", "o_custkey", "o_orderdate", "l_orderkey", "l_suppkey",
-            "l_extendedprice", "l_discount", "s_suppkey", "s_nationkey", "n_nationkey", "n_name", "n_regionkey",
-            "r_regionkey", "r_name"],
+            "l_extendedprice", "l_discount", "s_suppkey", "s_nationkey"] + _NATION + _REGION,
     "q06": ["l_shipdate", "l_discount", "l_quantity", "l_extendedprice"],
+    "q07": ["s_suppkey", "s_nationkey", "l_orderkey", "l_suppkey", "l_extendedprice", "l_discount", "l_shipdate",
+            "o_orderkey", "o_custkey", "c_custkey", "c_nationkey", "n_nationkey", "n_name"],
+    "q08": ["p_partkey", "p_type", "s_suppkey", "s_nationkey", "l_orderkey", "l_partkey", "l_suppkey",
+            "l_extendedprice", "l_discount", "o_orderkey", "o_custkey", "o_orderdate", "c_custkey",
+            "c_nationkey"] + _NATION + _REGION,
     "q09": ["p_partkey", "p_name", "s_suppkey", "s_nationkey", "l_orderkey", "l_partkey", "l_suppkey", "l_quantity",
             "l_extendedprice", "l_discount", "ps_partkey", "ps_suppkey", "ps_supplycost", "o_orderkey", "o_orderdate",
             "n_nationkey", "n_name"],
+    "q10": ["c_custkey", "c_name", "c_address", "c_nationkey", "c_phone", "c_acctbal", "c_comment", "o_orderkey",
+            "o_custkey", "o_orderdate", "l_orderkey", "l_extendedprice", "l_discount", "l_returnflag",
+            "n_nationkey", "n_name"],
+    "q11": ["ps_partkey", "ps_suppkey", "ps_availqty", "ps_supplycost", "s_suppkey", "s_nationkey",
+            "n_nationkey", "n_name"],
+    "q12": ["o_orderkey", "o_orderpriority", "l_orderkey", "l_shipmode", "l_commitdate", "l_receiptdate",
+            "l_shipdate"],
+    "q13": ["c_custkey", "o_custkey", "o_comment"],
+    "q14": ["l_partkey", "l_extendedprice", "l_discount", "l_shipdate", "p_partkey", "p_type"],
+    "q15": ["l_suppkey", "l_extendedprice", "l_discount", "l_shipdate", "s_suppkey", "s_name", "s_address",
+            "s_phone"],
+    "q16": ["ps_partkey", "ps_suppkey", "p_partkey", "p_brand", "p_type", "p_size", "s_suppkey", "s_comment"],
+    "q17": ["l_partkey", "l_quantity", "l_extendedprice", "p_partkey", "p_brand", "p_container"],
     "q18": ["c_custkey", "c_name", "o_orderkey", "o_custkey", "o_orderdate", "o_totalprice", "l_orderkey",
             "l_quantity"],
+    "q19": ["l_partkey", "l_quantity", "l_extendedprice", "l_discount", "l_shipinstruct", "l_shipmode",
+            "p_partkey", "p_brand", "p_size", "p_container"],
+    "q20": ["s_suppkey", "s_name", "s_address", "s_nationkey", "n_nationkey", "n_name", "ps_partkey", "ps_suppkey",
+            "ps_availqty", "p_partkey", "p_name", "l_partkey", "l_suppkey", "l_quantity", "l_shipdate"],
+    "q21": ["s_suppkey", "s_name", "s_nationkey", "l_orderkey", "l_suppkey", "l_commitdate", "l_receiptdate",
+            "o_orderkey", "o_orderstatus", "n_nationkey", "n_name"],
+    "q22": ["c_custkey", "c_phone", "c_acctbal", "o_custkey"],
 }
 
 # Key column -> the table whose dense key map (key -> row) the plans use.
@@ -213,8 +293,10 @@ class Loaded:
             self.col[name] = ops.put(a)
             self.bytes += a.nbytes
             if c["type"] == "text":
-                self.col[name + ".bytes"] = ops.put(store.text_bytes(name))
-                self.bytes += store.text_bytes(name).nbytes
+                tb = store.text_bytes(name)
+                self.col[name + ".bytes"] = ops.put(tb)
+                self.host[name + ".bytes"] = tb
+                self.bytes += tb.nbytes
             if c["type"] == "dict":
                 self.dict[name] = store.dictionary(name)
             self.host[name] = a
