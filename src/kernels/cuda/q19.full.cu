@@ -143,44 +143,42 @@ __global__ void __launch_bounds__(TPB) q19_scan(const uint8_t *__restrict__ lmod
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *lmode = dkb_cand_column(db, "lineitem", "l_shipmode");
-    const dkb_cand_vec *linstr = dkb_cand_column(db, "lineitem", "l_shipinstruct");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
-    const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
-    const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
-    if (!lpart || !lqty || !lprice || !ldisc || !lmode || !linstr || !pkey || !pbrand || !pcont || !psize)
-        return DKB_CAND_EINVAL;
-    if (lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 || lprice->type != DKB_CAND_I64 ||
-        ldisc->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2 || ldisc->scale != 2 ||
-        lmode->type != DKB_CAND_U8 || linstr->type != DKB_CAND_U8 || pkey->type != DKB_CAND_I32 ||
-        pbrand->type != DKB_CAND_U8 || pcont->type != DKB_CAND_U8 || psize->type != DKB_CAND_I32 || !lmode->dict ||
-        !linstr->dict || !pbrand->dict || !pcont->dict)
+    const dkb_cand_vec *lpart, *lqty, *lprice, *ldisc, *lmode, *linstr, *pkey, *pbrand, *pcont, *psize;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+        {"lineitem", "l_shipmode", DKB_CAND_U8, DKB_ANY, 1, &lmode},
+        {"lineitem", "l_shipinstruct", DKB_CAND_U8, DKB_ANY, 1, &linstr},
+        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
+        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
+        {"part", "p_container", DKB_CAND_U8, DKB_ANY, 1, &pcont},
+        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
+    };
+    const dkb_cand_param *pb[NBRANCH], *pq[NBRANCH];
+    const dkb_param_want want_params[] = {{BRAND[0], 1, &pb[0]},    {BRAND[1], 1, &pb[1]},    {BRAND[2], 1, &pb[2]},
+                                          {QUANTITY[0], 0, &pq[0]}, {QUANTITY[1], 0, &pq[1]}, {QUANTITY[2], 0, &pq[2]}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1 || res->cols[0].scale < 4)
         return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
 
+    /* the branches' brand and container masks by dictionary code, size bounds and quantity ranges */
     part_masks masks;
     qty_ranges q;
     memset(&masks, 0, sizeof masks);
     for (int b = 0; b < NBRANCH; b++) {
-        const dkb_cand_param *pb = dkb_cand_param_find(params, BRAND[b]);
-        const dkb_cand_param *pq = dkb_cand_param_find(params, QUANTITY[b]);
-        if (!pb || !pq || !pb->s) return DKB_CAND_EINVAL;
-        if (pq->i > INT64_MAX / 100 - 10 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
-        const int bc = dkb_cand_dict_code(pbrand->dict, pb->s);
+        if (pq[b]->i > INT64_MAX / 100 - 10 || pq[b]->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
+        const int bc = dkb_cand_dict_code(pbrand->dict, pb[b]->s);
         if (bc >= 0) masks.brand_bits[bc] |= (uint8_t)(1u << b);
         for (int c = 0; c < NCONT; c++) {
             const int cc = dkb_cand_dict_code(pcont->dict, CONTAINER[b][c]);
             if (cc >= 0) masks.cont_bits[cc] |= (uint8_t)(1u << b);
         }
-        q.qlo[b] = pq->i * 100;
-        q.qhi[b] = (pq->i + 10) * 100;
+        q.qlo[b] = pq[b]->i * 100;
+        q.qhi[b] = (pq[b]->i + 10) * 100;
         masks.max_size[b] = MAX_SIZE[b];
     }
     const int air = dkb_cand_dict_code(lmode->dict, "AIR"), air_reg = dkb_cand_dict_code(lmode->dict, "AIR REG");
@@ -190,28 +188,21 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = lpart->n, np = pkey->n, maxkey = np; /* dense part keys 1..N */
     int rc = 0, sms = 0, h_bad = 0;
-    int64_t grid = 0, *d_part = NULL, *h_part = NULL, hits = 0;
+    int64_t *d_part = NULL;
     uint8_t *d_bits = NULL;
     int *d_bad = NULL;
-    __int128 total = 0;
+    void *d_block = NULL;
+    __int128 sums[2] = {0, 0}; /* revenue, lines */
     if (n > 0 && instr < 256 && (mode1 < 256 || mode2 < 256)) {
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
-        grid = (int64_t)sms * 8;
-        const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
-        if (grid < need) grid = need;
-        const int64_t useful = (n + TPB - 1) / TPB;
-        if (grid > useful) grid = useful;
-        h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)grid);
-        if (!h_part) {
-            fprintf(stderr, "q19.full.cu: out of host memory for %lld partial sums\n", (long long)grid);
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
-        DKB_CUDA_TRY("cudaMallocAsync part bits", cudaMallocAsync((void **)&d_bits, (size_t)maxkey + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync part bits", cudaMemsetAsync(d_bits, NO_PART, (size_t)maxkey + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        const int64_t grid = dkb_scan_grid((int64_t)sms * 8, n, TPB, MAX_ROWS_PER_BLOCK);
+        const dkb_dev_part parts[] = {
+            {(void **)&d_bits, (size_t)maxkey + 1, NO_PART},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_part, sizeof(int64_t) * 2 * grid, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        /* the parts' branch bits, then the fused scan */
         if (np > 0)
             part_bits<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pkey->data,
                                                                (const uint8_t *)pbrand->data,
@@ -224,31 +215,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                      (const int64_t *)lprice->data, (const int64_t *)ldisc->data, n,
                                                      mode1, mode2, instr, d_bits, maxkey, q, d_part, d_bad);
         DKB_CUDA_TRY("q19_scan launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
-                                                             cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q19.full.cu: a part key outside 1..N (or without a part)\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
-        for (int64_t b = 0; b < grid; b++) total += h_part[2 * b], hits += h_part[2 * b + 1];
+        DKB_TRY(dkb_partials_to_host(d_part, grid, 2, sums, d_bad, &h_bad, stream));
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q19.full.cu: a part key outside 1..N (or without a part)\n");
     }
     res->nrows = 1;
-    if (hits == 0) {
-        out->dec[0] = 0;
-        out->is_null[0] = 1;
-    } else {
-        for (int s = 4; s < out->scale; s++) total *= 10;
-        out->dec[0] = total;
-        out->is_null[0] = 0;
-    }
+    dkb_put_dec(out, 0, sums[0], 4);
+    out->is_null[0] = sums[1] == 0;
 done:
-    if (d_bits) cudaFreeAsync(d_bits, stream);
-    if (d_part) cudaFreeAsync(d_part, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
-    free(h_part);
     return rc;
 }
