@@ -112,39 +112,11 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
     int64_t *queue = queue_s[warp];
     const int64_t gwarp = (int64_t)blockIdx.x * WARPS + warp, nwarps = (int64_t)gridDim.x * WARPS;
     int64_t sp = 0, st = 0, cnt = 0;
-    int oops = 0, pending = 0;
-    for (int64_t t = gwarp; t < ntiles; t += nwarps) {
-        const int64_t v0 = t * (32 * VEC) + lane; /* this lane's first int4 */
-        int4 s[VEC];
-#pragma unroll
-        for (int v = 0; v < VEC; v++) s[v] = __ldg((const int4 *)ship + v0 + 32 * v);
-        uint32_t bits = 0;
-#pragma unroll
-        for (int v = 0; v < VEC; v++) {
-            bits |= (uint32_t)((uint32_t)s[v].x - (uint32_t)lo <= span) << (4 * v);
-            bits |= (uint32_t)((uint32_t)s[v].y - (uint32_t)lo <= span) << (4 * v + 1);
-            bits |= (uint32_t)((uint32_t)s[v].z - (uint32_t)lo <= span) << (4 * v + 2);
-            bits |= (uint32_t)((uint32_t)s[v].w - (uint32_t)lo <= span) << (4 * v + 3);
-        }
-        pending = dkb_queue_push(queue, pending, bits, 4 * v0, lane);
-        while (pending >= 32) {
-            pending -= 32;
-            const int64_t i = queue[pending + lane];
-            __syncwarp();
-            q14_row(i, lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
-        }
-    }
-    for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
-        const int64_t i = base + lane;
-        const bool in = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span;
-        pending = dkb_queue_push(queue, pending, in ? 1u : 0u, i, lane);
-        while (pending >= 32) {
-            pending -= 32;
-            const int64_t r = queue[pending + lane];
-            __syncwarp();
-            q14_row(r, lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
-        }
-    }
+    int oops = 0;
+    const int pending = dkb_queued_scan<VEC>(
+        ship, n, ntiles, gwarp, nwarps, queue, lane,
+        [&](int32_t d) { return (uint32_t)((uint32_t)d - (uint32_t)lo <= span); },
+        [&](int64_t i) { q14_row(i, lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops); });
     if (lane < pending) q14_row(queue[lane], lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
     if (oops) *bad = 1;
     for (int off = 16; off > 0; off >>= 1) {
@@ -164,18 +136,20 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
-    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!ship || !lpart || !price || !disc || !pkey || !ptype || !pdate) return DKB_CAND_EINVAL;
-    if (ship->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 || price->type != DKB_CAND_I64 ||
-        disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2 || pkey->type != DKB_CAND_I32 ||
-        ptype->type != DKB_CAND_U8 || !ptype->dict || ptype->dict->size > NO_PART)
+    const dkb_cand_vec *ship, *lpart, *price, *disc, *pkey, *ptype;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
+        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
+        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
+    };
+    const dkb_cand_param *pdate;
+    const dkb_param_want want_params[] = {{"date", 0, &pdate}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
+    if (ptype->dict->size > NO_PART) return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
     const int64_t hi = dkb_add_months(pdate->i, 1) - 1;
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
@@ -188,28 +162,21 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t n = ship->n, np = pkey->n, maxkey = np; /* dense part keys 1..N */
     int rc = 0, sms = 0, h_bad = 0;
-    int64_t grid = 0, *d_part = NULL, *h_part = NULL;
+    int64_t grid = 0, *d_part = NULL;
     uint8_t *d_code = NULL;
     int *d_bad = NULL;
-    __int128 promo_sum = 0, total = 0;
-    int64_t hits = 0;
+    void *d_block = NULL;
+    __int128 sums[3] = {0, 0, 0}; /* promo revenue, revenue, lines */
     if (n > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q14_scan, TPB, 0, &sms, &grid)); /* one resident wave */
-        const int64_t need = (n + MAX_ROWS_PER_BLOCK - 1) / MAX_ROWS_PER_BLOCK;
-        if (grid < need) grid = need;
-        const int64_t useful = (n + TPB - 1) / TPB;
-        if (grid > useful) grid = useful;
-        h_part = (int64_t *)malloc(sizeof(int64_t) * 3 * (size_t)grid);
-        if (!h_part) {
-            fprintf(stderr, "q14.full.cu: out of host memory for %lld partial sums\n", (long long)grid);
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
-        DKB_CUDA_TRY("cudaMallocAsync codes", cudaMallocAsync((void **)&d_code, (size_t)maxkey + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 3 * grid, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync codes", cudaMemsetAsync(d_code, NO_PART, (size_t)maxkey + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        grid = dkb_scan_grid(grid, n, TPB, MAX_ROWS_PER_BLOCK);
+        const dkb_dev_part parts[] = {
+            {(void **)&d_code, (size_t)maxkey + 1, NO_PART},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_part, sizeof(int64_t) * 3 * grid, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        /* the parts' type codes, then the fused scan */
         if (np > 0)
             part_codes<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)pkey->data,
                                                                 (const uint8_t *)ptype->data, np, maxkey, d_code,
@@ -221,33 +188,21 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                      (int32_t)pdate->i, (uint32_t)(hi - pdate->i), d_code, maxkey,
                                                      mask, d_part, d_bad);
         DKB_CUDA_TRY("q14_scan launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 3 * grid,
-                                                             cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q14.full.cu: a part key outside 1..N (or without a part)\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
-        for (int64_t b = 0; b < grid; b++)
-            promo_sum += h_part[3 * b], total += h_part[3 * b + 1], hits += h_part[3 * b + 2];
+        DKB_TRY(dkb_partials_to_host(d_part, grid, 3, sums, d_bad, &h_bad, stream));
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q14.full.cu: a part key outside 1..N (or without a part)\n");
     }
     res->nrows = 1;
-    if (hits == 0) {
+    if (sums[2] == 0) {
         out->f64[0] = 0;
         out->is_null[0] = 1;
     } else {
         /* as the baseline: (promo * 100.00 at scale 6) / (total at scale 4), in doubles */
-        const double x = (double)(promo_sum * 10000) / 1e6, y = (double)total / 1e4;
+        const double x = (double)(sums[0] * 10000) / 1e6, y = (double)sums[1] / 1e4;
         out->f64[0] = x / y;
         out->is_null[0] = 0;
     }
 done:
-    if (d_code) cudaFreeAsync(d_code, stream);
-    if (d_part) cudaFreeAsync(d_part, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
-    free(h_part);
     return rc;
 }
