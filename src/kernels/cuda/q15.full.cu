@@ -105,39 +105,11 @@ __global__ void __launch_bounds__(TPB) q15_scan(const int32_t *__restrict__ ship
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int64_t *queue = queue_s[warp], *scratch = scratch_s[warp];
     const int64_t gwarp = (int64_t)blockIdx.x * WARPS + warp, nwarps = (int64_t)gridDim.x * WARPS;
-    int oops = 0, pending = 0;
-    for (int64_t t = gwarp; t < ntiles; t += nwarps) {
-        const int64_t v0 = t * (32 * VEC) + lane; /* this lane's first int4 */
-        int4 d4[VEC];
-#pragma unroll
-        for (int v = 0; v < VEC; v++) d4[v] = __ldg((const int4 *)ship + v0 + 32 * v);
-        uint32_t bits = 0;
-#pragma unroll
-        for (int v = 0; v < VEC; v++) {
-            bits |= (uint32_t)((uint32_t)d4[v].x - (uint32_t)lo <= span) << (4 * v);
-            bits |= (uint32_t)((uint32_t)d4[v].y - (uint32_t)lo <= span) << (4 * v + 1);
-            bits |= (uint32_t)((uint32_t)d4[v].z - (uint32_t)lo <= span) << (4 * v + 2);
-            bits |= (uint32_t)((uint32_t)d4[v].w - (uint32_t)lo <= span) << (4 * v + 3);
-        }
-        pending = dkb_queue_push(queue, pending, bits, 4 * v0, lane);
-        while (pending >= 32) {
-            pending -= 32;
-            const int64_t i = queue[pending + lane];
-            __syncwarp();
-            q15_batch(true, i, lsupp, price, disc, ns, rev, seen, scratch, lane, oops);
-        }
-    }
-    for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
-        const int64_t i = base + lane;
-        const bool in = i < n && (uint32_t)__ldg(ship + i) - (uint32_t)lo <= span;
-        pending = dkb_queue_push(queue, pending, in ? 1u : 0u, i, lane);
-        while (pending >= 32) {
-            pending -= 32;
-            const int64_t r = queue[pending + lane];
-            __syncwarp();
-            q15_batch(true, r, lsupp, price, disc, ns, rev, seen, scratch, lane, oops);
-        }
-    }
+    int oops = 0;
+    const int pending = dkb_queued_scan<VEC>(
+        ship, n, ntiles, gwarp, nwarps, queue, lane,
+        [&](int32_t d) { return (uint32_t)((uint32_t)d - (uint32_t)lo <= span); },
+        [&](int64_t i) { q15_batch(true, i, lsupp, price, disc, ns, rev, seen, scratch, lane, oops); });
     if (pending > 0)
         q15_batch(lane < pending, lane < pending ? queue[lane] : 0, lsupp, price, disc, ns, rev, seen, scratch, lane,
                   oops);
@@ -284,25 +256,29 @@ __global__ void i32_gather(const int32_t *__restrict__ col, const int64_t *__res
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
-    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
-    const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
-    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!ship || !lsupp || !price || !disc || !skey || !sname || !saddr || !sphone || !pdate) return DKB_CAND_EINVAL;
-    if (ship->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 ||
-        price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2)
+    const dkb_cand_vec *ship, *lsupp, *price, *disc, *skey, *sname, *saddr, *sphone;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_name", DKB_ANY, DKB_ANY, 0, &sname}, /* text or dictionary: dkb_fetch_text checks */
+        {"supplier", "s_address", DKB_ANY, DKB_ANY, 0, &saddr},
+        {"supplier", "s_phone", DKB_ANY, DKB_ANY, 0, &sphone},
+    };
+    const dkb_cand_param *pdate;
+    const dkb_param_want want_params[] = {{"date", 0, &pdate}};
+    dkb_cand_res_col *c_key, *c_name, *c_addr, *c_phone, *c_rev;
+    const dkb_res_want outs[] = {
+        {"s_suppkey", DKB_CAND_RES_INT, &c_key},         {"s_name", DKB_CAND_RES_STRING, &c_name},
+        {"s_address", DKB_CAND_RES_STRING, &c_addr},     {"s_phone", DKB_CAND_RES_STRING, &c_phone},
+        {"total_revenue", DKB_CAND_RES_DECIMAL, &c_rev},
+    };
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, outs, DKB_COUNT(outs)))
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_key = dkb_res_col(res, "s_suppkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_phone = dkb_res_col(res, "s_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_rev = dkb_res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
-    if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return DKB_CAND_EINVAL;
+    if (c_rev->scale < 4) return DKB_CAND_EINVAL;
     const int64_t hi = dkb_add_months(pdate->i, 3) - 1;
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
 
@@ -320,6 +296,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int32_t *keys = NULL, *d_keys = NULL;
     int64_t *t_off[NTEXT] = {NULL, NULL, NULL};
     char *t_bytes[NTEXT] = {NULL, NULL, NULL};
+    void *d_block = NULL, *d_block2 = NULL; /* the call's buffers; the general path's keys */
     __int128 best = 0;
     res->nrows = 0;
     c_name->str_off[0] = c_addr->str_off[0] = c_phone->str_off[0] = 0;
@@ -328,28 +305,27 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (text[t]->type != DKB_CAND_STR || text[t]->n != ns) fast = 0;
 
     h_out = (q15_out *)malloc(sizeof(q15_out));
-    if (!h_out) {
-        fprintf(stderr, "q15.full.cu: out of host memory for the result block\n");
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
+    DKB_FAIL_IF(!h_out, DKB_CAND_ENOMEM, "q15.full.cu: out of host memory for the result block\n");
     DKB_CUDA_TRY("resident grid", dkb_resident_grid(q15_scan, TPB, 0, &sms, &grid)); /* one resident wave */
-    if (grid > (n + TPB - 1) / TPB) grid = (n + TPB - 1) / TPB;
-    DKB_CUDA_TRY("cudaMallocAsync rev", cudaMallocAsync((void **)&d_rev, sizeof(unsigned long long) * (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMallocAsync seen", cudaMallocAsync((void **)&d_seen, (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMallocAsync tile counts", cudaMallocAsync((void **)&d_tile_cnt, sizeof(unsigned) * (size_t)ntiles, stream));
-    DKB_CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMallocAsync result block", cudaMallocAsync((void **)&d_out, sizeof(q15_out), stream));
-    DKB_CUDA_TRY("cudaMemsetAsync rev", cudaMemsetAsync(d_rev, 0, sizeof(unsigned long long) * (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync seen", cudaMemsetAsync(d_seen, 0, (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync result block", cudaMemsetAsync(d_out, 0, sizeof(q15_out), stream));
+    grid = dkb_grid_cap(grid, n, TPB);
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_rev, sizeof(unsigned long long) * (size_t)ns, 0},
+            {(void **)&d_seen, (size_t)ns, 0},
+            {(void **)&d_out, sizeof(q15_out), 0},
+            {(void **)&d_tile_cnt, sizeof(unsigned) * (size_t)ntiles, DKB_NO_FILL},
+            {(void **)&d_rows, sizeof(int64_t) * (size_t)ns, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+    }
+    /* 1. the revenue per supplier */
     q15_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ship->data, (const int32_t *)lsupp->data,
                                                  (const int64_t *)price->data, (const int64_t *)disc->data, n,
                                                  (uintptr_t)ship->data % 16 == 0 ? n / 4 / (32 * VEC) : 0,
                                                  (int32_t)pdate->i, (uint32_t)(hi - pdate->i), ns, d_rev, d_seen,
                                                  &d_out->bad);
     DKB_CUDA_TRY("q15_scan launch", cudaGetLastError());
-    /* the exact maximum over the suppliers seen, then its suppliers in key order (normally one) */
+    /* 2. the exact maximum over the suppliers seen, then its suppliers in key order (normally one) */
     q15_max<<<(unsigned)(ntiles < (int64_t)sms * 4 ? ntiles : (int64_t)sms * 4), SEL_TPB, 0, stream>>>(d_rev, d_seen,
                                                                                                        ns, d_out);
     DKB_CUDA_TRY("q15_max launch", cudaGetLastError());
@@ -363,22 +339,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                     (const int64_t *)sphone->data, sphone->bytes, d_out);
         DKB_CUDA_TRY("winners_gather launch", cudaGetLastError());
     }
-    DKB_CUDA_TRY("cudaMemcpyAsync result block",
-             cudaMemcpyAsync(h_out, d_out, sizeof(q15_out), cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    if (h_out->bad) {
-        fprintf(stderr, "q15.full.cu: an l_suppkey outside 1..%lld\n", (long long)ns);
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
+    /* 3. the result block in one round trip */
+    {
+        const dkb_host_copy back[] = {{h_out, d_out, sizeof(q15_out)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
+    DKB_FAIL_IF(h_out->bad, DKB_CAND_EINTERNAL, "q15.full.cu: an l_suppkey outside 1..%lld\n", (long long)ns);
     m = (int64_t)h_out->count;
     best = (__int128)(int64_t)(h_out->best ^ SIGN_BIT);
     if (m == 0) goto done;
-    if (m > res->cap) {
-        fprintf(stderr, "q15.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    DKB_FAIL_IF(m > res->cap, DKB_CAND_ECAP, "q15.full.cu: %lld result rows over the cap %lld\n", (long long)m,
+                (long long)res->cap);
     if (fast && m <= OUT_ROWS) { /* normally: everything came back in the result block */
         for (int64_t r = 0; r < m && fast; r++)
             for (int t = 0; t < NTEXT; t++)
@@ -386,18 +357,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     } else
         fast = 0;
     if (fast) {
-        if (h_out->bad_key) {
-            fprintf(stderr, "q15.full.cu: an s_suppkey is not its row + 1 (keys must be dense 1..N)\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        DKB_FAIL_IF(h_out->bad_key, DKB_CAND_EINTERNAL,
+                    "q15.full.cu: an s_suppkey is not its row + 1 (keys must be dense 1..N)\n");
         for (int64_t r = 0; r < m; r++) {
             for (int t = 0; t < NTEXT; t++)
-                if ((dkb_put_str(out[t], r, h_out->text[t][r], h_out->len[t][r]) != DKB_CAND_OK)) {
-                    fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
-                    rc = DKB_CAND_ECAP;
-                    goto done;
-                }
+                DKB_FAIL_IF(dkb_put_str(out[t], r, h_out->text[t][r], h_out->len[t][r]) != DKB_CAND_OK, DKB_CAND_ECAP,
+                            "q15.full.cu: result text over its byte cap\n");
             c_key->i64[r] = h_out->key[r];
             c_key->is_null[r] = 0;
             dkb_put_dec(c_rev, r, best, 4);
@@ -408,48 +373,34 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     /* general path (many ties, long text or dictionary columns): the listed rows, then each column's text */
     rows = (int64_t *)malloc(sizeof(int64_t) * (size_t)m);
     keys = (int32_t *)malloc(sizeof(int32_t) * (size_t)m);
-    if (!rows || !keys) {
-        fprintf(stderr, "q15.full.cu: out of host memory for %lld winners\n", (long long)m);
-        rc = DKB_CAND_ENOMEM;
-        goto done;
+    DKB_FAIL_IF(!rows || !keys, DKB_CAND_ENOMEM, "q15.full.cu: out of host memory for %lld winners\n", (long long)m);
+    {
+        const dkb_dev_part parts[] = {{(void **)&d_keys, sizeof(int32_t) * (size_t)m, DKB_NO_FILL}};
+        DKB_CUDA_TRY("device keys", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block2, stream));
     }
-    DKB_CUDA_TRY("cudaMallocAsync keys", cudaMallocAsync((void **)&d_keys, sizeof(int32_t) * (size_t)m, stream));
     i32_gather<<<(unsigned)((m + 255) / 256), 256, 0, stream>>>((const int32_t *)skey->data, d_rows, m, d_keys);
     DKB_CUDA_TRY("i32_gather launch", cudaGetLastError());
-    DKB_CUDA_TRY("cudaMemcpyAsync rows",
-             cudaMemcpyAsync(rows, d_rows, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaMemcpyAsync keys",
-             cudaMemcpyAsync(keys, d_keys, sizeof(int32_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    for (int t = 0; t < NTEXT; t++) {
-        rc = dkb_fetch_text(text[t], d_rows, m, stream, &t_off[t], &t_bytes[t]);
-        if (rc) goto done;
+    {
+        const dkb_host_copy back[] = {{rows, d_rows, sizeof(int64_t) * (size_t)m},
+                                      {keys, d_keys, sizeof(int32_t) * (size_t)m}};
+        DKB_CUDA_TRY("copy back winners", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
+    for (int t = 0; t < NTEXT; t++) DKB_TRY(dkb_fetch_text(text[t], d_rows, m, stream, &t_off[t], &t_bytes[t]));
     for (int64_t r = 0; r < m; r++) {
-        if (keys[r] != rows[r] + 1) {
-            fprintf(stderr, "q15.full.cu: s_suppkey at row %lld is not %lld (keys must be dense 1..N)\n",
-                    (long long)rows[r], (long long)rows[r] + 1);
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        DKB_FAIL_IF(keys[r] != rows[r] + 1, DKB_CAND_EINTERNAL,
+                    "q15.full.cu: s_suppkey at row %lld is not %lld (keys must be dense 1..N)\n", (long long)rows[r],
+                    (long long)rows[r] + 1);
         for (int t = 0; t < NTEXT; t++)
-            if ((dkb_put_str(out[t], r, t_bytes[t] + t_off[t][r], t_off[t][r + 1] - t_off[t][r]) != DKB_CAND_OK)) {
-                fprintf(stderr, "q15.full.cu: result text over its byte cap\n");
-                rc = DKB_CAND_ECAP;
-                goto done;
-            }
+            DKB_FAIL_IF(dkb_put_str(out[t], r, t_bytes[t] + t_off[t][r], t_off[t][r + 1] - t_off[t][r]) != DKB_CAND_OK,
+                        DKB_CAND_ECAP, "q15.full.cu: result text over its byte cap\n");
         c_key->i64[r] = keys[r];
         c_key->is_null[r] = 0;
         dkb_put_dec(c_rev, r, best, 4);
     }
     res->nrows = m;
 done:
-    if (d_rev) cudaFreeAsync(d_rev, stream);
-    if (d_seen) cudaFreeAsync(d_seen, stream);
-    if (d_tile_cnt) cudaFreeAsync(d_tile_cnt, stream);
-    if (d_out) cudaFreeAsync(d_out, stream);
-    if (d_rows) cudaFreeAsync(d_rows, stream);
-    if (d_keys) cudaFreeAsync(d_keys, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
+    if (d_block2) cudaFreeAsync(d_block2, stream);
     cudaStreamSynchronize(stream);
     for (int t = 0; t < NTEXT; t++) free(t_off[t]), free(t_bytes[t]);
     free(h_out);
