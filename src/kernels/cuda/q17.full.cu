@@ -146,39 +146,10 @@ __global__ void __launch_bounds__(TPB) q17_scan(const int32_t *__restrict__ lpar
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int64_t *queue = queue_s[warp];
     const int64_t gwarp = (int64_t)blockIdx.x * WARPS + warp, nwarps = (int64_t)gridDim.x * WARPS;
-    int pending = 0;
-    for (int64_t t = gwarp; t < ntiles; t += nwarps) {
-        const int64_t v0 = t * (32 * VEC) + lane; /* this lane's first int4 */
-        int4 k4[VEC];
-#pragma unroll
-        for (int v = 0; v < VEC; v++) k4[v] = __ldg((const int4 *)lpart + v0 + 32 * v);
-        uint32_t hits = 0;
-#pragma unroll
-        for (int v = 0; v < VEC; v++) {
-            hits |= coarse_hit(k4[v].x, np, shift, coarse_s) << (4 * v);
-            hits |= coarse_hit(k4[v].y, np, shift, coarse_s) << (4 * v + 1);
-            hits |= coarse_hit(k4[v].z, np, shift, coarse_s) << (4 * v + 2);
-            hits |= coarse_hit(k4[v].w, np, shift, coarse_s) << (4 * v + 3);
-        }
-        pending = dkb_queue_push(queue, pending, hits, 4 * v0, lane);
-        while (pending >= 32) {
-            pending -= 32;
-            const int64_t i = queue[pending + lane];
-            __syncwarp();
-            q17_batch(true, i, lpart, lqty, lprice, bits, slot, qsum, qcnt, list, cap, nlist, lane);
-        }
-    }
-    for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
-        const int64_t i = base + lane;
-        const uint32_t in = i < n ? coarse_hit(__ldg(lpart + i), np, shift, coarse_s) : 0u;
-        pending = dkb_queue_push(queue, pending, in, i, lane);
-        while (pending >= 32) {
-            pending -= 32;
-            const int64_t r = queue[pending + lane];
-            __syncwarp();
-            q17_batch(true, r, lpart, lqty, lprice, bits, slot, qsum, qcnt, list, cap, nlist, lane);
-        }
-    }
+    const int pending = dkb_queued_scan<VEC>(
+        lpart, n, ntiles, gwarp, nwarps, queue, lane,
+        [&](int32_t key) { return coarse_hit(key, np, shift, coarse_s); },
+        [&](int64_t i) { q17_batch(true, i, lpart, lqty, lprice, bits, slot, qsum, qcnt, list, cap, nlist, lane); });
     if (pending > 0)
         q17_batch(lane < pending, lane < pending ? queue[lane] : 0, lpart, lqty, lprice, bits, slot, qsum, qcnt,
                   list, cap, nlist, lane);
@@ -230,19 +201,18 @@ __global__ void __launch_bounds__(TPB) q17_rescan(const int32_t *__restrict__ lp
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
-    const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
-    const dkb_cand_param *pc = dkb_cand_param_find(params, "container");
-    if (!pkey || !pbrand || !pcont || !lpart || !lqty || !lprice || !pb || !pc || !pb->s || !pc->s)
-        return DKB_CAND_EINVAL;
-    if (pkey->type != DKB_CAND_I32 || pbrand->type != DKB_CAND_U8 || pcont->type != DKB_CAND_U8 ||
-        !pbrand->dict || !pcont->dict || lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
-        lprice->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2)
+    const dkb_cand_vec *pkey, *pbrand, *pcont, *lpart, *lqty, *lprice;
+    const dkb_col_want cols[] = {
+        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
+        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
+        {"part", "p_container", DKB_CAND_U8, DKB_ANY, 1, &pcont},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+    };
+    const dkb_cand_param *pb, *pc;
+    const dkb_param_want want_params[] = {{"brand", 1, &pb}, {"container", 1, &pc}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
@@ -266,62 +236,66 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     hit *d_list = NULL;
     double *d_limit = NULL, *h_limit = NULL;
     int64_t *d_part = NULL, *h_part = NULL;
+    void *d_block = NULL, *d_block2 = NULL; /* the parts' buffers; the lines' (sized by the chosen parts) */
     __int128 lost = 0;
     int64_t nlost = 0;
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
-    DKB_CUDA_TRY("cudaMallocAsync bits", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, stream));
-    DKB_CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slot, sizeof(int32_t) * (size_t)np, stream));
-    DKB_CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-    DKB_CUDA_TRY("cudaMallocAsync coarse bits",
-             cudaMallocAsync((void **)&d_coarse, sizeof(uint32_t) * COARSE_WORDS, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync coarse bits", cudaMemsetAsync(d_coarse, 0, sizeof(uint32_t) * COARSE_WORDS, stream));
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_flags, sizeof(int) * 2, 0},
+            {(void **)&d_coarse, sizeof(uint32_t) * COARSE_WORDS, 0},
+            {(void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, DKB_NO_FILL},
+            {(void **)&d_slot, sizeof(int32_t) * (size_t)np, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+    }
+    /* 1. the chosen parts: bitmap, slots, coarse bitmap; their count comes back */
     while (((np - 1) >> shift) >= (int64_t)COARSE_WORDS * 32) shift++; /* np >= 1 */
     part_select<<<(unsigned)((nwords + 255) / 256), 256, 0, stream>>>(
         (const int32_t *)pkey->data, (const uint8_t *)pbrand->data, (const uint8_t *)pcont->data, np, bc, cc, d_bits,
         d_slot, d_flags + 1, d_coarse, shift, d_flags);
     DKB_CUDA_TRY("part_select launch", cudaGetLastError());
-    DKB_CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int) * 2, cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    if (h_flags[0]) {
-        fprintf(stderr, "q17.full.cu: a chosen part's p_partkey is not its row + 1 (keys must be dense 1..N)\n");
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
+    {
+        const dkb_host_copy back[] = {{h_flags, d_flags, sizeof(int) * 2}};
+        DKB_CUDA_TRY("copy back flags", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
+    DKB_FAIL_IF(h_flags[0], DKB_CAND_EINTERNAL,
+                "q17.full.cu: a chosen part's p_partkey is not its row + 1 (keys must be dense 1..N)\n");
     nsel = h_flags[1];
     if (nsel == 0) goto done;
 
+    /* 2. the chosen parts' lines: quantity sums and counts per slot, the hit list */
     DKB_CUDA_TRY("resident grid", dkb_resident_grid(q17_scan, TPB, 0, &sms, &grid)); /* one resident wave */
-    if (grid > (n + TPB - 1) / TPB) grid = (n + TPB - 1) / TPB;
+    grid = dkb_grid_cap(grid, n, TPB);
     h_q = (unsigned long long *)malloc(sizeof(unsigned long long) * 2 * (size_t)nsel);
     h_limit = (double *)malloc(sizeof(double) * (size_t)nsel);
     grid2 = (int64_t)sms * 4;
     h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)grid2);
-    if (!h_q || !h_limit || !h_part) {
-        fprintf(stderr, "q17.full.cu: out of host memory for %lld chosen parts\n", (long long)nsel);
-        rc = DKB_CAND_ENOMEM;
-        goto done;
+    DKB_FAIL_IF(!h_q || !h_limit || !h_part, DKB_CAND_ENOMEM, "q17.full.cu: out of host memory for %lld chosen parts\n",
+                (long long)nsel);
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_qsum, sizeof(unsigned long long) * 2 * nsel, 0},
+            {(void **)&d_nlist, sizeof(unsigned long long), 0},
+            {(void **)&d_list, sizeof(hit) * (size_t)cap, DKB_NO_FILL},
+            {(void **)&d_limit, sizeof(double) * (size_t)nsel, DKB_NO_FILL},
+            {(void **)&d_part, sizeof(int64_t) * 2 * grid2, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers (lines)", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block2, stream));
     }
-    DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_qsum, sizeof(unsigned long long) * 2 * nsel, stream));
-    DKB_CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(hit) * (size_t)cap, stream));
-    DKB_CUDA_TRY("cudaMallocAsync list length", cudaMallocAsync((void **)&d_nlist, sizeof(unsigned long long), stream));
-    DKB_CUDA_TRY("cudaMallocAsync limits", cudaMallocAsync((void **)&d_limit, sizeof(double) * (size_t)nsel, stream));
-    DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid2, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_qsum, 0, sizeof(unsigned long long) * 2 * nsel, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync list length", cudaMemsetAsync(d_nlist, 0, sizeof(unsigned long long), stream));
     q17_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)lpart->data, (const int64_t *)lqty->data,
                                                  (const int64_t *)lprice->data, n,
                                                  (uintptr_t)lpart->data % 16 == 0 ? n / 4 / (32 * VEC) : 0, np,
                                                  d_coarse, shift, d_bits, d_slot, d_qsum, d_qsum + nsel, d_list, cap,
                                                  d_nlist);
     DKB_CUDA_TRY("q17_scan launch", cudaGetLastError());
-    DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_q, d_qsum, sizeof(unsigned long long) * 2 * nsel,
-                                                     cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaMemcpyAsync list length",
-             cudaMemcpyAsync(&h_nlist, d_nlist, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     {
-        /* 0.2 * avg(l_quantity), as the baseline: exact avg rounded once, times 0.2 */
+        const dkb_host_copy back[] = {{h_q, d_qsum, sizeof(unsigned long long) * 2 * nsel},
+                                      {&h_nlist, d_nlist, sizeof(unsigned long long)}};
+        DKB_CUDA_TRY("copy back sums", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
+    {
+        /* 3. 0.2 * avg(l_quantity), as the baseline: exact avg rounded once, times 0.2 */
         const double fifth = (double)2 / (double)10;
         for (int64_t s = 0; s < nsel; s++) {
             const int64_t qs = (int64_t)h_q[s], qc = (int64_t)h_q[nsel + s];
@@ -329,7 +303,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
     }
     DKB_CUDA_TRY("cudaMemcpyAsync limits",
-             cudaMemcpyAsync(d_limit, h_limit, sizeof(double) * (size_t)nsel, cudaMemcpyHostToDevice, stream));
+                 cudaMemcpyAsync(d_limit, h_limit, sizeof(double) * (size_t)nsel, cudaMemcpyHostToDevice, stream));
+    /* 4. the lines below their part's limit: from the hit list, or lineitem again when it overflowed */
     if (h_nlist <= (unsigned long long)cap) {
         if (h_nlist > 0)
             q17_hits<<<(unsigned)grid2, TPB, 0, stream>>>(d_list, (int64_t)h_nlist, d_limit, d_part, d_part + grid2);
@@ -341,24 +316,18 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                         d_part, d_part + grid2);
     }
     DKB_CUDA_TRY("q17_hits/q17_rescan launch", cudaGetLastError());
-    DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid2,
-                                                         cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    {
+        const dkb_host_copy back[] = {{h_part, d_part, sizeof(int64_t) * 2 * grid2}};
+        DKB_CUDA_TRY("copy back partials", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
     for (int64_t b = 0; b < grid2; b++) lost += h_part[b], nlost += h_part[grid2 + b];
     if (nlost > 0) {
         out->f64[0] = ((double)lost / (double)100) / ((double)70 / (double)10);
         out->is_null[0] = 0;
     }
 done:
-    if (d_bits) cudaFreeAsync(d_bits, stream);
-    if (d_coarse) cudaFreeAsync(d_coarse, stream);
-    if (d_slot) cudaFreeAsync(d_slot, stream);
-    if (d_flags) cudaFreeAsync(d_flags, stream);
-    if (d_qsum) cudaFreeAsync(d_qsum, stream);
-    if (d_list) cudaFreeAsync(d_list, stream);
-    if (d_nlist) cudaFreeAsync(d_nlist, stream);
-    if (d_limit) cudaFreeAsync(d_limit, stream);
-    if (d_part) cudaFreeAsync(d_part, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
+    if (d_block2) cudaFreeAsync(d_block2, stream);
     cudaStreamSynchronize(stream);
     free(h_q);
     free(h_limit);
