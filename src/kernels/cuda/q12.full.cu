@@ -225,27 +225,25 @@ __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmod
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lmode = dkb_cand_column(db, "lineitem", "l_shipmode");
-    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
-    const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *oprio = dkb_cand_column(db, "orders", "o_orderpriority");
-    const dkb_cand_param *pm1 = dkb_cand_param_find(params, "shipmode1");
-    const dkb_cand_param *pm2 = dkb_cand_param_find(params, "shipmode2");
-    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!lkey || !lmode || !lship || !lcommit || !lreceipt || !okey || !oprio || !pm1 || !pm2 || !pdate ||
-        !pm1->s || !pm2->s)
+    const dkb_cand_vec *lkey, *lmode, *lship, *lcommit, *lreceipt, *okey, *oprio;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_shipmode", DKB_CAND_U8, DKB_ANY, 1, &lmode},
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
+        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
+        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_orderpriority", DKB_CAND_U8, DKB_ANY, 1, &oprio},
+    };
+    const dkb_cand_param *pm1, *pm2, *pdate;
+    const dkb_param_want want_params[] = {{"shipmode1", 1, &pm1}, {"shipmode2", 1, &pm2}, {"date", 0, &pdate}};
+    dkb_cand_res_col *c_mode, *c_high, *c_low;
+    const dkb_res_want outs[] = {{"l_shipmode", DKB_CAND_RES_STRING, &c_mode},
+                                 {"high_line_count", DKB_CAND_RES_INT, &c_high},
+                                 {"low_line_count", DKB_CAND_RES_INT, &c_low}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, outs, DKB_COUNT(outs)))
         return DKB_CAND_EINVAL;
-    if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 ||
-        lcommit->type != DKB_CAND_I32 || lreceipt->type != DKB_CAND_I32 || lmode->type != DKB_CAND_U8 ||
-        oprio->type != DKB_CAND_U8 || !lmode->dict || !oprio->dict)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_mode = dkb_res_col(res, "l_shipmode", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_high = dkb_res_col(res, "high_line_count", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_low = dkb_res_col(res, "low_line_count", DKB_CAND_RES_INT);
-    if (!c_mode || !c_high || !c_low) return DKB_CAND_EINVAL;
     const int64_t hi_day = dkb_add_months(pdate->i, 12);
     if (pdate->i < INT32_MIN || hi_day > INT32_MAX || hi_day <= pdate->i) return DKB_CAND_EINVAL;
 
@@ -263,54 +261,38 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t grid = 0, row = 0;
     unsigned long long *d_counts = NULL, h_counts[NCOUNT] = {0, 0, 0, 0};
     int *d_bad = NULL;
+    void *d_block = NULL;
     if (n > 0 && (mode1 < 256 || mode2 < 256)) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q12_scan, TPB, 0, &sms, &grid)); /* one resident wave */
-        const int64_t useful = (n + TPB - 1) / TPB;
-        if (grid > useful) grid = useful;
-        DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_counts, sizeof h_counts, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_counts, 0, sizeof h_counts, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        grid = dkb_grid_cap(grid, n, TPB);
+        const dkb_dev_part parts[] = {{(void **)&d_counts, sizeof h_counts, 0}, {(void **)&d_bad, sizeof(int), 0}};
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
         q12_scan<<<(unsigned)grid, TPB, 0, stream>>>(
             (const uint8_t *)lmode->data, (const int32_t *)lship->data, (const int32_t *)lcommit->data,
             (const int32_t *)lreceipt->data, (const int32_t *)lkey->data, n,
             (uintptr_t)lmode->data % 4 == 0 && (uintptr_t)lreceipt->data % 16 == 0 ? n / TILE_ROWS : 0,
-            (const int32_t *)okey->data,
-            (const uint8_t *)oprio->data, no, mode1, mode2, (int32_t)pdate->i,
+            (const int32_t *)okey->data, (const uint8_t *)oprio->data, no, mode1, mode2, (int32_t)pdate->i,
             (uint32_t)(hi_day - 1 - pdate->i), mask, d_counts, d_bad);
         DKB_CUDA_TRY("q12_scan launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync counts",
-                 cudaMemcpyAsync(h_counts, d_counts, sizeof h_counts, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q12.full.cu: a line item whose l_orderkey is not in orders\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        const dkb_host_copy back[] = {{h_counts, d_counts, sizeof h_counts}, {&h_bad, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q12.full.cu: a line item whose l_orderkey is not in orders\n");
     }
-    /* groups in code order (string order) */
+    /* groups in code order (string order); a mode without lines is left out */
     c_mode->str_off[0] = 0;
     for (int code = 0; code < lmode->dict->size && code < 256; code++) {
         const int k = code == mode1 ? 0 : code == mode2 ? 2 : -1;
         if (k < 0 || h_counts[k] + h_counts[k + 1] == 0) continue;
-        const int64_t at = c_mode->str_off[row], len = (int64_t)lmode->dict->len[code];
-        if (row >= res->cap || at + len > c_mode->bytes_cap) {
-            fprintf(stderr, "q12.full.cu: result larger than its capacity\n");
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
-        memcpy(c_mode->str_bytes + at, lmode->dict->str[code], (size_t)len);
-        c_mode->str_off[row + 1] = at + len;
+        DKB_FAIL_IF(row >= res->cap || dkb_put_dict(c_mode, row, lmode->dict, code) != DKB_CAND_OK, DKB_CAND_ECAP,
+                    "q12.full.cu: result larger than its capacity\n");
         c_high->i64[row] = (int64_t)h_counts[k];
         c_low->i64[row] = (int64_t)h_counts[k + 1];
-        c_mode->is_null[row] = c_high->is_null[row] = c_low->is_null[row] = 0;
+        c_high->is_null[row] = c_low->is_null[row] = 0;
         row++;
     }
     res->nrows = row;
 done:
-    if (d_counts) cudaFreeAsync(d_counts, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
