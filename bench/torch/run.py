@@ -221,7 +221,8 @@ def main():
                     r["compile_note"] = "failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
         if r["check"] != "ok":
             failed += 1
-        modes = [(x, m) for x, m in ((r["eager_ms"], "eager"), (r["compile_ms"], "compile")) if x is not None]
+        modes = [(x, m) for x, m in ((r["eager_ms"], "eager"), (r["compile_ms"], "compile"))
+                 if x is not None and r["check"] == "ok"]        # a time counts only for a right answer
         best = min(modes)[0] if modes else None
         r["best_ms"] = best
         r["best_mode"] = min(modes)[1] if modes else None
