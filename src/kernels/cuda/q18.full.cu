@@ -271,29 +271,29 @@ __global__ void __launch_bounds__(SORT_N)
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *oprice = dkb_cand_column(db, "orders", "o_totalprice");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cname = dkb_cand_column(db, "customer", "c_name");
-    const dkb_cand_param *pq = dkb_cand_param_find(params, "quantity");
-    if (!lkey || !lqty || !okey || !ocust || !odate || !oprice || !ckey || !cname || !pq) return DKB_CAND_EINVAL;
-    if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
-        odate->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
-        oprice->type != DKB_CAND_I64 || lqty->scale != 2 || oprice->scale != 2 ||
-        !(cname->type == DKB_CAND_STR || (cname->type == DKB_CAND_U8 && cname->dict)))
+    const dkb_cand_vec *lkey, *lqty, *okey, *ocust, *odate, *oprice, *ckey, *cname;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"orders", "o_totalprice", DKB_CAND_I64, 2, 0, &oprice},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_name", DKB_ANY, DKB_ANY, 0, &cname}, /* text, or codes with a dictionary (below) */
+    };
+    const dkb_cand_param *pq;
+    const dkb_param_want want_params[] = {{"quantity", 0, &pq}};
+    dkb_cand_res_col *c_name, *c_cust, *c_okey, *c_date, *c_price, *c_qty;
+    const dkb_res_want outs[] = {
+        {"c_name", DKB_CAND_RES_STRING, &c_name},           {"c_custkey", DKB_CAND_RES_INT, &c_cust},
+        {"o_orderkey", DKB_CAND_RES_INT, &c_okey},          {"o_orderdate", DKB_CAND_RES_DATE, &c_date},
+        {"o_totalprice", DKB_CAND_RES_DECIMAL, &c_price},   {"sum(l_quantity)", DKB_CAND_RES_DECIMAL, &c_qty},
+    };
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = dkb_res_col(res, "c_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_cust = dkb_res_col(res, "c_custkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_okey = dkb_res_col(res, "o_orderkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_date = dkb_res_col(res, "o_orderdate", DKB_CAND_RES_DATE);
-    dkb_cand_res_col *c_price = dkb_res_col(res, "o_totalprice", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_qty = dkb_res_col(res, "sum(l_quantity)", DKB_CAND_RES_DECIMAL);
-    if (!c_name || !c_cust || !c_okey || !c_date || !c_price || !c_qty || c_price->scale < 2 || c_qty->scale < 2)
-        return DKB_CAND_EINVAL;
+    if (!(cname->type == DKB_CAND_STR || (cname->type == DKB_CAND_U8 && cname->dict))) return DKB_CAND_EINVAL;
+    if (dkb_bind_res(res, outs, DKB_COUNT(outs)) || c_price->scale < 2 || c_qty->scale < 2) return DKB_CAND_EINVAL;
     if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
     const int64_t limit = pq->i * 100; /* hundredths */
     const int64_t no = okey->n, nl = lkey->n, nc = ckey->n;
@@ -301,43 +301,45 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t *name_off = text ? (const int64_t *)cname->data : NULL;
     const char *name_bytes = text ? cname->bytes : NULL;
     const uint8_t *name_codes = text ? NULL : (const uint8_t *)cname->data;
-    const q18_cols cols = {(const int32_t *)lkey->data, (const int64_t *)lqty->data, nl,
-                           (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
-                           (const int64_t *)oprice->data, no};
+    const q18_cols cols_in = {(const int32_t *)lkey->data, (const int64_t *)lqty->data, nl,
+                              (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
+                              (const int64_t *)oprice->data, no};
     cudaStream_t stream = dkb_cand_stream(env);
     int rc = 0, sms = 0, nout = 0;
     int64_t grid = 0, m = 0;
     q18_out *d_out = NULL, *h_out = NULL;
     cand *d_list = NULL, *d_big = NULL, *d_tmp = NULL;
+    void *d_block = NULL, *d_block2 = NULL; /* the call's buffers; the long list's (rare) */
     c_name->str_off[0] = 0;
     if (no > 0 && nl > 0) {
         h_out = (q18_out *)malloc(sizeof(q18_out));
-        if (!h_out) {
-            fprintf(stderr, "q18.full.cu: out of host memory for the result block\n");
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
+        DKB_FAIL_IF(!h_out, DKB_CAND_ENOMEM, "q18.full.cu: out of host memory for the result block\n");
         const int64_t ngroups = (nl + ROWS - 1) / ROWS;
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q18_runs, TPB, 0, &sms, &grid));
-        if (grid > (ngroups + TPB - 1) / TPB) grid = (ngroups + TPB - 1) / TPB;
-        DKB_CUDA_TRY("cudaMallocAsync out", cudaMallocAsync((void **)&d_out, sizeof(q18_out), stream));
-        DKB_CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(cand) * SORT_N, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
-        q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols, limit, d_list, SORT_N, d_out);
+        grid = dkb_grid_cap(grid, ngroups, TPB);
+        const dkb_dev_part parts[] = {
+            {(void **)&d_out, sizeof(q18_out), 0},
+            {(void **)&d_list, sizeof(cand) * SORT_N, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        /* 1. the runs over the limit; 2. their best 100 with names, in one result block */
+        q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols_in, limit, d_list, SORT_N, d_out);
         DKB_CUDA_TRY("q18_runs launch", cudaGetLastError());
         q18_finish<<<1, SORT_N, 0, stream>>>(d_list, &d_out->count, 0, (const int32_t *)ckey->data, nc, name_off,
                                               name_bytes, name_codes, d_out);
         DKB_CUDA_TRY("q18_finish launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync out", cudaMemcpyAsync(h_out, d_out, sizeof(q18_out), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        const dkb_host_copy back[] = {{h_out, d_out, sizeof(q18_out)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         m = (int64_t)h_out->count;
         if (!h_out->bad_group && m > SORT_N) {
             /* many qualifying orders: the whole list, cut down on the device */
-            DKB_CUDA_TRY("cudaMallocAsync big list", cudaMallocAsync((void **)&d_big, sizeof(cand) * (size_t)m, stream));
-            DKB_CUDA_TRY("cudaMallocAsync reduce buffer",
-                     cudaMallocAsync((void **)&d_tmp, sizeof(cand) * (size_t)reduced_rows(m), stream));
+            const dkb_dev_part big[] = {
+                {(void **)&d_big, sizeof(cand) * (size_t)m, DKB_NO_FILL},
+                {(void **)&d_tmp, sizeof(cand) * (size_t)reduced_rows(m), DKB_NO_FILL},
+            };
+            DKB_CUDA_TRY("device buffers (long list)", dkb_dev_carve(big, DKB_COUNT(big), &d_block2, stream));
             DKB_CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
-            q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols, limit, d_big, (unsigned long long)m, d_out);
+            q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols_in, limit, d_big, (unsigned long long)m, d_out);
             DKB_CUDA_TRY("q18_runs launch (big list)", cudaGetLastError());
             cand *src = d_big, *dst = d_tmp;
             int64_t n = m;
@@ -352,41 +354,24 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             q18_finish<<<1, SORT_N, 0, stream>>>(src, NULL, n, (const int32_t *)ckey->data, nc, name_off, name_bytes,
                                                   name_codes, d_out);
             DKB_CUDA_TRY("q18_finish launch (big list)", cudaGetLastError());
-            DKB_CUDA_TRY("cudaMemcpyAsync out",
-                     cudaMemcpyAsync(h_out, d_out, sizeof(q18_out), cudaMemcpyDeviceToHost, stream));
-            DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-            if (!h_out->bad_group && (int64_t)h_out->count != m) {
-                fprintf(stderr, "q18.full.cu: qualifying orders changed between passes (%lld, then %llu)\n",
-                        (long long)m, h_out->count);
-                rc = DKB_CAND_EINTERNAL;
-                goto done;
-            }
+            DKB_CUDA_TRY("copy back (long list)", dkb_copy_back(back, DKB_COUNT(back), stream));
+            DKB_FAIL_IF(!h_out->bad_group && (int64_t)h_out->count != m, DKB_CAND_EINTERNAL,
+                        "q18.full.cu: qualifying orders changed between passes (%lld, then %llu)\n", (long long)m,
+                        h_out->count);
         }
-        if (h_out->bad_group) {
-            fprintf(stderr, "q18.full.cu: lineitem not grouped by orderkey in orders' order\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
-        if (h_out->bad_cust) {
-            fprintf(stderr, "q18.full.cu: a customer key not at row key - 1, or a name over %d bytes\n", NAME_SLOT);
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        DKB_FAIL_IF(h_out->bad_group, DKB_CAND_EINTERNAL,
+                    "q18.full.cu: lineitem not grouped by orderkey in orders' order\n");
+        DKB_FAIL_IF(h_out->bad_cust, DKB_CAND_EINTERNAL,
+                    "q18.full.cu: a customer key not at row key - 1, or a name over %d bytes\n", NAME_SLOT);
         nout = h_out->nout;
-        if (nout > res->cap) {
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        if (nout > res->cap) DKB_FAIL(DKB_CAND_ECAP);
         for (int r = 0; r < nout; r++) {
             const cand *b = &h_out->top[r];
             const int l = h_out->len[r];
             int ok;
             if (text) ok = (dkb_put_str(c_name, r, h_out->name[r], l) == DKB_CAND_OK);
-            else ok = l < cname->dict->size && (dkb_put_str(c_name, r, cname->dict->str[l], (int64_t)cname->dict->len[l]) == DKB_CAND_OK);
-            if (!ok) {
-                rc = DKB_CAND_EINTERNAL;
-                goto done;
-            }
+            else ok = (dkb_put_dict(c_name, r, cname->dict, l) == DKB_CAND_OK);
+            if (!ok) DKB_FAIL(DKB_CAND_EINTERNAL);
             c_cust->i64[r] = b->cust;
             c_okey->i64[r] = b->key;
             c_date->date[r] = b->date;
@@ -397,10 +382,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nout;
 done:
-    if (d_out) cudaFreeAsync(d_out, stream);
-    if (d_list) cudaFreeAsync(d_list, stream);
-    if (d_big) cudaFreeAsync(d_big, stream);
-    if (d_tmp) cudaFreeAsync(d_tmp, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
+    if (d_block2) cudaFreeAsync(d_block2, stream);
     /* on success everything but the frees was synchronised (the harness
      * synchronises the device after the call); an error may leave a copy
      * into h_out in flight */
