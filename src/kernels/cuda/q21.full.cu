@@ -195,9 +195,7 @@ __global__ void top_gather(const int64_t *__restrict__ rows, const unsigned long
 
 /* ---- end of the device selection ---- */
 
-/* ---- text gather: rows of a STR or dictionary column into host memory ---- */
-
-
+/* A result row on the host (name: into the result block or a gathered text). */
 typedef struct {
     long long count;
     const char *name;
@@ -214,29 +212,27 @@ static int by_count_then_name(const void *a, const void *b) {
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
-    const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ostatus = dkb_cand_column(db, "orders", "o_orderstatus");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
-    const dkb_cand_vec *snation = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
-    if (!lkey || !lsupp || !lcommit || !lreceipt || !okey || !ostatus || !skey || !sname || !snation || !nkey ||
-        !nname || !pnation || !pnation->s)
+    const dkb_cand_vec *lkey, *lsupp, *lcommit, *lreceipt, *okey, *ostatus, *skey, *sname, *snation, *nkey, *nname;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
+        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_orderstatus", DKB_CAND_U8, DKB_ANY, 1, &ostatus},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_name", DKB_CAND_STR, DKB_ANY, 0, &sname},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snation},
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+    };
+    const dkb_cand_param *pnation;
+    const dkb_param_want want_params[] = {{"nation", 1, &pnation}};
+    dkb_cand_res_col *c_name, *c_wait;
+    const dkb_res_want outs[] = {{"s_name", DKB_CAND_RES_STRING, &c_name}, {"numwait", DKB_CAND_RES_INT, &c_wait}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, outs, DKB_COUNT(outs)))
         return DKB_CAND_EINVAL;
-    if (lkey->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || lcommit->type != DKB_CAND_I32 ||
-        lreceipt->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ostatus->type != DKB_CAND_U8 ||
-        !ostatus->dict || skey->type != DKB_CAND_I32 || sname->type != DKB_CAND_STR ||
-        snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_wait = dkb_res_col(res, "numwait", DKB_CAND_RES_INT);
-    if (!c_name || !c_wait) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_name->str_off[0] = 0;
 
@@ -255,6 +251,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     unsigned *d_hist = NULL;
     q21_out *d_out = NULL, *h_out = NULL;
     wait_row *rows = NULL;
+    void *d_block = NULL;
 
     if (ncode < 0 || fcode < 0 || nn == 0 || ns == 0) return 0;
     if (nkey->n != nn || sname->n != ns) {
@@ -262,32 +259,30 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         return DKB_CAND_EINVAL;
     }
     h_out = (q21_out *)malloc(sizeof(q21_out));
-    if (!h_out) {
-        fprintf(stderr, "q21.full.cu: out of host memory for the result block\n");
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
+    DKB_FAIL_IF(!h_out, DKB_CAND_ENOMEM, "q21.full.cu: out of host memory for the result block\n");
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
-    DKB_CUDA_TRY("cudaMallocAsync result block", cudaMallocAsync((void **)&d_out, sizeof(q21_out), stream));
-    DKB_CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_in, (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_cnt, sizeof(unsigned long long) * (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMallocAsync kept rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMallocAsync histogram", cudaMallocAsync((void **)&d_hist, sizeof(unsigned) * HB, stream));
-    DKB_CUDA_TRY("cudaMallocAsync bounds",
-             cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (size_t)(nchunks + 1), stream));
-    DKB_CUDA_TRY("cudaMemsetAsync result block", cudaMemsetAsync(d_out, 0, sizeof(q21_out), stream));
-    DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_cnt, 0, sizeof(unsigned long long) * (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync histogram", cudaMemsetAsync(d_hist, 0, sizeof(unsigned) * HB, stream));
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_out, sizeof(q21_out), 0},
+            {(void **)&d_cnt, sizeof(unsigned long long) * (size_t)ns, 0},
+            {(void **)&d_hist, sizeof(unsigned) * HB, 0},
+            {(void **)&d_in, (size_t)ns, DKB_NO_FILL},
+            {(void **)&d_rows, sizeof(int64_t) * (size_t)ns, DKB_NO_FILL},
+            {(void **)&d_bound, sizeof(int64_t) * (size_t)(nchunks + 1), DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+    }
     d_bad = &d_out->bad;
+    /* 2. the nation's suppliers; 3. the chunks' line item ranges; 4. the late-supplier counts */
     supp_mark<<<(unsigned)((ns + 255) / 256), 256, 0, stream>>>(
         (const int32_t *)skey->data, (const int32_t *)snation->data, ns, (const uint8_t *)nname->data,
         (const int32_t *)nkey->data, nn, ncode, d_in, d_bad);
     DKB_CUDA_TRY("supp_mark launch", cudaGetLastError());
     if (no > 0 && nl > 0) {
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
-        int64_t grid = (no + TPB - 1) / TPB;
-        if (grid > (int64_t)sms * 32) grid = (int64_t)sms * 32;
+        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
+                                                                            (const int32_t *)lkey->data, nl, nchunks,
+                                                                            d_bound, stream));
+        const int64_t grid = dkb_grid_cap((int64_t)sms * 32, no, TPB);
         q21_orders<<<(unsigned)grid, TPB, 0, stream>>>(
             (const int32_t *)okey->data, (const uint8_t *)ostatus->data, no, (const int32_t *)lkey->data,
             (const int32_t *)lsupp->data, (const int32_t *)lcommit->data, (const int32_t *)lreceipt->data, nl, d_bound,
@@ -295,34 +290,21 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("q21_orders launch", cudaGetLastError());
     }
     {
-        /* the suppliers that can be in the top LIMIT (normally LIMIT plus ties), their names */
-        int64_t grid = (ns + 255) / 256;
-        if (grid > (int64_t)sms * 4) grid = (int64_t)sms * 4;
-        count_hist<<<(unsigned)grid, 256, 0, stream>>>(d_cnt, ns, d_hist);
+        /* 5. the suppliers that can be in the top LIMIT (normally LIMIT plus ties), their names */
+        count_hist<<<(unsigned)dkb_grid_cap((int64_t)sms * 4, ns, 256), 256, 0, stream>>>(d_cnt, ns, d_hist);
         DKB_CUDA_TRY("count_hist launch", cudaGetLastError());
-        grid = (ns + HB - 1) / HB;
-        if (grid > (int64_t)sms) grid = sms;
-        keep_top<<<(unsigned)grid, HB, 0, stream>>>(d_cnt, ns, d_hist, d_rows, d_out);
+        keep_top<<<(unsigned)dkb_grid_cap(sms, ns, HB), HB, 0, stream>>>(d_cnt, ns, d_hist, d_rows, d_out);
         DKB_CUDA_TRY("keep_top launch", cudaGetLastError());
         top_gather<<<OUT_ROWS, 32, 0, stream>>>(d_rows, d_cnt, (const int64_t *)sname->data, sname->bytes, d_out);
         DKB_CUDA_TRY("top_gather launch", cudaGetLastError());
+        const dkb_host_copy back[] = {{h_out, d_out, sizeof(q21_out)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
-    DKB_CUDA_TRY("cudaMemcpyAsync result block",
-             cudaMemcpyAsync(h_out, d_out, sizeof(q21_out), cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    if (h_out->bad) {
-        fprintf(stderr, "q21.full.cu: supplier keys not dense 1..N (s_suppkey or l_suppkey)\n");
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
-    }
+    DKB_FAIL_IF(h_out->bad, DKB_CAND_EINTERNAL, "q21.full.cu: supplier keys not dense 1..N (s_suppkey or l_suppkey)\n");
     m = (int64_t)h_out->m;
     if (m == 0) goto done;
     rows = (wait_row *)malloc(sizeof(wait_row) * (size_t)m);
-    if (!rows) {
-        fprintf(stderr, "q21.full.cu: out of host memory for %lld result rows\n", (long long)m);
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
+    DKB_FAIL_IF(!rows, DKB_CAND_ENOMEM, "q21.full.cu: out of host memory for %lld result rows\n", (long long)m);
     if (m > OUT_ROWS) fast = 0;
     for (int64_t k = 0; k < m && fast; k++)
         if (h_out->len[k] < 0) fast = 0;
@@ -335,18 +317,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     } else { /* many ties or long names: the kept rows, all counts, then the names exactly */
         h_rows = (int64_t *)malloc(sizeof(int64_t) * (size_t)m);
         h_cnt = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)ns);
-        if (!h_rows || !h_cnt) {
-            fprintf(stderr, "q21.full.cu: out of host memory for %lld supplier counts\n", (long long)ns);
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
-        DKB_CUDA_TRY("cudaMemcpyAsync kept rows",
-                 cudaMemcpyAsync(h_rows, d_rows, sizeof(int64_t) * (size_t)m, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync counts", cudaMemcpyAsync(h_cnt, d_cnt, sizeof(unsigned long long) * (size_t)ns,
-                                                           cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize counts", cudaStreamSynchronize(stream));
-        rc = dkb_fetch_text(sname, d_rows, m, stream, &t_off, &t_bytes);
-        if (rc) goto done;
+        DKB_FAIL_IF(!h_rows || !h_cnt, DKB_CAND_ENOMEM, "q21.full.cu: out of host memory for %lld supplier counts\n",
+                    (long long)ns);
+        const dkb_host_copy back[] = {{h_rows, d_rows, sizeof(int64_t) * (size_t)m},
+                                      {h_cnt, d_cnt, sizeof(unsigned long long) * (size_t)ns}};
+        DKB_CUDA_TRY("copy back counts", dkb_copy_back(back, DKB_COUNT(back), stream));
+        DKB_TRY(dkb_fetch_text(sname, d_rows, m, stream, &t_off, &t_bytes));
         for (int64_t k = 0; k < m; k++) {
             rows[k].count = (long long)h_cnt[h_rows[k]];
             rows[k].name = t_bytes + t_off[k];
@@ -355,28 +331,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     qsort(rows, (size_t)m, sizeof(wait_row), by_count_then_name);
     nout = m < LIMIT ? m : LIMIT;
-    if (nout > res->cap) {
-        fprintf(stderr, "q21.full.cu: %lld result rows over the cap %lld\n", (long long)nout, (long long)res->cap);
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    DKB_FAIL_IF(nout > res->cap, DKB_CAND_ECAP, "q21.full.cu: %lld result rows over the cap %lld\n", (long long)nout,
+                (long long)res->cap);
     for (int64_t r = 0; r < nout; r++) {
-        if ((dkb_put_str(c_name, r, rows[r].name, rows[r].len) != DKB_CAND_OK)) {
-            fprintf(stderr, "q21.full.cu: s_name over its byte cap\n");
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        DKB_FAIL_IF(dkb_put_str(c_name, r, rows[r].name, rows[r].len) != DKB_CAND_OK, DKB_CAND_ECAP,
+                    "q21.full.cu: s_name over its byte cap\n");
         c_wait->i64[r] = rows[r].count;
         c_wait->is_null[r] = 0;
     }
     res->nrows = nout;
 done:
-    if (d_out) cudaFreeAsync(d_out, stream);
-    if (d_in) cudaFreeAsync(d_in, stream);
-    if (d_cnt) cudaFreeAsync(d_cnt, stream);
-    if (d_rows) cudaFreeAsync(d_rows, stream);
-    if (d_hist) cudaFreeAsync(d_hist, stream);
-    if (d_bound) cudaFreeAsync(d_bound, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     free(h_out);
     free(h_cnt);
