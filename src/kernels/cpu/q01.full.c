@@ -7,30 +7,31 @@
  *   from lineitem where l_shipdate <= date '1998-12-01' - interval ':delta' day
  *   group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus;
  *
- * Plan: one fused filter-aggregate pass over lineitem. The group is the pair
- * of dictionary codes (flag * nstatus + status, a dense index: at most 256 x
- * 256 but 3 x 2 in TPC-H); each thread sums a block of 2048 rows into int64
- * accumulators (scale-6 charge per row < 2^37, so a block cannot overflow)
- * and folds the block into its own __int128 totals; the threads' totals are
- * merged in thread order. Sums are exact; averages are the exact sums divided
- * once at the end (as SQL's avg of a decimal). Groups come out in code order,
- * which is string order because dictionaries are sorted. */
+ * Plan: one fused filter-aggregate pass over lineitem in blocks of 512 rows
+ * (the threads take runs of blocks as they come). A block first computes,
+ * branch-free, each row's group (the pair of dictionary codes, flag *
+ * nstatus + status, a dense index: 3 x 2 in TPC-H; -1 when the row fails
+ * the date filter), its discounted price and its charge, and which groups
+ * occur; then each occurring group's six sums are masked reductions over
+ * the block, in L1 (vector code: no per-row scatter into accumulators).
+ * Block sums are int64 (scale-6 charge per row < 2^37), folded into the
+ * thread's __int128 totals; the threads' totals are merged at the end. Sums
+ * are exact; averages are the exact sums divided once at the end (as SQL's
+ * avg of a decimal). Groups come out in code order, which is string order
+ * because dictionaries are sorted. */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_put_dec, dkb_put_dict, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_res, dkb_days_from_civil, dkb_put_dec, dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
 
-enum { BLOCK = 2048 };
-
-typedef struct {
-    int64_t count, qty, price, disc, disc_price, charge;
-} block_sums;
+/* rows per block (its columns and scratch stay in L1); blocks a thread takes at once */
+enum { BLOCK = 512, RUN = 16 };
 
 typedef struct {
     int64_t count;
@@ -39,32 +40,31 @@ typedef struct {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *flag = dkb_cand_column(db, "lineitem", "l_returnflag");
-    const dkb_cand_vec *status = dkb_cand_column(db, "lineitem", "l_linestatus");
-    const dkb_cand_vec *qty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *tax = dkb_cand_column(db, "lineitem", "l_tax");
-    const dkb_cand_param *delta = dkb_cand_param_find(params, "delta");
-    if (!ship || !flag || !status || !qty || !price || !disc || !tax || !delta) return DKB_CAND_EINVAL;
-    if (ship->type != DKB_CAND_I32 || flag->type != DKB_CAND_U8 || status->type != DKB_CAND_U8 || !flag->dict ||
-        !status->dict || qty->scale != 2 || price->scale != 2 || disc->scale != 2 || tax->scale != 2)
+    const dkb_cand_vec *ship, *flag, *status, *qty, *price, *disc, *tax;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
+        {"lineitem", "l_returnflag", DKB_CAND_U8, DKB_ANY, 1, &flag},
+        {"lineitem", "l_linestatus", DKB_CAND_U8, DKB_ANY, 1, &status},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &qty},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
+        {"lineitem", "l_tax", DKB_CAND_I64, 2, 0, &tax},
+    };
+    const dkb_cand_param *delta;
+    const dkb_param_want want_params[] = {{"delta", 0, &delta}};
+    dkb_cand_res_col *c_flag, *c_status, *c_qty, *c_price, *c_dprice, *c_charge, *c_aqty, *c_aprice, *c_adisc,
+        *c_count;
+    const dkb_res_want want_res[] = {
+        {"l_returnflag", DKB_CAND_RES_STRING, &c_flag},  {"l_linestatus", DKB_CAND_RES_STRING, &c_status},
+        {"sum_qty", DKB_CAND_RES_DECIMAL, &c_qty},       {"sum_base_price", DKB_CAND_RES_DECIMAL, &c_price},
+        {"sum_disc_price", DKB_CAND_RES_DECIMAL, &c_dprice}, {"sum_charge", DKB_CAND_RES_DECIMAL, &c_charge},
+        {"avg_qty", DKB_CAND_RES_FLOAT, &c_aqty},        {"avg_price", DKB_CAND_RES_FLOAT, &c_aprice},
+        {"avg_disc", DKB_CAND_RES_FLOAT, &c_adisc},      {"count_order", DKB_CAND_RES_INT, &c_count},
+    };
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_flag = dkb_res_col(res, "l_returnflag", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_status = dkb_res_col(res, "l_linestatus", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_qty = dkb_res_col(res, "sum_qty", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_price = dkb_res_col(res, "sum_base_price", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_dprice = dkb_res_col(res, "sum_disc_price", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_charge = dkb_res_col(res, "sum_charge", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_aqty = dkb_res_col(res, "avg_qty", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_aprice = dkb_res_col(res, "avg_price", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_adisc = dkb_res_col(res, "avg_disc", DKB_CAND_RES_FLOAT);
-    dkb_cand_res_col *c_count = dkb_res_col(res, "count_order", DKB_CAND_RES_INT);
-    if (!c_flag || !c_status || !c_qty || !c_price || !c_dprice || !c_charge || !c_aqty || !c_aprice ||
-        !c_adisc || !c_count || c_qty->scale < 2 || c_price->scale < 2 || c_dprice->scale < 4 ||
-        c_charge->scale < 6)
-        return DKB_CAND_EINVAL;
+    if (c_qty->scale < 2 || c_price->scale < 2 || c_dprice->scale < 4 || c_charge->scale < 6) return DKB_CAND_EINVAL;
 
     const int32_t hi_day = (int32_t)(dkb_days_from_civil(1998, 12, 1) - delta->i);
     const int nf = flag->dict->size, ns = status->dict->size, ng = nf * ns;
@@ -72,9 +72,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     totals *part = calloc((size_t)nt * (size_t)ng + 1, sizeof(totals));
     if (!part) return DKB_CAND_ENOMEM;
 
-    const int32_t *s = ship->data;
-    const uint8_t *f = flag->data, *st = status->data;
-    const int64_t *q = qty->data, *p = price->data, *d = disc->data, *t = tax->data;
+    const int32_t *S = ship->data;
+    const uint8_t *F = flag->data, *ST = status->data;
+    const int64_t *Q = qty->data, *P = price->data, *D = disc->data, *T = tax->data;
     const int64_t n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
     int bad = 0;
 
@@ -85,39 +85,44 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         tid = omp_get_thread_num();
 #endif
         totals *mine = part + (size_t)tid * (size_t)ng;
-        block_sums blk[256 * 2];
-        block_sums *b = ng <= 512 ? blk : calloc((size_t)ng, sizeof(block_sums));
-        if (!b) bad = 1;
-        else memset(b, 0, sizeof(block_sums) * (size_t)ng);
-#pragma omp for schedule(static)
+        int32_t grp[BLOCK];
+        int64_t dp[BLOCK], ch[BLOCK];
+#pragma omp for schedule(dynamic, RUN)
         for (int64_t k = 0; k < nblocks; k++) {
-            if (!b) continue;
-            const int64_t lo = k * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
-            for (int64_t i = lo; i < hi; i++) {
-                if (s[i] > hi_day) continue;
-                const unsigned fi = f[i], si = st[i];
-                if (fi >= (unsigned)nf || si >= (unsigned)ns) { bad = 1; continue; }
-                block_sums *a = &b[fi * (unsigned)ns + si];
-                const int64_t dp = p[i] * (100 - d[i]);
-                a->count++;
-                a->qty += q[i];
-                a->price += p[i];
-                a->disc += d[i];
-                a->disc_price += dp;
-                a->charge += dp * (100 + t[i]);
+            const int64_t lo = k * BLOCK, len = lo + BLOCK < n ? BLOCK : n - lo;
+            const int64_t *q = Q + lo, *p = P + lo, *d = D + lo;
+            int odd = 0;
+            for (int64_t i = 0; i < len; i++) { /* the row's group (-1: filtered out), price, charge */
+                const int fi = F[lo + i], si = ST[lo + i], keep = S[lo + i] <= hi_day;
+                odd |= keep & (fi >= nf || si >= ns);
+                grp[i] = keep ? fi * ns + si : -1;
+                dp[i] = p[i] * (100 - d[i]);
+                ch[i] = dp[i] * (100 + T[lo + i]);
             }
-            for (int g = 0; g < ng; g++) {
-                if (!b[g].count) continue;
-                mine[g].count += b[g].count;
-                mine[g].qty += b[g].qty;
-                mine[g].price += b[g].price;
-                mine[g].disc += b[g].disc;
-                mine[g].disc_price += b[g].disc_price;
-                mine[g].charge += b[g].charge;
-                b[g] = (block_sums){0};
+            uint64_t present = ng > 64 ? ~0ull : 0; /* which groups occur (all, past 64) */
+            if (ng <= 64)
+                for (int64_t i = 0; i < len; i++) present |= (uint64_t)(grp[i] >= 0) << (grp[i] & 63);
+            bad |= odd;
+            for (int g = 0; g < ng && !odd; g++) {
+                if (g < 64 && !(present >> g & 1)) continue;
+                int64_t cnt = 0, sq = 0, sp = 0, sd = 0, sdp = 0, sch = 0;
+                for (int64_t i = 0; i < len; i++) { /* masked sums: vector code */
+                    const int64_t m = -(int64_t)(grp[i] == g);
+                    cnt -= m;
+                    sq += q[i] & m;
+                    sp += p[i] & m;
+                    sd += d[i] & m;
+                    sdp += dp[i] & m;
+                    sch += ch[i] & m;
+                }
+                mine[g].count += cnt;
+                mine[g].qty += sq;
+                mine[g].price += sp;
+                mine[g].disc += sd;
+                mine[g].disc_price += sdp;
+                mine[g].charge += sch;
             }
         }
-        if (b != blk) free(b);
     }
 
     int64_t r = 0;
@@ -133,10 +138,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             a.charge += x->charge;
         }
         if (!a.count) continue;
-        const int fc = g / ns, sc = g % ns;
-        if (r >= res->cap ||
-            dkb_put_dict(c_flag, r, flag->dict, fc) ||
-            dkb_put_dict(c_status, r, status->dict, sc)) {
+        if (r >= res->cap || dkb_put_dict(c_flag, r, flag->dict, g / ns) ||
+            dkb_put_dict(c_status, r, status->dict, g % ns)) {
             bad = 1;
             break;
         }
