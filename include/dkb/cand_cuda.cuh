@@ -29,7 +29,8 @@
  *   joins    dkb_chunk_at / dkb_chunk_items: a chunk join's rows and its
  *            line items with their order in the chunk (device lambdas);
  *   scans    dkb_queued_scan: a warp streams a 4-byte column, queues the
- *            rows that pass a test and works them off 32 at a time.
+ *            rows that pass a test and works them off 32 at a time;
+ *            dkb_block_sums: a block's int64 sums into per-block partials.
  * (Result writers, dates and decimals are cand_util.h's.)
  *
  * Block and warp reductions, scans and sorts: use CUB (cub/cub.cuh), which
@@ -737,6 +738,31 @@ __device__ __forceinline__ void dkb_chunk_items(const int32_t *__restrict__ lkey
             continue;
         }
         item(j, idx, start, key);
+    }
+}
+
+/* ---- block sums ---- */
+
+/* The block's sums of each thread's K int64 values v[0..K) into
+ * out[K * blockIdx.x + k] (exact; a block of TPB threads, a multiple of 32,
+ * every thread calls it once): a shuffle reduction per warp, then thread k
+ * adds the warps' sums of value k in warp order (deterministic). v is
+ * consumed. */
+template <int TPB, int K>
+__device__ __forceinline__ void dkb_block_sums(int64_t (&v)[K], int64_t *__restrict__ out) {
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+        for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(DKB_FULL_MASK, v[k], off);
+    __shared__ int64_t w[K][TPB / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < K; k++) w[k][warp] = v[k];
+    __syncthreads();
+    if (threadIdx.x < K) {
+        int64_t s = 0;
+        for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
+        out[K * blockIdx.x + threadIdx.x] = s;
     }
 }
 

@@ -64,21 +64,8 @@ __global__ void __launch_bounds__(TPB) q06_scan(const int32_t *__restrict__ ship
     }
     for (int64_t i = 4 * n4 + (int64_t)blockIdx.x * TPB + threadIdx.x; i < n; i += stride)
         if ((uint32_t)(__ldg(ship + i) - slo) <= sw) q06_row(i, disc, qty, price, dlo, dw, qlt, sum, cnt);
-    /* warp then block reduction */
-    for (int off = 16; off > 0; off >>= 1) {
-        sum += __shfl_down_sync(0xffffffffu, sum, off);
-        cnt += __shfl_down_sync(0xffffffffu, cnt, off);
-    }
-    __shared__ int64_t wsum[TPB / 32], wcnt[TPB / 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) wsum[warp] = sum, wcnt[warp] = cnt;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        int64_t bs = 0, bc = 0;
-        for (int w = 0; w < TPB / 32; w++) bs += wsum[w], bc += wcnt[w];
-        partial[2 * blockIdx.x] = bs;
-        partial[2 * blockIdx.x + 1] = bc;
-    }
+    int64_t v[2] = {sum, cnt};
+    dkb_block_sums<TPB, 2>(v, partial);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,

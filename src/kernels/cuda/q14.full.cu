@@ -119,19 +119,8 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
         [&](int64_t i) { q14_row(i, lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops); });
     if (lane < pending) q14_row(queue[lane], lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
     if (oops) *bad = 1;
-    for (int off = 16; off > 0; off >>= 1) {
-        sp += __shfl_down_sync(0xffffffffu, sp, off);
-        st += __shfl_down_sync(0xffffffffu, st, off);
-        cnt += __shfl_down_sync(0xffffffffu, cnt, off);
-    }
-    __shared__ int64_t w[3][WARPS];
-    if (lane == 0) w[0][warp] = sp, w[1][warp] = st, w[2][warp] = cnt;
-    __syncthreads();
-    if (threadIdx.x < 3) {
-        int64_t s = 0;
-        for (int k = 0; k < WARPS; k++) s += w[threadIdx.x][k];
-        partial[3 * blockIdx.x + threadIdx.x] = s;
-    }
+    int64_t v[3] = {sp, st, cnt};
+    dkb_block_sums<TPB, 3>(v, partial);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,

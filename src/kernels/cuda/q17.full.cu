@@ -155,19 +155,6 @@ __global__ void __launch_bounds__(TPB) q17_scan(const int32_t *__restrict__ lpar
                   list, cap, nlist, lane);
 }
 
-/* Block sum of v (int64) into out[blockIdx.x]. */
-__device__ static void block_sum_out(int64_t v, int64_t *__restrict__ out) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    __shared__ int64_t w[TPB / 32];
-    if ((threadIdx.x & 31) == 0) w[threadIdx.x >> 5] = v;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        int64_t s = 0;
-        for (int k = 0; k < TPB / 32; k++) s += w[k];
-        out[blockIdx.x] = s;
-    }
-}
-
 /* Price sums (and counts) of the listed hits below their slot's limit. */
 __global__ void __launch_bounds__(TPB) q17_hits(const hit *__restrict__ list, int64_t m,
                                                 const double *__restrict__ limit, int64_t *__restrict__ psum,
@@ -177,9 +164,10 @@ __global__ void __launch_bounds__(TPB) q17_hits(const hit *__restrict__ list, in
         const hit h = list[k];
         if ((double)h.qty / (double)100 < limit[h.slot]) s += h.price, c++;
     }
-    block_sum_out(s, psum);
+    int64_t vs[1] = {s}, vc[1] = {c};
+    dkb_block_sums<TPB, 1>(vs, psum);
     __syncthreads();
-    block_sum_out(c, pcnt);
+    dkb_block_sums<TPB, 1>(vc, pcnt);
 }
 
 /* The same over lineitem itself (when the hit list overflowed). */
@@ -194,9 +182,10 @@ __global__ void __launch_bounds__(TPB) q17_rescan(const int32_t *__restrict__ lp
         if ((uint64_t)p >= (uint64_t)np || !((__ldg(bits + (p >> 5)) >> (p & 31)) & 1)) continue;
         if ((double)__ldg(lqty + i) / (double)100 < limit[__ldg(slot + p)]) s += __ldg(lprice + i), c++;
     }
-    block_sum_out(s, psum);
+    int64_t vs[1] = {s}, vc[1] = {c};
+    dkb_block_sums<TPB, 1>(vs, psum);
     __syncthreads();
-    block_sum_out(c, pcnt);
+    dkb_block_sums<TPB, 1>(vc, pcnt);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,

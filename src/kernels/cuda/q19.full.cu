@@ -126,19 +126,8 @@ __global__ void __launch_bounds__(TPB) q19_scan(const uint8_t *__restrict__ lmod
         }
     }
     if (oops) *bad = 1;
-    for (int off = 16; off > 0; off >>= 1) {
-        sum += __shfl_down_sync(DKB_FULL_MASK, sum, off);
-        cnt += __shfl_down_sync(DKB_FULL_MASK, cnt, off);
-    }
-    __shared__ int64_t w[2][NWARP];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) w[0][warp] = sum, w[1][warp] = cnt;
-    __syncthreads();
-    if (threadIdx.x < 2) {
-        int64_t s = 0;
-        for (int k = 0; k < NWARP; k++) s += w[threadIdx.x][k];
-        partial[2 * blockIdx.x + threadIdx.x] = s;
-    }
+    int64_t v[2] = {sum, cnt};
+    dkb_block_sums<TPB, 2>(v, partial);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
