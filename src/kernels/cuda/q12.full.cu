@@ -144,6 +144,15 @@ __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmod
     const int64_t gwarp = (int64_t)blockIdx.x * NWARP + warp, nwarps = (int64_t)gridDim.x * NWARP;
     counters cnt = {{0, 0, 0, 0}};
     int oops = 0, pa = 0, pb = 0;
+    /* queue A's full batches of 32, one entry per lane */
+    const auto drain_a = [&]() {
+        while (pa >= 32) {
+            pa -= 32;
+            const long long e = qa[pa + lane];
+            __syncwarp();
+            batch_a(e, true, lane, lship, lcommit, lreceipt, lkey, okey, oprio, no, high_s, qb, &pb, &cnt, &oops);
+        }
+    };
     for (int64_t t = gwarp; t < ntiles; t += nwarps) {
         const int64_t v0 = t * (32 * VEC) + lane; /* this lane's first vector: rows 4 * v0 .. 4 * v0 + 3 */
         uint32_t mw[VEC];
@@ -176,12 +185,7 @@ __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmod
         }
         __syncwarp();
         pa += total;
-        while (pa >= 32) {
-            pa -= 32;
-            const long long e = qa[pa + lane];
-            __syncwarp();
-            batch_a(e, true, lane, lship, lcommit, lreceipt, lkey, okey, oprio, no, high_s, qb, &pb, &cnt, &oops);
-        }
+        drain_a();
     }
     for (int64_t base = ntiles * TILE_ROWS + gwarp * 32; base < n; base += nwarps * 32) {
         const int64_t i = base + lane;
@@ -196,12 +200,7 @@ __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmod
         if (in) qa[at] = (long long)i << 1 | (in2 ? 1 : 0);
         __syncwarp();
         pa += total;
-        while (pa >= 32) {
-            pa -= 32;
-            const long long e = qa[pa + lane];
-            __syncwarp();
-            batch_a(e, true, lane, lship, lcommit, lreceipt, lkey, okey, oprio, no, high_s, qb, &pb, &cnt, &oops);
-        }
+        drain_a();
     }
     /* the rest: < 32 in queue A, then < 32 in queue B */
     const long long last = lane < pa ? qa[lane] : 0;
