@@ -13,27 +13,31 @@
  *     and s_nationkey = n_nationkey and n_name = ':nation'
  *   group by s_name order by numwait desc, s_name limit 100;
  *
- * Plan: a partition-local merge of orders and lineitem (lineitem is grouped
- * by orderkey in the order of orders, both ascending): each thread takes a
- * range of orders, finds its first line by binary search, and walks each
- * order's few lines once. For an F order it notes whether the order has a
- * second supplier (EXISTS) and the supplier of its late lines, or that they
- * have two (NOT EXISTS fails for every late line then). When the order has
- * two suppliers and all its late lines share one supplier of the nation
- * (a slot array over suppkey - 1; supplier keys are dense 1..N), that
- * supplier's count grows by the number of those late lines (each is an l1
- * row). Counts are per thread per nation supplier, merged, then sorted by
- * (numwait desc, s_name) and cut to 100. Integer counts: exact. */
+ * Plan: an order counts when it is F, has a second supplier (EXISTS) and all
+ * its late lines share one supplier (NOT EXISTS) of the nation; it then adds
+ * its number of late lines (each an l1 row) to that supplier. Such an order
+ * has a late line of a nation supplier, so the scan of lineitem first
+ * selects, branch-free, only the late lines whose supplier is of the nation
+ * (a byte per supplier over the dense suppkeys 1..N; about 1 line in 50),
+ * reading neither orderkeys nor orders; only the orders of those lines are
+ * then examined whole: their run of lines (adjacent: lineitem is grouped by
+ * orderkey in the order of orders) walked back and forth from the line,
+ * the order found by galloping forward in o_orderkey. Chunks of orders and
+ * their lines (dkb_chunk_runs) are taken by the threads as they come;
+ * counts per chunk per nation supplier, merged, sorted by (numwait desc,
+ * s_name) and cut to 100. Integer counts: exact. */
 #include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
+#if defined(__AVX512F__)
+#include <immintrin.h> /* defines: _mm512_* (select_late) */
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_lower_bound_i32, dkb_put_strcol, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_chunk_runs, dkb_gallop_i32, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
+
+enum { SUB = 1024, AHEAD = 4 }; /* lines per selection block; prefetch distance */
 
 typedef struct {
     int64_t supp; /* row in supplier */
@@ -52,31 +56,62 @@ static int by_count_then_name(const void *a, const void *b) {
     return (lx > ly) - (lx < ly);
 }
 
+/* The lines i of [0, n) (from line base) that are late (receipt after
+ * commit) and whose supplier's bit is set in nat (suppkeys 1..ns, bit
+ * suppkey - 1) into sel[0..) (sel holds n + 16); their number. *bad := 1
+ * for a suppkey outside 1..ns. 16 lines at a time where built with AVX-512
+ * (a gather of the bitmap words of the late lines only, a compress of the
+ * selected indices), then one by one. */
+static int select_late(const int32_t *ls, const int32_t *rd, const int32_t *cd, const uint32_t *nat, uint32_t ns,
+                       int n, int32_t *sel, int *bad) {
+    int m = 0, i = 0;
+#if defined(__AVX512F__)
+    const __m512i one = _mm512_set1_epi32(1), vns = _mm512_set1_epi32((int)ns), low = _mm512_set1_epi32(31);
+    __m512i idx = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (; i + 16 <= n; i += 16, idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16))) {
+        const __m512i s = _mm512_sub_epi32(_mm512_loadu_si512(ls + i), one);
+        const __mmask16 in = _mm512_cmplt_epu32_mask(s, vns);
+        *bad |= in != 0xFFFF;
+        const __mmask16 late = _mm512_mask_cmpgt_epi32_mask(in, _mm512_loadu_si512(rd + i), _mm512_loadu_si512(cd + i));
+        const __m512i w = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), late, _mm512_srli_epi32(s, 5), nat, 4);
+        const __m512i bit = _mm512_and_si512(_mm512_srlv_epi32(w, _mm512_and_si512(s, low)), one);
+        const __mmask16 hit = _mm512_mask_test_epi32_mask(late, bit, bit);
+        _mm512_storeu_si512(sel + m, _mm512_maskz_compress_epi32(hit, idx));
+        m += __builtin_popcount(hit);
+    }
+#endif
+    for (; i < n; i++) {
+        const uint32_t s = (uint32_t)ls[i] - 1u, in = s < ns, k = in ? s : 0;
+        *bad |= !in;
+        sel[m] = i;
+        m += (rd[i] > cd[i]) & (int)(nat[k >> 5] >> (k & 31)) & (int)in;
+    }
+    return m;
+}
+
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
-    const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ostatus = dkb_cand_column(db, "orders", "o_orderstatus");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
-    const dkb_cand_vec *snation = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
-    if (!lkey || !lsupp || !lcommit || !lreceipt || !okey || !ostatus || !skey || !sname || !snation || !nkey ||
-        !nname || !pnation || !pnation->s)
+    const dkb_cand_vec *lkey, *lsupp, *lcommit, *lreceipt, *okey, *ostatus, *skey, *sname, *snation, *nkey, *nname;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
+        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_orderstatus", DKB_CAND_U8, DKB_ANY, 1, &ostatus},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_name", DKB_CAND_STR, DKB_ANY, 0, &sname},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snation},
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+    };
+    const dkb_cand_param *pnation;
+    const dkb_param_want want_params[] = {{"nation", 1, &pnation}};
+    dkb_cand_res_col *c_name, *c_wait;
+    const dkb_res_want want_res[] = {{"s_name", DKB_CAND_RES_STRING, &c_name}, {"numwait", DKB_CAND_RES_INT, &c_wait}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
         return DKB_CAND_EINVAL;
-    if (lkey->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || lcommit->type != DKB_CAND_I32 ||
-        lreceipt->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ostatus->type != DKB_CAND_U8 ||
-        !ostatus->dict || skey->type != DKB_CAND_I32 || sname->type != DKB_CAND_STR ||
-        snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_wait = dkb_res_col(res, "numwait", DKB_CAND_RES_INT);
-    if (!c_name || !c_wait) return DKB_CAND_EINVAL;
     res->nrows = 0;
 
     const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
@@ -86,63 +121,60 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (((const uint8_t *)nname->data)[r] == ncode) nation = ((const int32_t *)nkey->data)[r];
     if (nation < 0 || fcode < 0) return 0;
 
-    /* the nation's suppliers: a dense slot per supplier row */
+    /* the nation's suppliers: a slot per supplier row (suppkey - 1), and
+     * whether it is of the nation */
     const int64_t ns = skey->n, nl = lkey->n, no = okey->n;
     const int32_t *sn = snation->data, *sk = skey->data;
     int32_t *slot = malloc((size_t)(ns + 1) * sizeof(int32_t));
+    uint32_t *in_nat = calloc((size_t)(ns >> 5) + 1, sizeof(uint32_t)); /* bit per supplier */
     int64_t *slot_supp = malloc((size_t)(ns + 1) * sizeof(int64_t));
-    if (!slot || !slot_supp) { free(slot); free(slot_supp); return DKB_CAND_ENOMEM; }
+    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const int64_t nchunks = nl < PAR_MIN ? 1 : (int64_t)nt * 16;
     int32_t nslots = 0;
     int bad = 0;
-    for (int64_t s = 0; s < ns; s++) {
-        if (sk[s] != s + 1) bad = 1;
+    for (int64_t s = 0; slot && in_nat && slot_supp && s < ns; s++) {
+        bad |= sk[s] != s + 1;
         slot[s] = sn[s] == nation ? nslots : -1;
-        if (sn[s] == nation) slot_supp[nslots++] = s;
+        if (sn[s] == nation) in_nat[s >> 5] |= 1u << (s & 31), slot_supp[nslots++] = s;
     }
-    /* threads only for enough work (like the baseline): a region's barrier can wait
-     * milliseconds for a second thread on a busy machine */
-    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
-    int64_t *counts = calloc((size_t)nt * (size_t)(nslots + 1), sizeof(int64_t));
-    if (!counts) bad = 1;
+    int64_t *counts = slot && in_nat && slot_supp ? calloc((size_t)nchunks * (size_t)(nslots + 1), sizeof(int64_t)) : NULL;
+    if (!counts) {
+        free(slot), free(in_nat), free(slot_supp);
+        return DKB_CAND_ENOMEM;
+    }
     const int32_t *lk = lkey->data, *ls = lsupp->data, *cd = lcommit->data, *rd = lreceipt->data, *ok = okey->data;
     const uint8_t *st = ostatus->data, f = (uint8_t)fcode;
 
-    if (!bad && nslots > 0) {
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-        {
-            int tid = 0, tn = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            tn = omp_get_num_threads();
-#endif
-            int64_t *cnt = counts + (size_t)tid * (size_t)(nslots + 1);
-            const int64_t o0 = no * tid / tn, o1 = no * (tid + 1) / tn;
-            int64_t j = o0 < o1 ? dkb_lower_bound_i32(lk, nl, ok[o0]) : nl;
-            for (int64_t o = o0; o < o1; o++) {
-                const int32_t key = ok[o];
-                while (j < nl && lk[j] < key) j++;
-                if (st[o] != f) {
-                    while (j < nl && lk[j] == key) j++;
-                    continue;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad) if(nslots > 0 && !bad)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t o0, o1, j0, j1;
+        if (nslots == 0 || bad || !dkb_chunk_runs(ok, no, lk, nl, c, nchunks, &o0, &o1, &j0, &j1)) continue;
+        int64_t *cnt = counts + c * (nslots + 1);
+        int64_t o = o0, prev_key = -1;
+        int32_t sel[SUB + 16];
+        for (int64_t b = j0; b < j1; b += SUB) {
+            const int n = (int)(b + SUB < j1 ? SUB : j1 - b);
+            const int nsel = select_late(ls + b, rd + b, cd + b, in_nat, (uint32_t)ns, n, sel, &bad);
+            for (int x = 0; x < nsel; x++) { /* the order of such a line, whole */
+                if (x + AHEAD < nsel) __builtin_prefetch(&lk[b + sel[x + AHEAD]]);
+                const int64_t j = b + sel[x];
+                const int32_t key = lk[j];
+                if (key == prev_key) continue; /* its order was seen at an earlier line */
+                prev_key = key;
+                o = dkb_gallop_i32(ok, o, o1, key);
+                if (o >= o1 || ok[o] != key || st[o] != f) continue;
+                int64_t a = j, e = j + 1;
+                while (a > j0 && lk[a - 1] == key) a--;
+                while (e < j1 && lk[e] == key) e++;
+                const int32_t late = ls[j];
+                int multi = 0, late_multi = 0, nlate = 0;
+                for (int64_t i = a; i < e; i++) {
+                    const int lt = rd[i] > cd[i], other = ls[i] != late;
+                    multi |= other;
+                    late_multi |= lt & other;
+                    nlate += lt;
                 }
-                const int64_t a = j;
-                if (a >= nl || lk[a] != key) continue;
-                const int32_t first = ls[a];
-                int multi = 0, late_multi = 0;
-                int32_t late = -1, nlate = 0;
-                for (; j < nl && lk[j] == key; j++) {
-                    const int32_t s = ls[j];
-                    multi |= s != first;
-                    if (rd[j] > cd[j]) {
-                        if (late < 0) late = s;
-                        else late_multi |= s != late;
-                        nlate++;
-                    }
-                }
-                if (!multi || late < 0 || late_multi) continue;
-                const uint32_t si = (uint32_t)late - 1u;
-                if (si >= (uint64_t)ns) { bad = 1; continue; }
-                if (slot[si] >= 0) cnt[slot[si]] += nlate;
+                if (multi && !late_multi) cnt[slot[late - 1]] += nlate;
             }
         }
     }
@@ -150,25 +182,26 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int64_t m = 0;
     if (!rows) bad = 1;
     for (int32_t k = 0; !bad && k < nslots; k++) {
-        int64_t c = 0;
-        for (int t = 0; t < nt; t++) c += counts[(size_t)t * (size_t)(nslots + 1) + (size_t)k];
-        if (c > 0) rows[m++] = (wait_row){slot_supp[k], c};
+        int64_t n = 0;
+        for (int64_t c = 0; c < nchunks; c++) n += counts[c * (nslots + 1) + k];
+        if (n > 0) rows[m++] = (wait_row){slot_supp[k], n};
     }
-    free(slot);
-    free(slot_supp);
-    free(counts);
-    if (bad) { free(rows); return DKB_CAND_EINTERNAL; }
+    free(slot), free(in_nat), free(slot_supp), free(counts);
+    if (bad) {
+        free(rows);
+        return DKB_CAND_EINTERNAL;
+    }
     g_names = sname;
     qsort(rows, (size_t)m, sizeof(wait_row), by_count_then_name);
     g_names = NULL;
     const int64_t nout = m < 100 ? m : 100;
-    if (nout > res->cap) { free(rows); return DKB_CAND_ECAP; }
-    for (int64_t r = 0; r < nout; r++) {
-        if (dkb_put_strcol(c_name, r, sname, rows[r].supp)) { free(rows); return DKB_CAND_ECAP; }
+    int rc = nout > res->cap ? DKB_CAND_ECAP : DKB_CAND_OK;
+    for (int64_t r = 0; r < nout && !rc; r++) {
+        rc = dkb_put_strcol(c_name, r, sname, rows[r].supp);
         c_wait->i64[r] = rows[r].count;
         c_wait->is_null[r] = 0;
     }
     free(rows);
-    res->nrows = nout;
-    return 0;
+    if (!rc) res->nrows = nout;
+    return rc;
 }
