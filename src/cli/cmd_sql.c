@@ -1,19 +1,24 @@
 /* cmd_sql.c: `dkb sql`: a query's SQL (DuckDB dialect) with its parameters
  * drawn from a seed and overridden, or the parameter set as JSON; what the
  * DuckDB oracle runs to make golden answers. With --data STORE and -e SQL
- * or -f FILE: DuckDB's optimized logical plan of any SQL over the store
- * (--explain; src/sql/plan.h), the input of the translator to TensorPlan
- * (issue 18), which is not built yet. */
+ * or -f FILE: any SQL over the store, planned by DuckDB and run as a
+ * TensorPlan program by the translator (src/sql/translate.h) on the CPU or
+ * CUDA backend, its result printed like `dkb run` prints one (table, csv,
+ * json) and optionally checked against a CSV (--expect) or DuckDB's own
+ * answer (--check); or DuckDB's optimized logical plan (--explain;
+ * src/sql/plan.h) and the TensorPlan program as it ran (--explain=tensorplan). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_query.h"
 #include "common/fsutil.h"  // defines: dkb__read_file
 #include "dkb/store.h"      // defines: dkb_store_open
 #include "sql/plan.h"       // defines: dkb__sql_planner, dkb__sql_plan
+#include "sql/translate.h"  // defines: dkb__sql_translate
 
 #define MAX_OVERRIDES 64
 #define MAX_SQL_BYTES (16u << 20)
@@ -21,7 +26,9 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: dkb sql QUERY [--seed S] [--param NAME=VALUE ...] [--sf SF] [--params-json]\n"
-            "       dkb sql --data STORE (-e SQL | -f FILE) --explain[=tree|json]\n"
+            "       dkb sql --data STORE (-e SQL | -f FILE) [--backend cpu|cuda] [--threads N]\n"
+            "               [--format table|csv|json] [--expect FILE.csv] [--check]\n"
+            "       dkb sql --data STORE (-e SQL | -f FILE) --explain[=tree|json|tensorplan]\n"
             "\n"
             "Print the SQL of TPC-H query QUERY (q01..q22 or 1..22) in DuckDB's dialect,\n"
             "with its substitution parameters drawn from seed S as qgen draws them\n"
@@ -29,15 +36,22 @@ static void usage(FILE *f) {
             "`dkb sql QUERY --params-json` lists a query's parameters with their values;\n"
             "an unknown --param name lists the names.\n"
             "\n"
-            "With --data: plan any SQL over the store with DuckDB (libduckdb, loaded at\n"
-            "run time: $DKB_LIBDUCKDB, else tools/oracle's npm package from\n"
-            "tools/install-deps.sh, else the system's). The store's tables are loaded\n"
-            "into an in-memory DuckDB (all rows, the oracle's types) and --explain\n"
-            "prints DuckDB's optimized logical plan: a compact tree, one line per\n"
-            "operator, then the plan JSON of json_serialize_plan, indented (=tree or\n"
-            "=json: only that one). Running the SQL needs the translator to TensorPlan\n"
-            "(issue 18), not built yet. An error in the SQL is DuckDB's message with\n"
-            "its line and column (a syntax error also shows the line and a caret).\n"
+            "With --data: run any SQL over the store. DuckDB (libduckdb, loaded at run\n"
+            "time: $DKB_LIBDUCKDB, else tools/oracle's npm package from\n"
+            "tools/install-deps.sh, else the system's) parses, binds and optimizes it\n"
+            "over an in-memory copy of the store (all rows, the oracle's types); the\n"
+            "translator turns DuckDB's optimized logical plan into a TensorPlan program\n"
+            "and runs it on --backend, and the result prints like `dkb run` prints one.\n"
+            "A construct the translator does not handle is one line naming the operator\n"
+            "or function (exit 1), never a partial answer. --expect compares the result\n"
+            "with a CSV (e.g. `dkb run qNN --format csv` or a golden answer), --check\n"
+            "with DuckDB's own answer to the same SQL; each prints 'ok' or the first\n"
+            "difference on stderr (exit 1). --explain prints DuckDB's plan instead: a\n"
+            "compact tree, one line per operator, then the plan JSON of\n"
+            "json_serialize_plan, indented (=tree or =json: only that one);\n"
+            "--explain=tensorplan runs the translator and prints the TensorPlan\n"
+            "program as it ran, one line per operator. An error in the SQL is DuckDB's\n"
+            "message with its line and column (a syntax error also shows a caret).\n"
             "\n"
             "options:\n"
             "  --seed S             seed of the parameter draw (default 0)\n"
@@ -46,19 +60,26 @@ static void usage(FILE *f) {
             "  --sf SF              scale factor the SQL is for (default 1; only Q11's\n"
             "                       fraction, 0.0001/SF, depends on it)\n"
             "  --params-json        print the parameters as JSON instead of the SQL\n"
-            "  --data STORE         plan SQL over this store (dkb gen/import output)\n"
+            "  --data STORE         run or plan SQL over this store (dkb gen/import output)\n"
             "  -e SQL               the SQL text (one statement)\n"
             "  -f FILE              read the SQL from FILE ('-': standard input)\n"
-            "  --explain[=WHAT]     print DuckDB's plan: tree and json (default), tree, json\n"
+            "  --backend B          cpu (default) or cuda (where built)\n"
+            "  --threads N          worker threads (default 0: all cores)\n"
+            "  --format FMT         table (default), csv or json\n"
+            "  --expect FILE.csv    compare the result with this CSV (header, then rows)\n"
+            "  --check              compare the result with DuckDB's answer to the SQL\n"
+            "  --explain[=WHAT]     print DuckDB's plan: tree and json (default), tree,\n"
+            "                       json; or tensorplan: the translated program\n"
             "  -h, --help           this help\n"
             "\n"
             "examples: dkb sql q06 --seed 3 --param discount=0.05\n"
-            "          dkb sql --data data/sf0.01 --explain=tree \\\n"
-            "              -e \"SELECT l_returnflag, sum(l_quantity) FROM lineitem GROUP BY 1\"\n"
-            "          dkb sql q03 | dkb sql --data data/sf0.01 -f - --explain\n");
+            "          dkb sql --data data/sf0.01 \\\n"
+            "              -e \"SELECT l_returnflag, sum(l_quantity) FROM lineitem GROUP BY 1 ORDER BY 1\"\n"
+            "          dkb sql q03 | dkb sql --data data/sf0.01 -f - --check\n"
+            "          dkb sql q03 | dkb sql --data data/sf0.01 -f - --explain=tree\n");
 }
 
-enum { EXPLAIN_NONE = 0, EXPLAIN_TREE = 1, EXPLAIN_JSON = 2, EXPLAIN_BOTH = 3 };
+enum { EXPLAIN_NONE = 0, EXPLAIN_TREE = 1, EXPLAIN_JSON = 2, EXPLAIN_BOTH = 3, EXPLAIN_TP = 4 };
 
 /* The whole of standard input, malloc'ed and NUL-terminated; NULL on error. */
 static char *read_stdin(void) {
@@ -97,28 +118,91 @@ static int print_sql_error(const char *sql, const dkb__sql_diag *d, const dkb_er
     return DKB_EXIT_FAIL;
 }
 
-/* dkb sql --data STORE (-e SQL | -f FILE) --explain. */
-static int explain(const char *data, const char *text, const char *file, int what) {
-    char *owned = NULL;
+/* What `dkb sql --data` was asked to do. */
+typedef struct sql_opts {
+    const char *data, *text, *file;
+    int what;                 /* EXPLAIN_*: NONE runs the SQL */
+    dkb_tp_backend backend;
+    const char *backend_name;
+    int threads;
+    cli_format fmt;
+    int fmt_given;
+    const char *expect;       /* --expect FILE.csv */
+    int check;                /* --check: against DuckDB's answer */
+} sql_opts;
+
+static const dkb_compare_opts COMPARE = {1e-9, 1e-9, 0, false};
+
+/* Compare res with the CSV at path (read with res's column types): 0, or
+ * DKB_EXIT_FAIL with the first difference on stderr, prefixed by what. */
+static int compare_csv(const dkb_result *res, const char *path, const char *what) {
+    dkb_result want = {0};
     dkb_error err = {0};
-    if (file) {
-        if (!strcmp(file, "-")) {
+    int rc = dkb_result_read_csv(path, res, &want, &err);
+    if (!rc) rc = dkb_result_compare(res, &want, &COMPARE, &err);
+    dkb_result_free(&want);
+    if (rc) {
+        fprintf(stderr, "dkb sql: %s: mismatch: %s\n", what, err.msg);
+        return DKB_EXIT_FAIL;
+    }
+    fprintf(stderr, "dkb sql: %s: ok, %lld row%s match\n", what, (long long)res->nrows, res->nrows == 1 ? "" : "s");
+    return DKB_EXIT_OK;
+}
+
+/* DuckDB's own answer to sql, as CSV in a temporary file, compared with res. */
+static int check_duckdb(dkb__sql_planner *p, const char *sql, const dkb_result *res) {
+    char path[] = "/tmp/dkb-sql-check-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "dkb sql: error: --check: cannot make a temporary file\n");
+        return DKB_EXIT_FAIL;
+    }
+    close(fd);
+    dkb_error err = {0};
+    int rc = dkb__sql_copy_csv(p, sql, path, &err);
+    int code = rc ? (fprintf(stderr, "dkb sql: error: --check: %s\n", err.msg), DKB_EXIT_FAIL)
+                  : compare_csv(res, path, "check against DuckDB");
+    unlink(path);
+    return code;
+}
+
+static int print_result(const sql_opts *o, const dkb_result *res) {
+    int rc = 0;
+    if (o->fmt == CLI_FMT_JSON) {
+        printf("{");
+        rc = dkb_result_print_json_fields(res, stdout);
+        printf("}\n");
+    } else {
+        rc = dkb_result_print(res, o->fmt == CLI_FMT_CSV ? DKB_RES_FMT_CSV : DKB_RES_FMT_TABLE, stdout);
+    }
+    return rc;
+}
+
+/* dkb sql --data STORE (-e SQL | -f FILE) [--explain]. */
+static int run_sql(const sql_opts *o) {
+    char *owned = NULL;
+    const char *text = o->text;
+    dkb_error err = {0};
+    if (o->file) {
+        if (!strcmp(o->file, "-")) {
             if (!(owned = read_stdin())) {
                 fprintf(stderr, "dkb sql: error: reading the SQL from standard input failed\n");
                 return DKB_EXIT_FAIL;
             }
         } else {
             size_t len;
-            int rc = dkb__read_file(file, MAX_SQL_BYTES, &owned, &len, &err);
+            int rc = dkb__read_file(o->file, MAX_SQL_BYTES, &owned, &len, &err);
             if (rc) return cli_fail("sql", rc, &err);
         }
         text = owned;
     }
     dkb_store *s = NULL;
     dkb__sql_planner *p = NULL;
+    dkb_tp *tp = NULL;
+    dkb_result res = {0};
     char *json = NULL, *tree = NULL, *pretty = NULL;
     dkb__sql_diag diag;
-    int rc = dkb_store_open(data, 0, &s, &err);
+    int rc = dkb_store_open(o->data, 0, &s, &err);
     if (!rc) rc = dkb__sql_planner_open(s, NULL, &p, &err);
     int exit_code = DKB_EXIT_OK;
     if (!rc) {
@@ -128,21 +212,39 @@ static int explain(const char *data, const char *text, const char *file, int wha
             goto done;
         }
     }
-    if (!rc && (what & EXPLAIN_TREE)) rc = dkb__sql_plan_tree(json, &tree, &err);
-    if (!rc && (what & EXPLAIN_JSON)) rc = dkb__sql_json_pretty(json, &pretty, &err);
+    if (!rc && (o->what & EXPLAIN_TREE)) rc = dkb__sql_plan_tree(json, &tree, &err);
+    if (!rc && (o->what & EXPLAIN_JSON)) rc = dkb__sql_json_pretty(json, &pretty, &err);
+    if (!rc && (o->what == EXPLAIN_NONE || o->what == EXPLAIN_TP)) {
+        if ((rc = dkb_tp_create(o->backend, o->threads, &tp, &err))) {
+            fprintf(stderr, "dkb sql: error: --backend %s: %s\n", o->backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
+            exit_code = DKB_EXIT_FAIL;
+            goto done;
+        }
+        if (o->what == EXPLAIN_TP) printf("-- TensorPlan program (%s backend), as it ran:\n", o->backend_name);
+        rc = dkb__sql_translate(p, s, tp, text, json, o->what == EXPLAIN_TP ? stdout : NULL, &res, &err);
+    }
     if (rc) {
         exit_code = cli_fail("sql", rc, &err);
         goto done;
     }
-    if (what == EXPLAIN_BOTH) printf("-- DuckDB %s, optimized logical plan\n", dkb__sql_duckdb_version(p));
+    if (o->what == EXPLAIN_BOTH) printf("-- DuckDB %s, optimized logical plan\n", dkb__sql_duckdb_version(p));
     if (tree) fputs(tree, stdout);
-    if (what == EXPLAIN_BOTH) printf("-- the plan as JSON (json_serialize_plan)\n");
+    if (o->what == EXPLAIN_BOTH) printf("-- the plan as JSON (json_serialize_plan)\n");
     if (pretty) fputs(pretty, stdout);
+    if (o->what == EXPLAIN_TP) printf("-- %lld row%s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s");
+    if (o->what == EXPLAIN_NONE) {
+        bool show = !(o->expect || o->check) || o->fmt_given;
+        if (show && print_result(o, &res)) exit_code = DKB_EXIT_FAIL;
+        if (o->expect && compare_csv(&res, o->expect, o->expect)) exit_code = DKB_EXIT_FAIL;
+        if (o->check && check_duckdb(p, text, &res)) exit_code = DKB_EXIT_FAIL;
+    }
     if (fflush(stdout) || ferror(stdout)) {
         fprintf(stderr, "dkb sql: error: writing the output failed\n");
         exit_code = DKB_EXIT_FAIL;
     }
 done:
+    dkb_result_free(&res);
+    dkb_tp_destroy(tp);
     free(pretty);
     free(tree);
     free(json);
@@ -153,19 +255,27 @@ done:
 }
 
 int cmd_sql(int argc, char **argv) {
-    enum { O_SEED = 256, O_PARAM, O_SF, O_PARAMS_JSON, O_DATA, O_EXPLAIN };
+    enum { O_SEED = 256, O_PARAM, O_SF, O_PARAMS_JSON, O_DATA, O_EXPLAIN, O_BACKEND, O_THREADS, O_FORMAT, O_EXPECT,
+           O_CHECK };
     static const struct option longopts[] = {{"seed", required_argument, 0, O_SEED},
                                               {"param", required_argument, 0, O_PARAM},
                                               {"sf", required_argument, 0, O_SF},
                                               {"params-json", no_argument, 0, O_PARAMS_JSON},
                                               {"data", required_argument, 0, O_DATA},
                                               {"explain", optional_argument, 0, O_EXPLAIN},
+                                              {"backend", required_argument, 0, O_BACKEND},
+                                              {"threads", required_argument, 0, O_THREADS},
+                                              {"format", required_argument, 0, O_FORMAT},
+                                              {"expect", required_argument, 0, O_EXPECT},
+                                              {"check", no_argument, 0, O_CHECK},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
     uint64_t seed = 0;
     double sf = 1;
-    int json = 0, nov = 0, c, query_opts = 0, what = EXPLAIN_NONE;
+    int json = 0, nov = 0, c, query_opts = 0, what = EXPLAIN_NONE, run_opts = 0;
     const char *data = NULL, *text = NULL, *file = NULL;
+    sql_opts so = {.backend = DKB_TP_CPU, .backend_name = "cpu"};
+    long v;
     char *ov[MAX_OVERRIDES];
     optind = 1;
     while ((c = getopt_long(argc, argv, "he:f:", longopts, NULL)) != -1) {
@@ -200,8 +310,25 @@ int cmd_sql(int argc, char **argv) {
             if (!optarg || !strcmp(optarg, "both")) what = EXPLAIN_BOTH;
             else if (!strcmp(optarg, "tree")) what = EXPLAIN_TREE;
             else if (!strcmp(optarg, "json")) what = EXPLAIN_JSON;
-            else return cli_usage_error("--explain=%s: expected tree, json or both", optarg);
+            else if (!strcmp(optarg, "tensorplan")) what = EXPLAIN_TP;
+            else return cli_usage_error("--explain=%s: expected tree, json, both or tensorplan", optarg);
             break;
+        case O_BACKEND:
+            if (!strcmp(optarg, "cpu")) so.backend = DKB_TP_CPU;
+            else if (!strcmp(optarg, "cuda")) so.backend = DKB_TP_CUDA;
+            else return cli_usage_error("--backend %s: expected cpu or cuda", optarg);
+            so.backend_name = optarg;
+            break;
+        case O_THREADS:
+            if (cli_parse_int("--threads", optarg, 0, 4096, &v)) return DKB_EXIT_USAGE;
+            so.threads = (int)v;
+            break;
+        case O_FORMAT:
+            if (cli_parse_format("--format", optarg, &so.fmt)) return DKB_EXIT_USAGE;
+            so.fmt_given = 1, run_opts = 1;
+            break;
+        case O_EXPECT: so.expect = optarg, run_opts = 1; break;
+        case O_CHECK: so.check = 1, run_opts = 1; break;
         case 'h': usage(stdout); return DKB_EXIT_OK;
         default: return cli_usage_error("sql: bad option");
         }
@@ -211,9 +338,11 @@ int cmd_sql(int argc, char **argv) {
         if (optind < argc) return cli_usage_error("sql: unexpected argument '%s' (the SQL goes after -e)", argv[optind]);
         if (!data) return cli_usage_error("sql: -e/-f/--explain need --data STORE");
         if (!text && !file) return cli_usage_error("sql: --data needs the SQL: -e SQL or -f FILE");
-        if (!what)
-            return cli_usage_error("sql: running SQL needs the translator (issue 18), not built yet; use --explain");
-        return explain(data, text, file, what);
+        if (what && what != EXPLAIN_TP && run_opts)
+            return cli_usage_error("sql: --format, --expect and --check run the SQL; not with --explain=%s",
+                                   what == EXPLAIN_TREE ? "tree" : what == EXPLAIN_JSON ? "json" : "both");
+        so.data = data, so.text = text, so.file = file, so.what = what;
+        return run_sql(&so);
     }
     if (cli_one_operand("sql", "QUERY", argc, argv)) return DKB_EXIT_USAGE;
     const dkb_query *q;

@@ -37,6 +37,7 @@ static const struct {
     FN(appender_destroy), FN(create_logical_type), FN(create_decimal_type), FN(destroy_logical_type),
     FN(create_data_chunk), FN(destroy_data_chunk), FN(data_chunk_reset), FN(data_chunk_get_vector),
     FN(data_chunk_set_size), FN(vector_get_data), FN(vector_assign_string_element_len), FN(vector_size),
+    FN(column_count), FN(column_name),
 };
 #undef FN
 

@@ -89,6 +89,8 @@ typedef struct dkb__duckdb_api {
     void *(*vector_get_data)(dkb__ddb_vector v);
     void (*vector_assign_string_element_len)(dkb__ddb_vector v, dkb__ddb_idx i, const char *s, dkb__ddb_idx len);
     dkb__ddb_idx (*vector_size)(void);
+    dkb__ddb_idx (*column_count)(dkb__ddb_result *r);
+    const char *(*column_name)(dkb__ddb_result *r, dkb__ddb_idx col);
 } dkb__duckdb_api;
 
 /* Load libduckdb (once per process; later calls return the same table) and

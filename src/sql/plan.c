@@ -303,3 +303,79 @@ int dkb__sql_plan(dkb__sql_planner *p, const char *sql, char **json, dkb__sql_di
     *json = text;
     return 0;
 }
+
+/* ---- running SQL in DuckDB itself (the translator's names and oracle) ---- */
+
+/* sql without trailing blanks and ';', malloc'ed (NULL: out of memory). */
+static char *strip_statement(const char *sql) {
+    size_t n = strlen(sql);
+    while (n && (sql[n - 1] == ';' || sql[n - 1] == ' ' || sql[n - 1] == '\n' || sql[n - 1] == '\t' ||
+                 sql[n - 1] == '\r'))
+        n--;
+    char *s = malloc(n + 1);
+    if (s) memcpy(s, sql, n), s[n] = 0;
+    return s;
+}
+
+int dkb__sql_column_names(dkb__sql_planner *p, const char *sql, char ***names, int *n, dkb_error *err) {
+    *names = NULL;
+    *n = 0;
+    char *body = strip_statement(sql);
+    size_t cap = body ? strlen(body) + 64 : 0;
+    char *q = body ? malloc(cap) : NULL;
+    if (!q) {
+        free(body);
+        return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
+    snprintf(q, cap, "SELECT * FROM (%s\n) LIMIT 0", body);
+    free(body);
+    dkb__ddb_result r;
+    memset(&r, 0, sizeof r);
+    int rc = 0;
+    if (p->d->query(p->con, q, &r) != DKB__DDB_SUCCESS) {
+        const char *e = p->d->result_error(&r);
+        rc = dkb_fail(err, DKB_EINTERNAL, "duckdb: the result's column names: %s", e ? e : "failed");
+    } else {
+        int k = (int)p->d->column_count(&r);
+        char **v = calloc((size_t)k + 1, sizeof *v);
+        for (int i = 0; v && i < k; i++) {
+            const char *name = p->d->column_name(&r, (dkb__ddb_idx)i);
+            if (!(v[i] = strdup(name ? name : ""))) {
+                for (int j = 0; j < i; j++) free(v[j]);
+                free(v), v = NULL;
+            }
+        }
+        if (!v) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+        else *names = v, *n = k;
+    }
+    p->d->destroy_result(&r);
+    free(q);
+    return rc;
+}
+
+int dkb__sql_copy_csv(dkb__sql_planner *p, const char *sql, const char *path, dkb_error *err) {
+    char *body = strip_statement(sql);
+    size_t cap = body ? strlen(body) + 2 * strlen(path) + 64 : 0;
+    char *q = body ? malloc(cap) : NULL;
+    if (!q) {
+        free(body);
+        return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
+    size_t k = (size_t)snprintf(q, cap, "COPY (%s\n) TO '", body);
+    for (const char *c = path; *c; c++) {
+        if (*c == '\'') q[k++] = '\'';
+        q[k++] = *c;
+    }
+    snprintf(q + k, cap - k, "' (HEADER, DELIMITER ',')");
+    free(body);
+    dkb__ddb_result r;
+    memset(&r, 0, sizeof r);
+    int rc = 0;
+    if (p->d->query(p->con, q, &r) != DKB__DDB_SUCCESS) {
+        const char *e = p->d->result_error(&r);
+        rc = dkb_fail(err, DKB_EINTERNAL, "duckdb: running the SQL: %s", e ? e : "failed");
+    }
+    p->d->destroy_result(&r);
+    free(q);
+    return rc;
+}

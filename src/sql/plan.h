@@ -110,4 +110,16 @@ int dkb__sql_plan_tree(const char *json, char **out, dkb_error *err);
  * (brackets unbalanced, a string unterminated), DKB_ENOMEM. */
 int dkb__sql_json_pretty(const char *json, char **out, dkb_error *err);
 
+/* The names of the columns DuckDB gives sql's result (the statement run
+ * as `SELECT * FROM (sql) LIMIT 0`): *names (n + 1 entries, the last
+ * NULL; caller frees each and the array) and *n. Errors: DKB_EINTERNAL
+ * (DuckDB's message), DKB_ENOMEM. */
+int dkb__sql_column_names(dkb__sql_planner *p, const char *sql, char ***names, int *n, dkb_error *err);
+
+/* Run sql in DuckDB and write its result to path as CSV with a header
+ * (`COPY (sql) TO path (HEADER)`): DuckDB's own answer, the oracle the
+ * translator is checked against. Errors: DKB_EINTERNAL (DuckDB's message),
+ * DKB_ENOMEM. */
+int dkb__sql_copy_csv(dkb__sql_planner *p, const char *sql, const char *path, dkb_error *err);
+
 #endif

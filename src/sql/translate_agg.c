@@ -1,0 +1,217 @@
+/* translate_agg.c: LOGICAL_AGGREGATE_AND_GROUP_BY (and DISTINCT): grouping
+ * by any column types (strings and doubles through dense integer keys,
+ * NULL a group of its own), and the aggregates count(*), count,
+ * count(DISTINCT), sum, avg, min, max and first with DuckDB's semantics:
+ * NULL inputs are skipped, an aggregate that saw no value is NULL (count:
+ * 0), and without GROUP BY there is exactly one row even over no input.
+ * Sums of integers and decimals are exact (int128, the input's scale: a
+ * sum of DECIMAL(15,2) is DECIMAL(38,2)); avg is a double. A FILTER
+ * (WHERE ...) clause restricts the rows one aggregate sees. */
+#include <string.h>
+
+#include "sql/translate_internal.h"
+
+bool tr_group(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_groups *g) {
+    dkb_tp *tp = x->tp;
+    memset(g, 0, sizeof *g);
+    const dkb_tensor *k[64];
+    int nk = 0;
+    for (int i = 0; i < nkeys; i++) {
+        if (nk + 2 > 64) return tr_unsupported(x, NULL, "GROUP BY on more than 32 columns"), false;
+        dkb_tensor *v = tr_key_of(x, &keys[i], n);
+        if (!v) return !tr_bad(x) && false;
+        if (keys[i].valid) {
+            v = dkb_tp_where(tp, keys[i].valid, v, dkb_tp_full_i64(tp, v->dtype == DKB_TP_U8 ? DKB_TP_U8 : DKB_TP_I64, n, 0));
+            k[nk++] = keys[i].valid;
+        }
+        k[nk++] = tr_relabel(x, v, 0, NULL);
+    }
+    if (nk == 0) { /* no keys: one group of every row */
+        k[nk++] = dkb_tp_full_i64(tp, DKB_TP_BOOL, n, 0);
+    }
+    if (tr_bad(x)) return false;
+    *g = dkb_tp_group(tp, k, nk);
+    return !tr_bad(x);
+}
+
+tr_rel *tr_distinct(tr_ctx *x, const tr_rel *r) {
+    if (r->n == 0) return (tr_rel *)r;
+    dkb_groups g;
+    if (!tr_group(x, r->c, r->ncols, r->n, &g)) return NULL;
+    return tr_rel_gather(x, r, g.first_row, false);
+}
+
+typedef struct agg_in {
+    const char *name;
+    bool distinct;
+    tr_col arg;         /* the argument (none for count_star) */
+    bool has_arg;
+    dkb_tensor *rows;   /* the rows it sees (filter AND argument not NULL); NULL: all */
+    tr_type rt;
+} agg_in;
+
+static bool read_agg(tr_ctx *x, const cJSON *e, const tr_rel *in, agg_in *a) {
+    memset(a, 0, sizeof *a);
+    if (strcmp(tr_str(e, "expression_class"), "BOUND_AGGREGATE"))
+        return tr_unsupported(x, e, "aggregate expression %s", tr_str(e, "expression_class")), false;
+    a->name = tr_str(e, "name");
+    a->distinct = !strcmp(tr_str(e, "aggregate_type"), "DISTINCT");
+    a->rt = tr_parse_type(tr_get(e, "return_type"));
+    const cJSON *ob = tr_get(e, "order_bys");
+    if (ob && !cJSON_IsNull(ob)) return tr_unsupported(x, e, "%s() with ORDER BY", a->name), false;
+    const cJSON *ch = tr_get(e, "children");
+    int k = cJSON_GetArraySize(ch);
+    if (k > 1) return tr_unsupported(x, e, "aggregate %s() of %d arguments", a->name, k), false;
+    if (k == 1) {
+        if (!tr_eval_col(x, cJSON_GetArrayItem(ch, 0), in, &a->arg)) return false;
+        a->has_arg = true;
+        a->rows = a->arg.valid;
+    }
+    const cJSON *f = tr_get(e, "filter");
+    if (f && !cJSON_IsNull(f)) {
+        tr_col fc;
+        if (!tr_eval_col(x, f, in, &fc)) return false;
+        a->rows = tr_and_valid(x, a->rows, tr_truth(x, &fc));
+    }
+    return !tr_bad(x);
+}
+
+static const struct {
+    const char *name;
+    dkb_agg agg;
+} AGGS[] = {{"sum", DKB_AGG_SUM}, {"sum_no_overflow", DKB_AGG_SUM}, {"avg", DKB_AGG_AVG}, {"mean", DKB_AGG_AVG},
+            {"min", DKB_AGG_MIN}, {"max", DKB_AGG_MAX},  {"count", DKB_AGG_COUNT}, {"count_star", DKB_AGG_COUNT},
+            {"first", DKB_AGG_MIN}, {"any_value", DKB_AGG_MIN}, {"arbitrary", DKB_AGG_MIN}, {"fsum", DKB_AGG_SUM}};
+
+/* The values an aggregate reduces, in a dtype TensorPlan aggregates. */
+static dkb_tensor *agg_values(tr_ctx *x, const agg_in *a, dkb_agg agg, const cJSON *e) {
+    dkb_tensor *v = a->arg.v;
+    if (a->distinct) return tr_key_of(x, &a->arg, v->n);
+    if (v->dtype == DKB_TP_STR && (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX))
+        return tr_unsupported(x, e, "%s() of free text", a->name);
+    if (v->dtype == DKB_TP_STR || (a->arg.ty.id == TY_VARCHAR && agg != DKB_AGG_MIN && agg != DKB_AGG_MAX))
+        return tr_unsupported(x, e, "%s() of a string", a->name);
+    if (v->dtype == DKB_TP_BOOL && agg == DKB_AGG_SUM) return dkb_tp_cast(x->tp, v, DKB_TP_I64);
+    return v;
+}
+
+/* One aggregate over groups g of in (g NULL: over all rows, one row out). */
+static bool aggregate_one(tr_ctx *x, const cJSON *e, const tr_rel *in, const dkb_groups *g, tr_col *out) {
+    dkb_tp *tp = x->tp;
+    agg_in a;
+    if (!read_agg(x, e, in, &a)) return false;
+    int which = -1;
+    for (int i = 0; i < (int)(sizeof AGGS / sizeof AGGS[0]); i++)
+        if (!strcmp(a.name, AGGS[i].name)) which = i;
+    if (which < 0) return tr_unsupported(x, e, "aggregate %s()", a.name), false;
+    dkb_agg agg = AGGS[which].agg;
+    bool is_first = !strcmp(a.name, "first") || !strcmp(a.name, "any_value") || !strcmp(a.name, "arbitrary");
+    bool is_count = agg == DKB_AGG_COUNT;
+    if (a.distinct && !is_count && agg != DKB_AGG_MIN && agg != DKB_AGG_MAX && !is_first)
+        return tr_unsupported(x, e, "%s(DISTINCT ...)", a.name), false;
+    if (!a.has_arg && !is_count) return tr_unsupported(x, e, "%s() without an argument", a.name), false;
+    if (a.distinct && is_count) agg = DKB_AGG_COUNT_DISTINCT;
+    out->ty = a.rt;
+    out->valid = NULL;
+    int64_t n = in->n;
+    if (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX) a.distinct = false;
+    dkb_tensor *vals = a.has_arg ? (is_first ? a.arg.v : agg_values(x, &a, agg, e)) : NULL;
+    if (a.has_arg && !vals) return false;
+    /* the rows it sees */
+    dkb_tensor *gid = g ? g->group_id : NULL;
+    if (a.rows) {
+        if (vals) vals = dkb_tp_compress(tp, vals, a.rows);
+        if (gid) gid = dkb_tp_compress(tp, gid, a.rows);
+    }
+    if (tr_bad(x)) return false;
+    int64_t seen = a.rows ? dkb_tp_count(tp, a.rows) : n;
+    if (!g) { /* one row */
+        if (is_count && agg == DKB_AGG_COUNT) {
+            out->v = dkb_tp_full_i64(tp, DKB_TP_I64, 1, seen);
+            return !tr_bad(x);
+        }
+        if (seen == 0) {
+            tr_const null = {.ty = a.rt, .null = true};
+            if (agg == DKB_AGG_COUNT_DISTINCT) null.null = false, null.ty = tr_ty(TY_BIGINT);
+            return tr_broadcast(x, &null, 1, out) && (out->ty = a.rt, true);
+        }
+        if (is_first) out->v = dkb_tp_gather(tp, vals, dkb_tp_full_i64(tp, DKB_TP_I64, 1, 0), 0);
+        else out->v = dkb_tp_reduce(tp, agg, vals);
+    } else {
+        dkb_groups h = *g;
+        h.group_id = gid;
+        if (is_count && agg == DKB_AGG_COUNT) {
+            out->v = dkb_tp_aggregate(tp, &h, DKB_AGG_COUNT, NULL);
+            return !tr_bad(x);
+        }
+        if (is_first) {
+            if (a.rows) {
+                /* the first row of each group that it sees */
+                dkb_tensor *rows = dkb_tp_nonzero(tp, a.rows);
+                dkb_groups hg = *g;
+                hg.group_id = gid;
+                dkb_tensor *firsts = dkb_tp_aggregate(tp, &hg, DKB_AGG_MIN, rows);
+                dkb_tensor *cnt = dkb_tp_aggregate(tp, &hg, DKB_AGG_COUNT, NULL);
+                out->valid = dkb_tp_cmp_i64(tp, cnt, DKB_CMP_GT, 0);
+                out->v = dkb_tp_gather(tp, a.arg.v, dkb_tp_where(tp, out->valid, firsts,
+                                                                   dkb_tp_full_i64(tp, DKB_TP_I64, g->ngroups, 0)), 0);
+                return !tr_bad(x);
+            }
+            out->v = dkb_tp_gather(tp, a.arg.v, g->first_row, 0);
+            out->valid = a.arg.valid ? dkb_tp_gather(tp, a.arg.valid, g->first_row, 0) : NULL;
+            return !tr_bad(x);
+        }
+        out->v = dkb_tp_aggregate(tp, &h, agg, vals);
+        if (a.rows && agg != DKB_AGG_COUNT_DISTINCT) {
+            dkb_tensor *cnt = dkb_tp_aggregate(tp, &h, DKB_AGG_COUNT, NULL);
+            out->valid = dkb_tp_cmp_i64(tp, cnt, DKB_CMP_GT, 0);
+        }
+    }
+    if (!out->v) return !tr_bad(x) && false;
+    if (a.arg.v && a.arg.v->dict && (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX))
+        out->v = tr_relabel(x, out->v, 0, a.arg.v->dict);
+    if (a.rt.id == TY_DECIMAL && out->v->dtype != DKB_TP_F64) out->v = tr_rescale(x, out->v, a.rt.scale);
+    if (a.rt.id == TY_DOUBLE && out->v->dtype != DKB_TP_F64) out->v = dkb_tp_cast(tp, out->v, DKB_TP_F64);
+    return !tr_bad(x);
+}
+
+tr_rel *tr_aggregate(tr_ctx *x, const cJSON *op, const tr_rel *in) {
+    const cJSON *groups = tr_get(op, "groups"), *aggs = tr_get(op, "expressions");
+    const cJSON *sets = tr_get(op, "grouping_sets");
+    if (cJSON_GetArraySize(sets) > 1) return tr_unsupported(x, op, "GROUPING SETS, ROLLUP or CUBE");
+    if (cJSON_GetArraySize(tr_get(op, "grouping_functions")) > 0) return tr_unsupported(x, op, "GROUPING()");
+    int ng = cJSON_GetArraySize(groups), na = cJSON_GetArraySize(aggs);
+    if (ng == 0) {
+        tr_rel *o = tr_rel_new(x, na, 1);
+        if (!o) return NULL;
+        for (int i = 0; i < na; i++)
+            if (!aggregate_one(x, cJSON_GetArrayItem(aggs, i), in, NULL, &o->c[i])) return NULL;
+        tr_trace(x, "aggregate %d value%s over %lld rows", na, na == 1 ? "" : "s", (long long)in->n);
+        return o;
+    }
+    tr_rel *keys = tr_rel_new(x, ng, in->n);
+    if (!keys) return NULL;
+    for (int i = 0; i < ng; i++)
+        if (!tr_eval_col(x, cJSON_GetArrayItem(groups, i), in, &keys->c[i])) return NULL;
+    dkb_groups g;
+    if (in->n == 0) {
+        tr_rel *o = tr_rel_new(x, ng + na, 0);
+        if (!o) return NULL;
+        for (int i = 0; i < ng; i++) o->c[i] = keys->c[i];
+        for (int i = 0; i < na; i++) {
+            tr_const null = {.ty = tr_parse_type(tr_get(cJSON_GetArrayItem(aggs, i), "return_type")), .null = true};
+            if (!tr_broadcast(x, &null, 0, &o->c[ng + i])) return NULL;
+            o->c[ng + i].valid = NULL;
+        }
+        return o;
+    }
+    if (!tr_group(x, keys->c, ng, in->n, &g)) return NULL;
+    tr_rel *o = tr_rel_new(x, ng + na, g.ngroups);
+    if (!o) return NULL;
+    for (int i = 0; i < ng; i++) tr_col_gather(x, &keys->c[i], in->n, g.first_row, false, &o->c[i]);
+    for (int i = 0; i < na; i++)
+        if (!aggregate_one(x, cJSON_GetArrayItem(aggs, i), in, &g, &o->c[ng + i])) return NULL;
+    tr_trace(x, "group %lld rows by %d key%s into %lld groups, %d aggregate%s", (long long)in->n, ng, ng == 1 ? "" : "s",
+             (long long)g.ngroups, na, na == 1 ? "" : "s");
+    return tr_bad(x) ? NULL : o;
+}

@@ -1,0 +1,196 @@
+/* translate_internal.h: the translator's shared types (internal to
+ * src/sql/translate_*.c): SQL types read from DuckDB's plan JSON, columns
+ * with a validity mask (SQL NULL), relations (the rows an operator
+ * produces), and the translation context.
+ *
+ * The translator walks DuckDB's optimized logical plan depth first and
+ * executes each operator as TensorPlan operations on the context's backend
+ * (each operation materialises its output; the operations are generic, so
+ * the same walk runs on the CPU and CUDA backends). A column is a tensor in
+ * the encoding of the store (exact scaled decimals, dates as days,
+ * dictionary codes or free text) plus an optional BOOL validity mask: NULL
+ * means every row is valid, as for every store column; outer joins,
+ * aggregates over no rows and CASE without ELSE make masks. A construct the
+ * translator does not handle fails the whole translation with one line
+ * naming the operator or function (and the SQL position DuckDB gives),
+ * never a partial answer. */
+#ifndef DKB_SQL_TRANSLATE_INTERNAL_H
+#define DKB_SQL_TRANSLATE_INTERNAL_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dkb/error.h"
+#include "dkb/result.h"
+#include "dkb/store.h"
+#include "dkb/tensor.h"
+
+/* SQL types of DuckDB's plan ("return_type": {"id": ...}). */
+typedef enum {
+    TY_BOOL = 0,
+    TY_INT,       /* TINYINT, SMALLINT, INTEGER */
+    TY_BIGINT,
+    TY_HUGEINT,
+    TY_DECIMAL,   /* scale in tr_type.scale */
+    TY_DOUBLE,    /* DOUBLE, FLOAT */
+    TY_DATE,
+    TY_VARCHAR,
+    TY_NULL,      /* the type of an untyped NULL constant */
+    TY_OTHER      /* anything else: refused where it is used */
+} tr_tyid;
+
+typedef struct tr_type {
+    tr_tyid id;
+    int width, scale;  /* DECIMAL */
+    char name[24];     /* DuckDB's id, for messages */
+} tr_type;
+
+/* A column: n values (the relation's row count). */
+typedef struct tr_col {
+    dkb_tensor *v;      /* values; VARCHAR: U8 codes with a sorted dictionary, or STR */
+    dkb_tensor *valid;  /* BOOL, 1 = not NULL; NULL: every row valid */
+    tr_type ty;
+} tr_col;
+
+/* A relation: ncols columns of n rows. norder > 0 when the rows are in the
+ * order of an ORDER BY / TOP_N over columns order[] (kept through
+ * projections that pass those columns on). */
+typedef struct tr_rel {
+    int ncols;
+    tr_col *c;
+    int64_t n;
+    int norder;
+    dkb_sort_spec order[8];
+} tr_rel;
+
+/* A constant (BOUND_CONSTANT, table-filter constants, CHUNK_GET values). */
+typedef struct tr_const {
+    tr_type ty;
+    bool null;
+    __int128 i;       /* integers, DECIMAL (unscaled), DATE (days), BOOL */
+    double f;         /* DOUBLE */
+    const char *s;    /* VARCHAR (the JSON's text) */
+    size_t slen;
+} tr_const;
+
+/* An expression's value: a column, or a constant not yet broadcast. */
+typedef struct tr_val {
+    bool is_const;
+    tr_const k;
+    tr_col c;
+} tr_val;
+
+#define TR_MAX_CTE 32
+#define TR_MAX_DELIM 16
+
+typedef struct tr_ctx {
+    dkb_tp *tp;
+    const dkb_store *db;
+    const char *sql;      /* for positions in messages */
+    dkb_error *err;
+    bool failed;
+    int ncte;
+    int64_t cte_index[TR_MAX_CTE];
+    tr_rel *cte_rel[TR_MAX_CTE];
+    int ndelim;
+    tr_rel *delim[TR_MAX_DELIM];  /* DELIM_GET's rows: innermost DELIM_JOIN last */
+    void **blocks;                /* everything tr_alloc gave (freed at the end) */
+    int nblocks, capblocks;
+    FILE *trace;                  /* --explain: one line per operator, or NULL */
+    int depth;
+} tr_ctx;
+
+/* ---- translate_util.c ---- */
+void *tr_alloc(tr_ctx *x, size_t bytes);          /* zeroed; NULL + failed on OOM */
+char *tr_strndup(tr_ctx *x, const char *s, size_t n);
+void tr_free_all(tr_ctx *x);
+/* Record the first failure (later ones are ignored); returns NULL. */
+void *tr_fail(tr_ctx *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "unsupported WHAT" with the SQL position of node's query_location. */
+void *tr_unsupported(tr_ctx *x, const cJSON *node, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* True when the context (or tp's sticky error) has failed; copies tp's
+ * error into x->err the first time. */
+bool tr_bad(tr_ctx *x);
+const char *tr_str(const cJSON *o, const char *key);   /* "" when absent */
+int64_t tr_int(const cJSON *o, const char *key, int64_t dflt);
+const cJSON *tr_get(const cJSON *o, const char *key);
+tr_type tr_parse_type(const cJSON *t);                /* {"id":..., "type_info":...} */
+tr_type tr_ty(tr_tyid id);
+bool tr_is_int(tr_tyid id);  /* BOOL, INT, BIGINT, HUGEINT */
+/* A constant's value from {"type", "is_null", "value"}; false + failed when
+ * its type is not handled. */
+bool tr_parse_const(tr_ctx *x, const cJSON *v, tr_const *out);
+/* A tensor header like t with another scale and/or dictionary (same data). */
+dkb_tensor *tr_relabel(tr_ctx *x, const dkb_tensor *t, int scale, const dkb_tp_dict *dict);
+/* Constant k broadcast to n rows in the encoding of type ty. */
+bool tr_broadcast(tr_ctx *x, const tr_const *k, int64_t n, tr_col *out);
+/* A one-entry dictionary of s (for string constants as columns). */
+const dkb_tp_dict *tr_dict_of(tr_ctx *x, const char *const *s, const size_t *len, int n);
+dkb_tensor *tr_ones(tr_ctx *x, int64_t n);            /* BOOL all 1 */
+dkb_tensor *tr_valid_or_ones(tr_ctx *x, const tr_col *c, int64_t n);
+/* a AND b of validity masks (either NULL: all valid). */
+dkb_tensor *tr_and_valid(tr_ctx *x, dkb_tensor *a, dkb_tensor *b);
+/* The rows idx (I64; -1 gives NULL when may_miss) of every column. */
+tr_rel *tr_rel_gather(tr_ctx *x, const tr_rel *r, const dkb_tensor *idx, bool may_miss);
+bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx, bool may_miss, tr_col *out);
+tr_rel *tr_rel_new(tr_ctx *x, int ncols, int64_t n);
+/* The rows where mask (BOOL) is true. */
+tr_rel *tr_rel_filter(tr_ctx *x, const tr_rel *r, const dkb_tensor *mask);
+/* A predicate's rows: value AND valid (NULL is false). */
+dkb_tensor *tr_truth(tr_ctx *x, const tr_col *c);
+/* Rows of a then rows of b (same column types). */
+tr_rel *tr_rel_concat(tr_ctx *x, const tr_rel *a, const tr_rel *b);
+dkb_tensor *tr_concat_i64(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b);
+/* Rescale an exact integer column to `scale` (down: rounded half away from
+ * zero, as DuckDB's casts). */
+dkb_tensor *tr_rescale(tr_ctx *x, const dkb_tensor *t, int scale);
+void tr_trace(tr_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- translate_host.c: host-side helpers for strings and keys ---- */
+/* Row strings of a VARCHAR column on the host (dictionary codes resolved). */
+typedef struct tr_hstr {
+    int64_t n;
+    const char **p;
+    size_t *len;
+} tr_hstr;
+bool tr_host_strings(tr_ctx *x, const tr_col *c, tr_hstr *out);
+/* A STR tensor (or a dictionary column when fewer distinct) from host strings. */
+dkb_tensor *tr_str_from_host(tr_ctx *x, const tr_hstr *h);
+/* Integer keys for equal-value grouping or joining: one column (or, for a
+ * join, its two sides, in one key space: the ids agree across them). */
+dkb_tensor *tr_key_of(tr_ctx *x, const tr_col *c, int64_t n);
+bool tr_key_pair(tr_ctx *x, const tr_col *a, int64_t na, const tr_col *b, int64_t nb, dkb_tensor **ka,
+                 dkb_tensor **kb);
+/* The values of an integer tensor widened on the host (tr_alloc'ed). */
+__int128 *tr_host_i128(tr_ctx *x, const dkb_tensor *t);
+int64_t *tr_host_i64(tr_ctx *x, const dkb_tensor *t);
+double *tr_host_f64(tr_ctx *x, const dkb_tensor *t);
+int tr_strcmp(const char *a, size_t la, const char *b, size_t lb);
+bool tr_like(const char *s, size_t n, const char *pat, size_t pn);
+
+/* ---- translate_expr.c ---- */
+bool tr_eval(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_val *out);
+/* Evaluate and broadcast a constant: a column of in->n rows. */
+bool tr_eval_col(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_col *out);
+bool tr_val_col(tr_ctx *x, const tr_val *v, int64_t n, tr_col *out);
+/* Comparison of two values (op a DuckDB COMPARE_* name). */
+bool tr_compare(tr_ctx *x, const char *op, const tr_val *a, const tr_val *b, int64_t n, const cJSON *node,
+                tr_col *out);
+bool tr_cast(tr_ctx *x, const tr_val *a, tr_type to, int64_t n, const cJSON *node, tr_val *out);
+
+/* ---- translate_ops.c / translate_join.c / translate_agg.c ---- */
+tr_rel *tr_op(tr_ctx *x, const cJSON *op);
+/* COMPARISON_JOIN, DELIM_JOIN, CROSS_PRODUCT (op's children evaluated here). */
+tr_rel *tr_join(tr_ctx *x, const cJSON *op);
+/* Rows of a that occur (anti: do not occur) in b, NULLs equal to NULLs
+ * (INTERSECT / EXCEPT over distinct rows). */
+tr_rel *tr_setop_semi(tr_ctx *x, const tr_rel *a, const tr_rel *b, bool anti);
+/* Group n rows by the columns keys[0..nkeys) (NULL a group of its own). */
+bool tr_group(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_groups *g);
+tr_rel *tr_aggregate(tr_ctx *x, const cJSON *op, const tr_rel *in);
+/* The distinct rows of r (DELIM_GET's input, DISTINCT, UNION). */
+tr_rel *tr_distinct(tr_ctx *x, const tr_rel *r);
+
+#endif

@@ -1,0 +1,369 @@
+/* translate_join.c: DuckDB's joins as TensorPlan hash joins:
+ * COMPARISON_JOIN of every join type (INNER, LEFT, RIGHT, OUTER, SEMI,
+ * ANTI, RIGHT_SEMI, RIGHT_ANTI, MARK, SINGLE), DELIM_JOIN (a decorrelated
+ * subquery: the distinct values of the outer side's correlated columns are
+ * what the subquery's DELIM_GET reads, then the two sides join like a
+ * comparison join) and CROSS_PRODUCT.
+ *
+ * Equality conditions (= and IS NOT DISTINCT FROM) become one integer key
+ * per side (several columns packed: each shifted to start at 0, then
+ * a * (span_b + 1) + b; strings and doubles through dense host ids that
+ * agree across the sides); a NULL never matches under =, and matches NULL
+ * under IS NOT DISTINCT FROM (the validity is one more key column). Other
+ * conditions (<>, <, ...) filter the matched pairs; without any equality
+ * the pairs are all pairs (bounded). Outer joins append the unmatched rows
+ * of a side with NULLs for the other. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/translate_internal.h"
+
+#define MAX_CROSS_PAIRS (1LL << 27)
+
+static const cJSON *child(const cJSON *op, int i) { return cJSON_GetArrayItem(tr_get(op, "children"), i); }
+
+/* One side's key: an I64 tensor of values >= 0, and the rows that can
+ * match at all (NULL: every row). */
+typedef struct side_key {
+    dkb_tensor *key;
+    dkb_tensor *can;
+} side_key;
+
+static bool span_of(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b, int64_t *lo, int64_t *hi) {
+    dkb_tp *tp = x->tp;
+    int64_t l1 = dkb_tp_get_i64(tp, dkb_tp_reduce(tp, DKB_AGG_MIN, a), 0);
+    int64_t l2 = dkb_tp_get_i64(tp, dkb_tp_reduce(tp, DKB_AGG_MIN, b), 0);
+    int64_t h1 = dkb_tp_get_i64(tp, dkb_tp_reduce(tp, DKB_AGG_MAX, a), 0);
+    int64_t h2 = dkb_tp_get_i64(tp, dkb_tp_reduce(tp, DKB_AGG_MAX, b), 0);
+    *lo = l1 < l2 ? l1 : l2;
+    *hi = h1 > h2 ? h1 : h2;
+    return !tr_bad(x);
+}
+
+/* Keys of both sides from columns lc[i] = rc[i], i < m (both sides non-empty). */
+static bool make_keys(tr_ctx *x, const tr_col *lc, int64_t nl, const tr_col *rc, int64_t nr, const bool *null_eq,
+                      int m, side_key *L, side_key *R) {
+    dkb_tp *tp = x->tp;
+    dkb_tensor *ka[64], *kb[64];
+    int nk = 0;
+    L->can = R->can = NULL;
+    for (int i = 0; i < m; i++) {
+        dkb_tensor *a, *b;
+        if (!tr_key_pair(x, &lc[i], nl, &rc[i], nr, &a, &b)) return false;
+        a = tr_relabel(x, a, 0, NULL);
+        b = tr_relabel(x, b, 0, NULL);
+        if (a->dtype == DKB_TP_BOOL) a = dkb_tp_cast(tp, a, DKB_TP_I32);
+        if (b->dtype == DKB_TP_BOOL) b = dkb_tp_cast(tp, b, DKB_TP_I32);
+        if (nk + 2 > 64) return tr_unsupported(x, NULL, "a join on more than 32 columns"), false;
+        if (null_eq[i] && (lc[i].valid || rc[i].valid)) {
+            dkb_tensor *va = tr_valid_or_ones(x, &lc[i], nl), *vb = tr_valid_or_ones(x, &rc[i], nr);
+            a = dkb_tp_where(tp, va, a, dkb_tp_full_i64(tp, DKB_TP_I64, nl, 0));
+            b = dkb_tp_where(tp, vb, b, dkb_tp_full_i64(tp, DKB_TP_I64, nr, 0));
+            ka[nk] = a, kb[nk++] = b;
+            ka[nk] = dkb_tp_cast(tp, va, DKB_TP_I32), kb[nk++] = dkb_tp_cast(tp, vb, DKB_TP_I32);
+        } else {
+            ka[nk] = a, kb[nk++] = b;
+            if (!null_eq[i]) {
+                L->can = tr_and_valid(x, L->can, lc[i].valid);
+                R->can = tr_and_valid(x, R->can, rc[i].valid);
+            }
+        }
+    }
+    if (tr_bad(x)) return false;
+    if (nk == 1 && !L->can) { /* the common case: the values themselves */
+        L->key = ka[0], R->key = kb[0];
+        return true;
+    }
+    dkb_tensor *acc_a = NULL, *acc_b = NULL;
+    int64_t acc_span = 0;
+    for (int i = 0; i < nk; i++) {
+        int64_t lo, hi;
+        if (!span_of(x, ka[i], kb[i], &lo, &hi)) return false;
+        dkb_tensor *sa = dkb_tp_arith_i64(tp, dkb_tp_cast(tp, ka[i], DKB_TP_I64), DKB_OP_SUB, lo, 0);
+        dkb_tensor *sb = dkb_tp_arith_i64(tp, dkb_tp_cast(tp, kb[i], DKB_TP_I64), DKB_OP_SUB, lo, 0);
+        __int128 span = (__int128)hi - lo;
+        if (!acc_a) {
+            acc_a = sa, acc_b = sb, acc_span = (int64_t)span;
+            continue;
+        }
+        __int128 total = ((__int128)acc_span + 1) * (span + 1) - 1;
+        if (span >= ((__int128)1 << 62) || total >= ((__int128)1 << 62))
+            return tr_unsupported(x, NULL, "a join on keys whose combined range exceeds 2^62"), false;
+        acc_a = dkb_tp_pack2(tp, acc_a, sa, (int64_t)span);
+        acc_b = dkb_tp_pack2(tp, acc_b, sb, (int64_t)span);
+        acc_span = (int64_t)total;
+    }
+    L->key = acc_a, R->key = acc_b;
+    if (L->can) L->key = dkb_tp_where(tp, L->can, L->key, dkb_tp_full_i64(tp, DKB_TP_I64, nl, -1));
+    return !tr_bad(x);
+}
+
+/* BOOL per probe row: its key occurs among the build rows that can match. */
+static dkb_tensor *exists(tr_ctx *x, const side_key *probe, int64_t np, const side_key *build) {
+    dkb_tp *tp = x->tp;
+    (void)np;
+    dkb_tensor *bk = build->can ? dkb_tp_compress(tp, build->key, build->can) : build->key;
+    dkb_tensor *pk = probe->key;
+    if (probe->can && pk == probe->key && pk->dtype != DKB_TP_I64) pk = dkb_tp_cast(tp, pk, DKB_TP_I64);
+    dkb_tensor *m = dkb_tp_semi_join(tp, bk, pk);
+    return probe->can ? dkb_tp_and(tp, m, probe->can) : m;
+}
+
+/* Matching pairs (probe rows of L, build rows of R). */
+static bool pairs_eq(tr_ctx *x, const side_key *L, const side_key *R, int64_t nr, dkb_tensor **li, dkb_tensor **ri) {
+    dkb_tp *tp = x->tp;
+    (void)nr;
+    dkb_tensor *rsel = R->can ? dkb_tp_nonzero(tp, R->can) : NULL;
+    dkb_tensor *bk = rsel ? dkb_tp_gather(tp, R->key, rsel, 0) : R->key;
+    dkb_join_result j = dkb_tp_join(tp, bk, L->key, DKB_JOIN_INNER);
+    *li = j.probe_idx;
+    *ri = rsel ? dkb_tp_gather(tp, rsel, j.build_idx, 0) : j.build_idx;
+    return !tr_bad(x);
+}
+
+static bool pairs_cross(tr_ctx *x, int64_t nl, int64_t nr, dkb_tensor **li, dkb_tensor **ri) {
+    if (nl && nr > MAX_CROSS_PAIRS / nl)
+        return tr_unsupported(x, NULL, "a join without an equality condition over %lld x %lld rows", (long long)nl,
+                              (long long)nr),
+               false;
+    int64_t n = nl * nr;
+    int64_t *a = malloc((size_t)(n ? n : 1) * sizeof *a), *b = malloc((size_t)(n ? n : 1) * sizeof *b);
+    if (!a || !b) {
+        free(a), free(b);
+        return tr_fail(x, DKB_ENOMEM, "out of memory"), false;
+    }
+    for (int64_t i = 0, k = 0; i < nl; i++)
+        for (int64_t j = 0; j < nr; j++, k++) a[k] = i, b[k] = j;
+    *li = dkb_tp_from_host(x->tp, DKB_TP_I64, n, a);
+    *ri = dkb_tp_from_host(x->tp, DKB_TP_I64, n, b);
+    free(a), free(b);
+    return !tr_bad(x);
+}
+
+/* The join's output: left columns through li, right through ri (either
+ * may be NULL: that side is not output), each after its projection map. */
+static tr_rel *assemble(tr_ctx *x, const cJSON *op, const tr_rel *l, const dkb_tensor *li, bool lmiss, const tr_rel *r,
+                        const dkb_tensor *ri, bool rmiss, int64_t n) {
+    const cJSON *lm = tr_get(op, "left_projection_map"), *rm = tr_get(op, "right_projection_map");
+    int nlc = l ? (cJSON_GetArraySize(lm) ? cJSON_GetArraySize(lm) : l->ncols) : 0;
+    int nrc = r ? (cJSON_GetArraySize(rm) ? cJSON_GetArraySize(rm) : r->ncols) : 0;
+    tr_rel *o = tr_rel_new(x, nlc + nrc, n);
+    if (!o) return NULL;
+    for (int i = 0; i < nlc; i++) {
+        int j = cJSON_GetArraySize(lm) ? (int)cJSON_GetArrayItem(lm, i)->valuedouble : i;
+        if (j < 0 || j >= l->ncols) return tr_fail(x, DKB_EINTERNAL, "plan: left projection map entry %d", j);
+        if (li) tr_col_gather(x, &l->c[j], l->n, li, lmiss, &o->c[i]);
+        else o->c[i] = l->c[j];
+    }
+    for (int i = 0; i < nrc; i++) {
+        int j = cJSON_GetArraySize(rm) ? (int)cJSON_GetArrayItem(rm, i)->valuedouble : i;
+        if (j < 0 || j >= r->ncols) return tr_fail(x, DKB_EINTERNAL, "plan: right projection map entry %d", j);
+        if (ri) tr_col_gather(x, &r->c[j], r->n, ri, rmiss, &o->c[nlc + i]);
+        else o->c[nlc + i] = r->c[j];
+    }
+    return tr_bad(x) ? NULL : o;
+}
+
+static const char *const JOIN_TYPES[] = {"INNER", "LEFT", "RIGHT", "OUTER", "SEMI", "ANTI", "RIGHT_SEMI", "RIGHT_ANTI",
+                                         "MARK", "SINGLE"};
+enum { J_INNER, J_LEFT, J_RIGHT, J_OUTER, J_SEMI, J_ANTI, J_RSEMI, J_RANTI, J_MARK, J_SINGLE };
+
+/* Rows of 0..n-1 not in idx (I64 rows that matched). */
+static dkb_tensor *unmatched(tr_ctx *x, const dkb_tensor *idx, int64_t n) {
+    dkb_tensor *all = dkb_tp_arange(x->tp, n);
+    return dkb_tp_nonzero(x->tp, dkb_tp_not(x->tp, dkb_tp_semi_join(x->tp, idx, all)));
+}
+
+static dkb_tensor *minus_ones(tr_ctx *x, int64_t n) { return dkb_tp_full_i64(x->tp, DKB_TP_I64, n, -1); }
+
+static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r) {
+    dkb_tp *tp = x->tp;
+    const char *jt_name = tr_str(op, "join_type");
+    int jt = -1;
+    for (int i = 0; i < (int)(sizeof JOIN_TYPES / sizeof JOIN_TYPES[0]); i++)
+        if (!strcmp(jt_name, JOIN_TYPES[i])) jt = i;
+    if (jt < 0) return tr_unsupported(x, op, "%s join", jt_name);
+    if (!cJSON_IsNull(tr_get(op, "predicate")) && tr_get(op, "predicate"))
+        return tr_unsupported(x, op, "a join with an extra predicate");
+    const cJSON *conds = tr_get(op, "conditions");
+    int nc = cJSON_GetArraySize(conds);
+    if (nc > 32) return tr_unsupported(x, op, "a join with %d conditions", nc);
+    tr_col lc[32], rc[32], el[32], er[32];
+    bool null_eq[32];
+    const char *resid_op[32];
+    int ne = 0, nres = 0;
+    for (int i = 0; i < nc; i++) {
+        const cJSON *c = cJSON_GetArrayItem(conds, i);
+        const char *cmp = tr_str(c, "comparison");
+        tr_col a, b;
+        if (!tr_eval_col(x, tr_get(c, "left"), l, &a) || !tr_eval_col(x, tr_get(c, "right"), r, &b)) return NULL;
+        if (!strcmp(cmp, "COMPARE_EQUAL") || !strcmp(cmp, "COMPARE_NOT_DISTINCT_FROM")) {
+            null_eq[ne] = cmp[8] == 'N';
+            el[ne] = a, er[ne++] = b;
+        } else {
+            resid_op[nres] = cmp;
+            lc[nres] = a, rc[nres++] = b;
+        }
+    }
+    int64_t nl = l->n, nr = r->n;
+    /* matched pairs (or, for semi/anti/mark without other conditions, the masks directly) */
+    dkb_tensor *li = NULL, *ri = NULL, *lmask = NULL, *rmask = NULL;
+    side_key L = {0}, R = {0};
+    bool empty = nl == 0 || nr == 0;
+    if (empty) {
+        li = dkb_tp_full_i64(tp, DKB_TP_I64, 0, 0), ri = li;
+        if (jt == J_SEMI || jt == J_ANTI || jt == J_MARK) lmask = dkb_tp_full_i64(tp, DKB_TP_BOOL, nl, 0);
+        if (jt == J_RSEMI || jt == J_RANTI) rmask = dkb_tp_full_i64(tp, DKB_TP_BOOL, nr, 0);
+    } else {
+        if (ne && !make_keys(x, el, nl, er, nr, null_eq, ne, &L, &R)) return NULL;
+        if (ne && !nres && (jt == J_SEMI || jt == J_ANTI || jt == J_MARK)) {
+            lmask = exists(x, &L, nl, &R);
+        } else if (ne && !nres && (jt == J_RSEMI || jt == J_RANTI)) {
+            side_key Lb = L, Rp = R;
+            if (Rp.can) Rp.key = dkb_tp_where(tp, Rp.can, Rp.key, dkb_tp_full_i64(tp, DKB_TP_I64, nr, -1));
+            if (Lb.can) Lb.key = dkb_tp_compress(tp, Lb.key, Lb.can), Lb.can = NULL;
+            rmask = dkb_tp_semi_join(tp, Lb.key, Rp.key);
+            if (Rp.can) rmask = dkb_tp_and(tp, rmask, Rp.can);
+        } else {
+            if (ne ? !pairs_eq(x, &L, &R, nr, &li, &ri) : !pairs_cross(x, nl, nr, &li, &ri)) return NULL;
+            if (nres) {
+                dkb_tensor *keep = NULL;
+                int64_t np = li->n;
+                for (int i = 0; i < nres; i++) {
+                    tr_col a, b, t;
+                    if (!tr_col_gather(x, &lc[i], nl, li, false, &a) || !tr_col_gather(x, &rc[i], nr, ri, false, &b))
+                        return NULL;
+                    tr_val va = {.c = a}, vb = {.c = b};
+                    if (!tr_compare(x, resid_op[i], &va, &vb, np, op, &t)) return NULL;
+                    keep = keep ? dkb_tp_and(tp, keep, tr_truth(x, &t)) : tr_truth(x, &t);
+                }
+                dkb_tensor *sel = dkb_tp_nonzero(tp, keep);
+                li = dkb_tp_gather(tp, li, sel, 0);
+                ri = dkb_tp_gather(tp, ri, sel, 0);
+            }
+        }
+    }
+    if (tr_bad(x)) return NULL;
+    if ((jt == J_SEMI || jt == J_ANTI || jt == J_MARK) && !lmask)
+        lmask = dkb_tp_semi_join(tp, li, dkb_tp_arange(tp, nl));
+    if ((jt == J_RSEMI || jt == J_RANTI) && !rmask) rmask = dkb_tp_semi_join(tp, ri, dkb_tp_arange(tp, nr));
+    tr_rel *o = NULL;
+    switch (jt) {
+    case J_INNER: o = assemble(x, op, l, li, false, r, ri, false, li->n); break;
+    case J_SINGLE:
+    case J_LEFT: {
+        if (jt == J_SINGLE && li->n > 0 &&
+            li->n > dkb_tp_count(tp, dkb_tp_semi_join(tp, li, dkb_tp_arange(tp, nl))))
+            return tr_fail(x, DKB_EINVAL, "More than one row returned by a subquery used as an expression");
+        dkb_tensor *u = unmatched(x, li, nl);
+        dkb_tensor *L2 = tr_concat_i64(x, li, u), *R2 = tr_concat_i64(x, ri, minus_ones(x, u ? u->n : 0));
+        o = L2 && R2 ? assemble(x, op, l, L2, false, r, R2, true, L2->n) : NULL;
+        break;
+    }
+    case J_RIGHT: {
+        dkb_tensor *u = unmatched(x, ri, nr);
+        dkb_tensor *L2 = tr_concat_i64(x, li, minus_ones(x, u ? u->n : 0)), *R2 = tr_concat_i64(x, ri, u);
+        o = L2 && R2 ? assemble(x, op, l, L2, true, r, R2, false, L2->n) : NULL;
+        break;
+    }
+    case J_OUTER: {
+        dkb_tensor *ul = unmatched(x, li, nl), *ur = unmatched(x, ri, nr);
+        int64_t a = ul ? ul->n : 0, b = ur ? ur->n : 0;
+        dkb_tensor *L2 = tr_concat_i64(x, tr_concat_i64(x, li, ul), minus_ones(x, b));
+        dkb_tensor *R2 = tr_concat_i64(x, tr_concat_i64(x, ri, minus_ones(x, a)), ur);
+        o = L2 && R2 ? assemble(x, op, l, L2, true, r, R2, true, L2->n) : NULL;
+        break;
+    }
+    case J_SEMI:
+    case J_ANTI: {
+        dkb_tensor *m = jt == J_ANTI ? dkb_tp_not(tp, lmask) : lmask;
+        dkb_tensor *sel = dkb_tp_nonzero(tp, m);
+        o = sel ? assemble(x, op, l, sel, false, NULL, NULL, false, sel->n) : NULL;
+        break;
+    }
+    case J_RSEMI:
+    case J_RANTI: {
+        dkb_tensor *m = jt == J_RANTI ? dkb_tp_not(tp, rmask) : rmask;
+        dkb_tensor *sel = dkb_tp_nonzero(tp, m);
+        o = sel ? assemble(x, op, NULL, NULL, false, r, sel, false, sel->n) : NULL;
+        break;
+    }
+    case J_MARK: {
+        o = assemble(x, op, l, NULL, false, NULL, NULL, false, nl);
+        if (!o) break;
+        tr_rel *m = tr_rel_new(x, o->ncols + 1, nl);
+        if (!m) return NULL;
+        memcpy(m->c, o->c, (size_t)o->ncols * sizeof *o->c);
+        tr_col *mk = &m->c[o->ncols];
+        mk->v = lmask;
+        mk->ty = tr_ty(TY_BOOL);
+        /* x IN (...): NULL instead of false when x is NULL or the list holds a NULL */
+        bool rnull = false;
+        for (int i = 0; i < ne; i++) rnull |= er[i].valid && nr > 0 && dkb_tp_count(tp, er[i].valid) < nr;
+        dkb_tensor *lnull = NULL;
+        for (int i = 0; i < ne; i++)
+            if (el[i].valid && nr > 0) lnull = tr_and_valid(x, lnull, el[i].valid);
+        if (rnull) mk->valid = lmask;
+        else if (lnull) mk->valid = dkb_tp_or(tp, lmask, lnull);
+        o = m;
+        break;
+    }
+    }
+    if (o) tr_trace(x, "%s join on %d equalit%s%s: %lld x %lld rows -> %lld", jt_name, ne, ne == 1 ? "y" : "ies",
+                    nres ? " and other conditions" : "", (long long)nl, (long long)nr, (long long)o->n);
+    return tr_bad(x) ? NULL : o;
+}
+
+tr_rel *tr_join(tr_ctx *x, const cJSON *op) {
+    const char *type = tr_str(op, "type");
+    if (!strcmp(type, "LOGICAL_ANY_JOIN")) return tr_unsupported(x, op, "a join on an arbitrary condition (ANY_JOIN)");
+    if (!strcmp(type, "LOGICAL_CROSS_PRODUCT")) {
+        tr_rel *l = tr_op(x, child(op, 0));
+        tr_rel *r = l ? tr_op(x, child(op, 1)) : NULL;
+        dkb_tensor *li, *ri;
+        if (!r || !pairs_cross(x, l->n, r->n, &li, &ri)) return NULL;
+        tr_trace(x, "cross product: %lld x %lld rows", (long long)l->n, (long long)r->n);
+        return assemble(x, op, l, li, false, r, ri, false, li->n);
+    }
+    if (strcmp(type, "LOGICAL_DELIM_JOIN")) {
+        tr_rel *l = tr_op(x, child(op, 0));
+        tr_rel *r = l ? tr_op(x, child(op, 1)) : NULL;
+        return r ? comparison_join(x, op, l, r) : NULL;
+    }
+    /* DELIM_JOIN: the delim side first, its distinct correlated values for DELIM_GET */
+    int ds = cJSON_IsTrue(tr_get(op, "delim_flipped")) ? 1 : 0;
+    tr_rel *d = tr_op(x, child(op, ds));
+    if (!d) return NULL;
+    const cJSON *dup = tr_get(op, "duplicate_eliminated_columns");
+    int k = cJSON_GetArraySize(dup);
+    tr_rel *cols = tr_rel_new(x, k, d->n);
+    if (!cols) return NULL;
+    for (int i = 0; i < k; i++)
+        if (!tr_eval_col(x, cJSON_GetArrayItem(dup, i), d, &cols->c[i])) return NULL;
+    tr_rel *distinct = tr_distinct(x, cols);
+    if (!distinct) return NULL;
+    if (x->ndelim == TR_MAX_DELIM) return tr_unsupported(x, op, "subqueries nested more than %d deep", TR_MAX_DELIM);
+    tr_trace(x, "correlated subquery over %lld distinct outer values:", (long long)distinct->n);
+    x->delim[x->ndelim++] = distinct;
+    tr_rel *other = tr_op(x, child(op, 1 - ds));
+    x->ndelim--;
+    if (!other) return NULL;
+    return ds == 0 ? comparison_join(x, op, d, other) : comparison_join(x, op, other, d);
+}
+
+tr_rel *tr_setop_semi(tr_ctx *x, const tr_rel *a, const tr_rel *b, bool anti) {
+    if (a->ncols != b->ncols || a->ncols > 32) return tr_unsupported(x, NULL, "INTERSECT/EXCEPT of %d and %d columns", a->ncols, b->ncols);
+    dkb_tensor *m;
+    if (a->n == 0 || b->n == 0) {
+        m = dkb_tp_full_i64(x->tp, DKB_TP_BOOL, a->n, 0);
+    } else {
+        bool null_eq[32];
+        for (int i = 0; i < a->ncols; i++) null_eq[i] = true;
+        side_key L, R;
+        if (!make_keys(x, a->c, a->n, b->c, b->n, null_eq, a->ncols, &L, &R)) return NULL;
+        m = exists(x, &L, a->n, &R);
+    }
+    if (anti) m = dkb_tp_not(x->tp, m);
+    tr_trace(x, "%s: %lld rows against %lld", anti ? "except" : "intersect", (long long)a->n, (long long)b->n);
+    return tr_rel_filter(x, a, m);
+}

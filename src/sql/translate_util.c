@@ -1,0 +1,430 @@
+/* translate_util.c: the translator's plumbing: its allocations and first
+ * error, reading DuckDB's JSON (types, constants), and the relation-wide
+ * moves every operator uses (gather, filter, concatenate, rescale,
+ * broadcast a constant). Contracts in translate_internal.h. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/plan.h"  // defines: dkb__sql_locate
+#include "sql/translate_internal.h"
+
+/* ---- memory and errors ---- */
+
+void *tr_alloc(tr_ctx *x, size_t bytes) {
+    if (x->nblocks == x->capblocks) {
+        int cap = x->capblocks ? x->capblocks * 2 : 256;
+        void **b = realloc(x->blocks, (size_t)cap * sizeof *b);
+        if (!b) return tr_fail(x, DKB_ENOMEM, "out of memory");
+        x->blocks = b, x->capblocks = cap;
+    }
+    void *p = calloc(1, bytes ? bytes : 1);
+    if (!p) return tr_fail(x, DKB_ENOMEM, "out of memory");
+    x->blocks[x->nblocks++] = p;
+    return p;
+}
+
+char *tr_strndup(tr_ctx *x, const char *s, size_t n) {
+    char *p = tr_alloc(x, n + 1);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+void tr_free_all(tr_ctx *x) {
+    for (int i = 0; i < x->nblocks; i++) free(x->blocks[i]);
+    free(x->blocks);
+    x->blocks = NULL;
+    x->nblocks = x->capblocks = 0;
+}
+
+void *tr_fail(tr_ctx *x, int code, const char *fmt, ...) {
+    if (x->failed) return NULL;
+    x->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    dkb_vfail(x->err, code, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+void *tr_unsupported(tr_ctx *x, const cJSON *node, const char *fmt, ...) {
+    if (x->failed) return NULL;
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const cJSON *loc = tr_get(node, "query_location");
+    if (cJSON_IsNumber(loc) && loc->valuedouble >= 0 && loc->valuedouble < 1e15 && x->sql) {
+        int line, col;
+        dkb__sql_locate(x->sql, (size_t)loc->valuedouble, &line, &col, NULL, NULL);
+        return tr_fail(x, DKB_EINVAL, "not translatable to TensorPlan: %s (line %d, column %d)", what, line, col);
+    }
+    return tr_fail(x, DKB_EINVAL, "not translatable to TensorPlan: %s", what);
+}
+
+bool tr_bad(tr_ctx *x) {
+    if (x->failed) return true;
+    dkb_error e = {0};
+    if (dkb_tp_status(x->tp, &e)) {
+        tr_fail(x, e.code, "TensorPlan: %s", e.msg);
+        return true;
+    }
+    return false;
+}
+
+void tr_trace(tr_ctx *x, const char *fmt, ...) {
+    if (!x->trace) return;
+    fprintf(x->trace, "%*s", 2 * x->depth, "");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(x->trace, fmt, ap);
+    va_end(ap);
+    fputc('\n', x->trace);
+}
+
+/* ---- JSON ---- */
+
+const cJSON *tr_get(const cJSON *o, const char *key) { return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL; }
+
+const char *tr_str(const cJSON *o, const char *key) {
+    const cJSON *v = tr_get(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+int64_t tr_int(const cJSON *o, const char *key, int64_t dflt) {
+    const cJSON *v = tr_get(o, key);
+    if (!cJSON_IsNumber(v)) return dflt;
+    if (v->valuedouble >= 9.2e18) return -1; /* the unset sentinel 2^64 - 1 */
+    return (int64_t)v->valuedouble;
+}
+
+tr_type tr_ty(tr_tyid id) {
+    static const char *names[] = {"BOOLEAN", "INTEGER", "BIGINT", "HUGEINT", "DECIMAL",
+                                  "DOUBLE",  "DATE",    "VARCHAR", "NULL",   "?"};
+    tr_type t = {.id = id};
+    snprintf(t.name, sizeof t.name, "%s", names[id]);
+    return t;
+}
+
+tr_type tr_parse_type(const cJSON *t) {
+    const char *id = tr_str(t, "id");
+    static const struct {
+        const char *name;
+        tr_tyid id;
+    } map[] = {{"BOOLEAN", TY_BOOL},   {"TINYINT", TY_INT}, {"SMALLINT", TY_INT}, {"INTEGER", TY_INT},
+               {"BIGINT", TY_BIGINT},  {"HUGEINT", TY_HUGEINT}, {"DECIMAL", TY_DECIMAL}, {"DOUBLE", TY_DOUBLE},
+               {"FLOAT", TY_DOUBLE},   {"DATE", TY_DATE},   {"VARCHAR", TY_VARCHAR}, {"NULL", TY_NULL},
+               {"SQLNULL", TY_NULL},   {"UTINYINT", TY_INT}, {"USMALLINT", TY_INT}, {"UINTEGER", TY_BIGINT}};
+    tr_type r = tr_ty(TY_OTHER);
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(id, map[i].name)) r.id = map[i].id;
+    snprintf(r.name, sizeof r.name, "%s", id);
+    if (r.id == TY_DECIMAL) {
+        const cJSON *ti = tr_get(t, "type_info");
+        r.width = (int)tr_int(ti, "width", 18);
+        r.scale = (int)tr_int(ti, "scale", 0);
+    }
+    return r;
+}
+
+bool tr_is_int(tr_tyid id) { return id == TY_BOOL || id == TY_INT || id == TY_BIGINT || id == TY_HUGEINT; }
+
+/* A JSON integer, or a HUGEINT {upper, lower}. */
+static bool json_i128(const cJSON *v, __int128 *out) {
+    if (cJSON_IsNumber(v)) {
+        *out = (__int128)v->valuedouble;
+        return true;
+    }
+    const cJSON *up = tr_get(v, "upper"), *lo = tr_get(v, "lower");
+    if (cJSON_IsNumber(up) && cJSON_IsNumber(lo)) {
+        /* lower is an unsigned 64-bit number; cJSON reads it as a double,
+         * exact only below 2^53, which the decimals we meet stay under */
+        __int128 u = (__int128)up->valuedouble;
+        unsigned __int128 l = (unsigned __int128)lo->valuedouble;
+        *out = (__int128)(((unsigned __int128)u << 64) + l);
+        return true;
+    }
+    return false;
+}
+
+bool tr_parse_const(tr_ctx *x, const cJSON *v, tr_const *out) {
+    memset(out, 0, sizeof *out);
+    out->ty = tr_parse_type(tr_get(v, "type"));
+    out->null = cJSON_IsTrue(tr_get(v, "is_null"));
+    if (out->null) return true;
+    const cJSON *val = tr_get(v, "value");
+    switch (out->ty.id) {
+    case TY_BOOL: out->i = cJSON_IsTrue(val) ? 1 : (cJSON_IsNumber(val) ? (val->valuedouble != 0) : 0); return true;
+    case TY_INT:
+    case TY_BIGINT:
+    case TY_HUGEINT:
+    case TY_DECIMAL:
+    case TY_DATE:
+        if (json_i128(val, &out->i)) return true;
+        break;
+    case TY_DOUBLE:
+        if (cJSON_IsNumber(val)) {
+            out->f = val->valuedouble;
+            return true;
+        }
+        break;
+    case TY_VARCHAR:
+        if (cJSON_IsString(val)) {
+            out->s = val->valuestring;
+            out->slen = strlen(val->valuestring);
+            return true;
+        }
+        break;
+    case TY_NULL: out->null = true; return true;
+    default: break;
+    }
+    tr_unsupported(x, NULL, "a constant of type %s", out->ty.name);
+    return false;
+}
+
+/* ---- tensors ---- */
+
+dkb_tensor *tr_relabel(tr_ctx *x, const dkb_tensor *t, int scale, const dkb_tp_dict *dict) {
+    if (!t) return NULL;
+    dkb_tensor *r = tr_alloc(x, sizeof *r);
+    if (!r) return NULL;
+    *r = *t;
+    r->scale = scale;
+    r->dict = dict;
+    return r;
+}
+
+dkb_tensor *tr_ones(tr_ctx *x, int64_t n) { return dkb_tp_full_i64(x->tp, DKB_TP_BOOL, n, 1); }
+
+dkb_tensor *tr_valid_or_ones(tr_ctx *x, const tr_col *c, int64_t n) { return c->valid ? c->valid : tr_ones(x, n); }
+
+dkb_tensor *tr_and_valid(tr_ctx *x, dkb_tensor *a, dkb_tensor *b) {
+    if (!a) return b;
+    if (!b) return a;
+    return dkb_tp_and(x->tp, a, b);
+}
+
+const dkb_tp_dict *tr_dict_of(tr_ctx *x, const char *const *s, const size_t *len, int n) {
+    dkb_tp_dict *d = tr_alloc(x, sizeof *d);
+    const char **str = tr_alloc(x, (size_t)(n + 1) * sizeof *str);
+    size_t *l = tr_alloc(x, (size_t)(n + 1) * sizeof *l);
+    if (!d || !str || !l) return NULL;
+    for (int i = 0; i < n; i++) {
+        str[i] = tr_strndup(x, s[i], len[i]);
+        l[i] = len[i];
+        if (!str[i]) return NULL;
+    }
+    d->size = n;
+    d->str = str;
+    d->len = l;
+    return d;
+}
+
+bool tr_broadcast(tr_ctx *x, const tr_const *k, int64_t n, tr_col *out) {
+    dkb_tp *tp = x->tp;
+    memset(out, 0, sizeof *out);
+    out->ty = k->ty;
+    if (k->null) {
+        if (out->ty.id == TY_NULL) out->ty = tr_ty(TY_INT);
+        if (out->ty.id == TY_VARCHAR) {
+            const char *e = "";
+            size_t zero = 0;
+            out->v = tr_relabel(x, dkb_tp_full_i64(tp, DKB_TP_U8, n, 0), 0, tr_dict_of(x, &e, &zero, 1));
+        } else if (out->ty.id == TY_DOUBLE) {
+            out->v = dkb_tp_cast(tp, dkb_tp_full_i64(tp, DKB_TP_I64, n, 0), DKB_TP_F64);
+        } else {
+            out->v = tr_relabel(x, dkb_tp_full_i64(tp, DKB_TP_I64, n, 0), out->ty.scale, NULL);
+        }
+        out->valid = dkb_tp_full_i64(tp, DKB_TP_BOOL, n, 0);
+        return !tr_bad(x);
+    }
+    switch (k->ty.id) {
+    case TY_BOOL: out->v = dkb_tp_full_i64(tp, DKB_TP_BOOL, n, (int64_t)k->i); break;
+    case TY_INT:
+    case TY_DATE: out->v = dkb_tp_full_i64(tp, DKB_TP_I32, n, (int64_t)k->i); break;
+    case TY_BIGINT:
+    case TY_HUGEINT:
+    case TY_DECIMAL:
+        if (k->i > INT64_MAX || k->i < INT64_MIN) {
+            tr_unsupported(x, NULL, "a constant beyond 64 bits");
+            return false;
+        }
+        out->v = tr_relabel(x, dkb_tp_full_i64(tp, DKB_TP_I64, n, (int64_t)k->i), k->ty.scale, NULL);
+        break;
+    case TY_DOUBLE: {
+        double *h = malloc((size_t)(n ? n : 1) * sizeof *h);
+        if (!h) {
+            tr_fail(x, DKB_ENOMEM, "out of memory");
+            return false;
+        }
+        for (int64_t i = 0; i < n; i++) h[i] = k->f;
+        out->v = dkb_tp_from_host(tp, DKB_TP_F64, n, h);
+        free(h);
+        break;
+    }
+    case TY_VARCHAR: {
+        const dkb_tp_dict *d = tr_dict_of(x, &k->s, &k->slen, 1);
+        out->v = tr_relabel(x, dkb_tp_full_i64(tp, DKB_TP_U8, n, 0), 0, d);
+        break;
+    }
+    default: tr_unsupported(x, NULL, "a constant of type %s", k->ty.name); return false;
+    }
+    return !tr_bad(x);
+}
+
+/* ---- relations ---- */
+
+tr_rel *tr_rel_new(tr_ctx *x, int ncols, int64_t n) {
+    tr_rel *r = tr_alloc(x, sizeof *r);
+    if (!r) return NULL;
+    r->c = tr_alloc(x, (size_t)(ncols ? ncols : 1) * sizeof *r->c);
+    if (!r->c) return NULL;
+    r->ncols = ncols;
+    r->n = n;
+    return r;
+}
+
+bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx, bool may_miss, tr_col *out) {
+    out->ty = c->ty;
+    out->v = dkb_tp_gather(x->tp, c->v, idx, 0);
+    if (may_miss) out->valid = dkb_tp_gather(x->tp, tr_valid_or_ones(x, c, n), idx, 0);
+    else out->valid = c->valid ? dkb_tp_gather(x->tp, c->valid, idx, 0) : NULL;
+    return out->v != NULL;
+}
+
+tr_rel *tr_rel_gather(tr_ctx *x, const tr_rel *r, const dkb_tensor *idx, bool may_miss) {
+    if (!idx) return tr_bad(x), NULL;
+    tr_rel *o = tr_rel_new(x, r->ncols, idx->n);
+    if (!o) return NULL;
+    for (int i = 0; i < r->ncols; i++) tr_col_gather(x, &r->c[i], r->n, idx, may_miss, &o->c[i]);
+    return tr_bad(x) ? NULL : o;
+}
+
+tr_rel *tr_rel_filter(tr_ctx *x, const tr_rel *r, const dkb_tensor *mask) {
+    if (!mask) return tr_bad(x), NULL;
+    return tr_rel_gather(x, r, dkb_tp_nonzero(x->tp, mask), false);
+}
+
+dkb_tensor *tr_truth(tr_ctx *x, const tr_col *c) {
+    dkb_tensor *m = c->v && c->v->dtype != DKB_TP_BOOL ? dkb_tp_cast(x->tp, c->v, DKB_TP_BOOL) : c->v;
+    return c->valid ? dkb_tp_and(x->tp, m, c->valid) : m;
+}
+
+/* Host concatenation of two tensors of one dtype (STR: offsets rebased). */
+static dkb_tensor *concat_tensor(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b) {
+    dkb_tp *tp = x->tp;
+    if (!a || !b) return NULL;
+    if (a->dtype != b->dtype) return tr_fail(x, DKB_EINTERNAL, "concatenating tensors of two dtypes");
+    if (a->dtype == DKB_TP_STR) {
+        int64_t *ha = dkb_tp_host_copy(tp, a), *hb = dkb_tp_host_copy(tp, b);
+        if (!ha || !hb) return NULL;
+        int64_t n = a->n + b->n, na = ha[a->n], nb = hb[b->n];
+        int64_t *off = malloc((size_t)(n + 1) * sizeof *off);
+        char *bytes = malloc((size_t)(na + nb + 1));
+        if (!off || !bytes) {
+            free(off), free(bytes);
+            return tr_fail(x, DKB_ENOMEM, "out of memory");
+        }
+        for (int64_t i = 0; i <= a->n; i++) off[i] = ha[i];
+        for (int64_t i = 1; i <= b->n; i++) off[a->n + i] = na + hb[i];
+        memcpy(bytes, (char *)(ha + a->n + 1), (size_t)na);
+        memcpy(bytes + na, (char *)(hb + b->n + 1), (size_t)nb);
+        dkb_tensor *r = dkb_tp_from_host_str(tp, n, off, bytes);
+        free(off), free(bytes);
+        return r;
+    }
+    size_t es = dkb_tp_dtype_size(a->dtype);
+    char *ha = a->n ? dkb_tp_host_copy(tp, a) : NULL, *hb = b->n ? dkb_tp_host_copy(tp, b) : NULL;
+    if ((a->n && !ha) || (b->n && !hb)) return NULL;
+    char *buf = malloc(es * (size_t)(a->n + b->n) + 1);
+    if (!buf) return tr_fail(x, DKB_ENOMEM, "out of memory");
+    if (a->n) memcpy(buf, ha, es * (size_t)a->n);
+    if (b->n) memcpy(buf + es * (size_t)a->n, hb, es * (size_t)b->n);
+    dkb_tensor *r = dkb_tp_from_host(tp, a->dtype, a->n + b->n, buf);
+    free(buf);
+    return r;
+}
+
+dkb_tensor *tr_concat_i64(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b) {
+    dkb_tensor *ca = dkb_tp_cast(x->tp, a, DKB_TP_I64), *cb = dkb_tp_cast(x->tp, b, DKB_TP_I64);
+    return concat_tensor(x, ca, cb);
+}
+
+/* Bring two columns of one SQL type to one encoding (dtype, scale, dictionary). */
+static bool unify(tr_ctx *x, tr_col *a, int64_t na, tr_col *b, int64_t nb) {
+    (void)na, (void)nb;
+    if (a->ty.id == TY_VARCHAR || b->ty.id == TY_VARCHAR) {
+        if (a->v->dtype == DKB_TP_U8 && b->v->dtype == DKB_TP_U8 && a->v->dict == b->v->dict) return true;
+        tr_hstr ha, hb;
+        if (!tr_host_strings(x, a, &ha) || !tr_host_strings(x, b, &hb)) return false;
+        ha.p = ha.p, hb.p = hb.p;
+        tr_hstr h1 = ha, h2 = hb;
+        /* as STR both (from_host keeps them STR) */
+        dkb_tensor *sa = tr_str_from_host(x, &h1), *sb = tr_str_from_host(x, &h2);
+        if (!sa || !sb) return false;
+        a->v = sa, b->v = sb;
+        if (a->v->dtype != b->v->dtype) return tr_fail(x, DKB_EINTERNAL, "string encodings differ"), false;
+        return true;
+    }
+    if (a->v->dtype == DKB_TP_F64 || b->v->dtype == DKB_TP_F64) {
+        a->v = dkb_tp_cast(x->tp, a->v, DKB_TP_F64);
+        b->v = dkb_tp_cast(x->tp, b->v, DKB_TP_F64);
+        return !tr_bad(x);
+    }
+    int s = a->v->scale > b->v->scale ? a->v->scale : b->v->scale;
+    a->v = tr_rescale(x, a->v, s);
+    b->v = tr_rescale(x, b->v, s);
+    dkb_tp_dtype dt = a->v && b->v && (a->v->dtype == DKB_TP_I128 || b->v->dtype == DKB_TP_I128) ? DKB_TP_I128
+                                                                                                 : DKB_TP_I64;
+    if (a->v && a->v->dtype == DKB_TP_BOOL && b->v && b->v->dtype == DKB_TP_BOOL) dt = DKB_TP_BOOL;
+    a->v = dkb_tp_cast(x->tp, a->v, dt);
+    b->v = dkb_tp_cast(x->tp, b->v, dt);
+    return !tr_bad(x);
+}
+
+tr_rel *tr_rel_concat(tr_ctx *x, const tr_rel *a, const tr_rel *b) {
+    if (a->ncols != b->ncols) return tr_fail(x, DKB_EINTERNAL, "concatenating relations of %d and %d columns",
+                                             a->ncols, b->ncols);
+    tr_rel *o = tr_rel_new(x, a->ncols, a->n + b->n);
+    if (!o) return NULL;
+    for (int i = 0; i < a->ncols; i++) {
+        tr_col ca = a->c[i], cb = b->c[i];
+        if (!unify(x, &ca, a->n, &cb, b->n)) return NULL;
+        o->c[i].ty = a->c[i].ty.id == TY_NULL ? b->c[i].ty : a->c[i].ty;
+        o->c[i].v = concat_tensor(x, ca.v, cb.v);
+        if (o->c[i].v && ca.v->dict) o->c[i].v = tr_relabel(x, o->c[i].v, 0, ca.v->dict);
+        if (ca.valid || cb.valid)
+            o->c[i].valid = concat_tensor(x, tr_valid_or_ones(x, &ca, a->n), tr_valid_or_ones(x, &cb, b->n));
+    }
+    return tr_bad(x) ? NULL : o;
+}
+
+static __int128 pow10_i128(int k) {
+    __int128 p = 1;
+    while (k-- > 0) p *= 10;
+    return p;
+}
+
+dkb_tensor *tr_rescale(tr_ctx *x, const dkb_tensor *t, int scale) {
+    if (!t) return NULL;
+    if (t->dtype == DKB_TP_F64 || t->scale == scale) return (dkb_tensor *)t;
+    if (scale > t->scale) {
+        int k = scale - t->scale;
+        if (k > 18) return tr_fail(x, DKB_ERANGE, "rescaling a decimal by 10^%d", k);
+        dkb_tensor *m = dkb_tp_arith_i64(x->tp, t, DKB_OP_MUL, (int64_t)pow10_i128(k), 0);
+        return tr_relabel(x, m, scale, NULL);
+    }
+    /* down: on the host, rounded half away from zero */
+    __int128 p = pow10_i128(t->scale - scale);
+    int64_t n = t->n;
+    __int128 *h = tr_host_i128(x, t);
+    if (!h) return NULL;
+    for (int64_t i = 0; i < n; i++) {
+        __int128 v = h[i], q = v / p, r = v % p;
+        if (r < 0 ? -2 * r >= p : 2 * r >= p) q += v < 0 ? -1 : 1;
+        h[i] = q;
+    }
+    dkb_tensor *r = dkb_tp_from_host(x->tp, DKB_TP_I128, n, h);
+    return tr_relabel(x, r, scale, NULL);
+}
