@@ -79,8 +79,8 @@ def q08_core(L, s):
     rev = _rev(L, ls)
     snat = ops.take(c["s_nationkey"], ops.take(L.keymap["supplier"], ops.take(c["l_suppkey"], ls)))
     y = year_of(L, ops.take(od, keep))
-    z = ops.zeros(NYEARS, "i64")
-    return (ops.index_add(z, y, rev), ops.index_add(ops.zeros(NYEARS, "i64"), y, ops.where(snat == s["nation"], rev, 0)),
+    return (ops.index_add(ops.zeros(NYEARS, "i64"), y, rev),
+            ops.index_add(ops.zeros(NYEARS, "i64"), y, ops.where(snat == s["nation"], rev, 0)),
             ops.index_add(ops.zeros(NYEARS, "i64"), y, ops.i64(y >= 0)))
 
 

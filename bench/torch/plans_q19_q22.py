@@ -77,7 +77,8 @@ def q20_core(L, s):
     qcnt = ops.index_add(ops.zeros(nps, "i64"), ps, ops.full(sel.shape[0], 1, "i64"))
     ps_ok = (ops.take(forest, ops.take(L.keymap["part"], c["ps_partkey"])) & (qcnt > 0) &
              (ops.i64(c["ps_availqty"]) * 200 > qsum))                       # availqty > 0.5 * sum (hundredths)
-    s_in = ops.mark(L.store.rows("supplier"), ops.take(L.keymap["supplier"], ops.take(c["ps_suppkey"], ops.nonzero(ps_ok))))
+    ps_win = ops.nonzero(ps_ok)
+    s_in = ops.mark(L.store.rows("supplier"), ops.take(L.keymap["supplier"], ops.take(c["ps_suppkey"], ps_win)))
     win = ops.nonzero(s_in & (c["s_nationkey"] == s["nation"]))
     return ops.take(win, ops.argsort(ops.take(s["s_name_rank"], win)))
 

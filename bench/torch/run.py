@@ -181,9 +181,9 @@ def main():
     L = st.Loaded(store, ops, queries)
     plans.prepare_extra(L)
     print("torch peer: %s, %s, store %s (SF %g); loaded %d columns, %.1f MB in %.3f s (%.2f GB/s); "
-          "key maps %.3f s (untimed); dkb's answers %.1f s" % (device, version, a.store, store.sf, L.columns, L.bytes / 1e6,
-                                                           L.seconds, L.bytes / max(L.seconds, 1e-9) / 1e9,
-                                                           L.index_seconds, t_ref), flush=True)
+          "key maps %.3f s (untimed); dkb's answers %.1f s" % (
+              device, version, a.store, store.sf, L.columns, L.bytes / 1e6, L.seconds,
+              L.bytes / max(L.seconds, 1e-9) / 1e9, L.index_seconds, t_ref), flush=True)
 
     timer = Timer(ops)
     results, failed = [], 0
