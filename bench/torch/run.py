@@ -1,7 +1,8 @@
 """run.py: the PyTorch peer of docs/gpu.md: carefully written
 TorchPlan-style PyTorch plans of all 22 TPC-H queries (plans.py and the
 plans_q*.py groups) on the same store as dkb, eager and torch.compile, each
-result checked against `dkb run QUERY --data STORE --format json` (seed 0),
+result checked against `dkb run QUERY --data STORE --format json` (seed 0,
+or --seed S: the parameters and answer of that seed),
 timed with CUDA events (median of --reps after --warmup), next to dkb's CUDA
 baseline time of the same session.
 
@@ -41,22 +42,23 @@ import store as st  # noqa: E402
 ANCHOR_MS = {"q01": 19.6, "q03": 2.4, "q05": 2.7, "q06": 0.85, "q09": 3.7, "q18": 1.1}
 
 
-def dkb_reference(dkb, store, q):
-    out = subprocess.run([dkb, "run", q, "--data", store, "--format", "json"], capture_output=True, text=True)
+def dkb_reference(dkb, store, q, seed=0):
+    out = subprocess.run([dkb, "run", q, "--data", store, "--format", "json", "--seed", str(seed)],
+                         capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError("dkb run %s --data %s failed (%d): %s" % (q, store, out.returncode, out.stderr.strip()))
     return json.loads(out.stdout)
 
 
-def dkb_references(dkb, store, queries):
+def dkb_references(dkb, store, queries, seed=0):
     """{query: dkb's JSON answer}: one `dkb run all` process when more than
     one query is wanted (the store opened once), else `dkb run QUERY`."""
     if len(queries) > 1:
-        d = dkb_reference(dkb, store, "all")
+        d = dkb_reference(dkb, store, "all", seed)
         got = {x["query"]: x for x in (d if isinstance(d, list) else [d])}
         if all(q in got for q in queries):
             return {q: got[q] for q in queries}
-    return {q: dkb_reference(dkb, store, q) for q in queries}
+    return {q: dkb_reference(dkb, store, q, seed) for q in queries}
 
 
 def cell_ok(got, want, col=None):
@@ -135,6 +137,7 @@ def main():
     ap.add_argument("--queries", default=" ".join("q%02d" % n for n in range(1, 23)))
     ap.add_argument("--backend", choices=["torch", "numpy"], default="torch")
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda", help="torch's device (default cuda)")
+    ap.add_argument("--seed", type=int, default=0, help="dkb's parameter seed (default 0: the qualification values)")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--no-compile", action="store_true")
@@ -176,7 +179,7 @@ def main():
 
     store = st.Store(a.store)
     t_ref = time.perf_counter()
-    refs = dkb_references(a.dkb, a.store, queries)
+    refs = dkb_references(a.dkb, a.store, queries, a.seed)
     t_ref = time.perf_counter() - t_ref
     L = st.Loaded(store, ops, queries)
     plans.prepare_extra(L)
