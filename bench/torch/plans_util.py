@@ -114,10 +114,14 @@ def text_find(L, col, word):
     if n <= 0 or not pat:
         e = ops.zeros(0, "i64")
         return e, e
+    # one pass over the bytes for the first two pattern bytes, then the rest
+    # only at the (few) candidate positions, by gathers
     hit = b[0:n] == pat[0]
-    for j in range(1, len(pat)):
-        hit = hit & (b[j:j + n] == pat[j])
+    if len(pat) > 1:
+        hit = hit & (b[1:n + 1] == pat[1])
     pos = ops.nonzero(hit)
+    for j in range(2, len(pat)):
+        pos = ops.take(pos, ops.nonzero(ops.take(b, pos + j) == pat[j]))
     row = ops.searchsorted(off, pos, right=True) - 1
     inside = ops.nonzero(pos + len(pat) <= ops.take(off, row + 1))
     return ops.take(row, inside), ops.take(pos, inside)
