@@ -125,16 +125,14 @@ def q16_core(L, s):
     groups = ops.nonzero(cnt > 0)
     n = ops.take(cnt, groups)
     perm = order_by(ops, [(n, True), (groups, False)])
-    return ops.take(groups, perm), ops.take(n, perm)
+    g = ops.take(groups, perm)
+    return g // nsize // ntype, g // nsize % ntype, g % nsize, ops.take(n, perm)   # brand, type codes, size, count
 
 
 def q16_finish(L, p, out):
-    groups, cnt = (L.ops.host(x) for x in out)
-    s_nsize = int(np.max(L.host["p_size"])) + 1 if len(L.host["p_size"]) else 1
-    ntype = max(len(L.dict["p_type"]), 1)
-    brand, ptype = L.dict["p_brand"], L.dict["p_type"]
-    return [[brand[g // s_nsize // ntype], ptype[g // s_nsize % ntype], int(g % s_nsize), int(n)]
-            for g, n in zip(groups.tolist(), cnt.tolist())]
+    brand, ptype, size, cnt = (L.ops.host(x).tolist() for x in out)
+    bd, td = L.dict["p_brand"], L.dict["p_type"]
+    return [[bd[b], td[t], z, n] for b, t, z, n in zip(brand, ptype, size, cnt)]
 
 
 # ---- Q17: small-quantity-order revenue ----

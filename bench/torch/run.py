@@ -4,7 +4,11 @@ plans_q*.py groups) on the same store as dkb, eager and torch.compile, each
 result checked against `dkb run QUERY --data STORE --format json` (seed 0,
 or --seed S: the parameters and answer of that seed),
 timed with CUDA events (median of --reps after --warmup), next to dkb's CUDA
-baseline time of the same session.
+baseline time of the same session. Timed: the core (the array program) and
+the copy of its outputs to the host (numpy arrays: the result, with strings
+as dictionary codes and row numbers); finish, which turns those into
+Python rows with strings (the form of dkb's JSON rows, for the check), is
+timed apart (finish_ms in the JSON) and not counted.
 
   python3 bench/torch/run.py --store /tmp/dkb-sf10 --dkb build/dkb \\
       [--dkb-cuda-json cuda-sf10.json] [--json out.json] [--queries "q01 q06"]
@@ -97,6 +101,14 @@ def rows_ok(got, want, cols=None):
             return "row %d: got %s, dkb %s" % (i, got[i], want[i])
         left.pop(k)
     return ""
+
+
+def to_host(ops, out):
+    """The core's outputs (arrays, possibly nested in lists and tuples)
+    copied to the host as numpy arrays: the end of the timed region."""
+    if isinstance(out, (list, tuple)):
+        return type(out)(to_host(ops, x) for x in out)
+    return ops.host(out)
 
 
 class Timer:
@@ -197,10 +209,12 @@ def main():
         r = {"query": q, "params": p, "eager_ms": None, "compile_ms": None, "check": "", "compile_note": ""}
         try:
             s = prep(L, p)
-            got = finish(L, p, core(L, s))
+            got = finish(L, p, to_host(ops, core(L, s)))
             why = rows_ok(got, ref["rows"], ref.get("columns"))
             r["check"] = "ok" if not why else "DIFFERS: " + why
-            r["eager_ms"] = timer.run(lambda: finish(L, p, core(L, s)), a.reps, a.warmup)
+            r["eager_ms"] = timer.run(lambda: to_host(ops, core(L, s)), a.reps, a.warmup)
+            out = to_host(ops, core(L, s))
+            r["finish_ms"] = timer.run(lambda: finish(L, p, out), 3, 1)
         except Exception as e:  # report and go on with the next query
             r["check"] = "FAILED: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
         if torch is not None and not a.no_compile and r["check"] == "ok":
@@ -213,13 +227,13 @@ def main():
                     torch._dynamo.reset()
                     cc = torch.compile(core)
                     t0 = time.perf_counter()
-                    got = finish(L, p, cc(L, s))
+                    got = finish(L, p, to_host(ops, cc(L, s)))
                     r["compile_s"] = time.perf_counter() - t0
                     why = rows_ok(got, ref["rows"], ref.get("columns"))
                     if why:
                         r["check"] = "compile DIFFERS: " + why
                     else:
-                        r["compile_ms"] = timer.run(lambda: finish(L, p, cc(L, s)), a.reps, a.warmup)
+                        r["compile_ms"] = timer.run(lambda: to_host(ops, cc(L, s)), a.reps, a.warmup)
                 except Exception as e:
                     r["compile_note"] = "failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
         if r["check"] != "ok":

@@ -219,7 +219,7 @@ class TorchOps:
         return self.torch.searchsorted(sorted_a, v, right=right)
 
     def host(self, a):
-        return a.cpu().numpy()
+        return a if isinstance(a, np.ndarray) else a.cpu().numpy()
 
     def sync(self):
         if self.device != "cpu":
