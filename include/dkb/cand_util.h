@@ -14,7 +14,8 @@
  *            map's size), dkb_chunk_runs (a chunk of parent rows and its
  *            children's run, e.g. orders and their lineitems);
  *   strings  dkb_like (SQL LIKE), dkb_find (a substring, AVX2 where built
- *            with it; host only);
+ *            with it; host only), dkb_find_row (the next row of a text
+ *            column holding a substring: one scan of its bytes);
  *   inputs   dkb_bind_cols / dkb_bind_params: a table of the columns and
  *            parameters a candidate reads, found and type-checked at once;
  *   results  dkb_res_col (a declared result column by name and type),
@@ -371,6 +372,38 @@ static inline int dkb_put_dec(dkb_cand_res_col *col, int64_t r, __int128 v, int 
     col->dec[r] = v;
     col->is_null[r] = 0;
     return DKB_CAND_OK;
+}
+
+/* ---- text columns: rows holding a word (host memory) ---- */
+
+/* The first row r in [row, end) of free-text column text (STR: n + 1
+ * offsets, bytes) whose text holds w[0..L), or end when none; *at (when
+ * not NULL) := the byte offset in text->bytes of the first occurrence in
+ * that row. One dkb_find over the bytes of rows [row, end) instead of one
+ * call per row: a hit is mapped to its row by walking the offsets forward;
+ * one that runs past its row's end is no hit (the search goes on at the
+ * next row). Every row holds the empty word. */
+static inline int64_t dkb_find_row(const dkb_cand_vec *text, int64_t row, int64_t end, const char *w, size_t L,
+                                   int64_t *at) {
+    const int64_t *off = (const int64_t *)text->data;
+    const char *base = text->bytes, *stop = base + off[end < row ? row : end];
+    if (row >= end) return end;
+    if (L == 0) {
+        if (at) *at = off[row];
+        return row;
+    }
+    const char *p = base + off[row];
+    for (;;) {
+        const char *x = dkb_find(p, stop, w, L);
+        if (!x) return end;
+        const int64_t pos = x - base;
+        while (off[row + 1] <= pos) row++;
+        if (pos + (int64_t)L <= off[row + 1]) {
+            if (at) *at = pos;
+            return row;
+        }
+        p = base + off[row + 1]; /* it ran into the next row, as would any later start in this row */
+    }
 }
 
 #ifdef __cplusplus

@@ -223,6 +223,65 @@ static void test_results_more(void) {
     CHECK(dkb_put_dec(&dc, 1, 5, 6) == DKB_CAND_EINVAL && dec[1] == 5 && dnull[1] == 1, "down: refused, untouched");
 }
 
+/* The first row in [row, end) whose text holds w, by a plain search of
+ * each row; *at := the occurrence's offset. */
+static int64_t find_row_ref(const int64_t *off, const char *bytes, int64_t row, int64_t end, const char *w,
+                            size_t L, int64_t *at) {
+    for (; row < end; row++)
+        for (int64_t i = off[row]; i + (int64_t)L <= off[row + 1]; i++)
+            if (memcmp(bytes + i, w, L) == 0) {
+                *at = i;
+                return row;
+            }
+    return end;
+}
+
+/* dkb_find_row against the reference: rows of lengths 0..40 (so rows
+ * shorter and longer than the 32-byte SIMD step, and empty ones), the
+ * word placed in some rows at every offset, and across row boundaries
+ * (never a hit); every start row and every end row. */
+static void test_find_row(void) {
+    enum { NR = 40 };
+    int64_t off[NR + 1];
+    char bytes[NR * 40 + 8];
+    off[0] = 0;
+    for (int r = 0; r < NR; r++) {
+        const int len = (r * 7) % 41;
+        for (int i = 0; i < len; i++) bytes[off[r] + i] = (char)('a' + (r + i) % 5);
+        off[r + 1] = off[r] + len;
+    }
+    /* "xyz" inside rows 3, 11 and 30 at different offsets; "xy" ending row 5
+     * and "z" starting row 6 (spans the boundary) */
+    const int in_row[3] = {3, 11, 30};
+    for (int k = 0; k < 3; k++) {
+        const int64_t r = in_row[k], len = off[r + 1] - off[r];
+        memcpy(bytes + off[r] + (k * 13) % (len - 2), "xyz", 3);
+    }
+    memcpy(bytes + off[6] - 2, "xy", 2);
+    bytes[off[6]] = 'z';
+    dkb_cand_vec text = {"t", DKB_CAND_STR, 0, NR, off, bytes, off[NR], NULL, 0, 0};
+    const char *words[] = {"xyz", "z", "ab", "abcd", "q", ""};
+    int bad = 0;
+    for (int w = 0; w < DKB_COUNT(words); w++)
+        for (int64_t row = 0; row <= NR; row++)
+            for (int64_t end = row; end <= NR; end++) {
+                const size_t L = strlen(words[w]);
+                int64_t at = -1, want_at = -1;
+                const int64_t got = dkb_find_row(&text, row, end, words[w], L, &at);
+                const int64_t want = find_row_ref(off, bytes, row, end, words[w], L, &want_at);
+                if (got != want || (want < end && at != want_at)) {
+                    if (bad++ < 5)
+                        CHECK(0, "find_row('%s', %lld, %lld): row %lld at %lld, want row %lld at %lld", words[w],
+                              (long long)row, (long long)end, (long long)got, (long long)at, (long long)want,
+                              (long long)want_at);
+                }
+            }
+    CHECK(bad == 0, "%d find_row cases wrong", bad);
+    int64_t at = -1;
+    CHECK(dkb_find_row(&text, 4, 9, "xyz", 3, &at) == 9 && at == -1, "the boundary-spanning word is no hit");
+    CHECK(dkb_find_row(&text, 0, NR, "xyz", 3, NULL) == 3, "at may be NULL");
+}
+
 int main(void) {
     test_dates();
     test_decimals();
@@ -231,6 +290,7 @@ int main(void) {
     test_search_more();
     test_strings();
     test_results_more();
+    test_find_row();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else printf("test_cand_util: ok\n");
     return failures != 0;

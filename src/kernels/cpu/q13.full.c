@@ -7,10 +7,10 @@
  *         group by c_custkey) as c_orders (c_custkey, c_count)
  *   group by c_count order by custdist desc, c_count desc;
  *
- * Plan: each thread takes a contiguous range of orders and scans its
- * comments as one byte range for word1 (AVX2 test of word1's first, second
- * and last bytes at 32 positions, then memcmp), mapping each hit to its row
- * by walking the offsets forward; only a row holding word1 is searched for
+ * Plan: the orders are cut into chunks the threads take as they come; each
+ * chunk's comments are scanned as one byte range for word1 (dkb_find_row:
+ * AVX2 test of word1's first, second and last bytes at 32 positions, then
+ * memcmp, each hit mapped to its row); only a row holding word1 is searched for
  * word2 after that first word1 (the leftmost word1 leaves the most room,
  * so this is exactly LIKE '%w1%w2%'). Every other row adds 1 to its customer's count
  * in the thread's array indexed by custkey - 1 (customer keys are dense
@@ -24,7 +24,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_find, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_params, dkb_bind_res, dkb_find, dkb_find_row */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -42,20 +42,24 @@ static int by_dist_desc(const void *a, const void *b) {
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_table *customer = dkb_cand_table_find(db, "customer");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *ocomment = dkb_cand_column(db, "orders", "o_comment");
-    const dkb_cand_param *pw1 = dkb_cand_param_find(params, "word1");
-    const dkb_cand_param *pw2 = dkb_cand_param_find(params, "word2");
-    if (!customer || !ocust || !ocomment || !pw1 || !pw2 || !pw1->s || !pw2->s) return DKB_CAND_EINVAL;
-    if (ocust->type != DKB_CAND_I32 || ocomment->type != DKB_CAND_STR) return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_count = dkb_res_col(res, "c_count", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_dist = dkb_res_col(res, "custdist", DKB_CAND_RES_INT);
-    if (!c_count || !c_dist) return DKB_CAND_EINVAL;
+    const dkb_cand_vec *ocust, *ocomment;
+    const dkb_col_want cols[] = {
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_comment", DKB_CAND_STR, DKB_ANY, 0, &ocomment},
+    };
+    const dkb_cand_param *pw1, *pw2;
+    const dkb_param_want want_params[] = {{"word1", 1, &pw1}, {"word2", 1, &pw2}};
+    dkb_cand_res_col *c_count, *c_dist;
+    const dkb_res_want want_res[] = {{"c_count", DKB_CAND_RES_INT, &c_count}, {"custdist", DKB_CAND_RES_INT, &c_dist}};
+    if (!customer || dkb_bind_cols(db, cols, DKB_COUNT(cols)) ||
+        dkb_bind_params(params, want_params, DKB_COUNT(want_params)) || dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
+        return DKB_CAND_EINVAL;
 
     const int64_t ncust = customer->rows, n = ocust->n;
     /* threads only for enough work (like the baseline): a region's barrier can wait
      * milliseconds for a second thread on a busy machine */
     const int nt = n * 8 < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 16;
     const int32_t *ck = ocust->data;
     const int64_t *off = ocomment->data;
     const char *base = ocomment->bytes;
@@ -65,36 +69,28 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!cnt) return DKB_CAND_ENOMEM;
     int bad = 0;
 
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-    {
-        int tid = 0, tn = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int tid = 0;
 #ifdef _OPENMP
         tid = omp_get_thread_num();
-        tn = omp_get_num_threads();
 #endif
         int32_t *mine = cnt + (size_t)tid * (size_t)ncust;
-        const int64_t r0 = n * tid / tn, r1 = n * (tid + 1) / tn;
-        int64_t row = r0;
-#define COUNT_ROW(r)                                                   \
-    do {                                                               \
-        const uint32_t c = (uint32_t)ck[r] - 1u;                       \
-        if (c < (uint64_t)ncust) mine[c]++;                            \
-        else bad = 1;                                                  \
-    } while (0)
-        const char *p = base + off[r0], *end = base + off[r1];
-        const char *x;
-        while (row < r1 && (x = dkb_find(p, end, w1, l1)) != NULL) {
-            const int64_t pos = x - base;
-            while (off[row + 1] <= pos) { COUNT_ROW(row); row++; }
-            const int64_t rend = off[row + 1];
-            const int special = pos + (int64_t)l1 <= rend &&
-                                dkb_find(base + pos + (int64_t)l1, base + rend, w2, l2) != NULL;
-            if (!special) COUNT_ROW(row);
-            row++;
-            p = base + off[row];
+        const int64_t r1 = n * (c + 1) / nchunks;
+        int64_t row = n * c / nchunks, hit, pos = 0;
+        /* every row counts for its customer but those holding word2 after their first word1 */
+        for (; row < r1; row++) {
+            hit = dkb_find_row(ocomment, row, r1, w1, l1, &pos);
+            for (; row < hit; row++) {
+                const uint32_t cu = (uint32_t)ck[row] - 1u;
+                if (cu < (uint64_t)ncust) mine[cu]++;
+                else bad = 1;
+            }
+            if (row == r1 || dkb_find(base + pos + (int64_t)l1, base + off[row + 1], w2, l2)) continue;
+            const uint32_t cu = (uint32_t)ck[row] - 1u;
+            if (cu < (uint64_t)ncust) mine[cu]++;
+            else bad = 1;
         }
-        for (; row < r1; row++) COUNT_ROW(row);
-#undef COUNT_ROW
     }
     if (bad) { free(cnt); return DKB_CAND_EINTERNAL; }
 
