@@ -27,7 +27,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: dkb sql QUERY [--seed S] [--param NAME=VALUE ...] [--sf SF] [--params-json]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) [--backend cpu|cuda] [--threads N]\n"
-            "               [--format table|csv|json] [--expect FILE.csv] [--check]\n"
+            "               [--format table|csv|json] [--expect FILE.csv] [--expect-dir DIR] [--check]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --explain[=tree|json|tensorplan]\n"
             "\n"
             "Print the SQL of TPC-H query QUERY (q01..q22 or 1..22) in DuckDB's dialect,\n"
@@ -46,7 +46,8 @@ static void usage(FILE *f) {
             "or function (exit 1), never a partial answer. --expect compares the result\n"
             "with a CSV (e.g. `dkb run qNN --format csv` or a golden answer), --check\n"
             "with DuckDB's own answer to the same SQL; each prints 'ok' or the first\n"
-            "difference on stderr (exit 1). --explain prints DuckDB's plan instead: a\n"
+            "difference on stderr (exit 1). Several -f FILEs run in turn over one load\n"
+            "of the store, each reported on its own line. --explain prints DuckDB's plan instead: a\n"
             "compact tree, one line per operator, then the plan JSON of\n"
             "json_serialize_plan, indented (=tree or =json: only that one);\n"
             "--explain=tensorplan runs the translator and prints the TensorPlan\n"
@@ -67,6 +68,7 @@ static void usage(FILE *f) {
             "  --threads N          worker threads (default 0: all cores)\n"
             "  --format FMT         table (default), csv or json\n"
             "  --expect FILE.csv    compare the result with this CSV (header, then rows)\n"
+            "  --expect-dir DIR     compare the result of -f .../NAME.sql with DIR/NAME.csv\n"
             "  --check              compare the result with DuckDB's answer to the SQL\n"
             "  --explain[=WHAT]     print DuckDB's plan: tree and json (default), tree,\n"
             "                       json; or tensorplan: the translated program\n"
@@ -118,50 +120,60 @@ static int print_sql_error(const char *sql, const dkb__sql_diag *d, const dkb_er
     return DKB_EXIT_FAIL;
 }
 
+#define MAX_FILES 4096
+#define MAX_EXPECT 8
+
 /* What `dkb sql --data` was asked to do. */
 typedef struct sql_opts {
-    const char *data, *text, *file;
+    const char *data, *text;
+    const char **files;       /* -f FILE ... (several: each run in turn, one store load) */
+    int nfiles;
     int what;                 /* EXPLAIN_*: NONE runs the SQL */
     dkb_tp_backend backend;
     const char *backend_name;
     int threads;
     cli_format fmt;
     int fmt_given;
-    const char *expect;       /* --expect FILE.csv */
+    const char *expect[MAX_EXPECT]; /* --expect FILE.csv */
+    int nexpect;
+    const char *expect_dir[MAX_EXPECT]; /* --expect-dir DIR: DIR/NAME.csv for -f .../NAME.sql */
+    int nexpect_dir;
     int check;                /* --check: against DuckDB's answer */
 } sql_opts;
 
 static const dkb_compare_opts COMPARE = {1e-9, 1e-9, 0, false};
 
 /* Compare res with the CSV at path (read with res's column types): 0, or
- * DKB_EXIT_FAIL with the first difference on stderr, prefixed by what. */
-static int compare_csv(const dkb_result *res, const char *path, const char *what) {
+ * DKB_EXIT_FAIL with the first difference on stderr; each line starts
+ * with `who`. */
+static int compare_csv(const char *who, const dkb_result *res, const char *path, const char *what) {
     dkb_result want = {0};
     dkb_error err = {0};
     int rc = dkb_result_read_csv(path, res, &want, &err);
     if (!rc) rc = dkb_result_compare(res, &want, &COMPARE, &err);
     dkb_result_free(&want);
     if (rc) {
-        fprintf(stderr, "dkb sql: %s: mismatch: %s\n", what, err.msg);
+        fprintf(stderr, "dkb sql: %s%s: mismatch: %s\n", who, what, err.msg);
         return DKB_EXIT_FAIL;
     }
-    fprintf(stderr, "dkb sql: %s: ok, %lld row%s match\n", what, (long long)res->nrows, res->nrows == 1 ? "" : "s");
+    fprintf(stderr, "dkb sql: %s%s: ok, %lld row%s match\n", who, what, (long long)res->nrows,
+            res->nrows == 1 ? "" : "s");
     return DKB_EXIT_OK;
 }
 
 /* DuckDB's own answer to sql, as CSV in a temporary file, compared with res. */
-static int check_duckdb(dkb__sql_planner *p, const char *sql, const dkb_result *res) {
+static int check_duckdb(const char *who, dkb__sql_planner *p, const char *sql, const dkb_result *res) {
     char path[] = "/tmp/dkb-sql-check-XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0) {
-        fprintf(stderr, "dkb sql: error: --check: cannot make a temporary file\n");
+        fprintf(stderr, "dkb sql: %serror: --check: cannot make a temporary file\n", who);
         return DKB_EXIT_FAIL;
     }
     close(fd);
     dkb_error err = {0};
     int rc = dkb__sql_copy_csv(p, sql, path, &err);
-    int code = rc ? (fprintf(stderr, "dkb sql: error: --check: %s\n", err.msg), DKB_EXIT_FAIL)
-                  : compare_csv(res, path, "check against DuckDB");
+    int code = rc ? (fprintf(stderr, "dkb sql: %serror: --check: %s\n", who, err.msg), DKB_EXIT_FAIL)
+                  : compare_csv(who, res, path, "check against DuckDB");
     unlink(path);
     return code;
 }
@@ -178,53 +190,45 @@ static int print_result(const sql_opts *o, const dkb_result *res) {
     return rc;
 }
 
-/* dkb sql --data STORE (-e SQL | -f FILE) [--explain]. */
-static int run_sql(const sql_opts *o) {
-    char *owned = NULL;
-    const char *text = o->text;
-    dkb_error err = {0};
-    if (o->file) {
-        if (!strcmp(o->file, "-")) {
-            if (!(owned = read_stdin())) {
-                fprintf(stderr, "dkb sql: error: reading the SQL from standard input failed\n");
-                return DKB_EXIT_FAIL;
-            }
-        } else {
-            size_t len;
-            int rc = dkb__read_file(o->file, MAX_SQL_BYTES, &owned, &len, &err);
-            if (rc) return cli_fail("sql", rc, &err);
-        }
-        text = owned;
+/* The SQL of -f FILE ('-': standard input), malloc'ed; NULL with the error printed. */
+static char *read_sql(const char *who, const char *file) {
+    char *text = NULL;
+    if (!strcmp(file, "-")) {
+        if (!(text = read_stdin())) fprintf(stderr, "dkb sql: %serror: reading the SQL from standard input failed\n", who);
+        return text;
     }
-    dkb_store *s = NULL;
-    dkb__sql_planner *p = NULL;
-    dkb_tp *tp = NULL;
+    size_t len;
+    dkb_error err = {0};
+    int rc = dkb__read_file(file, MAX_SQL_BYTES, &text, &len, &err);
+    if (rc) {
+        fprintf(stderr, "dkb sql: %serror: %s\n", who, err.msg[0] ? err.msg : dkb_strerror(rc));
+        return NULL;
+    }
+    return text;
+}
+
+/* One statement: plan, then explain or translate, run, print and check. */
+static int one_sql(const sql_opts *o, const char *who, const char *file, const char *text, dkb_store *s,
+                   dkb__sql_planner *p, dkb_tp *tp) {
     dkb_result res = {0};
     char *json = NULL, *tree = NULL, *pretty = NULL;
     dkb__sql_diag diag;
-    int rc = dkb_store_open(o->data, 0, &s, &err);
-    if (!rc) rc = dkb__sql_planner_open(s, NULL, &p, &err);
+    dkb_error err = {0};
     int exit_code = DKB_EXIT_OK;
-    if (!rc) {
-        rc = dkb__sql_plan(p, text, &json, &diag, &err);
-        if (rc == DKB_EPARSE) {
-            exit_code = print_sql_error(text, &diag, &err);
-            goto done;
-        }
+    int rc = dkb__sql_plan(p, text, &json, &diag, &err);
+    if (rc == DKB_EPARSE) {
+        if (who[0]) fprintf(stderr, "dkb sql: %serror: %s\n", who, err.msg);
+        return who[0] ? DKB_EXIT_FAIL : print_sql_error(text, &diag, &err);
     }
     if (!rc && (o->what & EXPLAIN_TREE)) rc = dkb__sql_plan_tree(json, &tree, &err);
     if (!rc && (o->what & EXPLAIN_JSON)) rc = dkb__sql_json_pretty(json, &pretty, &err);
     if (!rc && (o->what == EXPLAIN_NONE || o->what == EXPLAIN_TP)) {
-        if ((rc = dkb_tp_create(o->backend, o->threads, &tp, &err))) {
-            fprintf(stderr, "dkb sql: error: --backend %s: %s\n", o->backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
-            exit_code = DKB_EXIT_FAIL;
-            goto done;
-        }
         if (o->what == EXPLAIN_TP) printf("-- TensorPlan program (%s backend), as it ran:\n", o->backend_name);
         rc = dkb__sql_translate(p, s, tp, text, json, o->what == EXPLAIN_TP ? stdout : NULL, &res, &err);
     }
     if (rc) {
-        exit_code = cli_fail("sql", rc, &err);
+        if (who[0]) fprintf(stderr, "dkb sql: %serror: %s\n", who, err.msg[0] ? err.msg : dkb_strerror(rc));
+        exit_code = who[0] ? DKB_EXIT_FAIL : cli_fail("sql", rc, &err);
         goto done;
     }
     if (o->what == EXPLAIN_BOTH) printf("-- DuckDB %s, optimized logical plan\n", dkb__sql_duckdb_version(p));
@@ -233,30 +237,79 @@ static int run_sql(const sql_opts *o) {
     if (pretty) fputs(pretty, stdout);
     if (o->what == EXPLAIN_TP) printf("-- %lld row%s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s");
     if (o->what == EXPLAIN_NONE) {
-        bool show = !(o->expect || o->check) || o->fmt_given;
+        bool show = !(o->nexpect || o->nexpect_dir || o->check) || o->fmt_given;
         if (show && print_result(o, &res)) exit_code = DKB_EXIT_FAIL;
-        if (o->expect && compare_csv(&res, o->expect, o->expect)) exit_code = DKB_EXIT_FAIL;
-        if (o->check && check_duckdb(p, text, &res)) exit_code = DKB_EXIT_FAIL;
+        for (int i = 0; i < o->nexpect; i++)
+            if (compare_csv(who, &res, o->expect[i], o->expect[i])) exit_code = DKB_EXIT_FAIL;
+        for (int i = 0; i < o->nexpect_dir && file; i++) {
+            const char *base = strrchr(file, '/');
+            base = base ? base + 1 : file;
+            size_t bl = strlen(base);
+            if (bl > 4 && !strcmp(base + bl - 4, ".sql")) bl -= 4;
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%.*s.csv", o->expect_dir[i], (int)bl, base);
+            if (compare_csv(who, &res, path, path)) exit_code = DKB_EXIT_FAIL;
+        }
+        if (o->check && check_duckdb(who, p, text, &res)) exit_code = DKB_EXIT_FAIL;
+        if (who[0] && !o->nexpect && !o->nexpect_dir && !o->check)
+            fprintf(stderr, "dkb sql: %sok, %lld row%s\n", who, (long long)res.nrows, res.nrows == 1 ? "" : "s");
+    }
+done:
+    dkb_result_free(&res);
+    free(pretty);
+    free(tree);
+    free(json);
+    return exit_code;
+}
+
+/* dkb sql --data STORE (-e SQL | -f FILE ...) [--explain]. */
+static int run_sql(const sql_opts *o) {
+    dkb_store *s = NULL;
+    dkb__sql_planner *p = NULL;
+    dkb_tp *tp = NULL;
+    dkb_error err = {0};
+    int exit_code = DKB_EXIT_OK;
+    int rc = dkb_store_open(o->data, 0, &s, &err);
+    if (!rc) rc = dkb__sql_planner_open(s, NULL, &p, &err);
+    if (rc) {
+        exit_code = cli_fail("sql", rc, &err);
+        goto done;
+    }
+    if ((o->what == EXPLAIN_NONE || o->what == EXPLAIN_TP) && (rc = dkb_tp_create(o->backend, o->threads, &tp, &err))) {
+        fprintf(stderr, "dkb sql: error: --backend %s: %s\n", o->backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
+        exit_code = DKB_EXIT_FAIL;
+        goto done;
+    }
+    if (o->text) {
+        exit_code = one_sql(o, "", NULL, o->text, s, p, tp);
+    } else {
+        int nok = 0;
+        for (int i = 0; i < o->nfiles; i++) {
+            char who[1200] = "";
+            if (o->nfiles > 1) snprintf(who, sizeof who, "%s: ", o->files[i]);
+            char *text = read_sql(who, o->files[i]);
+            int code = text ? one_sql(o, who, o->files[i], text, s, p, tp) : DKB_EXIT_FAIL;
+            free(text);
+            if (code) exit_code = code;
+            else nok++;
+        }
+        if (o->nfiles > 1)
+            fprintf(stderr, "dkb sql: %d of %d files ok\n", nok, o->nfiles);
     }
     if (fflush(stdout) || ferror(stdout)) {
         fprintf(stderr, "dkb sql: error: writing the output failed\n");
         exit_code = DKB_EXIT_FAIL;
     }
 done:
-    dkb_result_free(&res);
     dkb_tp_destroy(tp);
-    free(pretty);
-    free(tree);
-    free(json);
     dkb__sql_planner_close(p);
     dkb_store_close(s);
-    free(owned);
     return exit_code;
 }
 
 int cmd_sql(int argc, char **argv) {
     enum { O_SEED = 256, O_PARAM, O_SF, O_PARAMS_JSON, O_DATA, O_EXPLAIN, O_BACKEND, O_THREADS, O_FORMAT, O_EXPECT,
-           O_CHECK };
+           O_EXPECT_DIR, O_CHECK };
     static const struct option longopts[] = {{"seed", required_argument, 0, O_SEED},
                                               {"param", required_argument, 0, O_PARAM},
                                               {"sf", required_argument, 0, O_SF},
@@ -267,6 +320,7 @@ int cmd_sql(int argc, char **argv) {
                                               {"threads", required_argument, 0, O_THREADS},
                                               {"format", required_argument, 0, O_FORMAT},
                                               {"expect", required_argument, 0, O_EXPECT},
+                                              {"expect-dir", required_argument, 0, O_EXPECT_DIR},
                                               {"check", no_argument, 0, O_CHECK},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
@@ -274,7 +328,8 @@ int cmd_sql(int argc, char **argv) {
     double sf = 1;
     int json = 0, nov = 0, c, query_opts = 0, what = EXPLAIN_NONE, run_opts = 0;
     const char *data = NULL, *text = NULL, *file = NULL;
-    sql_opts so = {.backend = DKB_TP_CPU, .backend_name = "cpu"};
+    static const char *files[MAX_FILES];
+    sql_opts so = {.backend = DKB_TP_CPU, .backend_name = "cpu", .files = files};
     long v;
     char *ov[MAX_OVERRIDES];
     optind = 1;
@@ -303,15 +358,16 @@ int cmd_sql(int argc, char **argv) {
             text = optarg;
             break;
         case 'f':
-            if (text || file) return cli_usage_error("sql: give the SQL once (-e or -f)");
-            file = optarg;
+            if (text) return cli_usage_error("sql: give the SQL once (-e or -f)");
+            if (so.nfiles == MAX_FILES) return cli_usage_error("sql: more than %d -f files", MAX_FILES);
+            file = files[so.nfiles++] = optarg;
             break;
         case O_EXPLAIN:
             if (!optarg || !strcmp(optarg, "both")) what = EXPLAIN_BOTH;
             else if (!strcmp(optarg, "tree")) what = EXPLAIN_TREE;
             else if (!strcmp(optarg, "json")) what = EXPLAIN_JSON;
             else if (!strcmp(optarg, "tensorplan")) what = EXPLAIN_TP;
-            else return cli_usage_error("--explain=%s: expected tree, json, both or tensorplan", optarg);
+            else return cli_usage_error("--explain=%s: expected tree, json or both (or tensorplan)", optarg);
             break;
         case O_BACKEND:
             if (!strcmp(optarg, "cpu")) so.backend = DKB_TP_CPU;
@@ -327,7 +383,14 @@ int cmd_sql(int argc, char **argv) {
             if (cli_parse_format("--format", optarg, &so.fmt)) return DKB_EXIT_USAGE;
             so.fmt_given = 1, run_opts = 1;
             break;
-        case O_EXPECT: so.expect = optarg, run_opts = 1; break;
+        case O_EXPECT:
+            if (so.nexpect == MAX_EXPECT) return cli_usage_error("sql: more than %d --expect files", MAX_EXPECT);
+            so.expect[so.nexpect++] = optarg, run_opts = 1;
+            break;
+        case O_EXPECT_DIR:
+            if (so.nexpect_dir == MAX_EXPECT) return cli_usage_error("sql: more than %d --expect-dir", MAX_EXPECT);
+            so.expect_dir[so.nexpect_dir++] = optarg, run_opts = 1;
+            break;
         case O_CHECK: so.check = 1, run_opts = 1; break;
         case 'h': usage(stdout); return DKB_EXIT_OK;
         default: return cli_usage_error("sql: bad option");
@@ -341,7 +404,7 @@ int cmd_sql(int argc, char **argv) {
         if (what && what != EXPLAIN_TP && run_opts)
             return cli_usage_error("sql: --format, --expect and --check run the SQL; not with --explain=%s",
                                    what == EXPLAIN_TREE ? "tree" : what == EXPLAIN_JSON ? "json" : "both");
-        so.data = data, so.text = text, so.file = file, so.what = what;
+        so.data = data, so.text = text, so.what = what;
         return run_sql(&so);
     }
     if (cli_one_operand("sql", "QUERY", argc, argv)) return DKB_EXIT_USAGE;

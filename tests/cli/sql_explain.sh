@@ -2,8 +2,8 @@
 # plan (libduckdb loaded at run time) of the 22 TPC-H queries at SF 0.01, each
 # with the root operator its ORDER BY/LIMIT gives and only the store's tables
 # under it; DuckDB's errors (a syntax error with its line and a caret, a
-# missing table or column in one line); a bad store, a missing libduckdb and
-# running without --explain (no translator yet) as one-line errors; --help
+# missing table or column in one line); a bad store and a missing libduckdb
+# as one-line errors; without --explain the SQL runs (the translator); --help
 # shows both forms; `dkb sql QUERY` still prints the TPC-H text.
 # libduckdb comes from tools/install-deps.sh (CI runs it): when it cannot be
 # found this test FAILS, unless DKB_ALLOW_NO_DUCKDB=1, where it exits 77.
@@ -132,8 +132,9 @@ expect_fail 1 '^dkb sql: error: libduckdb not found: DKB_LIBDUCKDB=/nonexistent/
     env DKB_LIBDUCKDB=/nonexistent/libduckdb.so "$DKB" sql --data "$S" --explain -e 'SELECT 1'
 expect_fail 1 '^dkb sql: error: libduckdb .*/manifest.json does not load' -- \
     env DKB_LIBDUCKDB="$S/manifest.json" "$DKB" sql --data "$S" --explain -e 'SELECT 1'
-expect_fail 2 'running SQL needs the translator \(issue 18\), not built yet; use --explain' -- \
-    "$DKB" sql --data "$S" -e 'SELECT 1'
+out=$("$DKB" sql --data "$S" -e 'SELECT 1 AS one' --format csv) || fail "running SELECT 1 (the translator) failed"
+[ "$out" = "$(printf 'one\n1')" ] || fail "SELECT 1 AS one through the translator printed '$out'"
+pass "without --explain the SQL runs through the translator (sql_tpch.sh checks the answers)"
 expect_fail 2 'need --data STORE' -- "$DKB" sql --explain -e 'SELECT 1'
 expect_fail 2 'needs the SQL' -- "$DKB" sql --data "$S" --explain
 expect_fail 2 'give the SQL once' -- "$DKB" sql --data "$S" --explain -e 'SELECT 1' -f x.sql

@@ -1,0 +1,89 @@
+# sql_tpch.sh: the 22 TPC-H queries through the SQL translator (dkb sql
+# --data STORE -f qNN.sql: DuckDB's optimized plan run as TensorPlan on the
+# CPU) give the answers of the hand-written plans (`dkb run qNN --format
+# csv`), of the committed DuckDB goldens (tests/answers/sf<SF>/qNN-s<S>.csv)
+# and, for seed 0, of DuckDB itself on the same SQL (--check), at SF 0.01
+# and SF 0.1 for seeds 0..5. Every comparison goes through
+# dkb_result_compare (exact decimals, the ORDER BY checked, ties as sets);
+# a deliberately altered answer must be reported as a mismatch.
+# libduckdb comes from tools/install-deps.sh: when it cannot be found this
+# test FAILS, unless DKB_ALLOW_NO_DUCKDB=1, where it exits 77.
+source "$(dirname "$0")/lib/common.bash"
+
+ANSWERS=$(cd "$(dirname "$0")/../answers" 2>/dev/null && pwd) || fail "tests/answers is missing"
+SFS="0.01 0.1"
+SEEDS="${DKB_SQL_SEEDS:-0 1 2 3 4 5}"
+
+for sf in $SFS; do
+    "$DKB" gen --sf "$sf" --out "$WORK/sf$sf" -q || fail "dkb gen --sf $sf failed"
+done
+
+probe=$("$DKB" sql --data "$WORK/sf0.01" -e 'SELECT 1 AS one' 2>&1) || {
+    case $probe in
+    *"libduckdb not found"*)
+        if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
+            echo "skip: $probe"
+            exit 77
+        fi
+        fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
+    *) fail "dkb sql -e 'SELECT 1 AS one': $probe" ;;
+    esac
+}
+pass "libduckdb loads and SELECT 1 runs through the translator"
+
+total=0 passed=0
+failures=()
+for sf in $SFS; do
+    S="$WORK/sf$sf"
+    for s in $SEEDS; do
+        # the 22 as qNN-sS.sql, the hand plans' answers as hand/qNN-sS.csv,
+        # checked in one dkb sql run against hand/ and the goldens' directory
+        D="$WORK/sf$sf-s$s"
+        mkdir -p "$D/hand"
+        files=()
+        for n in $(seq 1 22); do
+            q=$(printf 'q%02d' "$n")
+            "$DKB" sql "$q" --seed "$s" --sf "$sf" >"$D/$q-s$s.sql" || fail "dkb sql $q --seed $s failed"
+            "$DKB" run "$q" --data "$S" --seed "$s" --format csv >"$D/hand/$q-s$s.csv" 2>"$WORK/run.err" ||
+                fail "dkb run $q --seed $s at SF $sf failed: $(head -1 "$WORK/run.err")"
+            [ -f "$ANSWERS/sf$sf/$q-s$s.csv" ] || fail "golden $ANSWERS/sf$sf/$q-s$s.csv missing"
+            files+=(-f "$D/$q-s$s.sql")
+        done
+        check=()
+        [ "$s" = 0 ] && check=(--check)
+        rc=0
+        "$DKB" sql --data "$S" "${files[@]}" --expect-dir "$D/hand" --expect-dir "$ANSWERS/sf$sf" "${check[@]}" \
+            2>"$D/out.txt" || rc=$?
+        want=2
+        [ "$s" = 0 ] && want=3
+        for n in $(seq 1 22); do
+            q=$(printf 'q%02d' "$n")
+            total=$((total + 1))
+            nok=$(grep -c "^dkb sql: $D/$q-s$s.sql: .*: ok, " "$D/out.txt" || true)
+            if [ "$nok" = "$want" ]; then
+                passed=$((passed + 1))
+            else
+                failures+=("$q seed $s SF $sf: $(grep -F "$q-s$s.sql" "$D/out.txt" | grep -v ': ok, ' | tr '\n' ' ' | cut -c1-400)")
+            fi
+        done
+        [ "$rc" = 0 ] || [ "${#failures[@]}" -gt 0 ] || fail "dkb sql exited $rc with every query ok: $(tail -3 "$D/out.txt")"
+    done
+done
+for m in "${failures[@]}"; do echo "FAIL: $m" >&2; done
+echo "sql_tpch: $passed of $total translated queries match the hand plans and the DuckDB goldens (SF ${SFS// /, SF }; seeds ${SEEDS// /,}; seed 0 also against DuckDB itself)"
+[ "${#failures[@]}" = 0 ] || fail "${#failures[@]} of $total translated TPC-H answers differ or failed"
+pass "all $total translated answers match"
+
+# the comparison is real: an altered answer is a mismatch
+"$DKB" sql q06 >"$WORK/q06.sql"
+"$DKB" run q06 --data "$WORK/sf0.01" --format csv >"$WORK/q06.csv"
+sed '2s/\.\([0-9]\)/.9\1/' "$WORK/q06.csv" >"$WORK/q06-bad.csv"
+rc=0
+out=$("$DKB" sql --data "$WORK/sf0.01" -f "$WORK/q06.sql" --expect "$WORK/q06-bad.csv" 2>&1) || rc=$?
+[ "$rc" = 1 ] && grep -q 'mismatch: row 1, column revenue' <<<"$out" || fail "an altered Q6 answer was not reported: exit $rc: $out"
+pass "an altered answer is reported: $out"
+
+# the result prints like dkb run's (same columns and values)
+"$DKB" sql --data "$WORK/sf0.01" -f "$WORK/q06.sql" --format csv >"$WORK/q06-sql.csv" || fail "dkb sql --format csv failed"
+cmp -s "$WORK/q06-sql.csv" "$WORK/q06.csv" || fail "dkb sql --format csv differs from dkb run's: $(diff "$WORK/q06-sql.csv" "$WORK/q06.csv")"
+pass "dkb sql --format csv prints Q6 exactly as dkb run does"
