@@ -24,13 +24,12 @@
  * (nation key, order year); orderdates lie in 1992..1998 by the spec
  * (others are refused). Groups
  * are sorted by nation name (code order is string order), year desc. */
-#define _GNU_SOURCE 1 /* memmem */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_gallop_i32, dkb_like, dkb_lower_bound_i32,
-                              dkb_max_i32, dkb_put_dec, dkb_put_dict */
+#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_find_row, dkb_gallop_i32, dkb_like,
+                              dkb_lower_bound_i32, dkb_max_i32, dkb_put_dec, dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -84,15 +83,16 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return DKB_CAND_EINVAL;
     const int nt = env->threads > 0 ? env->threads : 1;
 
-    /* p_name like '%color%' -> bitmap over partkey (one byte per part first,
-     * so threads never share a word) */
+    /* p_name like '%color%' -> a byte per partkey (threads never share a
+     * word), then a bitmap for the lineitem scan */
     const int64_t np = pkey->n, maxp = dkb_max_i32(pkey->data, np);
     uint8_t *pmatch = calloc((size_t)maxp + 1, 1);
+    uint64_t *pbits = calloc((size_t)(maxp >> 6) + 1, sizeof(uint64_t));
     const size_t clen = strlen(color->s);
     const int wild = strpbrk(color->s, "%_") != NULL;
     char *pattern = malloc(clen + 3);
-    if (!pmatch || !pattern) {
-        free(pmatch), free(pattern);
+    if (!pmatch || !pbits || !pattern) {
+        free(pmatch), free(pbits), free(pattern);
         return DKB_CAND_ENOMEM;
     }
     pattern[0] = '%';
@@ -100,15 +100,19 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     pattern[clen + 1] = '%', pattern[clen + 2] = 0;
     {
         const int32_t *pk = pkey->data;
-        const int64_t *off = pname->data;
-        const char *bytes = pname->bytes;
-#pragma omp parallel for num_threads(nt) schedule(static) if(np >= PAR_MIN)
-        for (int64_t i = 0; i < np; i++) {
-            const char *s = bytes + off[i];
-            const int64_t n = off[i + 1] - off[i];
-            const int hit = wild ? dkb_like(s, n, pattern) : memmem(s, (size_t)n, color->s, clen) != NULL;
-            if (hit && pk[i] >= 0) pmatch[pk[i]] = 1;
+        const int64_t *off = pname->data, nlike = np < PAR_MIN ? 1 : (int64_t)nt * 8;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(np >= PAR_MIN)
+        for (int64_t c = 0; c < nlike; c++) {
+            const int64_t r1 = np * (c + 1) / nlike;
+            for (int64_t r = np * c / nlike; r < r1; r++) {
+                if (wild) {
+                    if (!dkb_like(pname->bytes + off[r], off[r + 1] - off[r], pattern)) continue;
+                } else if ((r = dkb_find_row(pname, r, r1, color->s, clen, NULL)) == r1)
+                    break;
+                if (pk[r] >= 0) pmatch[pk[r]] = 1;
+            }
         }
+        for (int64_t p = 0; p <= maxp; p++) pbits[p >> 6] |= (uint64_t)pmatch[p] << (p & 63);
     }
     free(pattern);
 
@@ -116,7 +120,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *psp = pspart->data, *pss = pssupp->data;
     const int64_t *psc = pscost->data, nps = pspart->n;
     int64_t nsel = 0;
-    for (int64_t i = 0; i < nps; i++) nsel += psp[i] >= 0 && psp[i] <= maxp && pmatch[psp[i]];
+    for (int64_t i = 0; i < nps; i++) nsel += (uint32_t)psp[i] <= (uint64_t)maxp && pmatch[psp[i]];
     uint64_t cap = 16;
     while (cap < 2 * (uint64_t)nsel) cap <<= 1;
     slot *table = malloc(cap * sizeof(slot)); /* key and cost side by side: one miss per probe */
@@ -127,7 +131,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     __int128 *sums = calloc((size_t)nchunks * NAT * NYEAR, sizeof(__int128));
     uint8_t *seen = calloc((size_t)nchunks * NAT * NYEAR, 1);
     if (!table || !s_nat || !sums || !seen) {
-        free(pmatch), free(table), free(s_nat), free(sums), free(seen);
+        free(pmatch), free(pbits), free(table), free(s_nat), free(sums), free(seen);
         return DKB_CAND_ENOMEM;
     }
     const uint64_t mask = cap - 1, EMPTY = ~0ull;
@@ -168,17 +172,21 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             const int64_t be = b + SUB < j1 ? b + SUB : j1;
             int ns = 0;
             for (int64_t j = b; j < be; j++) { /* branch-free selection */
-                const uint64_t pa = (uint64_t)(int64_t)lpa[j];
+                const uint64_t pa = (uint32_t)lpa[j], in = pa <= (uint64_t)maxp, k = in ? pa : 0;
                 sel[ns] = (int32_t)(j - b);
-                ns += pa <= (uint64_t)maxp && pmatch[pa];
+                ns += (int)((pbits[k >> 6] >> (k & 63)) & in);
             }
             for (int x = 0; x < ns; x++) {
-                if (x + AHEAD < ns) { /* the selected rows' wide columns, ahead */
-                    const int64_t jn = b + sel[x + AHEAD];
+                if (x + 2 * AHEAD < ns) { /* the selected rows' wide columns, well ahead */
+                    const int64_t jn = b + sel[x + 2 * AHEAD];
                     __builtin_prefetch(&lp[jn]);
                     __builtin_prefetch(&ld[jn]);
                     __builtin_prefetch(&lq[jn]);
                     __builtin_prefetch(&lsu[jn]);
+                }
+                if (x + AHEAD < ns) { /* and the slot of a row nearer */
+                    const int64_t jn = b + sel[x + AHEAD];
+                    __builtin_prefetch(&table[hash_key((uint64_t)(uint32_t)lpa[jn] << 32 | (uint32_t)lsu[jn]) & mask]);
                 }
                 const int64_t j = b + sel[x];
                 const int64_t pa = lpa[j], su = lsu[j];
@@ -198,7 +206,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     }
-    free(pmatch), free(table), free(s_nat);
+    free(pmatch), free(pbits), free(table), free(s_nat);
     if (bad) {
         free(sums), free(seen);
         return DKB_CAND_EINTERNAL;
