@@ -38,6 +38,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plans  # noqa: E402
 import store as st  # noqa: E402

@@ -12,6 +12,7 @@
 source "$(dirname "$0")/lib/common.bash"
 
 RUN=$(cd "$(dirname "$0")/../../bench/torch" && pwd)/run.py
+export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ in the source tree
 PY=""
 for py in python3 /usr/bin/python3; do
     if command -v "$py" >/dev/null && "$py" -c "import torch, numpy" 2>/dev/null; then PY=$py; break; fi
