@@ -9,35 +9,29 @@
  *   group by p_brand, p_type, p_size
  *   order by supplier_cnt desc, p_brand, p_type, p_size;
  *
- * Plan: the complaint suppliers become a bitmap over suppkey - 1 (an exact
- * two-word LIKE matcher on s_comment, AVX2-filtered); the type prefix
- * becomes a mask over the type dictionary, the sizes a 64-bit mask. One
- * parallel pass over partsupp reads each row's part columns directly at
+ * Plan: the complaint suppliers become a byte per suppkey - 1 (one scan of
+ * s_comment's bytes for the leftmost Customer, dkb_find_row, then
+ * Complaints after it: exactly the two-word LIKE); the type prefix becomes
+ * a mask over the type dictionary, the sizes a 64-bit mask. Each part's
+ * group (the dense index (brand code, type code, rank of the size among
+ * the 8), or -1 when the part fails the tests) is computed once,
+ * branch-free; then a parallel pass over partsupp in chunks reads it at
  * ps_partkey - 1 (part keys are dense 1..N; partsupp is grouped by part, so
- * this is sequential) and keeps the pairs (group, suppkey), the group being
- * the dense index (brand code, type code, rank of the size among the 8). A
+ * this is sequential) and keeps the pairs (group, suppkey), branch-free. A
  * counting sort groups the pairs; distinct suppliers per group are counted
  * with a "last group seen" array over suppliers (linear). Groups are walked in (brand, type, size)
  * order (codes sort as strings), so a stable counting sort by count
  * descending gives the ORDER BY. Integer counts: exact. */
-#ifdef __AVX2__
-#endif
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_find, dkb_put_dict, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: dkb_find, dkb_find_row, dkb_put_dict, dkb_res_col */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
-
-/* s like '%w1%w2%' for one row: the leftmost w1, then w2 after it. */
-static int like_two_words(const char *s, const char *end, const char *w1, size_t l1, const char *w2, size_t l2) {
-    const char *x = dkb_find(s, end, w1, l1);
-    return x && dkb_find(x + l1, end, w2, l2) != NULL;
-}
 
 static const char *const SIZE_NAME[8] = {"size1", "size2", "size3", "size4", "size5", "size6", "size7", "size8"};
 
@@ -88,63 +82,65 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t ngroups = (int64_t)nbrand * ntype * (nsizes > 0 ? nsizes : 1);
     /* threads only for enough work (like the baseline): a region's barrier can wait
      * milliseconds for a second thread on a busy machine */
-    const int nt = nps < 4 * PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1); /* cheap rows: 4x */
-    uint8_t *complained = malloc((size_t)nsupp + 1);
-    uint64_t *pairs = malloc((size_t)(nps + 1) * sizeof(uint64_t)); /* thread t's at [start_t, ...) */
-    int64_t *used = calloc(2 * (size_t)nt + 1, sizeof(int64_t)); /* pairs kept, first row: per thread */
+    const int nt = nps < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 8;
+    uint8_t *complained = calloc((size_t)nsupp + 1, 1);
+    int32_t *pgroup = malloc((size_t)(nparts + 1) * sizeof(int32_t)); /* part row -> group, or -1 */
+    uint64_t *pairs = malloc((size_t)(nps + 1) * sizeof(uint64_t));  /* chunk c's from its first row */
+    int64_t *used = calloc((size_t)nchunks + 1, sizeof(int64_t));    /* pairs kept per chunk */
     int32_t *gstart = calloc((size_t)ngroups + 1, sizeof(int32_t));
     int32_t *supps = malloc((size_t)(nps + 1) * sizeof(int32_t));
     int32_t *last = malloc((size_t)(nsupp + 1) * sizeof(int32_t));
-    int bad = !complained || !pairs || !used || !gstart || !supps || !last || nps >= INT32_MAX;
+    int bad = !complained || !pgroup || !pairs || !used || !gstart || !supps || !last || nps >= INT32_MAX;
     if (!bad) {
+        /* s_comment like '%Customer%Complaints%': the leftmost Customer, then Complaints after it */
         const int64_t *off = scomment->data;
-        const char *txt = scomment->bytes;
-#pragma omp parallel for num_threads(nsupp < PAR_MIN / 16 ? 1 : nt) schedule(static)
-        for (int64_t s = 0; s < nsupp; s++)
-            complained[s] = (uint8_t)like_two_words(txt + off[s], txt + off[s + 1], "Customer", 8, "Complaints", 10);
+        int64_t at;
+        for (int64_t s = 0; (s = dkb_find_row(scomment, s, nsupp, "Customer", 8, &at)) < nsupp; s++)
+            complained[s] = dkb_find(scomment->bytes + at + 8, scomment->bytes + off[s + 1], "Complaints", 10) != NULL;
 
         const int32_t *pk = pspart->data, *sk = pssupp->data, *sz = psize->data;
         const uint8_t *br = pbrand->data, *ty = ptype->data;
 #pragma omp parallel num_threads(nt) reduction(| : bad)
         {
-            int tid = 0, tn = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            tn = omp_get_num_threads();
-#endif
-            const int64_t r0 = nps * tid / tn, r1 = nps * (tid + 1) / tn;
-            uint64_t *out = pairs + r0;
-            int64_t m = 0;
-            for (int64_t i = r0; i < r1; i++) {
-                const uint32_t p = (uint32_t)pk[i] - 1u, s = (uint32_t)sk[i] - 1u;
-                if (p >= (uint64_t)nparts || s >= (uint64_t)nsupp) { bad = 1; continue; }
-                const int32_t size = sz[p];
-                const int keep = brand_ok[br[p]] & type_ok[ty[p]] & ((uint32_t)size < 64u) &
-                                 (int)((size_mask >> (size & 63)) & 1) & !complained[s];
-                if (!keep) continue;
-                const uint64_t g = ((uint64_t)br[p] * (uint64_t)ntype + ty[p]) * (uint64_t)nsizes +
-                                   (uint64_t)size_rank[size & 63];
-                out[m++] = g << 32 | s;
+#pragma omp for schedule(static)
+            for (int64_t p = 0; p < nparts; p++) { /* the part's group, branch-free */
+                const uint32_t size = (uint32_t)sz[p], sv = size & 63;
+                const int keep = brand_ok[br[p]] & type_ok[ty[p]] & (size < 64u) & (int)((size_mask >> sv) & 1);
+                pgroup[p] = keep ? (int32_t)(((int64_t)br[p] * ntype + ty[p]) * nsizes + size_rank[sv]) : -1;
             }
-            used[tid] = m;
-            used[nt + tid] = r0;
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t c = 0; c < nchunks; c++) { /* (group, suppkey - 1) of the rows kept */
+                const int64_t r0 = nps * c / nchunks, r1 = nps * (c + 1) / nchunks;
+                uint64_t *out = pairs + r0;
+                int64_t m = 0;
+                for (int64_t i = r0; i < r1; i++) {
+                    const uint32_t p = (uint32_t)pk[i] - 1u, s = (uint32_t)sk[i] - 1u;
+                    const int in = (p < (uint64_t)nparts) & (s < (uint64_t)nsupp);
+                    bad |= !in;
+                    const int32_t g = pgroup[in ? p : 0];
+                    out[m] = (uint64_t)(uint32_t)g << 32 | s;
+                    m += in & (g >= 0) & !complained[in ? s : 0];
+                }
+                used[c] = m;
+            }
         }
     }
     int64_t nrows = 0;
     if (!bad) {
         /* counting sort of the pairs by group */
-        for (int t = 0; t < nt; t++) {
-            const uint64_t *pp = pairs + used[nt + t];
-            for (int64_t k = 0; k < used[t]; k++) gstart[(pp[k] >> 32) + 1]++;
+        for (int64_t c = 0; c < nchunks; c++) {
+            const uint64_t *pp = pairs + nps * c / nchunks;
+            for (int64_t k = 0; k < used[c]; k++) gstart[(pp[k] >> 32) + 1]++;
         }
         for (int64_t g = 0; g < ngroups; g++) gstart[g + 1] += gstart[g];
         int32_t *fill = malloc((size_t)(ngroups + 1) * sizeof(int32_t));
         if (!fill) bad = 1;
         else {
             memcpy(fill, gstart, (size_t)(ngroups + 1) * sizeof(int32_t));
-            for (int t = 0; t < nt; t++) {
-                const uint64_t *pp = pairs + used[nt + t];
-                for (int64_t k = 0; k < used[t]; k++) supps[fill[pp[k] >> 32]++] = (int32_t)(pp[k] & 0xffffffffu);
+            for (int64_t c = 0; c < nchunks; c++) {
+                const uint64_t *pp = pairs + nps * c / nchunks;
+                for (int64_t k = 0; k < used[c]; k++) supps[fill[pp[k] >> 32]++] = (int32_t)(pp[k] & 0xffffffffu);
             }
             free(fill);
         }
@@ -190,6 +186,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         }
     }
     free(complained);
+    free(pgroup);
     free(pairs);
     free(used);
     free(gstart);
