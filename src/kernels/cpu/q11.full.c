@@ -12,17 +12,18 @@
  *
  * Plan: the nation is a dictionary code; its suppliers a byte mask over the
  * dense suppkeys (a semi-join). One parallel pass over partsupp keeps the
- * rows of those suppliers as (partkey, value) in each chunk's own slice of
- * an array (no shared writes); the slices are then added sequentially into
- * an array over the dense partkeys, which also gives the subquery's total
- * (both exact, scale 2, in int64 / __int128). As values are whole
+ * rows of those suppliers as (partkey, value), branch-free, in each chunk's
+ * own slice of an array (no shared writes), and the largest partkey kept;
+ * the slices are then added sequentially into an array over the partkeys,
+ * which also gives the subquery's total (both exact, scale 2, in int64 /
+ * __int128), and walked again to emit each part once. As values are whole
  * hundredths, value > total * fraction exactly when value >
  * floor(total * fraction) in hundredths, computed in __int128. The parts
  * above it are sorted by value desc (partkey breaks ties, a fixed order). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_put_dec */
+#include "dkb/cand_util.h" /* defines: dkb_max_i32, dkb_put_dec */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -64,45 +65,51 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int64_t i = 0; i < nkey->n; i++)
         if (((const uint8_t *)nname->data)[i] == code) nk = ((const int32_t *)nkey->data)[i];
     const int32_t *sk = skey->data, *sn = snat->data;
-    int64_t maxs = 0, maxp = 0;
-    for (int64_t i = 0; i < skey->n; i++) maxs = sk[i] > maxs ? sk[i] : maxs;
+    const int64_t maxs = dkb_max_i32(sk, skey->n);
     const int32_t *pp = pspart->data, *psu = pssupp->data, *pq = psqty->data;
     const int64_t *pc = pscost->data, nps = pspart->n;
-    for (int64_t i = 0; i < nps; i++) maxp = pp[i] > maxp ? pp[i] : maxp;
     uint8_t *s_in = calloc((size_t)maxs + 1, 1);
     const int nt = env->threads > 0 ? env->threads : 1;
     const int64_t nchunks = nps < 1024 ? 1 : (int64_t)nt * 8;
     entry *ent = malloc(sizeof(entry) * (size_t)(nps + 1));
-    int64_t *nent = calloc((size_t)nchunks, sizeof(int64_t));
-    int64_t *sum = calloc((size_t)maxp + 1, sizeof(int64_t));
-    uint8_t *has = calloc((size_t)maxp + 1, 1);
-    if (!s_in || !ent || !nent || !sum || !has) {
-        free(s_in), free(ent), free(nent), free(sum), free(has);
+    int64_t *nent = calloc((size_t)nchunks, sizeof(int64_t)), *maxk = calloc((size_t)nchunks, sizeof(int64_t));
+    if (!s_in || !ent || !nent || !maxk) {
+        free(s_in), free(ent), free(nent), free(maxk);
         return DKB_CAND_ENOMEM;
     }
     for (int64_t i = 0; i < skey->n; i++)
         if (sk[i] >= 0 && sn[i] == nk) s_in[sk[i]] = 1;
 
-#pragma omp parallel for num_threads(nt) schedule(static) if(nps >= PAR_MIN)
+    /* the nation's rows as (value, partkey), branch-free, in each chunk's slice */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(nps >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
         entry *out = ent + i0;
-        int64_t n = 0;
+        int64_t n = 0, m = 0;
         for (int64_t i = i0; i < i1; i++) {
-            const int64_t s = psu[i];
-            if (s < 0 || s > maxs || !s_in[s]) continue;
-            out[n++] = (entry){pc[i] * pq[i], pp[i]};
+            const uint64_t s = (uint32_t)psu[i];
+            const int keep = (s <= (uint64_t)maxs) & (pp[i] >= 0) && s_in[s]; /* keys are >= 1 by the schema */
+            out[n] = (entry){pc[i] * pq[i], pp[i]};
+            n += keep;
+            m = keep && pp[i] > m ? pp[i] : m;
         }
         nent[c] = n;
+        maxk[c] = m;
+    }
+    int64_t maxp = 0;
+    for (int64_t c = 0; c < nchunks; c++) maxp = maxk[c] > maxp ? maxk[c] : maxp;
+    int64_t *sum = calloc((size_t)maxp + 1, sizeof(int64_t));
+    uint8_t *has = calloc((size_t)maxp + 1, 1);
+    if (!sum || !has) {
+        free(s_in), free(ent), free(nent), free(maxk), free(sum), free(has);
+        return DKB_CAND_ENOMEM;
     }
     __int128 total = 0;
     for (int64_t c = 0; c < nchunks; c++) {
         const entry *e = ent + c * nps / nchunks;
         for (int64_t i = 0; i < nent[c]; i++) {
-            const int64_t k = e[i].key;
-            if (k < 0) continue; /* keys are >= 1 by the schema */
-            sum[k] += e[i].value;
-            has[k] = 1;
+            sum[e[i].key] += e[i].value;
+            has[e[i].key] = 1;
             total += e[i].value;
         }
     }
@@ -111,12 +118,21 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int i = 0; i < fraction->scale; i++) unit *= 10;
     const __int128 bound = total * fraction->i / unit;
 
-    entry *out = ent; /* reuse: at most one entry per row */
+    /* each part once (at its first entry) when above the bound; written over
+     * the entries already read */
+    entry *out = ent;
     int64_t n = 0;
-    for (int64_t k = 0; k <= maxp; k++)
-        if (has[k] && (__int128)sum[k] > bound) out[n++] = (entry){sum[k], k};
+    for (int64_t c = 0; c < nchunks; c++) {
+        const entry *e = ent + c * nps / nchunks;
+        for (int64_t i = 0; i < nent[c]; i++) {
+            const int64_t k = e[i].key;
+            if (!has[k]) continue;
+            has[k] = 0;
+            if ((__int128)sum[k] > bound) out[n++] = (entry){sum[k], k};
+        }
+    }
     qsort(out, (size_t)n, sizeof(entry), by_value_desc);
-    free(s_in), free(nent), free(sum), free(has);
+    free(s_in), free(nent), free(maxk), free(sum), free(has);
     if (n > res->cap) {
         free(ent);
         return DKB_CAND_ECAP;
