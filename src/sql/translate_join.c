@@ -164,7 +164,7 @@ static tr_rel *assemble(tr_ctx *x, const cJSON *op, const tr_rel *l, const dkb_t
     return tr_bad(x) ? NULL : o;
 }
 
-static const char *const JOIN_TYPES[] = {"INNER", "LEFT", "RIGHT", "OUTER", "SEMI", "ANTI", "RIGHT_SEMI", "RIGHT_ANTI",
+static const char *const JOIN_TYPES[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI", "RIGHT_SEMI", "RIGHT_ANTI",
                                          "MARK", "SINGLE"};
 enum { J_INNER, J_LEFT, J_RIGHT, J_OUTER, J_SEMI, J_ANTI, J_RSEMI, J_RANTI, J_MARK, J_SINGLE };
 

@@ -1,0 +1,81 @@
+# sql_corpus.sh: the SQL corpus (tests/sql/corpus/*.sql, one query per
+# file over the TPC-H schema: projections, filters, groupings, joins of
+# every kind, subqueries, IN lists, CASE, COUNT DISTINCT, HAVING,
+# ORDER BY/LIMIT/OFFSET, empty results, NULLs, decimals, dates, strings)
+# through the translator on the CPU, each answer checked against DuckDB's
+# own answer to the same SQL over the same store (dkb sql --check) at SF
+# 0.01 and SF 0.1. Reports the share translated and the share matching;
+# every query the translator refuses is listed with its one-line error.
+# Fails when a translated query differs from DuckDB, when a query fails in
+# any other way than "not translatable to TensorPlan: ...", when a
+# refused query is not one of the unsupported_*.sql files (which stand for
+# constructs known not to translate, and must stay refused, not answered
+# wrongly), or when fewer than 90 % translate.
+# libduckdb comes from tools/install-deps.sh: when it cannot be found this
+# test FAILS, unless DKB_ALLOW_NO_DUCKDB=1, where it exits 77.
+source "$(dirname "$0")/lib/common.bash"
+
+CORPUS=$(cd "$(dirname "$0")/../sql/corpus" 2>/dev/null && pwd) || fail "tests/sql/corpus is missing"
+SFS="0.01 0.1"
+
+"$DKB" gen --sf 0.01 --out "$WORK/sf0.01" -q || fail "dkb gen --sf 0.01 failed"
+probe=$("$DKB" sql --data "$WORK/sf0.01" -e 'SELECT 1 AS one' 2>&1) || {
+    case $probe in
+    *"libduckdb not found"*)
+        if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
+            echo "skip: $probe"
+            exit 77
+        fi
+        fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
+    *) fail "dkb sql -e 'SELECT 1 AS one': $probe" ;;
+    esac
+}
+"$DKB" gen --sf 0.1 --out "$WORK/sf0.1" -q || fail "dkb gen --sf 0.1 failed"
+
+files=()
+for f in "$CORPUS"/*.sql; do files+=(-f "$f"); done
+nq=$((${#files[@]} / 2))
+[ "$nq" -ge 150 ] || fail "the corpus holds $nq queries, fewer than 150"
+
+bad=()
+for sf in $SFS; do
+    out="$WORK/sf$sf.txt"
+    rc=0
+    "$DKB" sql --data "$WORK/sf$sf" --check "${files[@]}" 2>"$out" >/dev/null || rc=$?
+    [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "dkb sql exited $rc at SF $sf (crash?): $(tail -3 "$out")"
+    ok=0 refused=0
+    for f in "$CORPUS"/*.sql; do
+        name=$(basename "$f" .sql)
+        lines=$(grep -F "dkb sql: $f: " "$out" || true)
+        if grep -q ": check against DuckDB: ok, " <<<"$lines" && [ "$(wc -l <<<"$lines")" = 1 ]; then
+            ok=$((ok + 1))
+            case $name in unsupported_*) bad+=("SF $sf $name: translated, but listed as unsupported (rename it)") ;; esac
+        elif grep -q ": error: not translatable to TensorPlan: " <<<"$lines" && [ "$(wc -l <<<"$lines")" = 1 ]; then
+            refused=$((refused + 1))
+            echo "unsupported at SF $sf: $name: ${lines#*: error: }"
+            case $name in unsupported_*) ;; *) bad+=("SF $sf $name: refused: ${lines#*: error: }") ;; esac
+        else
+            bad+=("SF $sf $name: ${lines:-no outcome line}")
+        fi
+    done
+    translated=$((nq - refused))
+    echo "sql_corpus SF $sf: $translated of $nq queries translate ($((100 * translated / nq)) %), $ok of $translated translated match DuckDB"
+    [ $((100 * translated)) -ge $((90 * nq)) ] || bad+=("SF $sf: only $translated of $nq translate (< 90 %)")
+done
+for m in "${bad[@]}"; do echo "FAIL: $m" >&2; done
+[ "${#bad[@]}" = 0 ] || fail "${#bad[@]} corpus problems"
+pass "every translated corpus query matches DuckDB at SF ${SFS// /, SF }; the refused ones are listed above"
+
+# a refused construct is one line naming it, exit 1, nothing on stdout
+rc=0
+so=$("$DKB" sql --data "$WORK/sf0.01" -f "$CORPUS/unsupported_window.sql" 2>"$WORK/err.txt") || rc=$?
+[ "$rc" = 1 ] && [ -z "$so" ] && [ "$(wc -l <"$WORK/err.txt")" = 1 ] &&
+    grep -q '^dkb sql: error: not translatable to TensorPlan: operator WINDOW$' "$WORK/err.txt" ||
+    fail "a window function: exit $rc, stdout '$so', stderr '$(cat "$WORK/err.txt")'"
+expect_fail 1 '^dkb sql: error: not translatable to TensorPlan: function regexp_matches\(\) \(line 1, column 33\)$' -- \
+    "$DKB" sql --data "$WORK/sf0.01" -f "$CORPUS/unsupported_regexp.sql"
+expect_fail 1 '^dkb sql: error: More than one row returned by a subquery' -- \
+    "$DKB" sql --data "$WORK/sf0.01" -e 'SELECT (SELECT n_nationkey FROM nation) AS k'
+expect_fail 1 '^dkb sql: error: not translatable to TensorPlan: operator (CREATE_TABLE|CREATE|DROP)' -- \
+    "$DKB" sql --data "$WORK/sf0.01" -e 'DROP TABLE lineitem'
+pass "refused constructs are one line naming the operator or function (exit 1)"

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT l_suppkey) FROM lineitem

@@ -1,0 +1,1 @@
+SELECT DISTINCT o_orderstatus FROM orders ORDER BY 1

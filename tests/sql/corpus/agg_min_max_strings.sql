@@ -1,0 +1,1 @@
+SELECT min(n_name), max(n_name) FROM nation

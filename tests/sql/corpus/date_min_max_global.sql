@@ -1,0 +1,1 @@
+SELECT min(o_orderdate), max(o_orderdate) FROM orders

@@ -1,0 +1,1 @@
+SELECT sum(abs(c_acctbal)) AS s FROM customer

@@ -1,0 +1,1 @@
+SELECT sum(ps_supplycost * ps_availqty) AS v FROM partsupp

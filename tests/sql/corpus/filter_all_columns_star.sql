@@ -1,0 +1,1 @@
+SELECT * FROM region ORDER BY r_regionkey

@@ -1,0 +1,1 @@
+SELECT count(*) FROM nation WHERE n_comment IS NOT NULL

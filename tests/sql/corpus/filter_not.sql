@@ -1,0 +1,1 @@
+SELECT count(*) FROM supplier WHERE NOT (s_acctbal > 0)

@@ -1,0 +1,1 @@
+SELECT l_orderkey FROM lineitem WHERE l_quantity > 100

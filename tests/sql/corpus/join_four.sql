@@ -1,0 +1,1 @@
+SELECT n_name, sum(l_extendedprice * (1 - l_discount)) AS revenue FROM customer, orders, lineitem, nation WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND c_nationkey = n_nationkey AND o_orderdate >= DATE '1995-01-01' GROUP BY n_name ORDER BY revenue DESC

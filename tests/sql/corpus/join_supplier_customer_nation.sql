@@ -1,0 +1,1 @@
+SELECT n_name, count(DISTINCT s_suppkey) AS s, count(DISTINCT c_custkey) AS c FROM nation JOIN supplier ON s_nationkey = n_nationkey JOIN customer ON c_nationkey = n_nationkey GROUP BY n_name ORDER BY n_name

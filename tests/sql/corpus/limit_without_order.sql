@@ -1,0 +1,1 @@
+SELECT count(*) FROM (SELECT l_orderkey FROM lineitem LIMIT 100) t

@@ -1,0 +1,1 @@
+SELECT n_nationkey FROM nation ORDER BY n_nationkey OFFSET 20

@@ -1,0 +1,1 @@
+SELECT a.r_regionkey AS a, b.n_nationkey AS b FROM (SELECT * FROM region WHERE r_regionkey < 3) a FULL OUTER JOIN (SELECT * FROM nation WHERE n_nationkey > 20) b ON a.r_regionkey = b.n_regionkey ORDER BY a, b

@@ -1,0 +1,1 @@
+SELECT c_custkey, CASE WHEN o_orderkey IS NULL THEN 'no orders' ELSE 'has orders' END AS s FROM customer LEFT JOIN (SELECT DISTINCT o_custkey, o_orderkey FROM orders WHERE o_orderkey < 50) o ON c_custkey = o_custkey WHERE c_custkey < 20 ORDER BY 1, 2

@@ -1,0 +1,1 @@
+SELECT r_name, count(n_nationkey) AS nations, count(s_suppkey) AS suppliers FROM region LEFT JOIN nation ON r_regionkey = n_regionkey AND n_name LIKE 'A%' LEFT JOIN supplier ON s_nationkey = n_nationkey GROUP BY r_name ORDER BY r_name

@@ -1,0 +1,1 @@
+SELECT n_nationkey, n_name, n_regionkey FROM nation ORDER BY n_nationkey

@@ -1,0 +1,1 @@
+SELECT count(*) FROM lineitem WHERE l_shipinstruct IN ('NONE', 'TAKE BACK RETURN')

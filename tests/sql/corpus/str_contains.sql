@@ -1,0 +1,1 @@
+SELECT count(*) FROM part WHERE contains(p_name, 'rose')

@@ -1,0 +1,1 @@
+SELECT count(*) FROM supplier WHERE s_comment NOT LIKE '%Customer%'

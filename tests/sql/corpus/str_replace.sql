@@ -1,0 +1,1 @@
+SELECT replace(r_name, 'A', 'a') AS r FROM region ORDER BY r

@@ -1,0 +1,1 @@
+SELECT count(*) FROM customer WHERE starts_with(c_phone, '13')

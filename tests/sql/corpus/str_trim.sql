@@ -1,0 +1,1 @@
+SELECT DISTINCT trim(p_container) AS c FROM part ORDER BY c

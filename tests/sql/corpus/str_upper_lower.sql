@@ -1,0 +1,1 @@
+SELECT lower(r_name) AS lo, upper(lower(r_name)) AS up FROM region ORDER BY lo

@@ -1,0 +1,1 @@
+SELECT l_returnflag, l_linestatus, count(*) FROM lineitem GROUP BY ROLLUP (l_returnflag, l_linestatus)

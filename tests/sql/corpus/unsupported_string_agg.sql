@@ -1,0 +1,1 @@
+SELECT string_agg(r_name, ',') FROM region

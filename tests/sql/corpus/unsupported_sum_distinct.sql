@@ -1,0 +1,1 @@
+SELECT sum(DISTINCT l_quantity) FROM lineitem

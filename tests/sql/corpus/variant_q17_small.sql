@@ -1,0 +1,1 @@
+SELECT sum(l_extendedprice) / 7.0 AS avg_yearly FROM lineitem, part WHERE p_partkey = l_partkey AND p_container = 'SM BOX' AND l_quantity < (SELECT 0.3 * avg(l_quantity) FROM lineitem WHERE l_partkey = p_partkey)

@@ -1,0 +1,1 @@
+SELECT c_name, o_orderkey, sum(l_quantity) AS q FROM customer, orders, lineitem WHERE o_orderkey IN (SELECT l_orderkey FROM lineitem GROUP BY l_orderkey HAVING sum(l_quantity) > 290) AND c_custkey = o_custkey AND o_orderkey = l_orderkey GROUP BY c_name, o_orderkey ORDER BY q DESC, o_orderkey

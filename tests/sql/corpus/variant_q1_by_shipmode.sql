@@ -1,0 +1,1 @@
+SELECT l_shipmode, sum(l_quantity) AS sum_qty, sum(l_extendedprice * (1 - l_discount)) AS disc_price, avg(l_discount) AS avg_disc, count(*) AS count_order FROM lineitem WHERE l_shipdate <= DATE '1998-12-01' - INTERVAL 90 DAY GROUP BY l_shipmode ORDER BY l_shipmode

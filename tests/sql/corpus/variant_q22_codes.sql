@@ -1,0 +1,1 @@
+SELECT substring(c_phone, 1, 2) AS cntrycode, count(*) AS numcust FROM customer WHERE substring(c_phone, 1, 2) IN ('10', '11', '12') AND c_acctbal > (SELECT avg(c_acctbal) FROM customer WHERE c_acctbal > 0) GROUP BY cntrycode ORDER BY cntrycode
