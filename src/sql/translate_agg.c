@@ -115,8 +115,9 @@ static bool aggregate_one(tr_ctx *x, const cJSON *e, const tr_rel *in, const dkb
     out->valid = NULL;
     int64_t n = in->n;
     if (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX) a.distinct = false;
-    dkb_tensor *vals = a.has_arg ? (is_first ? a.arg.v : agg_values(x, &a, agg, e)) : NULL;
-    if (a.has_arg && !vals) return false;
+    bool values_needed = a.has_arg && !(is_count && agg == DKB_AGG_COUNT); /* count(x) needs only x's NULLs */
+    dkb_tensor *vals = values_needed ? (is_first ? a.arg.v : agg_values(x, &a, agg, e)) : NULL;
+    if (values_needed && !vals) return false;
     /* the rows it sees */
     dkb_tensor *gid = g ? g->group_id : NULL;
     if (a.rows) {

@@ -411,18 +411,25 @@ static tr_rel *op_delim_get(tr_ctx *x, const cJSON *op) {
 /* ---- set operations ---- */
 
 static tr_rel *op_setop(tr_ctx *x, const cJSON *op, const char *type) {
-    tr_rel *a = tr_op(x, child(op, 0));
-    tr_rel *b = a ? tr_op(x, child(op, 1)) : NULL;
-    if (!b) return NULL;
+    int nch = cJSON_GetArraySize(children(op));
+    if (nch < 2) return tr_fail(x, DKB_EINTERNAL, "plan: %s with %d inputs", type, nch);
     bool all = cJSON_IsTrue(tr_get(op, "setop_all"));
-    if (!strcmp(type, "LOGICAL_UNION")) {
-        tr_rel *u = tr_rel_concat(x, a, b);
-        tr_trace(x, "union%s: %lld + %lld rows", all ? " all" : "", (long long)a->n, (long long)b->n);
-        return u && !all ? tr_distinct(x, u) : u;
+    bool is_union = !strcmp(type, "LOGICAL_UNION");
+    if (!is_union && all) return tr_unsupported(x, op, "%s ALL", type + 8);
+    tr_rel *acc = tr_op(x, child(op, 0));
+    /* DuckDB may give one set operation more than two inputs: left to right */
+    for (int i = 1; acc && i < nch; i++) {
+        tr_rel *b = tr_op(x, child(op, i));
+        if (!b) return NULL;
+        if (is_union) {
+            tr_trace(x, "union%s: %lld + %lld rows", all ? " all" : "", (long long)acc->n, (long long)b->n);
+            acc = tr_rel_concat(x, acc, b);
+        } else {
+            tr_rel *d = tr_distinct(x, acc);
+            acc = d ? tr_setop_semi(x, d, b, !strcmp(type, "LOGICAL_EXCEPT")) : NULL;
+        }
     }
-    if (all) return tr_unsupported(x, op, "%s ALL", type + 8);
-    tr_rel *d = tr_distinct(x, a);
-    return d ? tr_setop_semi(x, d, b, !strcmp(type, "LOGICAL_EXCEPT")) : NULL;
+    return acc && is_union && !all ? tr_distinct(x, acc) : acc;
 }
 
 static tr_rel *op_distinct(tr_ctx *x, const cJSON *op, tr_rel *in) {

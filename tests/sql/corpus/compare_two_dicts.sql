@@ -1,0 +1,1 @@
+SELECT count(*) FROM nation, region WHERE n_name < r_name

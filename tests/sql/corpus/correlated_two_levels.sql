@@ -1,0 +1,1 @@
+SELECT count(*) FROM supplier s WHERE EXISTS (SELECT 1 FROM partsupp ps WHERE ps.ps_suppkey = s.s_suppkey AND ps.ps_availqty > (SELECT avg(ps_availqty) FROM partsupp ps2 WHERE ps2.ps_partkey = ps.ps_partkey) * 1.9)

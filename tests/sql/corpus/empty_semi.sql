@@ -1,0 +1,1 @@
+SELECT count(*) FROM nation WHERE n_nationkey IN (SELECT s_nationkey FROM supplier WHERE s_acctbal > 100000)

@@ -1,0 +1,1 @@
+SELECT count(*) FILTER (WHERE o_totalprice > 100000 OR c_acctbal > 0) AS a, count(*) FILTER (WHERE o_totalprice > 100000 AND c_acctbal > 0) AS b, count(*) FILTER (WHERE NOT (o_totalprice > 100000)) AS c FROM customer LEFT JOIN orders ON c_custkey = o_custkey AND o_orderkey < 500

@@ -1,0 +1,1 @@
+SELECT c_custkey, avg(o_totalprice) AS a, min(o_orderpriority) AS p FROM customer LEFT JOIN orders ON c_custkey = o_custkey AND o_orderdate < DATE '1992-02-01' WHERE c_custkey < 60 GROUP BY c_custkey ORDER BY c_custkey

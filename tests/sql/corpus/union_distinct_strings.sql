@@ -1,0 +1,1 @@
+SELECT c_mktsegment AS s FROM customer UNION SELECT 'BUILDING' UNION SELECT 'zzz' ORDER BY s
