@@ -9,15 +9,16 @@
  *           and not exists (select * from orders where o_custkey = c_custkey)) as custsale
  *   group by cntrycode order by cntrycode;
  *
- * Plan: NOT EXISTS is a bitmap over custkey - 1 (customer keys are dense
- * 1..N): each thread sets bits for its range of o_custkey in its own
- * bitmap, and the bitmaps are OR-ed word by word (no atomics). The phone's
- * two-digit prefix indexes a 100-entry mask of the wanted codes. A first
- * parallel pass over customer sums the positive balances of those codes
- * exactly; the average is computed as the baseline does (long double
- * quotient rounded once to double; the balance compared as a double). A
- * second pass counts and sums (exactly, __int128) per code the customers
- * above it without orders; codes come out in numeric order, which is the
+ * Plan: NOT EXISTS is a byte per custkey - 1 (customer keys are dense
+ * 1..N): each thread stores 1 for its range of o_custkey in its own bytes
+ * (plain stores, no atomics). The phone's two-digit prefix indexes a
+ * 100-entry mask of the wanted codes. In the same parallel region a pass
+ * over customer keeps each customer's wanted code (100: none) and sums the
+ * positive balances of those codes exactly, branch-free; the average is
+ * computed as the baseline does (long double quotient rounded once to
+ * double; the balance compared as a double). A last pass counts and sums
+ * (exactly, __int128) per code the customers above it without orders (the
+ * others into a 101st bin); codes come out in numeric order, which is the
  * string order of two-digit codes. */
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -73,49 +74,48 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (v >= 0 && v < 100) want[v] = 1;
     }
 
-    const int64_t nc = ckey->n, no = ocust->n, nwords = (nc + 63) / 64;
+    const int64_t nc = ckey->n, no = ocust->n;
     /* threads only for enough work (like the baseline): a region's barrier can wait
      * milliseconds for a second thread on a busy machine */
     const int nt = no < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
-    uint64_t *has = calloc((size_t)nt * (size_t)(nwords + 1), sizeof(uint64_t));
-    if (!has) return DKB_CAND_ENOMEM;
+    uint8_t *has = calloc((size_t)nt * (size_t)(nc + 1), 1); /* per thread: a byte per customer */
+    uint8_t *code = malloc((size_t)nc + 1);                  /* the wanted code, or 100 */
+    if (!has || !code) {
+        free(has), free(code);
+        return DKB_CAND_ENOMEM;
+    }
     const int32_t *oc = ocust->data, *ck = ckey->data;
     const int64_t *off = cphone->data, *bal = cbal->data;
     const char *ph = cphone->bytes;
     int bad = 0;
+    __int128 pos_sum = 0;
+    int64_t pos_cnt = 0;
 
-    /* customers with an order: per-thread bitmaps, OR-ed */
 #pragma omp parallel num_threads(nt) reduction(| : bad)
     {
         int tid = 0;
 #ifdef _OPENMP
         tid = omp_get_thread_num();
 #endif
-        uint64_t *mine = has + (size_t)tid * (size_t)(nwords + 1);
-#pragma omp for schedule(static)
+        /* customers with an order: plain stores into the thread's bytes */
+        uint8_t *mine = has + (size_t)tid * (size_t)(nc + 1);
+#pragma omp for schedule(static) nowait
         for (int64_t i = 0; i < no; i++) {
-            const uint64_t c = (uint64_t)((uint32_t)oc[i] - 1u);
-            if (c >= (uint64_t)nc) { bad = 1; continue; }
-            mine[c >> 6] |= 1ull << (c & 63);
+            const uint64_t c = (uint32_t)oc[i] - 1u, in = c < (uint64_t)nc;
+            bad |= !in;
+            mine[in ? c : (uint64_t)nc] = 1;
         }
-    }
-    for (int t = 1; t < nt; t++) /* C / 64 words per thread: serial */
-        for (int64_t w = 0; w < nwords; w++) has[w] |= has[(size_t)t * (size_t)(nwords + 1) + (size_t)w];
-
-    /* avg(c_acctbal) over the positive balances of the wanted codes */
-    __int128 pos_sum = 0;
-    int64_t pos_cnt = 0;
-#pragma omp parallel num_threads(nc < PAR_MIN ? 1 : nt) reduction(| : bad)
-    {
+        /* each customer's wanted code, and the positive balances' sum and count */
         __int128 my_sum = 0;
         int64_t my_cnt = 0;
 #pragma omp for schedule(static)
         for (int64_t c = 0; c < nc; c++) {
-            if (ck[c] != c + 1) bad = 1; /* keys are dense 1..N in row order */
-            const int code = prefix_code(ph + off[c], off[c + 1] - off[c]);
-            if (code < 0 || !want[code] || bal[c] <= 0) continue;
-            my_sum += bal[c];
-            my_cnt++;
+            bad |= ck[c] != c + 1; /* keys are dense 1..N in row order */
+            const int k = prefix_code(ph + off[c], off[c + 1] - off[c]);
+            const int w = k >= 0 && want[k], pos = w & (bal[c] > 0);
+            code[c] = (uint8_t)(w ? k : 100);
+            my_sum += bal[c] & -(int64_t)pos;
+            my_cnt += pos;
         }
 #pragma omp critical
         {
@@ -123,32 +123,23 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             pos_cnt += my_cnt;
         }
     }
-    if (bad) { free(has); return DKB_CAND_EINTERNAL; }
-    if (pos_cnt == 0) { free(has); return 0; } /* avg of no rows is NULL: nothing compares true */
+    if (bad || pos_cnt == 0) { /* avg of no rows is NULL: nothing compares true */
+        free(has), free(code);
+        return bad ? DKB_CAND_EINTERNAL : 0;
+    }
     const double avg = (double)((long double)pos_sum / ((long double)pos_cnt * (long double)100));
 
     /* per code: count and exact sum of the customers above it without orders */
-    int64_t num[100] = {0};
-    __int128 sum[100] = {0};
-#pragma omp parallel num_threads(nc < PAR_MIN ? 1 : nt)
-    {
-        int64_t my_num[100] = {0};
-        __int128 my_sum[100] = {0};
-#pragma omp for schedule(static)
-        for (int64_t c = 0; c < nc; c++) {
-            const int code = prefix_code(ph + off[c], off[c + 1] - off[c]);
-            if (code < 0 || !want[code] || !((double)bal[c] / (double)100 > avg) || ((has[c >> 6] >> (c & 63)) & 1))
-                continue;
-            my_num[code]++;
-            my_sum[code] += bal[c];
-        }
-#pragma omp critical
-        for (int k = 0; k < 100; k++) {
-            num[k] += my_num[k];
-            sum[k] += my_sum[k];
-        }
+    int64_t num[101] = {0};
+    __int128 sum[101] = {0};
+    for (int64_t c = 0; c < nc; c++) {
+        int any = 0;
+        for (int t = 0; t < nt; t++) any |= has[(size_t)t * (size_t)(nc + 1) + (size_t)c];
+        const int k = !any && (double)bal[c] / (double)100 > avg ? code[c] : 100;
+        num[k]++;
+        sum[k] += bal[c];
     }
-    free(has);
+    free(has), free(code);
     int64_t r = 0;
     for (int k = 0; k < 100; k++) {
         if (!num[k]) continue;
