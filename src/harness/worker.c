@@ -256,6 +256,16 @@ static void step_ok(worker *w, int rc, dkb_tp *tp, const char *what, uint64_t se
  * its call: heap_interpose.h). */
 static void timed_window(int inside) { mallopt(M_PERTURB, inside ? 0 : DKB_POISON); }
 
+/* A CUDA baseline call's window closes (the device idle): *t0, *t1 := 0
+ * and its event time. */
+static void baseline_time_end(worker *w, uint64_t seed, double *t0, double *t1) {
+    dkb_error e = {0};
+    double ms;
+    if (dkb__wcuda_time_end(w->cu, &ms, &e))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
+    *t0 = 0, *t1 = ms;
+}
+
 /* One timed baseline call for seed index s: the whole query (full), or
  * the core over the prepared inputs (core). */
 static double baseline_call(worker *w, int s) {
@@ -272,6 +282,7 @@ static double baseline_call(worker *w, int s) {
         t0 = dkb__now_ms();
         int rc = w->q->core(w->tp, &w->prep[s], &out);
         t1 = dkb__now_ms();
+        if (w->cuda) baseline_time_end(w, seed, &t0, &t1);
         timed_window(0);
         step_ok(w, rc, w->tp, "core", seed);
     } else {
@@ -280,15 +291,12 @@ static double baseline_call(worker *w, int s) {
         t0 = dkb__now_ms();
         int rc = dkb_query_run(w->q, w->tp, w->db, &w->params[s], &res, &e);
         t1 = dkb__now_ms();
+        /* the CUDA window closes before the result is freed, as a
+         * candidate's before the harness's housekeeping */
+        if (w->cuda) baseline_time_end(w, seed, &t0, &t1);
         timed_window(0);
         if (rc) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
         dkb_result_free(&res);
-    }
-    if (w->cuda) {
-        double ms;
-        if (dkb__wcuda_time_end(w->cu, &ms, &e))
-            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
-        t0 = 0, t1 = ms;
     }
     dkb_tp_reset(w->tp);
     return t1 - t0;
@@ -325,25 +333,29 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     int before = count ? count_threads() : 0;
     set_phase(what, seed);
     char *stack_lo = dkb__guard_pristine_restore();
+    dkb__heap_call_begin();
+    /* the CUDA window opens here: the device idle, the cache flushed */
     if (w->cuda && dkb__wcuda_time_begin(w->cu, &e))
         fail_report(w, DKB_VERDICT_HARNESS_ERROR, "before %s (seed %llu): %s", what, (unsigned long long)seed, e.msg);
-    dkb__heap_call_begin();
     timed_window(1);
     dkb__guard_wipe_below(stack_lo);
     double t0 = dkb__now_ms();
     int rc = w->core ? w->core_entry(w->cin[s], &w->oset.set, w->env)
                      : w->full_entry(w->cdb, w->cparams[s], &w->ores.res, w->env);
     double t1 = dkb__now_ms();
+    /* ... and closes when the device has done the call's work: the
+     * harness's housekeeping below is not the candidate's time. A CUDA
+     * error the call left (illegal address, trap, bad launch) usually kills
+     * the context: nothing more can run here. */
+    o->ms = t1 - t0;
+    const int cuda_failed = w->cuda && dkb__wcuda_time_end(w->cu, &o->ms, &e);
     timed_window(0);
     dkb__guard_openmp_restore();
     /* every block the call left allocated freed (overwritten, or unmapped) */
     dkb__heap_call_end();
     dkb__guard_phase("the harness (after a candidate call, seed %llu)", (unsigned long long)seed);
-    o->ms = t1 - t0;
     if (w->cuda) {
-        /* a CUDA error the call left (illegal address, trap, bad launch)
-         * usually kills the context: nothing more can run here */
-        if (dkb__wcuda_time_end(w->cu, &o->ms, &e))
+        if (cuda_failed)
             fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);
         if (w->core && dkb__wcuda_outs_fetch(w->cu, &w->oset, &e))
             fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);

@@ -67,7 +67,11 @@ enum { TPB = 256, NWARP = TPB / 32, RPT = 4, TILE = TPB * RPT, QCAP = 32 * RPT +
 enum { OCHUNK = 2048, YEAR0 = 1992, NYEAR = 8, NAT = 256, MAXPAT = 128 };
 enum { NGROUP = NAT * NYEAR, NO_NATION = 255 };
 static_assert(TEXT_CAP % 16 == 0, "the name text buffer is copied in 16-byte vectors");
-#define EMPTY_KEY 0xffffffffffffffffull
+/* A slot's key: KEY_TAG | partkey << 32 | suppkey (partkey 0..maxp, so the
+ * tag bit is free and no key is 0), or EMPTY_KEY: a table zeroed by one
+ * memset is empty. */
+#define EMPTY_KEY 0ull
+#define KEY_TAG (1ull << 63)
 
 /* The LIKE pattern (kernel argument). */
 typedef struct {
@@ -86,7 +90,7 @@ typedef struct {
  * join yields one row per copy, so a slot holds the copies' count and cost
  * sum: their amounts add up to n * price * (1 - discount) - cost * qty. */
 typedef struct {
-    unsigned long long key; /* partkey << 32 | suppkey, or EMPTY_KEY */
+    unsigned long long key; /* KEY_TAG | partkey << 32 | suppkey, or EMPTY_KEY */
     long long cost;         /* sum of the copies' ps_supplycost (preset 0) */
     long long n;            /* copies (preset 0) */
 } slot;
@@ -233,7 +237,7 @@ __global__ void ps_build(const int32_t *__restrict__ pspart, const int32_t *__re
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             if (!m[k]) continue;
-            const unsigned long long key = (unsigned long long)(uint32_t)p[k] << 32 | (uint32_t)su[k];
+            const unsigned long long key = KEY_TAG | (unsigned long long)(uint32_t)p[k] << 32 | (uint32_t)su[k];
             unsigned long long h = hash_key(key) & mask;
             for (;;) {
                 const unsigned long long prev = atomicCAS(&table[h].key, EMPTY_KEY, key);
@@ -280,8 +284,8 @@ __device__ __forceinline__ void join_row(long long e, const int32_t *__restrict_
     const int y = (int)(e & 15) - 1;
     const int64_t su = __ldg(lsupp + j), pa = __ldg(lpart + j);
     const int64_t qty = __ldg(lqty + j), price = __ldg(lprice + j), disc = __ldg(ldisc + j);
-    if (su < 0 || su > maxs) return;
-    const unsigned long long k = (unsigned long long)(uint32_t)pa << 32 | (uint32_t)su;
+    if (su < 0 || su > maxs) return; /* pa: 0..maxp, checked before the row was queued */
+    const unsigned long long k = KEY_TAG | (unsigned long long)(uint32_t)pa << 32 | (uint32_t)su;
     unsigned long long h = hash_key(k) & mask;
     const int nat = __ldg(s_nat + su);
     unsigned long long key = __ldg(&table[h].key);
@@ -540,9 +544,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         /* 2. the cost table, at most half full */
         while (cap < 2 * h_count) cap <<= 1;
         DKB_CUDA_TRY("cudaMallocAsync table", cudaMallocAsync((void **)&d_table, sizeof(slot) * cap, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync table", cudaMemsetAsync(d_table, 0, sizeof(slot) * cap, stream));
-        DKB_CUDA_TRY("cudaMemset2DAsync table keys", /* keys to EMPTY_KEY, costs and counts stay 0 */
-                 cudaMemset2DAsync(d_table, sizeof(slot), 0xff, sizeof(unsigned long long), cap, stream));
+        DKB_CUDA_TRY("cudaMemsetAsync table", /* keys EMPTY_KEY, costs and counts 0 */
+                     cudaMemsetAsync(d_table, 0, sizeof(slot) * cap, stream));
         ps_build<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data,
                                                           (const int32_t *)pssupp->data,
                                                           (const int64_t *)pscost->data, nps,
