@@ -173,6 +173,7 @@ static tr_rel *op_projection(tr_ctx *x, const cJSON *op, tr_rel *in) {
         tr_type rt = tr_parse_type(tr_get(e, "return_type"));
         if (rt.id != TY_OTHER) o->c[i].ty = rt;
     }
+    tr_trace(x, "project %d expression%s over %lld rows", k, k == 1 ? "" : "s", (long long)in->n);
     /* an ORDER BY below stays visible through columns passed on */
     for (int j = 0; j < in->norder; j++) {
         int found = -1;
@@ -242,7 +243,7 @@ static tr_rel *op_order(tr_ctx *x, const cJSON *op, tr_rel *in) {
     int nk = sort_keys(x, tr_get(op, "orders"), in, keys, 32, &spec);
     if (nk < 0) return NULL;
     tr_rel *o = with_order(tr_rel_gather(x, in, dkb_tp_sort(x->tp, keys, nk), false), &spec);
-    if (o) tr_trace(x, "sort %lld rows by %d keys", (long long)o->n, nk);
+    if (o) tr_trace(x, "sort %lld rows by %d key%s", (long long)o->n, nk, nk == 1 ? "" : "s");
     return apply_projection_map(x, o, tr_get(op, "projections"));
 }
 
