@@ -8,21 +8,22 @@
  *   group by c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice
  *   order by o_totalprice desc, o_orderdate limit 100;
  *
- * Plan: a partition-local merge of orders and lineitem: lineitem is grouped
- * by orderkey in the order of orders (both ascending), so each thread takes
- * a range of orders, finds its first line by binary search and sums each
- * order's quantities while walking both sides forward (the group-by of the
- * subquery, reused by the outer sum: same lines). Orders over the limit
- * (a handful) are kept per thread, then sorted by (o_totalprice desc,
+ * Plan: lineitem is grouped by orderkey in the order of orders (both
+ * ascending), so chunks of orders and their lines (dkb_chunk_runs, taken by
+ * the threads as they come) are independent: each chunk keeps a running
+ * sum of the quantities of each run of equal l_orderkey in one branch-free
+ * pass over its lines (the group-by of the subquery, reused by the outer
+ * sum: same lines); only when the running sum passes the limit (rare, so
+ * the test is predicted) is the run summed whole, and if it is over the
+ * limit, its order found by galloping forward in o_orderkey (a run without
+ * an order joins nothing). Those
+ * orders are kept per chunk, then sorted by (o_totalprice desc,
  * o_orderdate, o_orderkey) and the first 100 read their customer's name at
  * row custkey - 1 (customer keys are dense 1..N). Integer sums: exact. */
 #include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_lower_bound_i32, dkb_put_dec, dkb_put_strcol, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_chunk_runs, dkb_gallop_i32, dkb_put_dec, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -59,29 +60,30 @@ static int by_price_desc(const void *a, const void *b) {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *oprice = dkb_cand_column(db, "orders", "o_totalprice");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cname = dkb_cand_column(db, "customer", "c_name");
-    const dkb_cand_param *pq = dkb_cand_param_find(params, "quantity");
-    if (!lkey || !lqty || !okey || !ocust || !odate || !oprice || !ckey || !cname || !pq) return DKB_CAND_EINVAL;
-    if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
-        odate->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
-        oprice->type != DKB_CAND_I64 || lqty->scale != 2 || oprice->scale != 2)
+    const dkb_cand_vec *lkey, *lqty, *okey, *ocust, *odate, *oprice, *ckey, *cname;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"orders", "o_totalprice", DKB_CAND_I64, 2, 0, &oprice},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_name", DKB_ANY, DKB_ANY, 0, &cname},
+    };
+    const dkb_cand_param *pq;
+    const dkb_param_want want_params[] = {{"quantity", 0, &pq}};
+    dkb_cand_res_col *c_name, *c_cust, *c_okey, *c_date, *c_price, *c_qty;
+    const dkb_res_want want_res[] = {
+        {"c_name", DKB_CAND_RES_STRING, &c_name},         {"c_custkey", DKB_CAND_RES_INT, &c_cust},
+        {"o_orderkey", DKB_CAND_RES_INT, &c_okey},        {"o_orderdate", DKB_CAND_RES_DATE, &c_date},
+        {"o_totalprice", DKB_CAND_RES_DECIMAL, &c_price}, {"sum(l_quantity)", DKB_CAND_RES_DECIMAL, &c_qty},
+    };
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = dkb_res_col(res, "c_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_cust = dkb_res_col(res, "c_custkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_okey = dkb_res_col(res, "o_orderkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_date = dkb_res_col(res, "o_orderdate", DKB_CAND_RES_DATE);
-    dkb_cand_res_col *c_price = dkb_res_col(res, "o_totalprice", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *c_qty = dkb_res_col(res, "sum(l_quantity)", DKB_CAND_RES_DECIMAL);
-    if (!c_name || !c_cust || !c_okey || !c_date || !c_price || !c_qty || c_price->scale < 2 || c_qty->scale < 2)
+    if (c_price->scale < 2 || c_qty->scale < 2 || pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100)
         return DKB_CAND_EINVAL;
-    if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
     const int64_t limit = pq->i * 100; /* hundredths */
 
     const int32_t *lk = lkey->data, *ok = okey->data, *od = odate->data;
@@ -90,36 +92,40 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     /* threads only for enough work (like the baseline): a region's barrier can wait
      * milliseconds for a second thread on a busy machine */
     const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
-    big_list *lists = calloc((size_t)nt, sizeof(big_list));
+    const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 16;
+    big_list *lists = calloc((size_t)nchunks, sizeof(big_list));
     if (!lists) return DKB_CAND_ENOMEM;
     int bad = 0;
 
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-    {
-        int tid = 0, tn = 1;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        const int64_t o0 = no * tid / tn, o1 = no * (tid + 1) / tn;
-        int64_t j = o0 < o1 ? dkb_lower_bound_i32(lk, nl, ok[o0]) : nl;
-        for (int64_t o = o0; o < o1; o++) {
-            const int32_t key = ok[o];
-            while (j < nl && lk[j] < key) j++; /* a line without an order: none in TPC-H */
-            int64_t s = 0;
-            for (; j < nl && lk[j] == key; j++) s += lq[j];
-            if (s > limit && !push(&lists[tid], (big_order){o, s, op[o], od[o], key})) bad = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t o0, o1, j0, j1;
+        if (!dkb_chunk_runs(ok, no, lk, nl, c, nchunks, &o0, &o1, &j0, &j1) || j0 >= j1) continue;
+        /* each run's sum, branch-free; a run over the limit is rare, so its test is predicted */
+        int32_t prev = lk[j0];
+        int64_t s = 0, o = o0, done = INT64_MIN; /* the key of the last run summed whole */
+        for (int64_t j = j0; j < j1; j++) {
+            const int32_t k = lk[j];
+            s = (s & -(int64_t)(k == prev)) + lq[j];
+            prev = k;
+            if (s <= limit || k == done) continue; /* rarely over: predicted */
+            done = k;
+            int64_t e = j + 1, sum = s; /* the run's whole sum */
+            for (; e < j1 && lk[e] == k; e++) sum += lq[e];
+            if (sum <= limit) continue;
+            o = dkb_gallop_i32(ok, o, o1, k); /* its order, if there is one */
+            if (o < o1 && ok[o] == k && !push(&lists[c], (big_order){o, sum, op[o], od[o], k})) bad = 1;
         }
     }
     int64_t total = 0;
-    for (int t = 0; t < nt; t++) total += lists[t].n;
+    for (int64_t c = 0; c < nchunks; c++) total += lists[c].n;
     big_order *all = malloc((size_t)(total > 0 ? total : 1) * sizeof(big_order));
     if (!all) bad = 1;
     int64_t m = 0;
-    for (int t = 0; t < nt; t++) {
-        if (all && lists[t].n) memcpy(all + m, lists[t].v, (size_t)lists[t].n * sizeof(big_order));
-        m += lists[t].n;
-        free(lists[t].v);
+    for (int64_t c = 0; c < nchunks; c++) {
+        if (all && lists[c].n) memcpy(all + m, lists[c].v, (size_t)lists[c].n * sizeof(big_order));
+        m += lists[c].n;
+        free(lists[c].v);
     }
     free(lists);
     if (bad) { free(all); return DKB_CAND_ENOMEM; }
