@@ -344,22 +344,19 @@ static bool arith(tr_ctx *x, dkb_arith op, const tr_val *a0, const tr_val *b0, t
     if (!tr_val_col(x, &a, n, &ac)) return false;
     bool small_const = b.is_const && b.k.ty.id != TY_DOUBLE && !dbl && b.k.i <= INT64_MAX && b.k.i >= INT64_MIN &&
                        op != DKB_OP_DIV;
-    dkb_tensor *bvalid = NULL, *nonzero = NULL;
+    dkb_tensor *bvalid = NULL;
     if (small_const) {
         r = dkb_tp_arith_i64(tp, ac.v, op, (int64_t)b.k.i, scale_of(b.k.ty));
     } else {
         if (!tr_val_col(x, &b, n, &bc)) return false;
         if (dbl && bc.v->dtype != DKB_TP_F64 && op != DKB_OP_DIV) bc.v = dkb_tp_cast(tp, bc.v, DKB_TP_F64);
-        bvalid = bc.valid;
-        if (op == DKB_OP_DIV) /* x / 0 is NULL */
-            nonzero = bc.v->dtype == DKB_TP_F64 ? dkb_tp_cmp_f64(tp, bc.v, DKB_CMP_NE, 0)
-                                                : dkb_tp_cmp_i64(tp, bc.v, DKB_CMP_NE, 0);
+        bvalid = bc.valid; /* x / 0 is IEEE's inf or nan, as DuckDB's double division gives */
         r = dkb_tp_arith(tp, ac.v, op, bc.v);
     }
     if (!r) return !tr_bad(x) && false;
     if (rt.id == TY_DECIMAL || (exact_type(rt.id) && r->scale != 0)) r = tr_rescale(x, r, scale_of(rt));
     if (rt.id == TY_DATE || rt.id == TY_INT) r = dkb_tp_cast(tp, r, DKB_TP_I32);
-    set_col(out, r, tr_and_valid(x, tr_and_valid(x, ac.valid, bvalid), nonzero), rt);
+    set_col(out, r, tr_and_valid(x, ac.valid, bvalid), rt);
     return !tr_bad(x);
 }
 

@@ -70,7 +70,7 @@ static bool make_keys(tr_ctx *x, const tr_col *lc, int64_t nl, const tr_col *rc,
         }
     }
     if (tr_bad(x)) return false;
-    if (nk == 1 && !L->can) { /* the common case: the values themselves */
+    if (nk == 1 && !L->can && !R->can) { /* the common case: the values themselves */
         L->key = ka[0], R->key = kb[0];
         return true;
     }

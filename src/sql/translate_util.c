@@ -334,6 +334,7 @@ static dkb_tensor *concat_tensor(tr_ctx *x, const dkb_tensor *a, const dkb_tenso
         free(off), free(bytes);
         return r;
     }
+    const dkb_tp_dict *dict = a->dict == b->dict ? a->dict : NULL;
     size_t es = dkb_tp_dtype_size(a->dtype);
     char *ha = a->n ? dkb_tp_host_copy(tp, a) : NULL, *hb = b->n ? dkb_tp_host_copy(tp, b) : NULL;
     if ((a->n && !ha) || (b->n && !hb)) return NULL;
@@ -343,7 +344,7 @@ static dkb_tensor *concat_tensor(tr_ctx *x, const dkb_tensor *a, const dkb_tenso
     if (b->n) memcpy(buf + es * (size_t)a->n, hb, es * (size_t)b->n);
     dkb_tensor *r = dkb_tp_from_host(tp, a->dtype, a->n + b->n, buf);
     free(buf);
-    return r;
+    return tr_relabel(x, r, a->scale, dict); /* from_host gives scale 0 */
 }
 
 dkb_tensor *tr_concat_i64(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b) {

@@ -1,0 +1,1 @@
+SELECT avg(DISTINCT p_size) FROM part

@@ -1,0 +1,1 @@
+SELECT CASE WHEN n_name IN ('FRANCE', 'GERMANY') THEN 'EU' ELSE 'other' END AS k, count(*) AS c FROM nation GROUP BY 1 ORDER BY 1

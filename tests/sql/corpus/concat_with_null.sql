@@ -1,0 +1,1 @@
+SELECT c_custkey, concat(c_mktsegment, o_orderstatus) AS a, c_mktsegment || o_orderstatus AS b FROM customer LEFT JOIN orders ON c_custkey = o_custkey AND o_orderkey < 40 WHERE c_custkey < 12 ORDER BY 1, 2

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT (l_orderkey, l_linenumber)) FROM lineitem

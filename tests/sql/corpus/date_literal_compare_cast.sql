@@ -1,0 +1,1 @@
+SELECT count(*) FROM orders WHERE o_orderdate = '1996-01-02'

@@ -1,0 +1,1 @@
+SELECT n_nationkey, 10 / n_regionkey AS d FROM nation ORDER BY 1

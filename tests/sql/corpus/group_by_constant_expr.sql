@@ -1,0 +1,1 @@
+SELECT 'all' AS g, count(*) AS n FROM region GROUP BY g

@@ -1,0 +1,1 @@
+SELECT count(*) FROM part WHERE p_name LIKE '%a\_%' ESCAPE '\'

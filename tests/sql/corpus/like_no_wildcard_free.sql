@@ -1,0 +1,1 @@
+SELECT count(*) FROM customer WHERE c_name LIKE 'Customer#000000010'

@@ -1,0 +1,1 @@
+SELECT min(c_name), max(c_phone) FROM customer

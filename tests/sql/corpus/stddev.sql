@@ -1,0 +1,1 @@
+SELECT stddev_samp(l_quantity) FROM lineitem
