@@ -120,7 +120,7 @@ static inline cudaError_t dkb_dev_carve(const dkb_dev_part *parts, int n, void *
             }
         }
         if (!pass) {
-            total = at ? at : ALIGN;
+            total = at ? at : (size_t)ALIGN;
             const cudaError_t e = cudaMallocAsync(block, total, stream);
             if (e != cudaSuccess) {
                 *block = NULL;

@@ -277,27 +277,33 @@ static entry *sort_by_order(entry *a, entry *tmp, int64_t n) {
     return a;
 }
 
+/* The count and the bad-key flag: they come back together. */
+typedef struct {
+    unsigned long long count;
+    int bad;
+} count_flag;
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *psqty = dkb_cand_column(db, "partsupp", "ps_availqty");
-    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
-    const dkb_cand_param *nation = dkb_cand_param_find(params, "nation");
-    const dkb_cand_param *fraction = dkb_cand_param_find(params, "fraction");
-    if (!nkey || !nname || !pkey || !skey || !snat || !pspart || !pssupp || !psqty || !pscost || !nation ||
-        !nation->s || !fraction)
+    const dkb_cand_vec *nkey, *nname, *pkey, *skey, *snat, *pspart, *pssupp, *psqty, *pscost;
+    const dkb_col_want cols[] = {
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"part", "p_partkey", DKB_ANY, DKB_ANY, 0, &pkey},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
+        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
+        {"partsupp", "ps_availqty", DKB_CAND_I32, DKB_ANY, 0, &psqty},
+        {"partsupp", "ps_supplycost", DKB_CAND_I64, DKB_ANY, 0, &pscost},
+    };
+    const dkb_cand_param *nation, *fraction;
+    const dkb_param_want want[] = {{"nation", 1, &nation}, {"fraction", 0, &fraction}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)))
         return DKB_CAND_EINVAL;
-    if (nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || skey->type != DKB_CAND_I32 ||
-        snat->type != DKB_CAND_I32 || pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 ||
-        psqty->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 || nkey->n > MAXNAT || res->ncols != 2 ||
-        res->cols[0].type != DKB_CAND_RES_INT || res->cols[1].type != DKB_CAND_RES_DECIMAL ||
-        res->cols[1].scale < pscost->scale || fraction->scale < 0 || fraction->scale > 30 || fraction->i < 0)
+    if (nkey->n > MAXNAT || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT ||
+        res->cols[1].type != DKB_CAND_RES_DECIMAL || res->cols[1].scale < pscost->scale || fraction->scale < 0 ||
+        fraction->scale > 30 || fraction->i < 0)
         return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
@@ -306,40 +312,29 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int rc = 0, sms = 0;
     int64_t n = 0;
     uint8_t *d_in = NULL, *d_has = NULL;
-    unsigned long long *d_sum = NULL, *d_total = NULL;
-    unsigned long long *d_count = NULL, *d_tile_start = NULL;
+    unsigned long long *d_sum = NULL, *d_total = NULL, *d_tile_start = NULL;
     unsigned int *d_tile_count = NULL;
     const int64_t ntiles = (maxp + 1 + TILE - 1) / TILE;
     entry *d_list = NULL, *h_list = NULL, *h_tmp = NULL, *sorted = NULL;
-    int *d_bad = NULL;
-    /* the count and the bad-key flag come back together */
-    struct {
-        unsigned long long count;
-        int bad;
-    } h_small = {0, 0}, *d_small = NULL;
+    count_flag h_small = {0, 0}, *d_small = NULL;
+    void *d_block = NULL;
     dkb_cand_res_col *c_key = &res->cols[0], *c_val = &res->cols[1];
 
     if (code >= 0 && nkey->n > 0 && ns > 0 && nps > 0 && maxp > 0) {
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
-        DKB_CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_in, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync part marks", cudaMallocAsync((void **)&d_has, (size_t)maxp + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync part sums",
-                 cudaMallocAsync((void **)&d_sum, sizeof(unsigned long long) * (size_t)(maxp + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync total", cudaMallocAsync((void **)&d_total, sizeof(unsigned long long), stream));
-        DKB_CUDA_TRY("cudaMallocAsync count and flag", cudaMallocAsync((void **)&d_small, sizeof h_small, stream));
-        DKB_CUDA_TRY("cudaMallocAsync list", cudaMallocAsync((void **)&d_list, sizeof(entry) * (size_t)(maxp + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync tile counts",
-                 cudaMallocAsync((void **)&d_tile_count, sizeof(unsigned int) * (size_t)ntiles, stream));
-        DKB_CUDA_TRY("cudaMallocAsync tile starts",
-                 cudaMallocAsync((void **)&d_tile_start, sizeof(unsigned long long) * (size_t)ntiles, stream));
-        d_count = &d_small->count;
-        d_bad = &d_small->bad;
-        DKB_CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_in, 0, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync part marks", cudaMemsetAsync(d_has, 0, (size_t)maxp + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync part sums",
-                 cudaMemsetAsync(d_sum, 0, sizeof(unsigned long long) * (size_t)(maxp + 1), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync total", cudaMemsetAsync(d_total, 0, sizeof(unsigned long long), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync count and flag", cudaMemsetAsync(d_small, 0, sizeof h_small, stream));
+        const dkb_dev_part parts[] = {
+            {(void **)&d_in, (size_t)maxs + 1, 0},
+            {(void **)&d_has, (size_t)maxp + 1, 0},
+            {(void **)&d_sum, sizeof(unsigned long long) * (size_t)(maxp + 1), 0},
+            {(void **)&d_total, sizeof(unsigned long long), 0},
+            {(void **)&d_small, sizeof h_small, 0},
+            {(void **)&d_list, sizeof(entry) * (size_t)(maxp + 1), DKB_NO_FILL},
+            {(void **)&d_tile_count, sizeof(unsigned int) * (size_t)ntiles, DKB_NO_FILL},
+            {(void **)&d_tile_start, sizeof(unsigned long long) * (size_t)ntiles, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+        unsigned long long *d_count = &d_small->count;
+        int *d_bad = &d_small->bad;
         supp_in<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data, ns,
                                                          maxs, (const int32_t *)nkey->data,
                                                          (const uint8_t *)nname->data, nkey->n, code, d_in, d_bad);
@@ -349,42 +344,30 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                          (const int64_t *)pscost->data, nps, d_in, maxs, maxp, d_sum,
                                                          d_has, d_total, d_bad);
         DKB_CUDA_TRY("ps_scan launch", cudaGetLastError());
+        const unsigned grid = (unsigned)(ntiles < (int64_t)sms * 8 ? ntiles : (int64_t)sms * 8);
+        part_count<<<grid, TPB, 0, stream>>>(d_sum, d_has, maxp, d_total, (long long)fraction->i, fraction->scale,
+                                             ntiles, d_tile_count);
+        DKB_CUDA_TRY("part_count launch", cudaGetLastError());
+        tile_scan<<<1, TPB, 0, stream>>>(d_tile_count, ntiles, d_tile_start, d_count);
+        DKB_CUDA_TRY("tile_scan launch", cudaGetLastError());
+        part_write<<<grid, TPB, 0, stream>>>(d_sum, d_has, maxp, d_total, (long long)fraction->i, fraction->scale,
+                                             ntiles, d_tile_start, d_list);
+        DKB_CUDA_TRY("part_write launch", cudaGetLastError());
         {
-            const unsigned grid = (unsigned)(ntiles < (int64_t)sms * 8 ? ntiles : (int64_t)sms * 8);
-            part_count<<<grid, TPB, 0, stream>>>(d_sum, d_has, maxp, d_total, (long long)fraction->i,
-                                                 fraction->scale, ntiles, d_tile_count);
-            DKB_CUDA_TRY("part_count launch", cudaGetLastError());
-            tile_scan<<<1, TPB, 0, stream>>>(d_tile_count, ntiles, d_tile_start, d_count);
-            DKB_CUDA_TRY("tile_scan launch", cudaGetLastError());
-            part_write<<<grid, TPB, 0, stream>>>(d_sum, d_has, maxp, d_total, (long long)fraction->i,
-                                                 fraction->scale, ntiles, d_tile_start, d_list);
-            DKB_CUDA_TRY("part_write launch", cudaGetLastError());
+            const dkb_host_copy back[] = {{&h_small, d_small, sizeof h_small}};
+            DKB_CUDA_TRY("copy back count and flag", dkb_copy_back(back, DKB_COUNT(back), stream));
         }
-        DKB_CUDA_TRY("cudaMemcpyAsync count and flag",
-                 cudaMemcpyAsync(&h_small, d_small, sizeof h_small, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize count", cudaStreamSynchronize(stream));
-        if (h_small.bad) {
-            fprintf(stderr, "q11.full.cu: a supplier or part key outside 1..N\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
-        if (h_small.count > (unsigned long long)res->cap) {
-            fprintf(stderr, "q11.full.cu: %llu rows over the result's capacity\n", h_small.count);
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        DKB_FAIL_IF(h_small.bad, DKB_CAND_EINTERNAL, "q11.full.cu: a supplier or part key outside 1..N\n");
+        DKB_FAIL_IF(h_small.count > (unsigned long long)res->cap, DKB_CAND_ECAP,
+                    "q11.full.cu: %llu rows over the result's capacity\n", h_small.count);
         n = (int64_t)h_small.count;
         if (n > 0) {
             h_list = (entry *)malloc(sizeof(entry) * (size_t)n);
             h_tmp = (entry *)malloc(sizeof(entry) * (size_t)n);
-            if (!h_list || !h_tmp) {
-                fprintf(stderr, "q11.full.cu: out of host memory for %lld rows\n", (long long)n);
-                rc = DKB_CAND_ENOMEM;
-                goto done;
-            }
-            DKB_CUDA_TRY("cudaMemcpyAsync list", cudaMemcpyAsync(h_list, d_list, sizeof(entry) * (size_t)n,
-                                                             cudaMemcpyDeviceToHost, stream));
-            DKB_CUDA_TRY("cudaStreamSynchronize list", cudaStreamSynchronize(stream));
+            DKB_FAIL_IF(!h_list || !h_tmp, DKB_CAND_ENOMEM, "q11.full.cu: out of host memory for %lld rows\n",
+                        (long long)n);
+            const dkb_host_copy back[] = {{h_list, d_list, sizeof(entry) * (size_t)n}};
+            DKB_CUDA_TRY("copy back list", dkb_copy_back(back, DKB_COUNT(back), stream));
             sorted = sort_by_order(h_list, h_tmp, n);
         }
     }
@@ -398,14 +381,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = n;
 done:
-    if (d_in) cudaFreeAsync(d_in, stream);
-    if (d_has) cudaFreeAsync(d_has, stream);
-    if (d_sum) cudaFreeAsync(d_sum, stream);
-    if (d_total) cudaFreeAsync(d_total, stream);
-    if (d_small) cudaFreeAsync(d_small, stream);
-    if (d_list) cudaFreeAsync(d_list, stream);
-    if (d_tile_count) cudaFreeAsync(d_tile_count, stream);
-    if (d_tile_start) cudaFreeAsync(d_tile_start, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     free(h_list);
     free(h_tmp);

@@ -247,37 +247,35 @@ static inline int put_code(dkb_cand_res_col *col, int64_t r, const padded_dict *
     return 1;
 }
 
-static const char *const SIZE_NAME[8] = {"size1", "size2", "size3", "size4", "size5", "size6", "size7", "size8"};
-
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
-    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
-    const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *scomment = dkb_cand_column(db, "supplier", "s_comment");
-    const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
-    const dkb_cand_param *pt = dkb_cand_param_find(params, "type");
-    if (!pbrand || !ptype || !psize || !pspart || !pssupp || !scomment || !pb || !pt || !pb->s || !pt->s)
+    const dkb_cand_vec *pbrand, *ptype, *psize, *pspart, *pssupp, *scomment;
+    const dkb_col_want cols[] = {
+        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
+        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
+        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
+        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
+        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
+        {"supplier", "s_comment", DKB_CAND_STR, DKB_ANY, 0, &scomment},
+    };
+    const dkb_cand_param *pb, *pt, *ps[8];
+    const dkb_param_want want[] = {{"brand", 1, &pb},      {"type", 1, &pt},      {"size1", 0, &ps[0]},
+                                   {"size2", 0, &ps[1]},   {"size3", 0, &ps[2]},  {"size4", 0, &ps[3]},
+                                   {"size5", 0, &ps[4]},   {"size6", 0, &ps[5]},  {"size7", 0, &ps[6]},
+                                   {"size8", 0, &ps[7]}};
+    dkb_cand_res_col *c_brand, *c_type, *c_size, *c_cnt;
+    const dkb_res_want outs[] = {{"p_brand", DKB_CAND_RES_STRING, &c_brand},
+                                 {"p_type", DKB_CAND_RES_STRING, &c_type},
+                                 {"p_size", DKB_CAND_RES_INT, &c_size},
+                                 {"supplier_cnt", DKB_CAND_RES_INT, &c_cnt}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
+        dkb_bind_res(res, outs, DKB_COUNT(outs)) || pbrand->dict->size > 256 || ptype->dict->size > 256)
         return DKB_CAND_EINVAL;
-    if (pbrand->type != DKB_CAND_U8 || ptype->type != DKB_CAND_U8 || !pbrand->dict || !ptype->dict ||
-        psize->type != DKB_CAND_I32 || pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 ||
-        scomment->type != DKB_CAND_STR || pbrand->dict->size > 256 || ptype->dict->size > 256)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_brand = dkb_res_col(res, "p_brand", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_type = dkb_res_col(res, "p_type", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_size = dkb_res_col(res, "p_size", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_cnt = dkb_res_col(res, "supplier_cnt", DKB_CAND_RES_INT);
-    if (!c_brand || !c_type || !c_size || !c_cnt) return DKB_CAND_EINVAL;
 
     part_tests t;
     memset(&t, 0, sizeof t);
-    for (int k = 0; k < 8; k++) {
-        const dkb_cand_param *ps = dkb_cand_param_find(params, SIZE_NAME[k]);
-        if (!ps) return DKB_CAND_EINVAL;
-        if (ps->i >= 0 && ps->i < 64) t.size_mask |= 1ull << ps->i;
-    }
+    for (int k = 0; k < 8; k++)
+        if (ps[k]->i >= 0 && ps[k]->i < 64) t.size_mask |= 1ull << ps[k]->i;
     const int nbrand = pbrand->dict->size, ntype = ptype->dict->size;
     const int bad_brand = dkb_cand_dict_code(pbrand->dict, pb->s);
     const size_t tl = strlen(pt->s);
@@ -302,6 +300,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     unsigned long long *d_tkey = NULL, *d_list = NULL, *d_nkept = NULL;
     unsigned int *d_gcnt = NULL, *d_wcount = NULL, *h_gcnt = NULL;
     int *d_bad = NULL;
+    void *d_block = NULL;
     uint64_t *order = NULL, *order_tmp = NULL, *sorted = NULL;
     padded_dict brands = {NULL, NULL}, types = {NULL, NULL};
 
@@ -315,25 +314,22 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     while (cap < 2 * nps + 2) cap <<= 1; /* the pair set's slots were every row kept */
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
-    grid = (nps + TPB - 1) / TPB;
-    if (grid > (int64_t)sms * 16) grid = (int64_t)sms * 16;
+    grid = dkb_grid_cap((int64_t)sms * 16, nps, TPB);
     chunk = (nps + grid * (TPB / 32) - 1) / (grid * (TPB / 32)); /* rows per warp, a multiple of 32 */
     chunk = (chunk + 31) / 32 * 32;
     nwarps = (nps + chunk - 1) / chunk; /* warps that own rows */
-    DKB_CUDA_TRY("cudaMallocAsync complaint marks", cudaMallocAsync((void **)&d_bad_supp, (size_t)nsupp, stream));
-    DKB_CUDA_TRY("cudaMallocAsync kept keys",
-             cudaMallocAsync((void **)&d_list, sizeof(unsigned long long) * (size_t)nps, stream));
-    DKB_CUDA_TRY("cudaMallocAsync warp counts",
-             cudaMallocAsync((void **)&d_wcount, sizeof(unsigned int) * (size_t)nwarps, stream));
-    DKB_CUDA_TRY("cudaMallocAsync pair set",
-             cudaMallocAsync((void **)&d_tkey, sizeof(unsigned long long) * (size_t)cap, stream));
-    DKB_CUDA_TRY("cudaMallocAsync group counts",
-             cudaMallocAsync((void **)&d_gcnt, sizeof(unsigned int) * (size_t)ngroups, stream));
-    DKB_CUDA_TRY("cudaMallocAsync kept count", cudaMallocAsync((void **)&d_nkept, sizeof(unsigned long long), stream));
-    DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-    DKB_CUDA_TRY("cudaMemsetAsync group counts", cudaMemsetAsync(d_gcnt, 0, sizeof(unsigned int) * (size_t)ngroups, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync kept count", cudaMemsetAsync(d_nkept, 0, sizeof(unsigned long long), stream));
-    DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_gcnt, sizeof(unsigned int) * (size_t)ngroups, 0},
+            {(void **)&d_nkept, sizeof(unsigned long long), 0},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_bad_supp, (size_t)nsupp, DKB_NO_FILL},
+            {(void **)&d_list, sizeof(unsigned long long) * (size_t)nps, DKB_NO_FILL},
+            {(void **)&d_wcount, sizeof(unsigned int) * (size_t)nwarps, DKB_NO_FILL},
+            {(void **)&d_tkey, sizeof(unsigned long long) * (size_t)cap, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+    }
     complaints<<<(unsigned)((nsupp + 127) / 128), 128, 0, stream>>>((const int64_t *)scomment->data, scomment->bytes,
                                                                     nsupp, d_bad_supp);
     DKB_CUDA_TRY("complaints launch", cudaGetLastError());
@@ -349,51 +345,33 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     h_gcnt = (unsigned int *)malloc(sizeof(unsigned int) * (size_t)ngroups);
     order = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)ngroups);
     order_tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)ngroups);
-    if (!h_gcnt || !order || !order_tmp || !padded_dict_init(&brands, pbrand->dict) ||
-        !padded_dict_init(&types, ptype->dict)) {
-        fprintf(stderr, "q16.full.cu: out of host memory for %lld groups\n", (long long)ngroups);
-        rc = DKB_CAND_ENOMEM;
-        goto done;
+    DKB_FAIL_IF(!h_gcnt || !order || !order_tmp || !padded_dict_init(&brands, pbrand->dict) ||
+                    !padded_dict_init(&types, ptype->dict),
+                DKB_CAND_ENOMEM, "q16.full.cu: out of host memory for %lld groups\n", (long long)ngroups);
+    {
+        const dkb_host_copy back[] = {{h_gcnt, d_gcnt, sizeof(unsigned int) * (size_t)ngroups},
+                                      {&h_bad, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
-    DKB_CUDA_TRY("cudaMemcpyAsync group counts", cudaMemcpyAsync(h_gcnt, d_gcnt, sizeof(unsigned int) * (size_t)ngroups,
-                                                             cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    if (h_bad) {
-        fprintf(stderr, "q16.full.cu: a partsupp part or supplier key outside 1..N\n");
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
-    }
+    DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q16.full.cu: a partsupp part or supplier key outside 1..N\n");
     /* the non-empty groups in index order as (~count << 32 | group); a
      * stable sort by the high half: count desc, then group index asc */
     for (int64_t g = 0; g < ngroups; g++)
         if (h_gcnt[g]) order[m++] = (uint64_t)(uint32_t)~h_gcnt[g] << 32 | (uint64_t)g;
-    if (m > res->cap) {
-        fprintf(stderr, "q16.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    DKB_FAIL_IF(m > res->cap, DKB_CAND_ECAP, "q16.full.cu: %lld result rows over the cap %lld\n", (long long)m,
+                (long long)res->cap);
     sorted = sort_by_high_half(order, order_tmp, m);
     for (int64_t r = 0; r < m; r++) {
         const int64_t g = (int64_t)(sorted[r] & 0xffffffffull);
         const int sz = size_value[g % t.nsizes], ty = (int)(g / t.nsizes % ntype), b = (int)(g / t.nsizes / ntype);
-        if (!put_code(c_brand, r, &brands, b) || !put_code(c_type, r, &types, ty)) {
-            fprintf(stderr, "q16.full.cu: result text over its byte cap\n");
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        DKB_FAIL_IF(!put_code(c_brand, r, &brands, b) || !put_code(c_type, r, &types, ty), DKB_CAND_ECAP,
+                    "q16.full.cu: result text over its byte cap\n");
         c_size->i64[r] = sz;
         c_cnt->i64[r] = (int64_t)(uint32_t)~(uint32_t)(sorted[r] >> 32); /* is_null starts zeroed */
     }
     res->nrows = m;
 done:
-    if (d_bad_supp) cudaFreeAsync(d_bad_supp, stream);
-    if (d_list) cudaFreeAsync(d_list, stream);
-    if (d_wcount) cudaFreeAsync(d_wcount, stream);
-    if (d_tkey) cudaFreeAsync(d_tkey, stream);
-    if (d_gcnt) cudaFreeAsync(d_gcnt, stream);
-    if (d_nkept) cudaFreeAsync(d_nkept, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     free(h_gcnt);
     free(order);

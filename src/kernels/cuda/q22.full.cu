@@ -213,28 +213,31 @@ static int64_t parse_int(const char *s) {
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    static const char *const CODE[NCODE] = {"code1", "code2", "code3", "code4", "code5", "code6", "code7"};
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
-    const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    if (!ckey || !cphone || !cbal || !ocust) return DKB_CAND_EINVAL;
-    if (ckey->type != DKB_CAND_I32 || cphone->type != DKB_CAND_STR || cbal->type != DKB_CAND_I64 ||
-        cbal->scale != 2 || ocust->type != DKB_CAND_I32)
+    const dkb_cand_vec *ckey, *cphone, *cbal, *ocust;
+    const dkb_col_want cols[] = {
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_phone", DKB_CAND_STR, DKB_ANY, 0, &cphone},
+        {"customer", "c_acctbal", DKB_CAND_I64, 2, 0, &cbal},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+    };
+    const dkb_cand_param *pc[NCODE];
+    const dkb_param_want want_codes[NCODE] = {{"code1", 1, &pc[0]}, {"code2", 1, &pc[1]}, {"code3", 1, &pc[2]},
+                                              {"code4", 1, &pc[3]}, {"code5", 1, &pc[4]}, {"code6", 1, &pc[5]},
+                                              {"code7", 1, &pc[6]}};
+    dkb_cand_res_col *c_code, *c_num, *c_bal;
+    const dkb_res_want outs[] = {{"cntrycode", DKB_CAND_RES_STRING, &c_code},
+                                 {"numcust", DKB_CAND_RES_INT, &c_num},
+                                 {"totacctbal", DKB_CAND_RES_DECIMAL, &c_bal}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_res(res, outs, DKB_COUNT(outs)) || c_bal->scale < 2 ||
+        dkb_bind_params(params, want_codes, NCODE))
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_code = dkb_res_col(res, "cntrycode", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_num = dkb_res_col(res, "numcust", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_bal = dkb_res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
-    if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_code->str_off[0] = 0;
 
     /* the wanted codes, each distinct one a group (numbered in code order) */
     uint8_t want[100] = {0};
     for (int k = 0; k < NCODE; k++) {
-        const dkb_cand_param *pc = dkb_cand_param_find(params, CODE[k]);
-        if (!pc || !pc->s) return DKB_CAND_EINVAL;
-        const int64_t v = parse_int(pc->s);
+        const int64_t v = parse_int(pc[k]->s);
         if (v >= 0 && v < 100) want[v] = 1;
     }
     code_map map;
@@ -254,35 +257,33 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int smem_max = 0;
     int8_t *d_grp = NULL;
     int *d_bad = NULL;
+    void *d_block = NULL;
     __int128 pos_sum = 0, gsum[NCODE] = {0};
     int64_t pos_cnt = 0, gnum[NCODE] = {0}, r = 0;
     double avg = 0;
     DKB_CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
     DKB_CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    grid = (int64_t)sms * 4;
-    if (grid > (nc + TPB - 1) / TPB) grid = (nc + TPB - 1) / TPB;
+    grid = dkb_grid_cap((int64_t)sms * 4, nc, TPB);
     h_part = (int64_t *)malloc(sizeof(int64_t) * 2 * NCODE * (size_t)grid);
-    if (!h_part) {
-        fprintf(stderr, "q22.full.cu: out of host memory for %lld partials\n", (long long)grid);
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
+    DKB_FAIL_IF(!h_part, DKB_CAND_ENOMEM, "q22.full.cu: out of host memory for %lld partials\n", (long long)grid);
     DKB_CUDA_TRY("cudaDeviceGetAttribute smem",
-             cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    DKB_CUDA_TRY("cudaMallocAsync has", cudaMallocAsync((void **)&d_has, sizeof(uint32_t) * (size_t)nwords, stream));
-    DKB_CUDA_TRY("cudaMallocAsync groups", cudaMallocAsync((void **)&d_grp, (size_t)nc, stream));
-    DKB_CUDA_TRY("cudaMallocAsync partials", cudaMallocAsync((void **)&d_part, sizeof(int64_t) * 2 * grid, stream));
-    DKB_CUDA_TRY("cudaMallocAsync group partials",
-             cudaMallocAsync((void **)&d_part2, sizeof(int64_t) * 2 * NCODE * grid, stream));
-    DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-    DKB_CUDA_TRY("cudaMemsetAsync has", cudaMemsetAsync(d_has, 0, sizeof(uint32_t) * (size_t)nwords, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+                 cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_has, sizeof(uint32_t) * (size_t)nwords, 0},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_grp, (size_t)nc, DKB_NO_FILL},
+            {(void **)&d_part, sizeof(int64_t) * 2 * grid, DKB_NO_FILL},
+            {(void **)&d_part2, sizeof(int64_t) * 2 * NCODE * grid, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+    }
     if (no > 0) {
         const int64_t n4 = (uintptr_t)ocust->data % 16 == 0 ? no / 4 : 0;
         const size_t smem = sizeof(uint32_t) * (size_t)nwords;
         if (smem <= (size_t)smem_max) {
             DKB_CUDA_TRY("cudaFuncSetAttribute has_orders_smem",
-                     cudaFuncSetAttribute(has_orders_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+                         cudaFuncSetAttribute(has_orders_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
             has_orders_smem<<<(unsigned)sms, HAS_TPB, smem, stream>>>((const int32_t *)ocust->data, no, n4, nc, nwords,
                                                                      d_has, d_bad);
             DKB_CUDA_TRY("has_orders_smem launch", cudaGetLastError());
@@ -296,23 +297,20 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                    cphone->bytes, (const int64_t *)cbal->data, nc, map, d_grp, d_part,
                                                    d_bad);
     DKB_CUDA_TRY("cust_codes launch", cudaGetLastError());
-    DKB_CUDA_TRY("cudaMemcpyAsync partials", cudaMemcpyAsync(h_part, d_part, sizeof(int64_t) * 2 * grid,
-                                                         cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-    if (h_bad) {
-        fprintf(stderr, "q22.full.cu: an o_custkey outside 1..N or a c_custkey not its row + 1\n");
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
+    {
+        const dkb_host_copy back[] = {{h_part, d_part, sizeof(int64_t) * 2 * grid}, {&h_bad, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back partials", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
+    DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q22.full.cu: an o_custkey outside 1..N or a c_custkey not its row + 1\n");
     for (int64_t b = 0; b < grid; b++) pos_sum += h_part[2 * b], pos_cnt += h_part[2 * b + 1];
     if (pos_cnt == 0) goto done; /* avg of no rows is NULL: nothing compares true */
     avg = (double)((long double)pos_sum / ((long double)pos_cnt * (long double)100));
     cust_groups<<<(unsigned)grid, TPB, 0, stream>>>(d_grp, (const int64_t *)cbal->data, d_has, nc, avg, d_part2);
     DKB_CUDA_TRY("cust_groups launch", cudaGetLastError());
-    DKB_CUDA_TRY("cudaMemcpyAsync group partials", cudaMemcpyAsync(h_part, d_part2, sizeof(int64_t) * 2 * NCODE * grid,
-                                                               cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    {
+        const dkb_host_copy back[] = {{h_part, d_part2, sizeof(int64_t) * 2 * NCODE * grid}};
+        DKB_CUDA_TRY("copy back group partials", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
     for (int64_t b = 0; b < grid; b++)
         for (int k = 0; k < NCODE; k++)
             gnum[k] += h_part[2 * NCODE * b + 2 * k], gsum[k] += h_part[2 * NCODE * b + 2 * k + 1];
@@ -320,23 +318,15 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (!gnum[k]) continue;
         const int v = code_of_group[k];
         const char text[2] = {(char)('0' + v / 10), (char)('0' + v % 10)};
-        if (r >= res->cap || (dkb_put_str(c_code, r, text, 2) != DKB_CAND_OK)) {
-            fprintf(stderr, "q22.full.cu: result over its row or byte cap\n");
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
-        c_num->i64[r] = gnum[k];
-        c_num->is_null[r] = 0;
+        DKB_FAIL_IF(r >= res->cap || dkb_put_str(c_code, r, text, 2) != DKB_CAND_OK, DKB_CAND_ECAP,
+                    "q22.full.cu: result over its row or byte cap\n");
+        c_num->i64[r] = gnum[k]; /* is_null starts zeroed */
         dkb_put_dec(c_bal, r, gsum[k], 2);
         r++;
     }
     res->nrows = r;
 done:
-    if (d_has) cudaFreeAsync(d_has, stream);
-    if (d_grp) cudaFreeAsync(d_grp, stream);
-    if (d_part) cudaFreeAsync(d_part, stream);
-    if (d_part2) cudaFreeAsync(d_part2, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     free(h_part);
     return rc;
