@@ -13,6 +13,8 @@
  *            (the same, forward from a position), dkb_max_i32 (a dense key
  *            map's size), dkb_chunk_runs (a chunk of parent rows and its
  *            children's run, e.g. orders and their lineitems);
+ *   select   dkb_select_bits (the rows whose key has its bit set in a
+ *            bitmap: a semi-join on a dense key, AVX-512 where built with it);
  *   strings  dkb_like (SQL LIKE), dkb_find (a substring, AVX2 where built
  *            with it; host only), dkb_find_row (the next row of a text
  *            column holding a substring: one scan of its bytes);
@@ -404,6 +406,41 @@ static inline int64_t dkb_find_row(const dkb_cand_vec *text, int64_t row, int64_
         }
         p = base + off[row + 1]; /* it ran into the next row, as would any later start in this row */
     }
+}
+
+/* ---- selection: rows whose key is in a bitmap (host memory) ---- */
+
+/* The indices i of [0, n) whose key[i] lies in [0, nbits) and has its bit
+ * set in bits (64-bit words: key k is bit k & 63 of word k >> 6), in
+ * ascending order into sel[0..m) (sel must hold n + 16 entries: whole
+ * vectors are stored); returns m. A semi-join of a key column with a set
+ * of dense keys, branch-free: built with AVX-512 (host code), 16 keys at a
+ * time (a gather of their bitmap words, a compress of the hits), then one
+ * by one. */
+static inline int dkb_select_bits(const int32_t *key, int n, const uint64_t *bits, int64_t nbits, int32_t *sel) {
+    int m = 0, i = 0;
+    const uint32_t *w32 = (const uint32_t *)(const void *)bits; /* little-endian: word k >> 5 holds bit k & 31 */
+#if defined(__AVX512F__) && defined(__AVX2__) && !defined(__CUDACC__)
+    if (nbits <= INT32_MAX) {
+        const __m512i vn = _mm512_set1_epi32((int)nbits), low = _mm512_set1_epi32(31), one = _mm512_set1_epi32(1);
+        __m512i idx = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        for (; i + 16 <= n; i += 16, idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16))) {
+            const __m512i k = _mm512_loadu_si512((const void *)(key + i));
+            const __mmask16 in = _mm512_cmplt_epu32_mask(k, vn); /* negative keys are large unsigned */
+            const __m512i w = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), in, _mm512_srli_epi32(k, 5), w32, 4);
+            const __m512i bit = _mm512_and_si512(_mm512_srlv_epi32(w, _mm512_and_si512(k, low)), one);
+            const __mmask16 hit = _mm512_mask_test_epi32_mask(in, bit, bit);
+            _mm512_storeu_si512((void *)(sel + m), _mm512_maskz_compress_epi32(hit, idx));
+            m += __builtin_popcount((unsigned)hit);
+        }
+    }
+#endif
+    for (; i < n; i++) {
+        const uint64_t k = (uint32_t)key[i], in = k < (uint64_t)nbits, kk = in ? k : 0;
+        sel[m] = i;
+        m += (int)(((w32[kk >> 5] >> (kk & 31)) & 1) & in);
+    }
+    return m;
 }
 
 #ifdef __cplusplus

@@ -282,6 +282,46 @@ static void test_find_row(void) {
     CHECK(dkb_find_row(&text, 0, NR, "xyz", 3, NULL) == 3, "at may be NULL");
 }
 
+/* dkb_select_bits against a plain loop: key counts 0, 1, 15, 16, 17, 33,
+ * 100 and 1000 (around the 16-key vector step), keys below 0, inside and
+ * past the bitmap, bitmaps of 1, 64, 65 and 1000 bits, dense and sparse;
+ * the selection must be the hits in ascending order. (With -march=native on
+ * an AVX-512 machine this checks the vector path; otherwise the scalar one.) */
+static void test_select_bits(void) {
+    static int32_t key[1000], sel[1000 + 16];
+    static uint64_t bits[1000 / 64 + 2];
+    const int counts[] = {0, 1, 15, 16, 17, 33, 100, 1000};
+    const int64_t nbits_list[] = {1, 64, 65, 1000};
+    uint32_t x = 12345;
+    int bad = 0;
+    for (int b = 0; b < DKB_COUNT(nbits_list); b++)
+        for (int dense = 0; dense < 2; dense++) {
+            const int64_t nbits = nbits_list[b];
+            memset(bits, 0, sizeof bits);
+            for (int64_t k = 0; k < nbits; k++) {
+                x = x * 1103515245u + 12345u;
+                if ((x >> 16) % (dense ? 2 : 9) == 0) bits[k >> 6] |= 1ull << (k & 63);
+            }
+            bits[nbits >> 6] |= ~0ull << (nbits & 63); /* bits past nbits set: must not count */
+            for (int c = 0; c < DKB_COUNT(counts); c++) {
+                const int n = counts[c];
+                for (int i = 0; i < n; i++) {
+                    x = x * 1103515245u + 12345u;
+                    key[i] = (int32_t)((x >> 8) % (uint32_t)(nbits + 10)) - 5; /* -5 .. nbits + 4 */
+                }
+                const int m = dkb_select_bits(key, n, bits, nbits, sel);
+                int want = 0, ok = 1;
+                for (int i = 0; i < n; i++)
+                    if (key[i] >= 0 && key[i] < nbits && ((bits[key[i] >> 6] >> (key[i] & 63)) & 1))
+                        ok &= want < m && sel[want++] == i;
+                if (!ok || m != want) {
+                    if (bad++ < 5) CHECK(0, "select_bits n %d, nbits %lld: %d selected, want %d", n, (long long)nbits, m, want);
+                }
+            }
+        }
+    CHECK(bad == 0, "%d select_bits cases wrong", bad);
+}
+
 int main(void) {
     test_dates();
     test_decimals();
@@ -291,6 +331,7 @@ int main(void) {
     test_strings();
     test_results_more();
     test_find_row();
+    test_select_bits();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else printf("test_cand_util: ok\n");
     return failures != 0;

@@ -16,28 +16,28 @@
  * Plan: the part type and the region are dictionary codes; the parts of the
  * type become a bitmap over the dense partkeys (a semi-join), the region's
  * customers a byte array over custkeys, and the suppliers of the nation a
- * byte array over suppkeys. Then one partition-local merge of orders and
- * lineitem (lineitem is grouped by orderkey in the order of orders): an
- * order of 1995..1996 from the region walks its items, and the items whose
- * part is in the bitmap add their volume (and, when the supplier is of the
- * nation, the nation's volume) to per-chunk __int128 sums per year (exact,
- * scale 4). The share is the quotient of the two exact sums as doubles, as
- * the baseline computes it.
- *
- * Join mechanics: each chunk of orders first selects its qualifying orders
- * branch-free (blocks of 512), then gallops forward in l_orderkey to each
- * selected order's run of items, prefetching the probable run start of
- * the order 6 selections ahead; the runs of other orders are never read.
- * Orderkeys are int32 (the store widens them only above SF ~357). */
+ * byte array over suppkeys. The part filter is the most selective (1 type
+ * in 150), so lineitem drives the join: chunks of orders and their items
+ * (dkb_chunk_runs; lineitem is grouped by orderkey in the order of orders)
+ * are taken by the threads as they come; each block of 1024 items selects,
+ * branch-free, those whose part is in the bitmap (dkb_select_bits), and
+ * each such item finds its order by galloping forward in o_orderkey (both
+ * ascending), prefetching a later item's columns. An item whose order is of
+ * 1995..1996 and from the region adds its volume (and, when the supplier is
+ * of the nation, the nation's volume) to per-chunk __int128 sums per year
+ * (exact, scale 4). The share is the quotient of the two exact sums as
+ * doubles, as the baseline computes it. Orderkeys are int32 (the store
+ * widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_gallop_i32, dkb_lower_bound_i32, dkb_max_i32 */
+#include "dkb/cand_util.h" /* defines: dkb_chunk_runs, dkb_days_from_civil, dkb_gallop_i32, dkb_max_i32,
+                              dkb_select_bits */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
 
-enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
+enum { SUB = 1024, AHEAD = 8 }; /* items per selection block; prefetch distance */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -120,49 +120,32 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
-        if (o0 >= o1) continue;
-        int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
-        const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
-        const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
-        int32_t sel[SUB];
+        int64_t o0, o1, j0, j1; /* this chunk's orders and their line items */
+        if (!dkb_chunk_runs(ok, no, lk, nl, c, nchunks, &o0, &o1, &j0, &j1)) continue;
+        int32_t sel[SUB + 16];
         __int128 *sum = sums + c * 4;
-        int64_t *hit = hits + c * 2;
-        for (int64_t b = o0; b < o1; b += SUB) {
-            const int64_t be = b + SUB < o1 ? b + SUB : o1;
-            int ns = 0;
-            for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
-                const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
-                sel[ns] = (int32_t)(o - b);
-                ns += ((uint32_t)(od[o] - d95) < width) & c_in[ci];
-            }
+        int64_t *hit = hits + c * 2, o = o0;
+        for (int64_t b = j0; b < j1; b += SUB) {
+            const int ns = dkb_select_bits(lpa + b, (int)(b + SUB < j1 ? SUB : j1 - b), pbits, maxp + 1, sel);
             for (int x = 0; x < ns; x++) {
-                if (x + AHEAD < ns) { /* where a later order's items probably start */
-                    const int64_t est = j + (((int64_t)(sel[x + AHEAD] - sel[x]) * per) >> 8);
-                    if (est < jend) {
-                        __builtin_prefetch(&lk[est]);
-                        __builtin_prefetch(&lpa[est]);
-                        __builtin_prefetch(&lsu[est]);
-                        __builtin_prefetch(&lp[est]);
-                        __builtin_prefetch(&ld[est]);
-                    }
+                if (x + AHEAD < ns) { /* a later item's columns */
+                    const int64_t jn = b + sel[x + AHEAD];
+                    __builtin_prefetch(&lk[jn]);
+                    __builtin_prefetch(&lsu[jn]);
+                    __builtin_prefetch(&lp[jn]);
+                    __builtin_prefetch(&ld[jn]);
                 }
-                const int64_t o = b + sel[x];
-                const int32_t k = ok[o];
-                j = dkb_gallop_i32(lk, j, jend, k);
+                const int64_t j = b + sel[x];
+                const int32_t k = lk[j];
+                o = dkb_gallop_i32(ok, o, o1, k); /* its order: both sides ascending */
+                if (o >= o1 || ok[o] != k || (uint32_t)(od[o] - d95) >= width) continue;
+                const uint64_t cu = (uint32_t)oc[o];
+                if (cu > (uint64_t)maxc || !c_in[cu]) continue;
                 const int y = od[o] >= d96;
-                int64_t all = 0, mine = 0, h = 0;
-                for (; j < jend && lk[j] == k; j++) {
-                    const int64_t pa = lpa[j], su = lsu[j];
-                    if (pa < 0 || pa > maxp || !((pbits[pa >> 6] >> (pa & 63)) & 1)) continue;
-                    const int64_t v = lp[j] * (100 - ld[j]);
-                    all += v;
-                    if (su >= 0 && su <= maxs && s_is[su]) mine += v;
-                    h++;
-                }
-                sum[y * 2] += all;
-                sum[y * 2 + 1] += mine;
-                hit[y] += h;
+                const int64_t su = lsu[j], v = lp[j] * (100 - ld[j]);
+                sum[y * 2] += v;
+                if (su >= 0 && su <= maxs && s_is[su]) sum[y * 2 + 1] += v;
+                hit[y]++;
             }
         }
     }
