@@ -238,42 +238,39 @@ __global__ void cust_gather(const cand *__restrict__ top, const int *__restrict_
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cname = dkb_cand_column(db, "customer", "c_name");
-    const dkb_cand_vec *caddr = dkb_cand_column(db, "customer", "c_address");
-    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
-    const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
-    const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
-    const dkb_cand_vec *ccomment = dkb_cand_column(db, "customer", "c_comment");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lflag = dkb_cand_column(db, "lineitem", "l_returnflag");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!nkey || !nname || !ckey || !cname || !caddr || !cnat || !cphone || !cbal || !ccomment || !okey ||
-        !ocust || !odate || !lkey || !lflag || !lprice || !ldisc || !date)
+    const dkb_cand_vec *nkey, *nname, *ckey, *cname, *caddr, *cnat, *cphone, *cbal, *ccomment, *okey, *ocust, *odate,
+        *lkey, *lflag, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_name", DKB_CAND_STR, DKB_ANY, 0, &cname},
+        {"customer", "c_address", DKB_CAND_STR, DKB_ANY, 0, &caddr},
+        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
+        {"customer", "c_phone", DKB_CAND_STR, DKB_ANY, 0, &cphone},
+        {"customer", "c_acctbal", DKB_CAND_I64, DKB_ANY, 0, &cbal},
+        {"customer", "c_comment", DKB_CAND_STR, DKB_ANY, 0, &ccomment},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_returnflag", DKB_CAND_U8, DKB_ANY, 1, &lflag},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *date;
+    const dkb_param_want want[] = {{"date", 0, &date}};
+    dkb_cand_res_col *r_key, *r_name, *r_rev, *r_bal, *r_nat, *r_addr, *r_phone, *r_comment;
+    const dkb_res_want outs[] = {
+        {"c_custkey", DKB_CAND_RES_INT, &r_key},      {"c_name", DKB_CAND_RES_STRING, &r_name},
+        {"revenue", DKB_CAND_RES_DECIMAL, &r_rev},    {"c_acctbal", DKB_CAND_RES_DECIMAL, &r_bal},
+        {"n_name", DKB_CAND_RES_STRING, &r_nat},      {"c_address", DKB_CAND_RES_STRING, &r_addr},
+        {"c_phone", DKB_CAND_RES_STRING, &r_phone},   {"c_comment", DKB_CAND_RES_STRING, &r_comment},
+    };
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
+        dkb_bind_res(res, outs, DKB_COUNT(outs)))
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *r_key = dkb_res_col(res, "c_custkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *r_name = dkb_res_col(res, "c_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_rev = dkb_res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_bal = dkb_res_col(res, "c_acctbal", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_nat = dkb_res_col(res, "n_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_addr = dkb_res_col(res, "c_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_phone = dkb_res_col(res, "c_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_comment = dkb_res_col(res, "c_comment", DKB_CAND_RES_STRING);
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ocust->type != DKB_CAND_I32 ||
-        odate->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 || cnat->type != DKB_CAND_I32 ||
-        nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || lflag->type != DKB_CAND_U8 ||
-        !lflag->dict || cbal->type != DKB_CAND_I64 || lprice->type != DKB_CAND_I64 ||
-        ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 || cname->type != DKB_CAND_STR ||
-        caddr->type != DKB_CAND_STR || cphone->type != DKB_CAND_STR || ccomment->type != DKB_CAND_STR || !r_key ||
-        !r_name || !r_rev || !r_bal || !r_nat || !r_addr || !r_phone || !r_comment || r_rev->scale < 4 ||
-        r_bal->scale < cbal->scale || nkey->n > MAXNAT || nname->n != nkey->n)
+    if (r_rev->scale < 4 || r_bal->scale < cbal->scale || nkey->n > MAXNAT || nname->n != nkey->n)
         return DKB_CAND_EINVAL;
     const int64_t hi_day = dkb_add_months(date->i, 3);
     if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return DKB_CAND_EINVAL;
@@ -292,6 +289,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cand *d_blist = NULL, *d_top = NULL, h_top[TOPK];
     int *d_bcount = NULL, *d_flags = NULL; /* d_flags[0]: bad, [1]: rows */
     char *d_slots = NULL;
+    void *d_block = NULL;
     int64_t h_meta[TOPK * 3], h_len[TOPK * NTEXT];
     char h_slots[TOPK * NTEXT * SLOT];
     int32_t h_nk[MAXNAT];
@@ -304,21 +302,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         if (grid > nchunks) grid = nchunks;
         tgrid = (int64_t)sms * 4;
         if (tgrid > (maxc + TPB) / TPB) tgrid = (maxc + TPB) / TPB;
-        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync customer sums",
-                 cudaMallocAsync((void **)&d_rev, sizeof(unsigned long long) * (size_t)(maxc + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync customer marks", cudaMallocAsync((void **)&d_has, (size_t)(maxc + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync lists", cudaMallocAsync((void **)&d_blist, sizeof(cand) * TOPK * tgrid, stream));
-        DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_bcount, sizeof(int) * tgrid, stream));
-        DKB_CUDA_TRY("cudaMallocAsync top", cudaMallocAsync((void **)&d_top, sizeof(cand) * TOPK, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-        DKB_CUDA_TRY("cudaMallocAsync meta", cudaMallocAsync((void **)&d_meta, sizeof h_meta, stream));
-        DKB_CUDA_TRY("cudaMallocAsync lengths", cudaMallocAsync((void **)&d_len, sizeof h_len, stream));
-        DKB_CUDA_TRY("cudaMallocAsync slots", cudaMallocAsync((void **)&d_slots, sizeof h_slots, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync customer sums",
-                 cudaMemsetAsync(d_rev, 0, sizeof(unsigned long long) * (size_t)(maxc + 1), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync customer marks", cudaMemsetAsync(d_has, 0, (size_t)(maxc + 1), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+        const dkb_dev_part parts[] = {
+            {(void **)&d_rev, sizeof(unsigned long long) * (size_t)(maxc + 1), 0},
+            {(void **)&d_has, (size_t)(maxc + 1), 0},
+            {(void **)&d_flags, sizeof(int) * 2, 0},
+            {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
+            {(void **)&d_blist, sizeof(cand) * TOPK * tgrid, DKB_NO_FILL},
+            {(void **)&d_bcount, sizeof(int) * tgrid, DKB_NO_FILL},
+            {(void **)&d_top, sizeof(cand) * TOPK, DKB_NO_FILL},
+            {(void **)&d_meta, sizeof h_meta, DKB_NO_FILL},
+            {(void **)&d_len, sizeof h_len, DKB_NO_FILL},
+            {(void **)&d_slots, sizeof h_slots, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
         DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
         q10_join<<<(unsigned)grid, TPB, 0, stream>>>(
@@ -335,20 +331,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                               (const int32_t *)cnat->data, (const int64_t *)cbal->data, nc, texts,
                                               d_meta, d_len, d_slots, d_flags);
         DKB_CUDA_TRY("cust_gather launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(&h_bad, d_flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync rows", cudaMemcpyAsync(&h_n, d_flags + 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync top", cudaMemcpyAsync(h_top, d_top, sizeof h_top, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync meta", cudaMemcpyAsync(h_meta, d_meta, sizeof h_meta, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync lengths", cudaMemcpyAsync(h_len, d_len, sizeof h_len, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync slots", cudaMemcpyAsync(h_slots, d_slots, sizeof h_slots, cudaMemcpyDeviceToHost,
-                                                          stream));
-        if (nkey->n > 0) { /* the nation table (<= MAXNAT rows), in the same round trip */
-            DKB_CUDA_TRY("cudaMemcpyAsync nation keys", cudaMemcpyAsync(h_nk, nkey->data, sizeof(int32_t) * (size_t)nkey->n,
-                                                                    cudaMemcpyDeviceToHost, stream));
-            DKB_CUDA_TRY("cudaMemcpyAsync nation names",
-                     cudaMemcpyAsync(h_nn, nname->data, (size_t)nkey->n, cudaMemcpyDeviceToHost, stream));
-        }
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        /* the nation table (<= MAXNAT rows) comes in the same round trip */
+        const dkb_host_copy back[] = {
+            {&h_bad, d_flags, sizeof(int)},  {&h_n, d_flags + 1, sizeof(int)},    {h_top, d_top, sizeof h_top},
+            {h_meta, d_meta, sizeof h_meta}, {h_len, d_len, sizeof h_len},        {h_slots, d_slots, sizeof h_slots},
+            {h_nk, nkey->data, sizeof(int32_t) * (size_t)nkey->n},                {h_nn, nname->data, (size_t)nkey->n},
+        };
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back) - (nkey->n > 0 ? 0 : 2), stream));
         if (h_bad) {
             fprintf(stderr, "q10.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
             rc = DKB_CAND_EINTERNAL;
@@ -391,16 +380,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = h_n;
 done:
-    if (d_bound) cudaFreeAsync(d_bound, stream);
-    if (d_rev) cudaFreeAsync(d_rev, stream);
-    if (d_has) cudaFreeAsync(d_has, stream);
-    if (d_blist) cudaFreeAsync(d_blist, stream);
-    if (d_bcount) cudaFreeAsync(d_bcount, stream);
-    if (d_top) cudaFreeAsync(d_top, stream);
-    if (d_flags) cudaFreeAsync(d_flags, stream);
-    if (d_meta) cudaFreeAsync(d_meta, stream);
-    if (d_len) cudaFreeAsync(d_len, stream);
-    if (d_slots) cudaFreeAsync(d_slots, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
