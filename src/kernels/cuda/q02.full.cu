@@ -508,53 +508,46 @@ static int like(const char *s, int64_t n, const char *p) {
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
-    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *pmfgr = dkb_cand_column(db, "part", "p_mfgr");
-    const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
-    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
-    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
-    const dkb_cand_vec *sbal = dkb_cand_column(db, "supplier", "s_acctbal");
-    const dkb_cand_vec *scomment = dkb_cand_column(db, "supplier", "s_comment");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
-    const dkb_cand_param *size = dkb_cand_param_find(params, "size");
-    const dkb_cand_param *type = dkb_cand_param_find(params, "type");
-    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
-    if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !pmfgr || !psize || !ptype || !skey || !sname ||
-        !saddr || !snat || !sphone || !sbal || !scomment || !pspart || !pssupp || !pscost || !size || !type ||
-        !type->s || !region || !region->s)
-        return DKB_CAND_EINVAL;
-    if (rkey->type != DKB_CAND_I32 || rname->type != DKB_CAND_U8 || !rname->dict || nkey->type != DKB_CAND_I32 ||
-        nname->type != DKB_CAND_U8 || !nname->dict || nreg->type != DKB_CAND_I32 || pkey->type != DKB_CAND_I32 ||
-        pmfgr->type != DKB_CAND_U8 || !pmfgr->dict || psize->type != DKB_CAND_I32 || ptype->type != DKB_CAND_U8 ||
-        !ptype->dict || ptype->dict->size > 256 || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
-        sbal->type != DKB_CAND_I64 || sname->type != DKB_CAND_STR || saddr->type != DKB_CAND_STR ||
-        sphone->type != DKB_CAND_STR || scomment->type != DKB_CAND_STR || pspart->type != DKB_CAND_I32 ||
-        pssupp->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 || nkey->n > MAXNAT || rkey->n > MAXNAT ||
-        nreg->n < nkey->n || nname->n < nkey->n || rname->n < rkey->n) {
-        fprintf(stderr, "q02.full.cu: a column has an unexpected type or the nation/region tables are too large\n");
+    const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *pkey, *pmfgr, *psize, *ptype, *skey, *sname, *saddr,
+        *snat, *sphone, *sbal, *scomment, *pspart, *pssupp, *pscost;
+    const dkb_col_want cols[] = {
+        {"region", "r_regionkey", DKB_CAND_I32, DKB_ANY, 0, &rkey},
+        {"region", "r_name", DKB_CAND_U8, DKB_ANY, 1, &rname},
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"nation", "n_regionkey", DKB_CAND_I32, DKB_ANY, 0, &nreg},
+        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
+        {"part", "p_mfgr", DKB_CAND_U8, DKB_ANY, 1, &pmfgr},
+        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
+        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_name", DKB_CAND_STR, DKB_ANY, 0, &sname},
+        {"supplier", "s_address", DKB_CAND_STR, DKB_ANY, 0, &saddr},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"supplier", "s_phone", DKB_CAND_STR, DKB_ANY, 0, &sphone},
+        {"supplier", "s_acctbal", DKB_CAND_I64, DKB_ANY, 0, &sbal},
+        {"supplier", "s_comment", DKB_CAND_STR, DKB_ANY, 0, &scomment},
+        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
+        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
+        {"partsupp", "ps_supplycost", DKB_CAND_I64, DKB_ANY, 0, &pscost},
+    };
+    const dkb_cand_param *size, *type, *region;
+    const dkb_param_want want[] = {{"size", 0, &size}, {"type", 1, &type}, {"region", 1, &region}};
+    dkb_cand_res_col *r_bal, *r_sname, *r_nname, *r_pkey, *r_mfgr, *r_addr, *r_phone, *r_comment;
+    const dkb_res_want outs[] = {
+        {"s_acctbal", DKB_CAND_RES_DECIMAL, &r_bal},  {"s_name", DKB_CAND_RES_STRING, &r_sname},
+        {"n_name", DKB_CAND_RES_STRING, &r_nname},    {"p_partkey", DKB_CAND_RES_INT, &r_pkey},
+        {"p_mfgr", DKB_CAND_RES_STRING, &r_mfgr},     {"s_address", DKB_CAND_RES_STRING, &r_addr},
+        {"s_phone", DKB_CAND_RES_STRING, &r_phone},   {"s_comment", DKB_CAND_RES_STRING, &r_comment},
+    };
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
+        ptype->dict->size > 256 || nkey->n > MAXNAT || rkey->n > MAXNAT || nreg->n < nkey->n ||
+        nname->n < nkey->n || rname->n < rkey->n) {
+        fprintf(stderr, "q02.full.cu: a column or parameter is missing or of an unexpected type, or the "
+                        "nation/region tables are too large\n");
         return DKB_CAND_EINVAL;
     }
-    dkb_cand_res_col *r_bal = dkb_res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_sname = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_nname = dkb_res_col(res, "n_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_pkey = dkb_res_col(res, "p_partkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *r_mfgr = dkb_res_col(res, "p_mfgr", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_phone = dkb_res_col(res, "s_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_comment = dkb_res_col(res, "s_comment", DKB_CAND_RES_STRING);
-    if (!r_bal || !r_sname || !r_nname || !r_pkey || !r_mfgr || !r_addr || !r_phone || !r_comment ||
-        r_bal->scale < sbal->scale) {
+    if (dkb_bind_res(res, outs, DKB_COUNT(outs)) || r_bal->scale < sbal->scale) {
         fprintf(stderr, "q02.full.cu: the result columns are not as expected\n");
         return DKB_CAND_EINVAL;
     }
