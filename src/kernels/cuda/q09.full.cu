@@ -442,36 +442,33 @@ __global__ void __launch_bounds__(TPB, 6) q09_join(const int32_t *__restrict__ o
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *pname = dkb_cand_column(db, "part", "p_name");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *color = dkb_cand_param_find(params, "color");
-    if (!nkey || !nname || !pkey || !pname || !skey || !snat || !pspart || !pssupp || !pscost || !okey ||
-        !odate || !lkey || !lpart || !lsupp || !lqty || !lprice || !ldisc || !color || !color->s)
+    const dkb_cand_vec *nkey, *nname, *pkey, *pname, *skey, *snat, *pspart, *pssupp, *pscost, *okey, *odate, *lkey,
+        *lpart, *lsupp, *lqty, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
+        {"part", "p_name", DKB_CAND_STR, DKB_ANY, 0, &pname},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
+        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
+        {"partsupp", "ps_supplycost", DKB_CAND_I64, 2, 0, &pscost},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *color;
+    const dkb_param_want want[] = {{"color", 1, &color}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)))
         return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
-        lpart->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || pkey->type != DKB_CAND_I32 ||
-        pname->type != DKB_CAND_STR || skey->type != DKB_CAND_I32 || snat->type != DKB_CAND_I32 ||
-        pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 ||
-        nkey->type != DKB_CAND_I32 || nname->type != DKB_CAND_U8 || !nname->dict || lqty->type != DKB_CAND_I64 ||
-        lprice->type != DKB_CAND_I64 || ldisc->type != DKB_CAND_I64 || lprice->scale != 2 || ldisc->scale != 2 ||
-        lqty->scale != 2 || pscost->scale != 2 || nkey->n > NAT || res->ncols != 3 ||
-        res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT ||
-        res->cols[2].type != DKB_CAND_RES_DECIMAL || res->cols[2].scale < 4)
+    if (nkey->n > NAT || res->ncols != 3 || res->cols[0].type != DKB_CAND_RES_STRING ||
+        res->cols[1].type != DKB_CAND_RES_INT || res->cols[2].type != DKB_CAND_RES_DECIMAL || res->cols[2].scale < 4)
         return DKB_CAND_EINVAL;
     const size_t clen = strlen(color->s);
     if (clen + 2 > MAXPAT) {
@@ -493,6 +490,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     slot *d_table = NULL;
     int64_t *d_bound = NULL;
     int *d_seen = NULL, *d_bad = NULL;
+    void *d_block = NULL, *d_block2 = NULL; /* the buffers; the cost table (sized by the first round trip) */
     unsigned long long h_sums[NGROUP];
     int h_seen[NGROUP];
     int32_t h_nk[NAT];
@@ -513,19 +511,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q09_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
         /* 1. parts of the color; 2. their partsupp rows' count */
-        DKB_CUDA_TRY("cudaMallocAsync part marks", cudaMallocAsync((void **)&d_match, (size_t)maxp + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync supplier nations", cudaMallocAsync((void **)&d_snat, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMallocAsync count", cudaMallocAsync((void **)&d_count, sizeof(unsigned long long), stream));
-        DKB_CUDA_TRY("cudaMallocAsync bounds", cudaMallocAsync((void **)&d_bound, sizeof(int64_t) * (nchunks + 1), stream));
-        DKB_CUDA_TRY("cudaMallocAsync sums", cudaMallocAsync((void **)&d_sums, sizeof h_sums, stream));
-        DKB_CUDA_TRY("cudaMallocAsync marks", cudaMallocAsync((void **)&d_seen, sizeof h_seen, stream));
-        DKB_CUDA_TRY("cudaMallocAsync flag", cudaMallocAsync((void **)&d_bad, sizeof(int), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync part marks", cudaMemsetAsync(d_match, 0, (size_t)maxp + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync supplier nations", cudaMemsetAsync(d_snat, NO_NATION, (size_t)maxs + 1, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync count", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long), stream));
-        DKB_CUDA_TRY("cudaMemsetAsync sums", cudaMemsetAsync(d_sums, 0, sizeof h_sums, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync marks", cudaMemsetAsync(d_seen, 0, sizeof h_seen, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync flag", cudaMemsetAsync(d_bad, 0, sizeof(int), stream));
+        const dkb_dev_part parts[] = {
+            {(void **)&d_match, (size_t)maxp + 1, 0},
+            {(void **)&d_count, sizeof(unsigned long long), 0},
+            {(void **)&d_sums, sizeof h_sums, 0},
+            {(void **)&d_seen, sizeof h_seen, 0},
+            {(void **)&d_bad, sizeof(int), 0},
+            {(void **)&d_snat, (size_t)maxs + 1, NO_NATION},
+            {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
         part_match<<<(unsigned)(np / TPB + 1 < sms * 8 ? np / TPB + 1 : sms * 8), TPB, 0, stream>>>((const int32_t *)pkey->data,
                                                             (const int64_t *)pname->data, pname->bytes, np, maxp, pat,
                                                             d_match, d_bad);
@@ -538,14 +533,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("ps_count launch", cudaGetLastError());
         DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
                                                             nl, nchunks, d_bound, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync count",
-                 cudaMemcpyAsync(&h_count, d_count, sizeof h_count, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize count", cudaStreamSynchronize(stream));
+        {
+            const dkb_host_copy back[] = {{&h_count, d_count, sizeof h_count}};
+            DKB_CUDA_TRY("copy back count", dkb_copy_back(back, DKB_COUNT(back), stream));
+        }
         /* 2. the cost table, at most half full */
         while (cap < 2 * h_count) cap <<= 1;
-        DKB_CUDA_TRY("cudaMallocAsync table", cudaMallocAsync((void **)&d_table, sizeof(slot) * cap, stream));
-        DKB_CUDA_TRY("cudaMemsetAsync table", /* keys EMPTY_KEY, costs and counts 0 */
-                     cudaMemsetAsync(d_table, 0, sizeof(slot) * cap, stream));
+        {
+            const dkb_dev_part table[] = {{(void **)&d_table, sizeof(slot) * cap, 0}}; /* keys EMPTY_KEY, sums 0 */
+            DKB_CUDA_TRY("device cost table", dkb_dev_carve(table, DKB_COUNT(table), &d_block2, stream));
+        }
         ps_build<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data,
                                                           (const int32_t *)pssupp->data,
                                                           (const int64_t *)pscost->data, nps,
@@ -560,10 +557,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             (uintptr_t)lkey->data % 16 == 0 && (uintptr_t)lpart->data % 16 == 0, d_bound, nchunks, d_match, maxp, d_table,
             cap - 1, d_snat, maxs, yb, d_sums, d_seen, d_bad);
         DKB_CUDA_TRY("q09_join launch", cudaGetLastError());
-        DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sums, d_sums, sizeof h_sums, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync marks", cudaMemcpyAsync(h_seen, d_seen, sizeof h_seen, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        const dkb_host_copy back[] = {
+            {h_sums, d_sums, sizeof h_sums}, {h_seen, d_seen, sizeof h_seen}, {&h_bad, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         if (h_bad) {
             fprintf(stderr, "q09.full.cu: %s\n",
                     h_bad & 1 ? "a part/supplier key outside 1..N or lineitem not grouped in orders' order"
@@ -602,14 +598,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
     res->nrows = r;
 done:
-    if (d_match) cudaFreeAsync(d_match, stream);
-    if (d_snat) cudaFreeAsync(d_snat, stream);
-    if (d_count) cudaFreeAsync(d_count, stream);
-    if (d_table) cudaFreeAsync(d_table, stream);
-    if (d_bound) cudaFreeAsync(d_bound, stream);
-    if (d_sums) cudaFreeAsync(d_sums, stream);
-    if (d_seen) cudaFreeAsync(d_seen, stream);
-    if (d_bad) cudaFreeAsync(d_bad, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
+    if (d_block2) cudaFreeAsync(d_block2, stream);
     cudaStreamSynchronize(stream);
     return rc;
 }
