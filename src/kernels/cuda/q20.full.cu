@@ -296,34 +296,30 @@ static bool name_before(const by_name_item &x, const by_name_item &y) {
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
-    const dkb_cand_vec *pname = dkb_cand_column(db, "part", "p_name");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *psavail = dkb_cand_column(db, "partsupp", "ps_availqty");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
-    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
-    const dkb_cand_vec *snation = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_param *pcolor = dkb_cand_param_find(params, "color");
-    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
-    if (!pname || !pspart || !pssupp || !psavail || !lpart || !lsupp || !lqty || !lship || !sname || !saddr ||
-        !snation || !nkey || !nname || !pcolor || !pdate || !pnation || !pcolor->s || !pnation->s)
+    const dkb_cand_vec *pname, *pspart, *pssupp, *psavail, *lpart, *lsupp, *lqty, *lship, *sname, *saddr, *snation,
+        *nkey, *nname;
+    const dkb_col_want cols[] = {
+        {"part", "p_name", DKB_CAND_STR, DKB_ANY, 0, &pname},
+        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
+        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
+        {"partsupp", "ps_availqty", DKB_CAND_I32, DKB_ANY, 0, &psavail},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
+        {"supplier", "s_name", DKB_CAND_STR, DKB_ANY, 0, &sname},
+        {"supplier", "s_address", DKB_ANY, DKB_ANY, 0, &saddr},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snation},
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+    };
+    const dkb_cand_param *pcolor, *pdate, *pnation;
+    const dkb_param_want want[] = {{"color", 1, &pcolor}, {"date", 0, &pdate}, {"nation", 1, &pnation}};
+    dkb_cand_res_col *c_name, *c_addr;
+    const dkb_res_want outs[] = {{"s_name", DKB_CAND_RES_STRING, &c_name}, {"s_address", DKB_CAND_RES_STRING, &c_addr}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
+        dkb_bind_res(res, outs, DKB_COUNT(outs)))
         return DKB_CAND_EINVAL;
-    if (pname->type != DKB_CAND_STR || sname->type != DKB_CAND_STR || pspart->type != DKB_CAND_I32 ||
-        pssupp->type != DKB_CAND_I32 || psavail->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 ||
-        lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
-        lqty->scale != 2 || snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 ||
-        nname->type != DKB_CAND_U8 || !nname->dict)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
-    if (!c_name || !c_addr) return DKB_CAND_EINVAL;
     const int64_t hi = dkb_add_months(pdate->i, 12) - 1;
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
     res->nrows = 0;
@@ -348,54 +344,58 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int64_t *t_off[2] = {NULL, NULL};
     char *t_bytes[2] = {NULL, NULL};
     by_name_item *order = NULL;
+    void *d_block = NULL, *d_block2 = NULL; /* the first buffers; the table sized by the first count */
 
     /* the nation's key (the nation table is on the device: 25 rows) */
     if (ncode < 0 || nn == 0 || np == 0 || nps == 0 || nl == 0 || ns == 0) return 0;
     h_ncode = (uint8_t *)malloc((size_t)nn);
     h_nkey = (int32_t *)malloc(sizeof(int32_t) * (size_t)nn);
-    if (!h_ncode || !h_nkey) {
-        fprintf(stderr, "q20.full.cu: out of host memory for the nation table\n");
-        rc = DKB_CAND_ENOMEM;
-        goto done;
+    DKB_FAIL_IF(!h_ncode || !h_nkey, DKB_CAND_ENOMEM, "q20.full.cu: out of host memory for the nation table\n");
+    {
+        const dkb_host_copy back[] = {{h_ncode, nname->data, (size_t)nn},
+                                      {h_nkey, nkey->data, sizeof(int32_t) * (size_t)nn}};
+        DKB_CUDA_TRY("copy back the nation table", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
-    DKB_CUDA_TRY("cudaMemcpyAsync n_name", cudaMemcpyAsync(h_ncode, nname->data, (size_t)nn, cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaMemcpyAsync n_nationkey", cudaMemcpyAsync(h_nkey, nkey->data, sizeof(int32_t) * (size_t)nn,
-                                                            cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
     for (int64_t r = 0; r < nn; r++)
         if (h_ncode[r] == ncode) nation = h_nkey[r];
     if (nation < 0) goto done;
 
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
     /* part bitmap, the chosen parts' partsupp rows */
-    DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_count, sizeof(unsigned long long) * 2, stream));
-    DKB_CUDA_TRY("cudaMallocAsync bits", cudaMallocAsync((void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, stream));
-    DKB_CUDA_TRY("cudaMallocAsync color", cudaMallocAsync((void **)&d_color, clen + 1, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_count, 0, sizeof(unsigned long long) * 2, stream));
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_count, sizeof(unsigned long long) * 2, 0},
+            {(void **)&d_bits, sizeof(uint32_t) * (size_t)nwords, DKB_NO_FILL},
+            {(void **)&d_color, clen + 1, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+    }
     DKB_CUDA_TRY("cudaMemcpyAsync color", cudaMemcpyAsync(d_color, pcolor->s, clen + 1, cudaMemcpyHostToDevice, stream));
     part_prefix<<<(unsigned)((nwords + 7) / 8 < sms * 16 ? (nwords + 7) / 8 : sms * 16), 256, 0, stream>>>(
         (const int64_t *)pname->data, pname->bytes, np, d_color, (int64_t)clen, d_bits); /* a warp per word */
     DKB_CUDA_TRY("part_prefix launch", cudaGetLastError());
     ps_count<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, nps, ps_n4, np, d_bits, d_count);
     DKB_CUDA_TRY("ps_count launch", cudaGetLastError());
-    DKB_CUDA_TRY("cudaMemcpyAsync counts",
-             cudaMemcpyAsync(h_count, d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    {
+        const dkb_host_copy back[] = {{h_count, d_count, sizeof(unsigned long long)}};
+        DKB_CUDA_TRY("copy back the partsupp count", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
     nsel = (int64_t)h_count[0];
     if (nsel == 0) goto done;
 
     /* the (partkey, suppkey) table, load <= 1/2 */
     while (size < 2 * nsel + 2) size <<= 1, shift--;
-    DKB_CUDA_TRY("cudaMallocAsync table keys", cudaMallocAsync((void **)&d_tkey, sizeof(unsigned long long) * size, stream));
-    DKB_CUDA_TRY("cudaMallocAsync table sums", cudaMallocAsync((void **)&d_tsum, sizeof(unsigned long long) * size, stream));
-    DKB_CUDA_TRY("cudaMallocAsync table avail", cudaMallocAsync((void **)&d_tavail, sizeof(int32_t) * size, stream));
-    DKB_CUDA_TRY("cudaMallocAsync table seen", cudaMallocAsync((void **)&d_tseen, sizeof(int32_t) * size, stream));
-    DKB_CUDA_TRY("cudaMallocAsync supplier marks", cudaMallocAsync((void **)&d_ok, (size_t)ns, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync table keys", cudaMemsetAsync(d_tkey, 0, sizeof(unsigned long long) * size, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync table sums", cudaMemsetAsync(d_tsum, 0, sizeof(unsigned long long) * size, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync table seen", cudaMemsetAsync(d_tseen, 0, sizeof(int32_t) * size, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync table avail", cudaMemsetAsync(d_tavail, 0x80, sizeof(int32_t) * size, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync supplier marks", cudaMemsetAsync(d_ok, 0, (size_t)ns, stream));
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_tkey, sizeof(unsigned long long) * size, 0},
+            {(void **)&d_tsum, sizeof(unsigned long long) * size, 0},
+            {(void **)&d_tseen, sizeof(int32_t) * size, 0},
+            {(void **)&d_ok, (size_t)ns, 0},
+            {(void **)&d_tavail, sizeof(int32_t) * size, 0x80},
+            {(void **)&d_rows, sizeof(int64_t) * (size_t)ns, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device table", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block2, stream));
+    }
     ps_insert<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data,
                                                        (const int32_t *)psavail->data, nps, ps_n4, np, d_bits, d_tkey,
                                                        d_tavail, shift, (uint64_t)(size - 1));
@@ -414,20 +414,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     qualify<<<(unsigned)((size + 255) / 256), 256, 0, stream>>>(d_tkey, d_tavail, d_tsum, d_tseen, size, ns, d_ok);
     DKB_CUDA_TRY("qualify launch", cudaGetLastError());
     /* the nation's marked suppliers (rows) */
-    DKB_CUDA_TRY("cudaMallocAsync rows", cudaMallocAsync((void **)&d_rows, sizeof(int64_t) * (size_t)ns, stream));
     supp_select<<<(unsigned)((ns + 255) / 256), 256, 0, stream>>>(d_ok, (const int32_t *)snation->data, ns,
                                                                   (int32_t)nation, d_rows, d_count + 1);
     DKB_CUDA_TRY("supp_select launch", cudaGetLastError());
-    DKB_CUDA_TRY("cudaMemcpyAsync counts",
-             cudaMemcpyAsync(h_count, d_count, sizeof(unsigned long long) * 2, cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    {
+        const dkb_host_copy back[] = {{h_count, d_count, sizeof(unsigned long long) * 2}};
+        DKB_CUDA_TRY("copy back the counts", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
     m = (int64_t)h_count[1];
     if (m == 0) goto done;
-    if (m > res->cap) {
-        fprintf(stderr, "q20.full.cu: %lld result rows over the cap %lld\n", (long long)m, (long long)res->cap);
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    DKB_FAIL_IF(m > res->cap, DKB_CAND_ECAP, "q20.full.cu: %lld result rows over the cap %lld\n", (long long)m,
+                (long long)res->cap);
     rc = dkb_fetch_text(sname, d_rows, m, stream, &t_off[0], &t_bytes[0]);
     if (!rc) rc = dkb_fetch_text(saddr, d_rows, m, stream, &t_off[1], &t_bytes[1]);
     if (rc) goto done;
@@ -456,15 +453,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = m;
 done:
-    if (d_count) cudaFreeAsync(d_count, stream);
-    if (d_bits) cudaFreeAsync(d_bits, stream);
-    if (d_color) cudaFreeAsync(d_color, stream);
-    if (d_rows) cudaFreeAsync(d_rows, stream);
-    if (d_tkey) cudaFreeAsync(d_tkey, stream);
-    if (d_tsum) cudaFreeAsync(d_tsum, stream);
-    if (d_tavail) cudaFreeAsync(d_tavail, stream);
-    if (d_tseen) cudaFreeAsync(d_tseen, stream);
-    if (d_ok) cudaFreeAsync(d_ok, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
+    if (d_block2) cudaFreeAsync(d_block2, stream);
     cudaStreamSynchronize(stream);
     for (int t = 0; t < 2; t++) free(t_off[t]), free(t_bytes[t]);
     free(h_ncode);
