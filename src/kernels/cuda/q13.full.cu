@@ -187,15 +187,16 @@ static int by_dist_desc(const void *a, const void *b) {
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_table *customer = dkb_cand_table_find(db, "customer");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *ocomment = dkb_cand_column(db, "orders", "o_comment");
-    const dkb_cand_param *pw1 = dkb_cand_param_find(params, "word1");
-    const dkb_cand_param *pw2 = dkb_cand_param_find(params, "word2");
-    if (!customer || !ocust || !ocomment || !pw1 || !pw2 || !pw1->s || !pw2->s) return DKB_CAND_EINVAL;
-    if (ocust->type != DKB_CAND_I32 || ocomment->type != DKB_CAND_STR) return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_count = dkb_res_col(res, "c_count", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_dist = dkb_res_col(res, "custdist", DKB_CAND_RES_INT);
-    if (!c_count || !c_dist) return DKB_CAND_EINVAL;
+    const dkb_cand_vec *ocust, *ocomment;
+    const dkb_col_want cols[] = {{"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+                                 {"orders", "o_comment", DKB_CAND_STR, DKB_ANY, 0, &ocomment}};
+    const dkb_cand_param *pw1, *pw2;
+    const dkb_param_want want[] = {{"word1", 1, &pw1}, {"word2", 1, &pw2}};
+    dkb_cand_res_col *c_count, *c_dist;
+    const dkb_res_want outs[] = {{"c_count", DKB_CAND_RES_INT, &c_count}, {"custdist", DKB_CAND_RES_INT, &c_dist}};
+    if (!customer || dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
+        dkb_bind_res(res, outs, DKB_COUNT(outs)))
+        return DKB_CAND_EINVAL;
     res->nrows = 0;
 
     const int64_t nc = customer->rows, no = ocust->n;
@@ -211,14 +212,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     hist_row *rows = NULL;
     char *d_words = NULL;
     int *d_flags = NULL;
+    void *d_block = NULL;
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
-    DKB_CUDA_TRY("cudaMallocAsync counts", cudaMallocAsync((void **)&d_cnt, sizeof(unsigned) * (size_t)nc, stream));
-    DKB_CUDA_TRY("cudaMallocAsync histogram", cudaMallocAsync((void **)&d_hist, sizeof(unsigned long long) * HB, stream));
-    DKB_CUDA_TRY("cudaMallocAsync words", cudaMallocAsync((void **)&d_words, l1 + l2 + 2, stream));
-    DKB_CUDA_TRY("cudaMallocAsync flags", cudaMallocAsync((void **)&d_flags, sizeof(int) * 2, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync counts", cudaMemsetAsync(d_cnt, 0, sizeof(unsigned) * (size_t)nc, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync histogram", cudaMemsetAsync(d_hist, 0, sizeof(unsigned long long) * HB, stream));
-    DKB_CUDA_TRY("cudaMemsetAsync flags", cudaMemsetAsync(d_flags, 0, sizeof(int) * 2, stream));
+    {
+        const dkb_dev_part parts[] = {
+            {(void **)&d_cnt, sizeof(unsigned) * (size_t)nc, 0},
+            {(void **)&d_hist, sizeof(unsigned long long) * HB, 0},
+            {(void **)&d_flags, sizeof(int) * 2, 0},
+            {(void **)&d_words, l1 + l2 + 2, DKB_NO_FILL},
+        };
+        DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+    }
     DKB_CUDA_TRY("cudaMemcpyAsync word1", cudaMemcpyAsync(d_words, pw1->s, l1 + 1, cudaMemcpyHostToDevice, stream));
     DKB_CUDA_TRY("cudaMemcpyAsync word2",
              cudaMemcpyAsync(d_words + l1 + 1, pw2->s, l2 + 1, cudaMemcpyHostToDevice, stream));
@@ -238,10 +242,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         count_hist<<<(unsigned)grid, TPB, 0, stream>>>(d_cnt, nc, d_hist, d_flags + 1);
         DKB_CUDA_TRY("count_hist launch", cudaGetLastError());
     }
-    DKB_CUDA_TRY("cudaMemcpyAsync histogram",
-             cudaMemcpyAsync(h_hist, d_hist, sizeof(unsigned long long) * HB, cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaMemcpyAsync flags", cudaMemcpyAsync(h_flags, d_flags, sizeof(int) * 2, cudaMemcpyDeviceToHost, stream));
-    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    {
+        const dkb_host_copy back[] = {{h_hist, d_hist, sizeof(unsigned long long) * HB},
+                                      {h_flags, d_flags, sizeof(int) * 2}};
+        DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
     if (h_flags[0]) {
         fprintf(stderr, "q13.full.cu: an o_custkey outside 1..%lld\n", (long long)nc);
         rc = DKB_CAND_EINTERNAL;
@@ -258,9 +263,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             rc = DKB_CAND_ENOMEM;
             goto done;
         }
-        DKB_CUDA_TRY("cudaMemcpyAsync counts",
-                 cudaMemcpyAsync(h_cnt, d_cnt, sizeof(unsigned) * (size_t)nc, cudaMemcpyDeviceToHost, stream));
-        DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        const dkb_host_copy back[] = {{h_cnt, d_cnt, sizeof(unsigned) * (size_t)nc}};
+        DKB_CUDA_TRY("copy back counts", dkb_copy_back(back, DKB_COUNT(back), stream));
         for (int64_t c = 0; c < nc; c++) maxc = h_cnt[c] > maxc ? h_cnt[c] : maxc;
         hist = (int64_t *)calloc((size_t)maxc + 1, sizeof(int64_t));
         if (hist)
@@ -287,10 +291,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nr;
 done:
-    if (d_cnt) cudaFreeAsync(d_cnt, stream);
-    if (d_hist) cudaFreeAsync(d_hist, stream);
-    if (d_words) cudaFreeAsync(d_words, stream);
-    if (d_flags) cudaFreeAsync(d_flags, stream);
+    if (d_block) cudaFreeAsync(d_block, stream);
     cudaStreamSynchronize(stream);
     free(h_cnt);
     free(hist);
