@@ -7,6 +7,7 @@
  * Sums of integers and decimals are exact (int128, the input's scale: a
  * sum of DECIMAL(15,2) is DECIMAL(38,2)); avg is a double. A FILTER
  * (WHERE ...) clause restricts the rows one aggregate sees. */
+#include <math.h>
 #include <string.h>
 
 #include "sql/translate_internal.h"
@@ -81,7 +82,63 @@ static const struct {
     dkb_agg agg;
 } AGGS[] = {{"sum", DKB_AGG_SUM}, {"sum_no_overflow", DKB_AGG_SUM}, {"avg", DKB_AGG_AVG}, {"mean", DKB_AGG_AVG},
             {"min", DKB_AGG_MIN}, {"max", DKB_AGG_MAX},  {"count", DKB_AGG_COUNT}, {"count_star", DKB_AGG_COUNT},
-            {"first", DKB_AGG_MIN}, {"any_value", DKB_AGG_MIN}, {"arbitrary", DKB_AGG_MIN}, {"fsum", DKB_AGG_SUM}};
+            {"first", DKB_AGG_MIN}, {"any_value", DKB_AGG_MIN}, {"arbitrary", DKB_AGG_MIN}, {"fsum", DKB_AGG_SUM},
+            {"stddev_samp", DKB_AGG_SUM}, {"stddev", DKB_AGG_SUM}, {"stddev_pop", DKB_AGG_SUM},
+            {"var_samp", DKB_AGG_SUM}, {"variance", DKB_AGG_SUM}, {"var_pop", DKB_AGG_SUM}};
+
+/* Per group (or, g NULL, over all), the row of the least (or greatest)
+ * string among the rows it sees: free text on the host. */
+static bool text_extreme(tr_ctx *x, const agg_in *a, const dkb_groups *g, bool max, tr_col *out) {
+    dkb_tp *tp = x->tp;
+    int64_t n = a->arg.v->n, ng = g ? g->ngroups : 1;
+    tr_hstr h;
+    if (!tr_host_strings(x, &a->arg, &h)) return false;
+    int64_t *gid = g ? tr_host_i64(x, g->group_id) : NULL;
+    uint8_t *see = NULL;
+    if (a->rows) {
+        see = tr_alloc(x, (size_t)n + 1);
+        if (!see || (n && dkb_tp_to_host(tp, a->rows, see))) return !tr_bad(x) && false;
+    }
+    int64_t *best = tr_alloc(x, (size_t)(ng + 1) * sizeof *best);
+    uint8_t *any = tr_alloc(x, (size_t)ng + 1);
+    if ((g && !gid) || !best || !any) return false;
+    for (int64_t i = 0; i < n; i++) {
+        if (see && !see[i]) continue;
+        int64_t k = gid ? gid[i] : 0;
+        if (!any[k]) {
+            any[k] = 1, best[k] = i;
+            continue;
+        }
+        int c = tr_strcmp(h.p[i], h.len[i], h.p[best[k]], h.len[best[k]]);
+        if (max ? c > 0 : c < 0) best[k] = i;
+    }
+    bool all = true;
+    for (int64_t k = 0; k < ng; k++) all &= any[k] != 0;
+    out->v = dkb_tp_gather(tp, a->arg.v, dkb_tp_from_host(tp, DKB_TP_I64, ng, best), 0);
+    out->valid = all ? NULL : dkb_tp_from_host(tp, DKB_TP_BOOL, ng, any);
+    return !tr_bad(x);
+}
+
+/* stddev / variance from the count, sum and sum of squares (doubles). */
+static bool spread(tr_ctx *x, const char *name, dkb_tensor *cnt, dkb_tensor *s1, dkb_tensor *s2, int64_t ng,
+                   tr_col *out) {
+    double *c = tr_host_f64(x, cnt), *a = tr_host_f64(x, s1), *b = tr_host_f64(x, s2);
+    uint8_t *ok = tr_alloc(x, (size_t)ng + 1);
+    if (!c || !a || !b || !ok) return false;
+    bool pop = strstr(name, "pop") != NULL, sd = !strncmp(name, "stddev", 6);
+    bool all = true;
+    for (int64_t k = 0; k < ng; k++) {
+        double d = pop ? c[k] : c[k] - 1;
+        ok[k] = d > 0 || (pop && c[k] > 0);
+        double v = ok[k] ? (b[k] - a[k] * a[k] / c[k]) / d : 0;
+        if (v < 0) v = 0;
+        a[k] = sd ? sqrt(v) : v;
+        all &= ok[k] != 0;
+    }
+    out->v = dkb_tp_from_host(x->tp, DKB_TP_F64, ng, a);
+    out->valid = all ? NULL : dkb_tp_from_host(x->tp, DKB_TP_BOOL, ng, ok);
+    return !tr_bad(x);
+}
 
 /* The values an aggregate reduces, in a dtype TensorPlan aggregates. */
 static dkb_tensor *agg_values(tr_ctx *x, const agg_in *a, dkb_agg agg, const cJSON *e) {
@@ -97,6 +154,8 @@ static dkb_tensor *agg_values(tr_ctx *x, const agg_in *a, dkb_agg agg, const cJS
 
 /* One aggregate over groups g of in (g NULL: over all rows, one row out). */
 static bool aggregate_one(tr_ctx *x, const cJSON *e, const tr_rel *in, const dkb_groups *g, tr_col *out) {
+    dkb_groups sub;      /* the groups of the distinct rows (DISTINCT sum/avg) */
+    tr_rel dist_in;      /* those rows */
     dkb_tp *tp = x->tp;
     agg_in a;
     if (!read_agg(x, e, in, &a)) return false;
@@ -107,13 +166,59 @@ static bool aggregate_one(tr_ctx *x, const cJSON *e, const tr_rel *in, const dkb
     dkb_agg agg = AGGS[which].agg;
     bool is_first = !strcmp(a.name, "first") || !strcmp(a.name, "any_value") || !strcmp(a.name, "arbitrary");
     bool is_count = agg == DKB_AGG_COUNT;
-    if (a.distinct && !is_count && agg != DKB_AGG_MIN && agg != DKB_AGG_MAX && !is_first)
-        return tr_unsupported(x, e, "%s(DISTINCT ...)", a.name), false;
+    bool is_spread = strstr(a.name, "std") || strstr(a.name, "var");
+    if (a.distinct && is_spread) return tr_unsupported(x, e, "%s(DISTINCT ...)", a.name), false;
     if (!a.has_arg && !is_count) return tr_unsupported(x, e, "%s() without an argument", a.name), false;
     if (a.distinct && is_count) agg = DKB_AGG_COUNT_DISTINCT;
+    if (a.has_arg && a.arg.v->dtype == DKB_TP_STR && (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX) && !is_first) {
+        out->ty = a.rt;
+        return text_extreme(x, &a, g, agg == DKB_AGG_MAX, out);
+    }
+    if (a.distinct && (agg == DKB_AGG_SUM || agg == DKB_AGG_AVG)) {
+        /* the distinct (group, value) rows only, then the plain aggregate */
+        int64_t n0 = in->n;
+        dkb_tensor *key = tr_key_of(x, &a.arg, n0);
+        tr_col keys[2] = {{.v = g ? g->group_id : dkb_tp_full_i64(x->tp, DKB_TP_I64, n0, 0), .ty = tr_ty(TY_BIGINT)},
+                          {.v = key, .valid = a.rows, .ty = tr_ty(TY_BIGINT)}};
+        dkb_groups dg;
+        if (!key || !tr_group(x, keys, 2, n0, &dg)) return !tr_bad(x) && false;
+        tr_rel one = {.ncols = 1, .c = &a.arg, .n = n0};
+        tr_rel *d = tr_rel_gather(x, &one, dg.first_row, false);
+        if (!d) return false;
+        a.arg = d->c[0];
+        a.rows = a.rows ? dkb_tp_gather(x->tp, a.rows, dg.first_row, 0) : NULL;
+        a.distinct = false;
+        if (g) {
+            sub = *g;
+            sub.group_id = dkb_tp_gather(x->tp, g->group_id, dg.first_row, 0);
+            g = &sub;
+        }
+        dist_in = (tr_rel){.ncols = 0, .n = dg.ngroups};
+        in = &dist_in;
+    }
     out->ty = a.rt;
     out->valid = NULL;
     int64_t n = in->n;
+    if (is_spread) {
+        dkb_tp *tp0 = x->tp;
+        dkb_tensor *v = dkb_tp_cast(tp0, a.arg.v, DKB_TP_F64);
+        dkb_tensor *gid0 = g ? g->group_id : NULL;
+        if (a.rows) v = dkb_tp_compress(tp0, v, a.rows), gid0 = gid0 ? dkb_tp_compress(tp0, gid0, a.rows) : NULL;
+        dkb_tensor *sq = dkb_tp_arith(tp0, v, DKB_OP_MUL, v), *cnt, *s1, *s2;
+        if (g) {
+            dkb_groups h = *g;
+            h.group_id = gid0;
+            cnt = dkb_tp_aggregate(tp0, &h, DKB_AGG_COUNT, NULL);
+            s1 = dkb_tp_aggregate(tp0, &h, DKB_AGG_SUM, v);
+            s2 = dkb_tp_aggregate(tp0, &h, DKB_AGG_SUM, sq);
+        } else {
+            cnt = dkb_tp_full_i64(tp0, DKB_TP_I64, 1, v ? v->n : 0);
+            s1 = dkb_tp_reduce(tp0, DKB_AGG_SUM, v);
+            s2 = dkb_tp_reduce(tp0, DKB_AGG_SUM, sq);
+        }
+        out->ty = a.rt;
+        return !tr_bad(x) && spread(x, a.name, cnt, s1, s2, g ? g->ngroups : 1, out);
+    }
     if (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX) a.distinct = false;
     bool values_needed = a.has_arg && !(is_count && agg == DKB_AGG_COUNT); /* count(x) needs only x's NULLs */
     dkb_tensor *vals = values_needed ? (is_first ? a.arg.v : agg_values(x, &a, agg, e)) : NULL;

@@ -176,15 +176,32 @@ static dkb_tensor *unmatched(tr_ctx *x, const dkb_tensor *idx, int64_t n) {
 
 static dkb_tensor *minus_ones(tr_ctx *x, int64_t n) { return dkb_tp_full_i64(x->tp, DKB_TP_I64, n, -1); }
 
-static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r) {
+/* The pairs (li, ri) where pred, an expression over the left columns then
+ * the right ones (ANY_JOIN's condition), is true. */
+static bool filter_pairs_pred(tr_ctx *x, const cJSON *pred, const tr_rel *l, const tr_rel *r, dkb_tensor **li,
+                              dkb_tensor **ri) {
+    tr_rel *lg = tr_rel_gather(x, l, *li, false), *rg = lg ? tr_rel_gather(x, r, *ri, false) : NULL;
+    if (!rg) return false;
+    tr_rel *both = tr_rel_new(x, l->ncols + r->ncols, (*li)->n);
+    if (!both) return false;
+    memcpy(both->c, lg->c, (size_t)l->ncols * sizeof *both->c);
+    memcpy(both->c + l->ncols, rg->c, (size_t)r->ncols * sizeof *both->c);
+    tr_col t;
+    if (!tr_eval_col(x, pred, both, &t)) return false;
+    dkb_tensor *sel = dkb_tp_nonzero(x->tp, tr_truth(x, &t));
+    *li = dkb_tp_gather(x->tp, *li, sel, 0);
+    *ri = dkb_tp_gather(x->tp, *ri, sel, 0);
+    return !tr_bad(x);
+}
+
+static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r, const cJSON *pred) {
     dkb_tp *tp = x->tp;
     const char *jt_name = tr_str(op, "join_type");
     int jt = -1;
     for (int i = 0; i < (int)(sizeof JOIN_TYPES / sizeof JOIN_TYPES[0]); i++)
         if (!strcmp(jt_name, JOIN_TYPES[i])) jt = i;
     if (jt < 0) return tr_unsupported(x, op, "%s join", jt_name);
-    if (!cJSON_IsNull(tr_get(op, "predicate")) && tr_get(op, "predicate"))
-        return tr_unsupported(x, op, "a join with an extra predicate");
+    if (!pred && tr_get(op, "predicate") && !cJSON_IsNull(tr_get(op, "predicate"))) pred = tr_get(op, "predicate");
     const cJSON *conds = tr_get(op, "conditions");
     int nc = cJSON_GetArraySize(conds);
     if (nc > 32) return tr_unsupported(x, op, "a join with %d conditions", nc);
@@ -216,9 +233,9 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
         if (jt == J_RSEMI || jt == J_RANTI) rmask = dkb_tp_full_i64(tp, DKB_TP_BOOL, nr, 0);
     } else {
         if (ne && !make_keys(x, el, nl, er, nr, null_eq, ne, &L, &R)) return NULL;
-        if (ne && !nres && (jt == J_SEMI || jt == J_ANTI || jt == J_MARK)) {
+        if (ne && !nres && !pred && (jt == J_SEMI || jt == J_ANTI || jt == J_MARK)) {
             lmask = exists(x, &L, nl, &R);
-        } else if (ne && !nres && (jt == J_RSEMI || jt == J_RANTI)) {
+        } else if (ne && !nres && !pred && (jt == J_RSEMI || jt == J_RANTI)) {
             side_key Lb = L, Rp = R;
             if (Rp.can) Rp.key = dkb_tp_where(tp, Rp.can, Rp.key, dkb_tp_full_i64(tp, DKB_TP_I64, nr, -1));
             if (Lb.can) Lb.key = dkb_tp_compress(tp, Lb.key, Lb.can), Lb.can = NULL;
@@ -241,6 +258,7 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
                 li = dkb_tp_gather(tp, li, sel, 0);
                 ri = dkb_tp_gather(tp, ri, sel, 0);
             }
+            if (pred && !filter_pairs_pred(x, pred, l, r, &li, &ri)) return NULL;
         }
     }
     if (tr_bad(x)) return NULL;
@@ -310,13 +328,19 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
     }
     }
     if (o) tr_trace(x, "%s join on %d equalit%s%s: %lld x %lld rows -> %lld", jt_name, ne, ne == 1 ? "y" : "ies",
-                    nres ? " and other conditions" : "", (long long)nl, (long long)nr, (long long)o->n);
+                    nres || pred ? " and other conditions" : "", (long long)nl, (long long)nr, (long long)o->n);
     return tr_bad(x) ? NULL : o;
 }
 
 tr_rel *tr_join(tr_ctx *x, const cJSON *op) {
     const char *type = tr_str(op, "type");
-    if (!strcmp(type, "LOGICAL_ANY_JOIN")) return tr_unsupported(x, op, "a join on an arbitrary condition (ANY_JOIN)");
+    if (!strcmp(type, "LOGICAL_ANY_JOIN")) { /* all pairs (bounded), then the condition */
+        tr_rel *l = tr_op(x, child(op, 0));
+        tr_rel *r = l ? tr_op(x, child(op, 1)) : NULL;
+        const cJSON *cond = tr_get(op, "condition");
+        if (!cond || cJSON_IsNull(cond)) return tr_unsupported(x, op, "ANY_JOIN without a condition");
+        return r ? comparison_join(x, op, l, r, cond) : NULL;
+    }
     if (!strcmp(type, "LOGICAL_CROSS_PRODUCT")) {
         tr_rel *l = tr_op(x, child(op, 0));
         tr_rel *r = l ? tr_op(x, child(op, 1)) : NULL;
@@ -328,7 +352,7 @@ tr_rel *tr_join(tr_ctx *x, const cJSON *op) {
     if (strcmp(type, "LOGICAL_DELIM_JOIN")) {
         tr_rel *l = tr_op(x, child(op, 0));
         tr_rel *r = l ? tr_op(x, child(op, 1)) : NULL;
-        return r ? comparison_join(x, op, l, r) : NULL;
+        return r ? comparison_join(x, op, l, r, NULL) : NULL;
     }
     /* DELIM_JOIN: the delim side first, its distinct correlated values for DELIM_GET */
     int ds = cJSON_IsTrue(tr_get(op, "delim_flipped")) ? 1 : 0;
@@ -348,7 +372,7 @@ tr_rel *tr_join(tr_ctx *x, const cJSON *op) {
     tr_rel *other = tr_op(x, child(op, 1 - ds));
     x->ndelim--;
     if (!other) return NULL;
-    return ds == 0 ? comparison_join(x, op, d, other) : comparison_join(x, op, other, d);
+    return ds == 0 ? comparison_join(x, op, d, other, NULL) : comparison_join(x, op, other, d, NULL);
 }
 
 tr_rel *tr_setop_semi(tr_ctx *x, const tr_rel *a, const tr_rel *b, bool anti) {

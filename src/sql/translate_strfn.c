@@ -25,7 +25,9 @@ static const fn_def FNS[] = {
     {"ucase", R_STR},      {"lower", R_STR},     {"lcase", R_STR},     {"trim", R_STR},
     {"ltrim", R_STR},      {"rtrim", R_STR},     {"concat", R_STR},    {"||", R_STR},
     {"replace", R_STR},    {"strpos", R_INT},    {"instr", R_INT},     {"position", R_INT},
-    {"left", R_STR},       {"right", R_STR},     {"reverse", R_STR},
+    {"left", R_STR},       {"right", R_STR},     {"reverse", R_STR},   {"~~*", R_BOOL},
+    {"!~~*", R_BOOL},      {"ilike", R_BOOL},    {"not_ilike", R_BOOL}, {"like_escape", R_BOOL},
+    {"not_like_escape", R_BOOL}, {"ilike_escape", R_BOOL}, {"not_ilike_escape", R_BOOL},
 };
 
 static const fn_def *find(const char *name) {
@@ -62,6 +64,30 @@ static const char *find_sub(const char *s, size_t n, const char *t, size_t m) {
     return NULL;
 }
 
+/* LIKE with an escape character (esc < 0: none) and optional ASCII case
+ * folding: % any run, _ one byte, esc followed by a byte that byte itself. */
+static bool like_ex(const char *s, size_t n, const char *p, size_t pn, int esc, bool fold) {
+    if (pn == 0) return n == 0;
+    if (esc >= 0 && (unsigned char)p[0] == esc && pn >= 2) {
+        if (!n) return false;
+        char a = s[0], b = p[1];
+        if (fold) a = (char)tolower((unsigned char)a), b = (char)tolower((unsigned char)b);
+        return a == b && like_ex(s + 1, n - 1, p + 2, pn - 2, esc, fold);
+    }
+    if (p[0] == '%') {
+        while (pn && p[0] == '%') p++, pn--;
+        if (!pn) return true;
+        for (size_t i = 0; i <= n; i++)
+            if (like_ex(s + i, n - i, p, pn, esc, fold)) return true;
+        return false;
+    }
+    if (!n) return false;
+    char a = s[0], b = p[0];
+    if (fold) a = (char)tolower((unsigned char)a), b = (char)tolower((unsigned char)b);
+    if (p[0] != '_' && a != b) return false;
+    return like_ex(s + 1, n - 1, p + 1, pn - 1, esc, fold);
+}
+
 /* One item: p/l the string arguments (NULL p for a non-string), v the
  * arguments as values (integers for constants). Results into b / *iv. */
 static bool item(const char *name, int k, const char *const *p, const size_t *l, const tr_val *v, sbuf *b,
@@ -70,6 +96,12 @@ static bool item(const char *name, int k, const char *const *p, const size_t *l,
     size_t n = l[0];
     if (!strcmp(name, "~~") || !strcmp(name, "like")) return *iv = tr_like(s, n, p[1], l[1]), true;
     if (!strcmp(name, "!~~") || !strcmp(name, "not_like")) return *iv = !tr_like(s, n, p[1], l[1]), true;
+    if (strstr(name, "like")) { /* like_escape, ilike, ilike_escape and their negations */
+        bool neg = !strncmp(name, "not_", 4), fold = strstr(name, "ilike") != NULL;
+        int esc = strstr(name, "escape") && k > 2 && l[2] == 1 ? (unsigned char)p[2][0] : -1;
+        return *iv = like_ex(s, n, p[1], l[1], esc, fold) != neg, true;
+    }
+    if (!strcmp(name, "~~*") || !strcmp(name, "!~~*")) return *iv = like_ex(s, n, p[1], l[1], -1, true) != (name[0] == '!'), true;
     if (!strcmp(name, "prefix") || !strcmp(name, "starts_with"))
         return *iv = l[1] <= n && !memcmp(s, p[1], l[1]), true;
     if (!strcmp(name, "suffix") || !strcmp(name, "ends_with"))
@@ -214,7 +246,7 @@ bool tr_strfn(tr_ctx *x, const char *name, const tr_val *v, int k, tr_type rt, i
     bool use_dict = ncol == 1 && col->v->dtype == DKB_TP_U8 && col->v->dict;
     /* LIKE-like on free text through TensorPlan */
     if (!use_dict && ncol == 1 && colarg == 0 && f->kind == R_BOOL && k == 2 && v[1].is_const &&
-        strlen(v[1].k.s) == v[1].k.slen) {
+        strlen(v[1].k.s) == v[1].k.slen && !strchr(name, '*') && !strstr(name, "ilike")) {
         const char *pat = v[1].k.s;
         bool plain = !strpbrk(pat, "%_");
         char *like = NULL;

@@ -1,0 +1,1 @@
+SELECT l_returnflag, sum(DISTINCT l_quantity) AS s, avg(DISTINCT l_discount) AS a, sum(DISTINCT l_quantity) FILTER (WHERE l_linenumber = 1) AS f FROM lineitem GROUP BY l_returnflag ORDER BY l_returnflag

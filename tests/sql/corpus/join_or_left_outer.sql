@@ -1,0 +1,1 @@
+SELECT c.c_custkey, s.s_suppkey FROM (SELECT * FROM customer WHERE c_custkey < 12) c LEFT JOIN (SELECT * FROM supplier WHERE s_suppkey < 8) s ON c.c_custkey = s.s_suppkey + 1 OR c.c_custkey = s.s_suppkey * 3 ORDER BY 1, 2
