@@ -17,7 +17,7 @@
  * the multiplicity of the pair, see slot); the
  * supplier's nation is an array over the dense suppkeys. Then lineitem is
  * scanned in chunks: each block of 1024 items selects, branch-free, those
- * whose part is in the bitmap, prefetches the selected rows' wide columns
+ * whose part is in the bitmap (dkb_select_bits), prefetches the selected rows' wide columns
  * a few ahead, looks up the cost, and finds the item's order by galloping
  * forward in o_orderkey (lineitem and orders are both sorted by
  * orderkey); the exact scale-4 amount goes to per-chunk __int128 sums per
@@ -29,7 +29,8 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_find_row, dkb_gallop_i32, dkb_like,
-                              dkb_lower_bound_i32, dkb_max_i32, dkb_put_dec, dkb_put_dict */
+                              dkb_lower_bound_i32, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+                              dkb_select_bits */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -167,15 +168,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         int64_t o = dkb_lower_bound_i32(ok, no, lk[j0]);
         __int128 *sum = sums + c * NAT * NYEAR;
         uint8_t *sn = seen + c * NAT * NYEAR;
-        int32_t sel[SUB];
+        int32_t sel[SUB + 16];
         for (int64_t b = j0; b < j1 && !bad; b += SUB) {
-            const int64_t be = b + SUB < j1 ? b + SUB : j1;
-            int ns = 0;
-            for (int64_t j = b; j < be; j++) { /* branch-free selection */
-                const uint64_t pa = (uint32_t)lpa[j], in = pa <= (uint64_t)maxp, k = in ? pa : 0;
-                sel[ns] = (int32_t)(j - b);
-                ns += (int)((pbits[k >> 6] >> (k & 63)) & in);
-            }
+            const int ns = dkb_select_bits(lpa + b, (int)(b + SUB < j1 ? SUB : j1 - b), pbits, maxp + 1, sel);
             for (int x = 0; x < ns; x++) {
                 if (x + 2 * AHEAD < ns) { /* the selected rows' wide columns, well ahead */
                     const int64_t jn = b + sel[x + 2 * AHEAD];
