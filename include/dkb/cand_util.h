@@ -14,7 +14,10 @@
  *            map's size), dkb_chunk_runs (a chunk of parent rows and its
  *            children's run, e.g. orders and their lineitems);
  *   select   dkb_select_bits (the rows whose key has its bit set in a
- *            bitmap: a semi-join on a dense key, AVX-512 where built with it);
+ *            bitmap: a semi-join on a dense key, AVX-512 where built with it),
+ *            dkb_select_range_i32 (the rows whose value is in [lo, hi));
+ *   runs     dkb_walk_init / dkb_walk_to / dkb_walk_guess: one chunk's child
+ *            runs (an order's lineitems) walked forward parent by parent;
  *   strings  dkb_like (SQL LIKE), dkb_find (a substring, AVX2 where built
  *            with it; host only), dkb_find_row (the next row of a text
  *            column holding a substring: one scan of its bytes);
@@ -441,6 +444,74 @@ static inline int dkb_select_bits(const int32_t *key, int n, const uint64_t *bit
         m += (int)(((w32[kk >> 5] >> (kk & 31)) & 1) & in);
     }
     return m;
+}
+
+/* The indices i of [0, n) with lo <= v[i] < hi, in ascending order into
+ * sel[0..m) (sel holds n + 16 entries); returns m. Branch-free: a byte mask
+ * (vector code), then its set bytes 8 at a time (a date window, typically:
+ * a few rows in a block). */
+static inline int dkb_select_range_i32(const int32_t *v, int n, int64_t lo, int64_t hi, int32_t *sel) {
+    enum { STEP = 256 };
+    int m = 0;
+    if (hi <= lo || n <= 0) return 0;
+    if (lo < INT32_MIN) lo = INT32_MIN;
+    if (hi > (int64_t)INT32_MAX + 1) hi = (int64_t)INT32_MAX + 1;
+    const uint32_t base = (uint32_t)(int32_t)lo, width = (uint32_t)(hi - lo - 1); /* v - lo <= width */
+    for (int from = 0; from < n; from += STEP) {
+        const int len = n - from < STEP ? n - from : STEP;
+        uint8_t mask[STEP + 8];
+        for (int j = 0; j < len; j++) mask[j] = (uint32_t)v[from + j] - base <= width;
+        memset(mask + len, 0, 8);
+        for (int j = 0; j < len; j += 8) {
+            uint64_t w;
+            memcpy(&w, mask + j, 8);
+            for (; w; w &= w - 1) sel[m++] = from + j + (__builtin_ctzll(w) >> 3);
+        }
+    }
+    return m;
+}
+
+/* ---- runs: the child rows of parent rows, walked forward (e.g. orders and
+ * their lineitems, both by orderkey) ---- */
+
+/* One chunk's walk: child keys ck, the next child row j, the chunk's end,
+ * and the children per parent in the chunk (x 256, for guesses). */
+typedef struct dkb_walk {
+    const int32_t *ck;
+    int64_t j, end, per;
+} dkb_walk;
+
+/* Chunk c of nchunks as dkb_chunk_runs cuts it (parent rows [*p0, *p1) of
+ * keys pk, ascending; the run of child rows with their keys, ck ascending),
+ * and *w set to walk its child rows from the first: 1, or 0 when the chunk
+ * has no parent rows (*w then unset). */
+static inline int dkb_walk_init(dkb_walk *w, const int32_t *pk, int64_t np, const int32_t *ck, int64_t nc, int64_t c,
+                                int64_t nchunks, int64_t *p0, int64_t *p1) {
+    int64_t c0, c1;
+    if (!dkb_chunk_runs(pk, np, ck, nc, c, nchunks, p0, p1, &c0, &c1)) return 0;
+    w->ck = ck, w->j = c0, w->end = c1;
+    w->per = ((c1 - c0) << 8) / (*p1 - *p0);
+    return 1;
+}
+
+/* The run of child rows with key `key` (keys asked in ascending order):
+ * *first := its first row, found by galloping forward from the last run;
+ * returns its end (the first row past it; *first when no child has the
+ * key). The walk goes on from there. */
+static inline int64_t dkb_walk_to(dkb_walk *w, int64_t key, int64_t *first) {
+    int64_t j = dkb_gallop_i32(w->ck, w->j, w->end, key);
+    *first = j;
+    while (j < w->end && w->ck[j] == key) j++;
+    w->j = j;
+    return j;
+}
+
+/* Where the run of a parent `gap` parent rows past the last one walked
+ * probably starts (the chunk's mean run length times gap): a row to
+ * prefetch, or -1 past the chunk's end. */
+static inline int64_t dkb_walk_guess(const dkb_walk *w, int64_t gap) {
+    const int64_t est = w->j + ((gap * w->per) >> 8);
+    return est < w->end ? est : -1;
 }
 
 #ifdef __cplusplus

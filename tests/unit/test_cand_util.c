@@ -322,6 +322,77 @@ static void test_select_bits(void) {
     CHECK(bad == 0, "%d select_bits cases wrong", bad);
 }
 
+/* dkb_select_range_i32 against a plain loop: lengths around its 256-row
+ * step and the 8-byte mask words, values at the ends of int32, ranges
+ * empty, one wide, the whole of int32 and past it. */
+static void test_select_range(void) {
+    static int32_t v[600], sel[600 + 16];
+    const int counts[] = {0, 1, 7, 8, 9, 255, 256, 257, 600};
+    const int64_t lo_hi[][2] = {{10, 10}, {10, 9}, {10, 11}, {-3, 40}, {INT32_MIN, INT32_MIN + 2},
+                                {INT32_MAX - 1, (int64_t)INT32_MAX + 1}, {INT64_MIN / 2, INT64_MAX / 2},
+                                {(int64_t)INT32_MIN, (int64_t)INT32_MAX + 1}};
+    uint32_t x = 777;
+    int bad = 0;
+    for (int c = 0; c < DKB_COUNT(counts); c++)
+        for (int r = 0; r < DKB_COUNT(lo_hi); r++) {
+            const int n = counts[c];
+            for (int i = 0; i < n; i++) {
+                x = x * 1103515245u + 12345u;
+                const int pick = (int)((x >> 16) % 4);
+                v[i] = pick == 0 ? (int32_t)((x >> 8) % 50) - 5 : pick == 1 ? INT32_MIN + (int32_t)(x % 3)
+                     : pick == 2 ? INT32_MAX - (int32_t)(x % 3) : (int32_t)x;
+            }
+            const int m = dkb_select_range_i32(v, n, lo_hi[r][0], lo_hi[r][1], sel);
+            int want = 0, ok = 1;
+            for (int i = 0; i < n; i++)
+                if (v[i] >= lo_hi[r][0] && v[i] < lo_hi[r][1]) ok &= want < m && sel[want++] == i;
+            if ((!ok || m != want) && bad++ < 5)
+                CHECK(0, "select_range n %d, [%lld, %lld): %d selected, want %d", n, (long long)lo_hi[r][0],
+                      (long long)lo_hi[r][1], m, want);
+        }
+    CHECK(bad == 0, "%d select_range cases wrong", bad);
+}
+
+/* dkb_walk_*: parents 1..P with runs of 0..7 children (keys not asked for
+ * among them too), cut into 1..9 chunks; every parent's run from
+ * dkb_walk_to must be exactly the rows of its key, and a guess is a row of
+ * the chunk or -1. */
+static void test_walk(void) {
+    enum { P = 300 };
+    static int32_t pk[P], ck[P * 8];
+    int64_t nc = 0;
+    uint32_t x = 4242;
+    for (int p = 0; p < P; p++) {
+        pk[p] = 2 * p + 2; /* even parent keys; odd child keys have no parent */
+        x = x * 1103515245u + 12345u;
+        if ((x >> 20) % 5 == 0) ck[nc++] = 2 * p + 1;
+        for (int k = 0; k < (int)((x >> 8) % 8); k++) ck[nc++] = pk[p];
+    }
+    int bad = 0;
+    for (int64_t nchunks = 1; nchunks <= 9; nchunks++)
+        for (int64_t c = 0; c < nchunks; c++) {
+            dkb_walk w;
+            int64_t p0, p1;
+            if (!dkb_walk_init(&w, pk, P, ck, nc, c, nchunks, &p0, &p1)) {
+                bad += c * P / nchunks < (c + 1) * P / nchunks;
+                continue;
+            }
+            for (int64_t p = p0; p < p1; p++) {
+                if (p % 3 == 1) continue; /* parents skipped, as a filter does */
+                const int64_t g = dkb_walk_guess(&w, 2);
+                bad += g != -1 && (g < w.j || g >= w.end);
+                int64_t first, want = 0, cnt = 0;
+                const int64_t end = dkb_walk_to(&w, pk[p], &first);
+                for (int64_t i = 0; i < nc; i++)
+                    if (ck[i] == pk[p]) want = cnt++ ? want : i;
+                if (cnt ? (first != want || end != want + cnt) : end != first) {
+                    if (bad++ < 5) CHECK(0, "walk chunk %lld/%lld parent %lld", (long long)c, (long long)nchunks, (long long)p);
+                }
+            }
+        }
+    CHECK(bad == 0, "%d walk cases wrong", bad);
+}
+
 int main(void) {
     test_dates();
     test_decimals();
@@ -332,6 +403,8 @@ int main(void) {
     test_results_more();
     test_find_row();
     test_select_bits();
+    test_select_range();
+    test_walk();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else printf("test_cand_util: ok\n");
     return failures != 0;

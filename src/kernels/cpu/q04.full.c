@@ -16,15 +16,18 @@
  * per chunk and added at the end (exact, deterministic); codes are in
  * string order, so the groups come out sorted.
  *
- * Join mechanics: each chunk of orders first selects its qualifying orders
- * branch-free (blocks of 512), then gallops forward in l_orderkey to each
- * selected order's run of items, prefetching the probable run start of
- * the order 6 selections ahead; the runs of other orders are never read.
- * Orderkeys are int32 (the store widens them only above SF ~357). */
+ * Join mechanics (the toolkit's walk): each chunk of orders (taken by the
+ * threads as they come) selects the orders of the window branch-free
+ * (dkb_select_range_i32, blocks of 512), then gallops forward in l_orderkey
+ * to each selected order's run of items (dkb_walk_to), prefetching the
+ * probable run start of the order 6 selections ahead (dkb_walk_guess); the
+ * runs of other orders are never read. Orderkeys are int32 (the store
+ * widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_gallop_i32, dkb_lower_bound_i32, dkb_put_dict */
+#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_bind_cols, dkb_put_dict, dkb_select_range_i32,
+                              dkb_walk_init, dkb_walk_guess, dkb_walk_to */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -33,21 +36,25 @@ enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance 
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *oprio = dkb_cand_column(db, "orders", "o_orderpriority");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
-    const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
-    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!okey || !odate || !oprio || !lkey || !lcommit || !lreceipt || !date) return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || odate->type != DKB_CAND_I32 ||
-        oprio->type != DKB_CAND_U8 || !oprio->dict || res->ncols != 2 ||
-        res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT)
+    const dkb_cand_vec *okey, *odate, *oprio, *lkey, *lcommit, *lreceipt;
+    const dkb_col_want cols[] = {
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"orders", "o_orderpriority", DKB_CAND_U8, DKB_ANY, 1, &oprio},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
+        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
+    };
+    const dkb_cand_param *date;
+    const dkb_param_want want_params[] = {{"date", 0, &date}};
+    dkb_cand_res_col *c_prio, *c_count;
+    const dkb_res_want want_res[] = {{"o_orderpriority", DKB_CAND_RES_STRING, &c_prio},
+                                     {"order_count", DKB_CAND_RES_INT, &c_count}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
         return DKB_CAND_EINVAL;
 
     const int32_t lo_day = (int32_t)date->i, hi_day = (int32_t)dkb_add_months(date->i, 3); /* [lo, hi) */
-    const uint32_t width = (uint32_t)(hi_day - lo_day);
     const int32_t *ok = okey->data, *od = odate->data, *lk = lkey->data;
     const int32_t *cd = lcommit->data, *rd = lreceipt->data;
     const uint8_t *pr = oprio->data;
@@ -59,43 +66,30 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
-        if (o0 >= o1) continue;
-        int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
-        const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
+        dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+        int64_t o0, o1;
+        if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
         int64_t *cnt = counts + c * 256;
-        /* items per order in this chunk (about 4): where an order's run
-         * probably starts, to prefetch it a few orders ahead */
-        const int64_t j0 = j, per = o1 > o0 ? ((jend - j0) << 8) / (o1 - o0) : 0;
-        int32_t sel[SUB];
+        int32_t sel[SUB + 16];
         for (int64_t b = o0; b < o1; b += SUB) {
-            const int64_t be = b + SUB < o1 ? b + SUB : o1;
-            int ns = 0;
-            for (int64_t o = b; o < be; o++) {
-                sel[ns] = (int32_t)(o - b);
-                ns += (uint32_t)(od[o] - lo_day) < width;
-            }
+            const int ns = dkb_select_range_i32(od + b, (int)(b + SUB < o1 ? SUB : o1 - b), lo_day, hi_day, sel);
             for (int x = 0; x < ns; x++) {
-                if (x + AHEAD < ns) {
-                    const int64_t est = j + (((b + sel[x + AHEAD]) - (b + sel[x])) * per >> 8);
-                    if (est < jend) {
-                        __builtin_prefetch(&lk[est]);
-                        __builtin_prefetch(&cd[est]);
-                        __builtin_prefetch(&rd[est]);
-                    }
+                const int64_t g = x + AHEAD < ns ? dkb_walk_guess(&w, sel[x + AHEAD] - sel[x]) : -1;
+                if (g >= 0) { /* where a later order's items probably start */
+                    __builtin_prefetch(&lk[g]);
+                    __builtin_prefetch(&cd[g]);
+                    __builtin_prefetch(&rd[g]);
                 }
                 const int64_t o = b + sel[x];
-                const int32_t k = ok[o];
-                j = dkb_gallop_i32(lk, j, jend, k);
+                int64_t j;
+                const int64_t e = dkb_walk_to(&w, ok[o], &j);
                 int late = 0;
-                for (; j < jend && lk[j] == k; j++)
-                    if (cd[j] < rd[j]) { late = 1; break; }
+                for (; j < e && !late; j++) late = cd[j] < rd[j];
                 cnt[pr[o]] += late;
             }
         }
     }
 
-    dkb_cand_res_col *c_prio = &res->cols[0], *c_count = &res->cols[1];
     int64_t r = 0;
     for (int code = 0; code < oprio->dict->size; code++) {
         int64_t total = 0;
