@@ -18,6 +18,8 @@
  *            dkb_select_range_i32 (the rows whose value is in [lo, hi));
  *   runs     dkb_walk_init / dkb_walk_to / dkb_walk_guess: one chunk's child
  *            runs (an order's lineitems) walked forward parent by parent;
+ *   top-k    dkb_topk_insert (a small sorted array of the k best: ORDER BY
+ *            ... LIMIT k);
  *   strings  dkb_like (SQL LIKE), dkb_find (a substring, AVX2 where built
  *            with it; host only), dkb_find_row (the next row of a text
  *            column holding a substring: one scan of its bytes);
@@ -512,6 +514,25 @@ static inline int64_t dkb_walk_to(dkb_walk *w, int64_t key, int64_t *first) {
 static inline int64_t dkb_walk_guess(const dkb_walk *w, int64_t gap) {
     const int64_t est = w->j + ((gap * w->per) >> 8);
     return est < w->end ? est : -1;
+}
+
+/* ---- top-k: the k best rows in a small sorted array ---- */
+
+/* Insert the element *x (size bytes) into top[0..*n), kept sorted by
+ * `before` (before(a, b): a ranks first) and at most k long: it goes in
+ * when there is room or it ranks before the last, which then drops out.
+ * Equal elements keep their order of arrival. O(k) per call: for LIMIT k
+ * with small k, one array per chunk or thread, merged by inserting each
+ * chunk's elements into one more. */
+static inline void dkb_topk_insert(void *top, int *n, int k, const void *x, size_t size,
+                                   int (*before)(const void *, const void *)) {
+    char *t = (char *)top;
+    if (k <= 0 || (*n == k && !before(x, t + (size_t)(k - 1) * size))) return;
+    const int last = *n < k ? (*n)++ : k - 1; /* the slot that is free, or given up */
+    int i = last;
+    while (i > 0 && before(x, t + (size_t)(i - 1) * size)) i--;
+    memmove(t + (size_t)(i + 1) * size, t + (size_t)i * size, (size_t)(last - i) * size);
+    memcpy(t + (size_t)i * size, x, size);
 }
 
 #ifdef __cplusplus

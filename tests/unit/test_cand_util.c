@@ -393,6 +393,43 @@ static void test_walk(void) {
     CHECK(bad == 0, "%d walk cases wrong", bad);
 }
 
+static int int_desc(const void *a, const void *b) { return *(const int *)a > *(const int *)b; }
+
+/* dkb_topk_insert against a full sort: streams of 0..60 values with many
+ * ties into k = 1, 3, 10 and 64 (more than the stream); the array must be
+ * the k largest in descending order, ties in order of arrival (checked by
+ * a payload in the low bits that the comparison ignores). */
+static int pair_desc(const void *a, const void *b) { return (*(const int *)a >> 8) > (*(const int *)b >> 8); }
+
+static void test_topk(void) {
+    const int ks[] = {1, 3, 10, 64};
+    uint32_t x = 99;
+    int bad = 0;
+    for (int t = 0; t < DKB_COUNT(ks); t++)
+        for (int len = 0; len <= 60; len += 7) {
+            int top[64], n = 0, all[64];
+            for (int i = 0; i < len; i++) {
+                x = x * 1103515245u + 12345u;
+                all[i] = (int)((x >> 16) % 9) << 8 | i; /* value, then arrival */
+                dkb_topk_insert(top, &n, ks[t], &all[i], sizeof(int), pair_desc);
+            }
+            /* reference: stable selection of the largest values */
+            int want = len < ks[t] ? len : ks[t], ok = n == want, used[64] = {0};
+            for (int r = 0; r < want && ok; r++) {
+                int best = -1;
+                for (int i = 0; i < len; i++)
+                    if (!used[i] && (best < 0 || (all[i] >> 8) > (all[best] >> 8))) best = i;
+                used[best] = 1;
+                ok = top[r] == all[best];
+            }
+            if (!ok && bad++ < 5) CHECK(0, "topk k %d, %d values: %d kept", ks[t], len, n);
+        }
+    int v[3] = {5, 9, 7}, top[2], n = 0;
+    for (int i = 0; i < 3; i++) dkb_topk_insert(top, &n, 2, &v[i], sizeof(int), int_desc);
+    CHECK(n == 2 && top[0] == 9 && top[1] == 7, "top 2 of 5, 9, 7");
+    CHECK(bad == 0, "%d topk cases wrong", bad);
+}
+
 int main(void) {
     test_dates();
     test_decimals();
@@ -405,6 +442,7 @@ int main(void) {
     test_select_bits();
     test_select_range();
     test_walk();
+    test_topk();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else printf("test_cand_util: ok\n");
     return failures != 0;

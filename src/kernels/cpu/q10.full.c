@@ -19,16 +19,18 @@
  * rows, names and texts are fetched (row = custkey - 1 when the keys are
  * dense, a search otherwise).
  *
- * Join mechanics: each chunk of orders first selects its qualifying orders
- * branch-free (blocks of 512), then gallops forward in l_orderkey to each
- * selected order's run of items, prefetching the probable run start of
- * the order 6 selections ahead; the runs of other orders are never read.
- * Orderkeys are int32 (the store widens them only above SF ~357). */
+ * Join mechanics (the toolkit's walk): each chunk of orders (taken by the
+ * threads as they come) selects the orders of the quarter branch-free
+ * (dkb_select_range_i32, blocks of 512), then gallops forward in
+ * l_orderkey to each selected order's run of items (dkb_walk_to),
+ * prefetching the probable run start of the order 6 selections ahead
+ * (dkb_walk_guess); the runs of other orders are never read. Orderkeys are
+ * int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_gallop_i32, dkb_lower_bound_i32, dkb_put_dec,
-                              dkb_put_dict, dkb_put_text, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_bind_cols, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+                              dkb_put_text, dkb_select_range_i32, dkb_topk_insert, dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -43,54 +45,53 @@ typedef struct {
 } entry;
 
 /* a ranks before b: revenue desc, then custkey (a fixed order for ties) */
-static inline int before(const entry *a, const entry *b) {
+static int before(const void *pa, const void *pb) {
+    const entry *a = pa, *b = pb;
     return a->rev != b->rev ? a->rev > b->rev : a->cust < b->cust;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cname = dkb_cand_column(db, "customer", "c_name");
-    const dkb_cand_vec *caddr = dkb_cand_column(db, "customer", "c_address");
-    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
-    const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
-    const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
-    const dkb_cand_vec *ccomment = dkb_cand_column(db, "customer", "c_comment");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lflag = dkb_cand_column(db, "lineitem", "l_returnflag");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!nkey || !nname || !ckey || !cname || !caddr || !cnat || !cphone || !cbal || !ccomment || !okey ||
-        !ocust || !odate || !lkey || !lflag || !lprice || !ldisc || !date)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *r_key = dkb_res_col(res, "c_custkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *r_name = dkb_res_col(res, "c_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_rev = dkb_res_col(res, "revenue", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_bal = dkb_res_col(res, "c_acctbal", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_nat = dkb_res_col(res, "n_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_addr = dkb_res_col(res, "c_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_phone = dkb_res_col(res, "c_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_comment = dkb_res_col(res, "c_comment", DKB_CAND_RES_STRING);
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
-        !r_key || !r_name || !r_rev || !r_bal || !r_nat || !r_addr || !r_phone || !r_comment ||
-        r_rev->scale < 4 || r_bal->scale < cbal->scale)
+    const dkb_cand_vec *nkey, *nname, *ckey, *cname, *caddr, *cnat, *cphone, *cbal, *ccomment, *okey, *ocust, *odate,
+        *lkey, *lflag, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_name", DKB_CAND_STR, DKB_ANY, 0, &cname},
+        {"customer", "c_address", DKB_CAND_STR, DKB_ANY, 0, &caddr},
+        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
+        {"customer", "c_phone", DKB_CAND_STR, DKB_ANY, 0, &cphone},
+        {"customer", "c_acctbal", DKB_CAND_I64, DKB_ANY, 0, &cbal},
+        {"customer", "c_comment", DKB_CAND_STR, DKB_ANY, 0, &ccomment},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_returnflag", DKB_CAND_U8, DKB_ANY, 1, &lflag},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *date;
+    const dkb_param_want want_params[] = {{"date", 0, &date}};
+    dkb_cand_res_col *r_key, *r_name, *r_rev, *r_bal, *r_nat, *r_addr, *r_phone, *r_comment;
+    const dkb_res_want want_res[] = {
+        {"c_custkey", DKB_CAND_RES_INT, &r_key},    {"c_name", DKB_CAND_RES_STRING, &r_name},
+        {"revenue", DKB_CAND_RES_DECIMAL, &r_rev},  {"c_acctbal", DKB_CAND_RES_DECIMAL, &r_bal},
+        {"n_name", DKB_CAND_RES_STRING, &r_nat},    {"c_address", DKB_CAND_RES_STRING, &r_addr},
+        {"c_phone", DKB_CAND_RES_STRING, &r_phone}, {"c_comment", DKB_CAND_RES_STRING, &r_comment},
+    };
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || r_rev->scale < 4 || r_bal->scale < cbal->scale)
         return DKB_CAND_EINVAL;
 
     const int rflag = dkb_cand_dict_code(lflag->dict, "R");
-    const int32_t lo_day = (int32_t)date->i;
-    const uint32_t width = (uint32_t)(dkb_add_months(date->i, 3) - date->i);
+    const int64_t lo_day = date->i, hi_day = dkb_add_months(date->i, 3); /* [lo, hi) */
     const int nt = env->threads > 0 ? env->threads : 1;
     const int64_t no = okey->n, nl = lkey->n, nc = ckey->n;
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
     const int32_t *ck = ckey->data;
-    int64_t maxc = 0;
-    for (int64_t i = 0; i < nc; i++) maxc = ck[i] > maxc ? ck[i] : maxc;
+    const int64_t maxc = dkb_max_i32(ck, nc);
     entry *ent = malloc(sizeof(entry) * (size_t)(no + 1));
     int64_t *nent = calloc((size_t)nchunks, sizeof(int64_t));
     int64_t *rev = calloc((size_t)maxc + 1, sizeof(int64_t));
@@ -106,37 +107,25 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (rflag >= 0) {
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
         for (int64_t c = 0; c < nchunks; c++) {
-            const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
-            if (o0 >= o1) continue;
-            int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
-            const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
-            const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
-            int32_t sel[SUB];
-            entry *out = ent + o0;
-            int64_t n = 0;
+            dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+            int64_t o0, o1, n = 0;
+            if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
+            int32_t sel[SUB + 16];
+            entry *out = ent + c * no / nchunks;
             for (int64_t b = o0; b < o1; b += SUB) {
-                const int64_t be = b + SUB < o1 ? b + SUB : o1;
-                int ns = 0;
-                for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
-                    sel[ns] = (int32_t)(o - b);
-                    ns += (uint32_t)(od[o] - lo_day) < width;
-                }
+                const int ns = dkb_select_range_i32(od + b, (int)(b + SUB < o1 ? SUB : o1 - b), lo_day, hi_day, sel);
                 for (int x = 0; x < ns; x++) {
-                    if (x + AHEAD < ns) { /* where a later order's items probably start */
-                        const int64_t est = j + (((int64_t)(sel[x + AHEAD] - sel[x]) * per) >> 8);
-                        if (est < jend) {
-                            __builtin_prefetch(&lk[est]);
-                            __builtin_prefetch(&lf[est]);
-                            __builtin_prefetch(&lp[est]);
-                            __builtin_prefetch(&ld[est]);
-                        }
+                    const int64_t g = x + AHEAD < ns ? dkb_walk_guess(&w, sel[x + AHEAD] - sel[x]) : -1;
+                    if (g >= 0) { /* where a later order's items probably start */
+                        __builtin_prefetch(&lk[g]);
+                        __builtin_prefetch(&lf[g]);
+                        __builtin_prefetch(&lp[g]);
+                        __builtin_prefetch(&ld[g]);
                     }
                     const int64_t o = b + sel[x];
-                    const int32_t k = ok[o];
-                    j = dkb_gallop_i32(lk, j, jend, k);
-                    int64_t s = 0;
+                    int64_t j, s = 0;
                     int any = 0;
-                    for (; j < jend && lk[j] == k; j++)
+                    for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++)
                         if (lf[j] == rflag) {
                             s += lp[j] * (100 - ld[j]);
                             any = 1;
@@ -158,17 +147,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
     entry top[TOPK];
     int ntop = 0;
-    for (int64_t k = 0; k <= maxc; k++) {
-        if (!has[k]) continue;
-        const entry x = {rev[k], k};
-        if (ntop == TOPK && !before(&x, &top[TOPK - 1])) continue;
-        int i = ntop < TOPK ? ntop++ : TOPK - 1;
-        while (i > 0 && before(&x, &top[i - 1])) {
-            top[i] = top[i - 1];
-            i--;
+    for (int64_t k = 0; k <= maxc; k++)
+        if (has[k]) {
+            const entry x = {rev[k], k};
+            dkb_topk_insert(top, &ntop, TOPK, &x, sizeof x, before);
         }
-        top[i] = x;
-    }
     free(ent), free(nent), free(rev), free(has);
     if (bad) return DKB_CAND_EINTERNAL;
     if (ntop > res->cap) return DKB_CAND_ECAP;
