@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "cli_query.h"
 #include "common/fsutil.h"  // defines: dkb__read_file
+#include "common/timing.h"  // defines: dkb__now_ms, dkb__timing_summary
 #include "dkb/store.h"      // defines: dkb_store_open
 #include "sql/plan.h"       // defines: dkb__sql_planner, dkb__sql_plan
 #include "sql/translate.h"  // defines: dkb__sql_translate
@@ -28,6 +29,7 @@ static void usage(FILE *f) {
             "usage: dkb sql QUERY [--seed S] [--param NAME=VALUE ...] [--sf SF] [--params-json]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) [--backend cpu|cuda] [--threads N]\n"
             "               [--format table|csv|json] [--expect FILE.csv] [--expect-dir DIR] [--check]\n"
+            "               [--time N]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --explain[=tree|json|tensorplan]\n"
             "\n"
             "Print the SQL of TPC-H query QUERY (q01..q22 or 1..22) in DuckDB's dialect,\n"
@@ -71,6 +73,8 @@ static void usage(FILE *f) {
             "  --expect FILE.csv    compare the result with this CSV (header, then rows)\n"
             "  --expect-dir DIR     compare the result of -f .../NAME.sql with DIR/NAME.csv\n"
             "  --check              compare the result with DuckDB's answer to the SQL\n"
+            "  --time N             time the translated program: 1 warm-up, then the\n"
+            "                       median of N runs (DuckDB's load and planning apart)\n"
             "  --explain[=WHAT]     print DuckDB's plan: tree and json (default), tree,\n"
             "                       json; or tensorplan: the translated program\n"
             "  -h, --help           this help\n"
@@ -140,6 +144,7 @@ typedef struct sql_opts {
     const char *expect_dir[MAX_EXPECT]; /* --expect-dir DIR: DIR/NAME.csv for -f .../NAME.sql */
     int nexpect_dir;
     int check;                /* --check: against DuckDB's answer */
+    int time_runs;            /* --time N: time the translated program (one warm-up, N runs) */
 } sql_opts;
 
 static const dkb_compare_opts COMPARE = {1e-9, 1e-9, 0, false};
@@ -237,6 +242,25 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
     if (o->what == EXPLAIN_BOTH) printf("-- the plan as JSON (json_serialize_plan)\n");
     if (pretty) fputs(pretty, stdout);
     if (o->what == EXPLAIN_TP) printf("-- %lld row%s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s");
+    if (o->what == EXPLAIN_NONE && o->time_runs > 0) {
+        /* the translated program alone: DuckDB planned once, above */
+        double ms[64];
+        int n = o->time_runs < 64 ? o->time_runs : 64;
+        for (int i = -1; i < n && !rc; i++) {
+            dkb_result again = {0};
+            double t0 = dkb__now_ms();
+            rc = dkb__sql_translate(p, s, tp, text, json, NULL, &again, &err);
+            if (i >= 0) ms[i] = dkb__now_ms() - t0;
+            dkb_result_free(&again);
+        }
+        if (rc) {
+            exit_code = who[0] ? DKB_EXIT_FAIL : cli_fail("sql", rc, &err);
+            goto done;
+        }
+        dkb_timing t = dkb__timing_summary(ms, n);
+        fprintf(stderr, "dkb sql: %stime: translated program median %.3f ms, min %.3f, max %.3f (%d run%s after 1 warm-up; %s)\n",
+                who, t.median, t.min, t.max, n, n == 1 ? "" : "s", o->backend_name);
+    }
     if (o->what == EXPLAIN_NONE) {
         bool show = !(o->nexpect || o->nexpect_dir || o->check) || o->fmt_given;
         if (show && print_result(o, &res)) exit_code = DKB_EXIT_FAIL;
@@ -310,7 +334,7 @@ done:
 
 int cmd_sql(int argc, char **argv) {
     enum { O_SEED = 256, O_PARAM, O_SF, O_PARAMS_JSON, O_DATA, O_EXPLAIN, O_BACKEND, O_THREADS, O_FORMAT, O_EXPECT,
-           O_EXPECT_DIR, O_CHECK };
+           O_EXPECT_DIR, O_CHECK, O_TIME };
     static const struct option longopts[] = {{"seed", required_argument, 0, O_SEED},
                                               {"param", required_argument, 0, O_PARAM},
                                               {"sf", required_argument, 0, O_SF},
@@ -323,6 +347,7 @@ int cmd_sql(int argc, char **argv) {
                                               {"expect", required_argument, 0, O_EXPECT},
                                               {"expect-dir", required_argument, 0, O_EXPECT_DIR},
                                               {"check", no_argument, 0, O_CHECK},
+                                              {"time", required_argument, 0, O_TIME},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
     uint64_t seed = 0;
@@ -393,6 +418,10 @@ int cmd_sql(int argc, char **argv) {
             so.expect_dir[so.nexpect_dir++] = optarg, run_opts = 1;
             break;
         case O_CHECK: so.check = 1, run_opts = 1; break;
+        case O_TIME:
+            if (cli_parse_int("--time", optarg, 1, 64, &v)) return DKB_EXIT_USAGE;
+            so.time_runs = (int)v, run_opts = 1;
+            break;
         case 'h': usage(stdout); return DKB_EXIT_OK;
         default: return cli_usage_error("sql: bad option");
         }

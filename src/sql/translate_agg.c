@@ -12,7 +12,46 @@
 
 #include "sql/translate_internal.h"
 
+/* Whether free-text key c is one string per group of g (then it splits no
+ * group: DuckDB groups Q10 by c_custkey and the customer's name, address,
+ * phone and comment, which c_custkey determines). A byte comparison per
+ * row instead of hashing every string. */
+static bool text_follows(tr_ctx *x, const tr_col *c, const dkb_groups *g) {
+    if (c->valid) return false;
+    tr_hstr h;
+    if (!tr_host_strings(x, c, &h)) return false;
+    int64_t *gid = tr_host_i64(x, g->group_id), *first = tr_host_i64(x, g->first_row);
+    if (!gid || !first) return false;
+    for (int64_t i = 0; i < h.n; i++) {
+        int64_t r = first[gid[i]];
+        if (h.len[i] != h.len[r] || memcmp(h.p[i], h.p[r], h.len[i])) return false;
+    }
+    return true;
+}
+
+static bool group_keys(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_groups *g);
+
 bool tr_group(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_groups *g) {
+    /* free-text keys beside others: group by the others first, and keep
+     * that grouping when every free-text key follows from it */
+    tr_col plain[64];
+    int np = 0, ntext = 0;
+    for (int i = 0; i < nkeys && i < 64; i++) {
+        if (keys[i].v && keys[i].v->dtype == DKB_TP_STR) ntext++;
+        else plain[np++] = keys[i];
+    }
+    if (ntext && np && nkeys <= 64) {
+        if (!group_keys(x, plain, np, n, g)) return false;
+        bool follows = true;
+        for (int i = 0; follows && i < nkeys; i++)
+            if (keys[i].v->dtype == DKB_TP_STR) follows = text_follows(x, &keys[i], g);
+        if (tr_bad(x)) return false;
+        if (follows) return true;
+    }
+    return group_keys(x, keys, nkeys, n, g);
+}
+
+static bool group_keys(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_groups *g) {
     dkb_tp *tp = x->tp;
     memset(g, 0, sizeof *g);
     const dkb_tensor *k[64];
