@@ -21,15 +21,17 @@
  * has at most 7 items). A segment absent from the dictionary matches no
  * customer.
  *
- * Join mechanics: each chunk of orders first selects its qualifying orders
- * branch-free (blocks of 512), then gallops forward in l_orderkey to each
- * selected order's run of items, prefetching the probable run start of
- * the order 6 selections ahead; the runs of other orders are never read.
+ * Join mechanics (the toolkit's walk): each chunk of orders (taken by the
+ * threads as they come) first selects its qualifying orders branch-free
+ * (blocks of 512), then gallops forward in l_orderkey to each selected
+ * order's run of items (dkb_walk_to), prefetching the probable run start of
+ * the order 6 selections ahead (dkb_walk_guess); the runs of other orders
+ * are never read.
  * Orderkeys are int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_gallop_i32, dkb_lower_bound_i32, dkb_put_dec */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_max_i32, dkb_put_dec, dkb_topk_insert, dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -47,48 +49,37 @@ typedef struct {
 
 /* a before b in the result order: revenue desc, o_orderdate, then the key
  * (a fixed order for ties). */
-static inline int before(const row *a, const row *b) {
+static int before(const void *pa, const void *pb) {
+    const row *a = pa, *b = pb;
     if (a->revenue != b->revenue) return a->revenue > b->revenue;
     if (a->date != b->date) return a->date < b->date;
     return a->key < b->key;
 }
 
-/* Insert x into the sorted top list top[0..*n) (at most TOPK). */
-static inline void top_insert(row *top, int *n, const row *x) {
-    if (*n == TOPK && !before(x, &top[TOPK - 1])) return;
-    int i = *n < TOPK ? (*n)++ : TOPK - 1;
-    while (i > 0 && before(x, &top[i - 1])) {
-        top[i] = top[i - 1];
-        i--;
-    }
-    top[i] = *x;
-}
-
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cseg = dkb_cand_column(db, "customer", "c_mktsegment");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *oprio = dkb_cand_column(db, "orders", "o_shippriority");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *segment = dkb_cand_param_find(params, "segment");
-    const dkb_cand_param *date = dkb_cand_param_find(params, "date");
-    if (!ckey || !cseg || !okey || !ocust || !odate || !oprio || !lkey || !lship || !lprice || !ldisc ||
-        !segment || !date || !segment->s)
-        return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || ckey->type != DKB_CAND_I32 ||
-        ocust->type != DKB_CAND_I32 || oprio->type != DKB_CAND_I32 || lprice->scale != 2 ||
-        ldisc->scale != 2 || res->ncols != 4)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_key = &res->cols[0], *c_rev = &res->cols[1], *c_date = &res->cols[2],
-                     *c_prio = &res->cols[3];
-    if (c_key->type != DKB_CAND_RES_INT || c_rev->type != DKB_CAND_RES_DECIMAL || c_rev->scale < 4 ||
-        c_date->type != DKB_CAND_RES_DATE || c_prio->type != DKB_CAND_RES_INT)
+    const dkb_cand_vec *ckey, *cseg, *okey, *ocust, *odate, *oprio, *lkey, *lship, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_mktsegment", DKB_CAND_U8, DKB_ANY, 1, &cseg},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"orders", "o_shippriority", DKB_CAND_I32, DKB_ANY, 0, &oprio},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *segment, *date;
+    const dkb_param_want want_params[] = {{"segment", 1, &segment}, {"date", 0, &date}};
+    dkb_cand_res_col *c_key, *c_rev, *c_date, *c_prio;
+    const dkb_res_want want_res[] = {{"l_orderkey", DKB_CAND_RES_INT, &c_key},
+                                     {"revenue", DKB_CAND_RES_DECIMAL, &c_rev},
+                                     {"o_orderdate", DKB_CAND_RES_DATE, &c_date},
+                                     {"o_shippriority", DKB_CAND_RES_INT, &c_prio}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || c_rev->scale < 4)
         return DKB_CAND_EINVAL;
 
     /* customers of the segment: a bitmap over custkey */
@@ -96,9 +87,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t nc = ckey->n;
     const int32_t *ck = ckey->data;
     const uint8_t *cs = cseg->data;
-    int64_t maxc = 0;
-    for (int64_t i = 0; i < nc; i++) maxc = ck[i] > maxc ? ck[i] : maxc;
-    const int64_t nwords = (maxc >> 6) + 1;
+    const int64_t maxc = dkb_max_i32(ck, nc), nwords = (maxc >> 6) + 1;
     uint64_t *cbits = calloc((size_t)nwords, sizeof(uint64_t));
     const int nt = env->threads > 0 ? env->threads : 1;
     const int64_t no = okey->n, nl = lkey->n;
@@ -120,11 +109,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
-        if (o0 >= o1) continue;
-        int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
-        const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
-        const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
+        dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+        int64_t o0, o1;
+        if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
         int32_t sel[SUB];
         row *top = tops + c * TOPK;
         int n = 0;
@@ -137,28 +124,24 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 ns += (od[o] < day) & (int)((cbits[ci >> 6] >> (ci & 63)) & 1);
             }
             for (int x = 0; x < ns; x++) {
-                if (x + AHEAD < ns) { /* where a later order's items probably start */
-                    const int64_t est = j + (((int64_t)(sel[x + AHEAD] - sel[x]) * per) >> 8);
-                    if (est < jend) {
-                        __builtin_prefetch(&lk[est]);
-                        __builtin_prefetch(&ls[est]);
-                        __builtin_prefetch(&lp[est]);
-                        __builtin_prefetch(&ld[est]);
-                    }
+                const int64_t g = x + AHEAD < ns ? dkb_walk_guess(&w, sel[x + AHEAD] - sel[x]) : -1;
+                if (g >= 0) { /* where a later order's items probably start */
+                    __builtin_prefetch(&lk[g]);
+                    __builtin_prefetch(&ls[g]);
+                    __builtin_prefetch(&lp[g]);
+                    __builtin_prefetch(&ld[g]);
                 }
                 const int64_t o = b + sel[x];
-                const int32_t k = ok[o];
-                j = dkb_gallop_i32(lk, j, jend, k);
-                int64_t sum = 0;
+                int64_t j, sum = 0;
                 int any = 0;
-                for (; j < jend && lk[j] == k; j++)
+                for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++)
                     if (ls[j] > day) {
                         sum += lp[j] * (100 - ld[j]);
                         any = 1;
                     }
                 if (any) {
-                    const row x = {sum, od[o], op[o], k};
-                    top_insert(top, &n, &x);
+                    const row r = {sum, od[o], op[o], ok[o]};
+                    dkb_topk_insert(top, &n, TOPK, &r, sizeof r, before);
                 }
             }
         }
@@ -168,7 +151,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     row best[TOPK];
     int nb = 0;
     for (int64_t c = 0; c < nchunks; c++)
-        for (int i = 0; i < ntop[c]; i++) top_insert(best, &nb, &tops[c * TOPK + i]);
+        for (int i = 0; i < ntop[c]; i++) dkb_topk_insert(best, &nb, TOPK, &tops[c * TOPK + i], sizeof(row), before);
     free(cbits), free(tops), free(ntop);
     if (nb > res->cap) return DKB_CAND_ECAP;
     for (int r = 0; r < nb; r++) {
