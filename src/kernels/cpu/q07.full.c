@@ -22,16 +22,18 @@
  * parameters name it), into 2 x 2 x 2 per-chunk __int128 sums (exact, scale
  * 4). The few groups are sorted by name code (string order) and year.
  *
- * Join mechanics: each chunk of orders first selects its qualifying orders
- * branch-free (blocks of 512), then gallops forward in l_orderkey to each
- * selected order's run of items, prefetching the probable run start of
- * the order 6 selections ahead; the runs of other orders are never read.
+ * Join mechanics (the toolkit's walk): each chunk of orders (taken by the
+ * threads as they come) first selects its qualifying orders branch-free
+ * (blocks of 512), then gallops forward in l_orderkey to each selected
+ * order's run of items (dkb_walk_to), prefetching the probable run start of
+ * the order 6 selections ahead (dkb_walk_guess); the runs of other orders
+ * are never read.
  * Orderkeys are int32 (the store widens them only above SF ~357). */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_gallop_i32, dkb_lower_bound_i32, dkb_max_i32,
-                              dkb_put_dec, dkb_put_dict */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_days_from_civil, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+                              dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -52,28 +54,31 @@ static int8_t *side_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const i
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *p1 = dkb_cand_param_find(params, "nation1");
-    const dkb_cand_param *p2 = dkb_cand_param_find(params, "nation2");
-    if (!nkey || !nname || !ckey || !cnat || !skey || !snat || !okey || !ocust || !lkey || !lsupp || !lship ||
-        !lprice || !ldisc || !p1 || !p2 || !p1->s || !p2->s)
-        return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
-        res->ncols != 4 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_STRING ||
-        res->cols[2].type != DKB_CAND_RES_INT || res->cols[3].type != DKB_CAND_RES_DECIMAL ||
-        res->cols[3].scale < 4)
+    const dkb_cand_vec *nkey, *nname, *ckey, *cnat, *skey, *snat, *okey, *ocust, *lkey, *lsupp, *lship, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *p1, *p2;
+    const dkb_param_want want_params[] = {{"nation1", 1, &p1}, {"nation2", 1, &p2}};
+    dkb_cand_res_col *c_s, *c_c, *c_y, *c_r;
+    const dkb_res_want want_res[] = {{"supp_nation", DKB_CAND_RES_STRING, &c_s},
+                                     {"cust_nation", DKB_CAND_RES_STRING, &c_c},
+                                     {"l_year", DKB_CAND_RES_INT, &c_y},
+                                     {"revenue", DKB_CAND_RES_DECIMAL, &c_r}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
+        dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || c_r->scale < 4)
         return DKB_CAND_EINVAL;
 
     /* the two nations: name code -> nation key (-2: absent, matches nothing) */
@@ -110,11 +115,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t o0 = c * no / nchunks, o1 = (c + 1) * no / nchunks; /* this chunk's orders */
-        if (o0 >= o1) continue;
-        int64_t j = dkb_lower_bound_i32(lk, nl, ok[o0]); /* and their line items [j, jend) */
-        const int64_t jend = o1 < no ? dkb_lower_bound_i32(lk, nl, ok[o1]) : nl;
-        const int64_t per = ((jend - j) << 8) / (o1 - o0); /* items per order, x 256 */
+        dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+        int64_t o0, o1;
+        if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
         int32_t sel[SUB];
         __int128 *sum = sums + c * 8;
         int64_t *hit = hits + c * 8;
@@ -127,27 +130,24 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 ns += c_side[ci] >= 0;
             }
             for (int x = 0; x < ns; x++) {
-                if (x + AHEAD < ns) { /* where a later order's items probably start */
-                    const int64_t est = j + (((int64_t)(sel[x + AHEAD] - sel[x]) * per) >> 8);
-                    if (est < jend) {
-                        __builtin_prefetch(&lk[est]);
-                        __builtin_prefetch(&lsu[est]);
-                        __builtin_prefetch(&ls[est]);
-                        __builtin_prefetch(&lp[est]);
-                        __builtin_prefetch(&ld[est]);
-                    }
+                const int64_t g = x + AHEAD < ns ? dkb_walk_guess(&w, sel[x + AHEAD] - sel[x]) : -1;
+                if (g >= 0) { /* where a later order's items probably start */
+                    __builtin_prefetch(&lk[g]);
+                    __builtin_prefetch(&lsu[g]);
+                    __builtin_prefetch(&ls[g]);
+                    __builtin_prefetch(&lp[g]);
+                    __builtin_prefetch(&ld[g]);
                 }
                 const int64_t o = b + sel[x];
-                const int32_t k = ok[o];
                 const int cs = c_side[oc[o]];
-                j = dkb_gallop_i32(lk, j, jend, k);
                 const int want = same ? 0 : 1 - cs; /* the supplier's side */
-                for (; j < jend && lk[j] == k; j++) {
+                int64_t j;
+                for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++) {
                     const int64_t su = lsu[j];
                     if ((uint32_t)(ls[j] - d95) >= width || su < 0 || su > maxs || s_side[su] != want) continue;
-                    const int g = (want * 2 + cs) * 2 + (ls[j] >= d96);
-                    sum[g] += lp[j] * (100 - ld[j]);
-                    hit[g]++;
+                    const int grp = (want * 2 + cs) * 2 + (ls[j] >= d96);
+                    sum[grp] += lp[j] * (100 - ld[j]);
+                    hit[grp]++;
                 }
             }
         }
@@ -177,7 +177,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             g[b - 1] = t;
         }
     if (ng > res->cap) return DKB_CAND_ECAP;
-    dkb_cand_res_col *c_s = &res->cols[0], *c_c = &res->cols[1], *c_y = &res->cols[2], *c_r = &res->cols[3];
     for (int r = 0; r < ng; r++) {
         if (dkb_put_dict(c_s, r, nname->dict, g[r].scode) || dkb_put_dict(c_c, r, nname->dict, g[r].ccode))
             return DKB_CAND_ECAP;
