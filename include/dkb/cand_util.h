@@ -25,6 +25,7 @@
  *            column holding a substring: one scan of its bytes);
  *   inputs   dkb_bind_cols / dkb_bind_params: a table of the columns and
  *            parameters a candidate reads, found and type-checked at once;
+ *            DKB_BIND: those two and dkb_bind_res in one test;
  *   results  dkb_res_col (a declared result column by name and type),
  *            dkb_bind_res (a table of them),
  *            dkb_put_str / dkb_put_text / dkb_put_dict / dkb_put_strcol
@@ -534,6 +535,17 @@ static inline void dkb_topk_insert(void *top, int *n, int k, const void *x, size
     memmove(t + (size_t)(i + 1) * size, t + (size_t)i * size, (size_t)(last - i) * size);
     memcpy(t + (size_t)i * size, x, size);
 }
+
+/* ---- binding everything at once ---- */
+
+/* dkb_bind_cols, dkb_bind_params and dkb_bind_res over three tables (the
+ * arrays themselves, counted with DKB_COUNT): DKB_CAND_OK, or
+ * DKB_CAND_EINVAL when anything is missing or of the wrong type (every
+ * pointer is set either way). `if (DKB_BIND(db, cols, params, want_params,
+ * res, want_res)) return DKB_CAND_EINVAL;` */
+#define DKB_BIND(db, cols, params, want_params, res, want_res)                                             \
+    (dkb_bind_cols((db), (cols), DKB_COUNT(cols)) | dkb_bind_params((params), (want_params), DKB_COUNT(want_params)) | \
+     dkb_bind_res((res), (want_res), DKB_COUNT(want_res)))
 
 #ifdef __cplusplus
 }

@@ -430,6 +430,55 @@ static void test_topk(void) {
     CHECK(bad == 0, "%d topk cases wrong", bad);
 }
 
+/* DKB_BIND (and the three dkb_bind_* it runs): everything found; then a
+ * wrong type, a wrong scale, a missing dictionary, a missing parameter, a
+ * string parameter that is not one, a result column of another type: each
+ * alone makes it fail, and every pointer is still set (NULL where not
+ * found). */
+static void test_bind(void) {
+    const char *ds[1] = {"A"};
+    const size_t dl[1] = {1};
+    const dkb_cand_dict dict = {1, ds, dl};
+    int32_t k[2] = {1, 2};
+    int64_t price[2] = {100, 200};
+    uint8_t code[2] = {0, 0};
+    const dkb_cand_vec lcols[3] = {{"l_orderkey", DKB_CAND_I32, 0, 2, k, NULL, 0, NULL, 0, 0},
+                                   {"l_extendedprice", DKB_CAND_I64, 2, 2, price, NULL, 0, NULL, 0, 0},
+                                   {"l_returnflag", DKB_CAND_U8, 0, 2, code, NULL, 0, &dict, 0, 0}};
+    const dkb_cand_table tables[1] = {{"lineitem", 2, 3, lcols}};
+    const dkb_cand_db db = {1.0, 1, tables};
+    const dkb_cand_param ps[2] = {{"date", DKB_CAND_PARAM_DATE, 0, 9000, NULL},
+                                  {"segment", DKB_CAND_PARAM_STRING, 0, 0, "BUILDING"}};
+    const dkb_cand_params params = {2, ps};
+    dkb_cand_res_col rc[2];
+    memset(rc, 0, sizeof rc);
+    rc[0].name = "revenue", rc[0].type = DKB_CAND_RES_DECIMAL, rc[1].name = "n", rc[1].type = DKB_CAND_RES_INT;
+    dkb_cand_result res = {2, rc, 10, 0};
+    for (int variant = 0; variant < 7; variant++) {
+        const dkb_cand_vec *key = NULL, *pr = NULL, *flag = NULL;
+        const dkb_cand_param *date = NULL, *seg = NULL;
+        dkb_cand_res_col *rev = NULL, *n = NULL;
+        const dkb_col_want cols[] = {
+            {"lineitem", "l_orderkey", variant == 1 ? DKB_CAND_I64 : DKB_CAND_I32, DKB_ANY, 0, &key},
+            {"lineitem", "l_extendedprice", DKB_CAND_I64, variant == 2 ? 4 : 2, 0, &pr},
+            {"lineitem", variant == 3 ? "l_orderkey" : "l_returnflag", DKB_ANY, DKB_ANY, 1, &flag},
+        };
+        const dkb_param_want want_params[] = {{variant == 4 ? "dat" : "date", 0, &date},
+                                              {variant == 5 ? "date" : "segment", 1, &seg}};
+        const dkb_res_want want_res[] = {{"revenue", variant == 6 ? DKB_CAND_RES_INT : DKB_CAND_RES_DECIMAL, &rev},
+                                         {"n", DKB_CAND_RES_INT, &n}};
+        const int rcode = DKB_BIND(&db, cols, &params, want_params, &res, want_res);
+        if (variant == 0)
+            CHECK(rcode == DKB_CAND_OK && key == &lcols[0] && pr == &lcols[1] && flag == &lcols[2] && date == &ps[0] &&
+                      seg == &ps[1] && rev == &rc[0] && n == &rc[1],
+                  "bind: everything found");
+        else
+            CHECK(rcode == DKB_CAND_EINVAL && key && pr && flag && n && (date || variant == 4) && seg &&
+                      (rev || variant == 6),
+                  "bind variant %d: refused, the pointers set", variant);
+    }
+}
+
 int main(void) {
     test_dates();
     test_decimals();
@@ -443,6 +492,7 @@ int main(void) {
     test_select_range();
     test_walk();
     test_topk();
+    test_bind();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else printf("test_cand_util: ok\n");
     return failures != 0;
