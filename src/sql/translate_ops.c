@@ -247,14 +247,23 @@ static tr_rel *op_order(tr_ctx *x, const cJSON *op, tr_rel *in) {
     return apply_projection_map(x, o, tr_get(op, "projections"));
 }
 
+/* A LIMIT/OFFSET count: numbers from 2^63 on (cJSON reads doubles) as INT64_MAX. */
+static int64_t count_of(const cJSON *o, const char *key, int64_t dflt) {
+    const cJSON *v = tr_get(o, key);
+    if (!cJSON_IsNumber(v)) return dflt;
+    if (v->valuedouble >= 9.2e18) return INT64_MAX;
+    return v->valuedouble < 0 ? -1 : (int64_t)v->valuedouble;
+}
+
 static tr_rel *op_top_n(tr_ctx *x, const cJSON *op, tr_rel *in) {
-    int64_t limit = tr_int(op, "limit", -1), offset = tr_int(op, "offset", 0);
-    if (limit < 0) return tr_unsupported(x, op, "TOP_N without a constant limit");
+    int64_t limit = count_of(op, "limit", -1), offset = count_of(op, "offset", 0);
+    if (limit < 0 || offset < 0) return tr_unsupported(x, op, "TOP_N without a constant limit");
     dkb_sort_key keys[32];
     tr_rel spec = {0};
     int nk = sort_keys(x, tr_get(op, "orders"), in, keys, 32, &spec);
     if (nk < 0) return NULL;
-    tr_rel *o = with_order(tr_rel_gather(x, in, dkb_tp_topk(x->tp, keys, nk, limit + offset), false), &spec);
+    int64_t k = limit > INT64_MAX - offset ? INT64_MAX : limit + offset;
+    tr_rel *o = with_order(tr_rel_gather(x, in, dkb_tp_topk(x->tp, keys, nk, k), false), &spec);
     if (o) tr_trace(x, "top %lld (offset %lld) of %lld rows by %d keys", (long long)limit, (long long)offset,
                     (long long)in->n, nk);
     return o ? slice(x, o, offset, limit) : NULL;
@@ -263,7 +272,12 @@ static tr_rel *op_top_n(tr_ctx *x, const cJSON *op, tr_rel *in) {
 static bool limit_value(tr_ctx *x, const cJSON *v, int64_t dflt, int64_t *out) {
     const char *t = tr_str(v, "type");
     if (!v || cJSON_IsNull(v) || !strcmp(t, "UNSET")) return *out = dflt, true;
-    if (!strcmp(t, "CONSTANT_VALUE")) return *out = tr_int(v, "constant_integer", dflt), true;
+    if (!strcmp(t, "CONSTANT_VALUE")) {
+        *out = count_of(v, "constant_integer", -1);
+        if (*out >= 0) return true;
+        tr_unsupported(x, NULL, "LIMIT/OFFSET without a non-negative constant");
+        return false;
+    }
     tr_unsupported(x, NULL, "LIMIT/OFFSET of type %s (a percentage or an expression)", t);
     return false;
 }

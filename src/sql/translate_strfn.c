@@ -222,6 +222,11 @@ bool tr_strfn(tr_ctx *x, const char *name, const tr_val *v, int k, tr_type rt, i
             if (!concat) valid = tr_and_valid(x, valid, v[i].c.valid);
         }
     }
+    if ((!strcmp(name, "substring") || !strcmp(name, "substr")) &&
+        (k < 2 || !v[1].is_const || v[1].k.i < 1 || (k > 2 && (!v[2].is_const || v[2].k.i < 0))))
+        return tr_unsupported(x, node, "%s() with a start below 1 or a negative length", name), false;
+    if ((!strcmp(name, "left") || !strcmp(name, "right")) && (k < 2 || !v[1].is_const || v[1].k.i < 0))
+        return tr_unsupported(x, node, "%s() with a negative count", name), false;
     if (ncol == 0) { /* all constant: evaluate once */
         tr_val w[8];
         for (int i = 0; i < k; i++) w[i] = v[i];
