@@ -342,6 +342,10 @@ static bool arith(tr_ctx *x, dkb_arith op, const tr_val *a0, const tr_val *b0, t
         a = b, b = t;
     }
     if (!tr_val_col(x, &a, n, &ac)) return false;
+    /* a result wider than 18 digits (DuckDB: HUGEINT, DECIMAL(19..38)) is computed in int128 */
+    if (!dbl && exact_type(rt.id) && int_dtype(rt) == DKB_TP_I128 && ac.v->dtype != DKB_TP_I128 &&
+        ac.v->dtype != DKB_TP_F64)
+        ac.v = dkb_tp_cast(tp, ac.v, DKB_TP_I128);
     bool small_const = b.is_const && b.k.ty.id != TY_DOUBLE && !dbl && b.k.i <= INT64_MAX && b.k.i >= INT64_MIN &&
                        op != DKB_OP_DIV;
     dkb_tensor *bvalid = NULL;
