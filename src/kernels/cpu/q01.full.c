@@ -25,7 +25,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_res, dkb_days_from_civil, dkb_put_dec, dkb_put_dict */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_days_from_civil, dkb_put_dec, dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -61,9 +61,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         {"avg_qty", DKB_CAND_RES_FLOAT, &c_aqty},        {"avg_price", DKB_CAND_RES_FLOAT, &c_aprice},
         {"avg_disc", DKB_CAND_RES_FLOAT, &c_adisc},      {"count_order", DKB_CAND_RES_INT, &c_count},
     };
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
-        return DKB_CAND_EINVAL;
+    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
     if (c_qty->scale < 2 || c_price->scale < 2 || c_dprice->scale < 4 || c_charge->scale < 6) return DKB_CAND_EINVAL;
 
     const int32_t hi_day = (int32_t)(dkb_days_from_civil(1998, 12, 1) - delta->i);

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_max_i32, dkb_put_dec, dkb_topk_insert, dkb_walk_* */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_max_i32, dkb_put_dec, dkb_topk_insert, dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -78,8 +78,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                                      {"revenue", DKB_CAND_RES_DECIMAL, &c_rev},
                                      {"o_orderdate", DKB_CAND_RES_DATE, &c_date},
                                      {"o_shippriority", DKB_CAND_RES_INT, &c_prio}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || c_rev->scale < 4)
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_rev->scale < 4)
         return DKB_CAND_EINVAL;
 
     /* customers of the segment: a bitmap over custkey */

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_bind_cols, dkb_put_dict, dkb_select_range_i32,
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_put_dict, dkb_select_range_i32,
                               dkb_walk_init, dkb_walk_guess, dkb_walk_to */
 
 /* below this many rows one thread is faster than waking a team */
@@ -50,9 +50,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     dkb_cand_res_col *c_prio, *c_count;
     const dkb_res_want want_res[] = {{"o_orderpriority", DKB_CAND_RES_STRING, &c_prio},
                                      {"order_count", DKB_CAND_RES_INT, &c_count}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
-        return DKB_CAND_EINVAL;
+    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
 
     const int32_t lo_day = (int32_t)date->i, hi_day = (int32_t)dkb_add_months(date->i, 3); /* [lo, hi) */
     const int32_t *ok = okey->data, *od = odate->data, *lk = lkey->data;

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_years, dkb_bind_cols, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_years, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
@@ -76,8 +76,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_param_want want_params[] = {{"region", 1, &region}, {"date", 0, &date}};
     dkb_cand_res_col *c_name, *c_rev;
     const dkb_res_want want_res[] = {{"n_name", DKB_CAND_RES_STRING, &c_name}, {"revenue", DKB_CAND_RES_DECIMAL, &c_rev}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || c_rev->scale < 4)
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_rev->scale < 4)
         return DKB_CAND_EINVAL;
 
     /* the region's nations */

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_days_from_civil, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_days_from_civil, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
@@ -77,8 +77,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                                      {"cust_nation", DKB_CAND_RES_STRING, &c_c},
                                      {"l_year", DKB_CAND_RES_INT, &c_y},
                                      {"revenue", DKB_CAND_RES_DECIMAL, &c_r}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || c_r->scale < 4)
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_r->scale < 4)
         return DKB_CAND_EINVAL;
 
     /* the two nations: name code -> nation key (-2: absent, matches nothing) */

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_bind_cols, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_put_text, dkb_select_range_i32, dkb_topk_insert, dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
@@ -81,8 +81,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         {"n_name", DKB_CAND_RES_STRING, &r_nat},    {"c_address", DKB_CAND_RES_STRING, &r_addr},
         {"c_phone", DKB_CAND_RES_STRING, &r_phone}, {"c_comment", DKB_CAND_RES_STRING, &r_comment},
     };
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || r_rev->scale < 4 || r_bal->scale < cbal->scale)
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || r_rev->scale < 4 || r_bal->scale < cbal->scale)
         return DKB_CAND_EINVAL;
 
     const int rflag = dkb_cand_dict_code(lflag->dict, "R");

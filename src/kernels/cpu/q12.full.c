@@ -19,7 +19,7 @@
  * end; groups come out in code order, which is string order. Integer
  * counts: exact. */
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_gallop_i32, dkb_put_dict, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_gallop_i32, dkb_put_dict */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -28,26 +28,23 @@ enum { BLOCK = 1 << 14 };
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lmode = dkb_cand_column(db, "lineitem", "l_shipmode");
-    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lcommit = dkb_cand_column(db, "lineitem", "l_commitdate");
-    const dkb_cand_vec *lreceipt = dkb_cand_column(db, "lineitem", "l_receiptdate");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *oprio = dkb_cand_column(db, "orders", "o_orderpriority");
-    const dkb_cand_param *pm1 = dkb_cand_param_find(params, "shipmode1");
-    const dkb_cand_param *pm2 = dkb_cand_param_find(params, "shipmode2");
-    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!lkey || !lmode || !lship || !lcommit || !lreceipt || !okey || !oprio || !pm1 || !pm2 || !pdate ||
-        !pm1->s || !pm2->s)
-        return DKB_CAND_EINVAL;
-    if (lkey->type != DKB_CAND_I32 || okey->type != DKB_CAND_I32 || lmode->type != DKB_CAND_U8 ||
-        oprio->type != DKB_CAND_U8 || !lmode->dict || !oprio->dict)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_mode = dkb_res_col(res, "l_shipmode", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_high = dkb_res_col(res, "high_line_count", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_low = dkb_res_col(res, "low_line_count", DKB_CAND_RES_INT);
-    if (!c_mode || !c_high || !c_low) return DKB_CAND_EINVAL;
+    const dkb_cand_vec *lkey, *lmode, *lship, *lcommit, *lreceipt, *okey, *oprio;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_shipmode", DKB_CAND_U8, DKB_ANY, 1, &lmode},
+        {"lineitem", "l_shipdate", DKB_ANY, DKB_ANY, 0, &lship},
+        {"lineitem", "l_commitdate", DKB_ANY, DKB_ANY, 0, &lcommit},
+        {"lineitem", "l_receiptdate", DKB_ANY, DKB_ANY, 0, &lreceipt},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_orderpriority", DKB_CAND_U8, DKB_ANY, 1, &oprio},
+    };
+    const dkb_cand_param *pm1, *pm2, *pdate;
+    const dkb_param_want want_params[] = {{"shipmode1", 1, &pm1}, {"shipmode2", 1, &pm2}, {"date", 0, &pdate}};
+    dkb_cand_res_col *c_mode, *c_high, *c_low;
+    const dkb_res_want want_res[] = {{"l_shipmode", DKB_CAND_RES_STRING, &c_mode},
+                                     {"high_line_count", DKB_CAND_RES_INT, &c_high},
+                                     {"low_line_count", DKB_CAND_RES_INT, &c_low}};
+    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
 
     uint8_t mode_ok[256] = {0}, high[256] = {0};
     const int m1 = dkb_cand_dict_code(lmode->dict, pm1->s), m2 = dkb_cand_dict_code(lmode->dict, pm2->s);

@@ -24,7 +24,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_params, dkb_bind_res, dkb_find, dkb_find_row */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_find, dkb_find_row */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -51,9 +51,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_param_want want_params[] = {{"word1", 1, &pw1}, {"word2", 1, &pw2}};
     dkb_cand_res_col *c_count, *c_dist;
     const dkb_res_want want_res[] = {{"c_count", DKB_CAND_RES_INT, &c_count}, {"custdist", DKB_CAND_RES_INT, &c_dist}};
-    if (!customer || dkb_bind_cols(db, cols, DKB_COUNT(cols)) ||
-        dkb_bind_params(params, want_params, DKB_COUNT(want_params)) || dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
-        return DKB_CAND_EINVAL;
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || !customer) return DKB_CAND_EINVAL;
 
     const int64_t ncust = customer->rows, n = ocust->n;
     /* threads only for enough work (like the baseline): a region's barrier can wait

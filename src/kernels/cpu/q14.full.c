@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_months */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -28,19 +28,19 @@ enum { BLOCK = 1 << 12 };
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
-    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!ship || !lpart || !price || !disc || !ptype || !pdate) return DKB_CAND_EINVAL;
-    if (ship->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 || price->type != DKB_CAND_I64 ||
-        disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2 || ptype->type != DKB_CAND_U8 ||
-        !ptype->dict)
-        return DKB_CAND_EINVAL;
-    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
-    dkb_cand_res_col *out = &res->cols[0];
+    const dkb_cand_vec *ship, *lpart, *price, *disc, *ptype;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
+        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
+    };
+    const dkb_cand_param *pdate;
+    const dkb_param_want want_params[] = {{"date", 0, &pdate}};
+    dkb_cand_res_col *out;
+    const dkb_res_want want_res[] = {{"promo_revenue", DKB_CAND_RES_FLOAT, &out}};
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || res->cap < 1) return DKB_CAND_EINVAL;
 
     uint8_t promo[256] = {0};
     for (int c = 0; c < ptype->dict->size && c < 256; c++)

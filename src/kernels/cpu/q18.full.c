@@ -23,7 +23,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_chunk_runs, dkb_gallop_i32, dkb_put_dec, dkb_put_strcol */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_chunk_runs, dkb_gallop_i32, dkb_put_dec, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -79,9 +79,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         {"o_orderkey", DKB_CAND_RES_INT, &c_okey},        {"o_orderdate", DKB_CAND_RES_DATE, &c_date},
         {"o_totalprice", DKB_CAND_RES_DECIMAL, &c_price}, {"sum(l_quantity)", DKB_CAND_RES_DECIMAL, &c_qty},
     };
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
-        return DKB_CAND_EINVAL;
+    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
     if (c_price->scale < 2 || c_qty->scale < 2 || pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100)
         return DKB_CAND_EINVAL;
     const int64_t limit = pq->i * 100; /* hundredths */

@@ -32,7 +32,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_chunk_runs, dkb_gallop_i32, dkb_put_strcol */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_chunk_runs, dkb_gallop_i32, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -109,9 +109,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_param_want want_params[] = {{"nation", 1, &pnation}};
     dkb_cand_res_col *c_name, *c_wait;
     const dkb_res_want want_res[] = {{"s_name", DKB_CAND_RES_STRING, &c_name}, {"numwait", DKB_CAND_RES_INT, &c_wait}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, want_res, DKB_COUNT(want_res)))
-        return DKB_CAND_EINVAL;
+    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
     res->nrows = 0;
 
     const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
