@@ -8,7 +8,10 @@
 # a deliberately altered answer must be reported as a mismatch.
 # libduckdb comes from tools/install-deps.sh: when it cannot be found this
 # test FAILS, unless DKB_ALLOW_NO_DUCKDB=1, where it exits 77.
+# DKB_SQL_BACKEND=cuda runs the translated programs and the hand plans on
+# the CUDA backend (sql_tpch_cuda.sh); without a GPU that exits 77.
 source "$(dirname "$0")/lib/common.bash"
+BACKEND=${DKB_SQL_BACKEND:-cpu}
 
 ANSWERS=$(cd "$(dirname "$0")/../answers" 2>/dev/null && pwd) || fail "tests/answers is missing"
 SFS="0.01 0.1"
@@ -30,6 +33,15 @@ probe=$("$DKB" sql --data "$WORK/sf0.01" -e 'SELECT 1 AS one' 2>&1) || {
     esac
 }
 pass "libduckdb loads and SELECT 1 runs through the translator"
+if [ "$BACKEND" != cpu ]; then
+    probe=$("$DKB" sql --data "$WORK/sf0.01" --backend "$BACKEND" -e 'SELECT 1 AS one' 2>&1) || {
+        case $probe in
+        *"--backend $BACKEND:"*) echo "skip: $probe"; exit 77 ;;
+        *) fail "dkb sql --backend $BACKEND -e 'SELECT 1 AS one': $probe" ;;
+        esac
+    }
+    pass "the $BACKEND backend runs SELECT 1 through the translator"
+fi
 
 total=0 passed=0
 failures=()
@@ -44,7 +56,7 @@ for sf in $SFS; do
         for n in $(seq 1 22); do
             q=$(printf 'q%02d' "$n")
             "$DKB" sql "$q" --seed "$s" --sf "$sf" >"$D/$q-s$s.sql" || fail "dkb sql $q --seed $s failed"
-            "$DKB" run "$q" --data "$S" --seed "$s" --format csv >"$D/hand/$q-s$s.csv" 2>"$WORK/run.err" ||
+            "$DKB" run "$q" --data "$S" --seed "$s" --backend "$BACKEND" --format csv >"$D/hand/$q-s$s.csv" 2>"$WORK/run.err" ||
                 fail "dkb run $q --seed $s at SF $sf failed: $(head -1 "$WORK/run.err")"
             [ -f "$ANSWERS/sf$sf/$q-s$s.csv" ] || fail "golden $ANSWERS/sf$sf/$q-s$s.csv missing"
             files+=(-f "$D/$q-s$s.sql")
@@ -52,7 +64,7 @@ for sf in $SFS; do
         check=()
         [ "$s" = 0 ] && check=(--check)
         rc=0
-        "$DKB" sql --data "$S" "${files[@]}" --expect-dir "$D/hand" --expect-dir "$ANSWERS/sf$sf" "${check[@]}" \
+        "$DKB" sql --data "$S" --backend "$BACKEND" "${files[@]}" --expect-dir "$D/hand" --expect-dir "$ANSWERS/sf$sf" "${check[@]}" \
             2>"$D/out.txt" || rc=$?
         want=2
         [ "$s" = 0 ] && want=3
@@ -70,7 +82,7 @@ for sf in $SFS; do
     done
 done
 for m in "${failures[@]}"; do echo "FAIL: $m" >&2; done
-echo "sql_tpch: $passed of $total translated queries match the hand plans and the DuckDB goldens (SF ${SFS// /, SF }; seeds ${SEEDS// /,}; seed 0 also against DuckDB itself)"
+echo "sql_tpch ($BACKEND): $passed of $total translated queries match the hand plans and the DuckDB goldens (SF ${SFS// /, SF }; seeds ${SEEDS// /,}; seed 0 also against DuckDB itself)"
 [ "${#failures[@]}" = 0 ] || fail "${#failures[@]} of $total translated TPC-H answers differ or failed"
 pass "all $total translated answers match"
 
