@@ -24,32 +24,33 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_put_dec, dkb_put_strcol, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_put_dec, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *ship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *price = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *disc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
-    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
-    const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
-    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    if (!ship || !lsupp || !price || !disc || !skey || !sname || !saddr || !sphone || !pdate) return DKB_CAND_EINVAL;
-    if (ship->type != DKB_CAND_I32 || lsupp->type != DKB_CAND_I32 || skey->type != DKB_CAND_I32 ||
-        price->type != DKB_CAND_I64 || disc->type != DKB_CAND_I64 || price->scale != 2 || disc->scale != 2)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_key = dkb_res_col(res, "s_suppkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_phone = dkb_res_col(res, "s_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_rev = dkb_res_col(res, "total_revenue", DKB_CAND_RES_DECIMAL);
-    if (!c_key || !c_name || !c_addr || !c_phone || !c_rev || c_rev->scale < 4) return DKB_CAND_EINVAL;
+    const dkb_cand_vec *ship, *lsupp, *price, *disc, *skey, *sname, *saddr, *sphone;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_name", DKB_ANY, DKB_ANY, 0, &sname},
+        {"supplier", "s_address", DKB_ANY, DKB_ANY, 0, &saddr},
+        {"supplier", "s_phone", DKB_ANY, DKB_ANY, 0, &sphone},
+    };
+    const dkb_cand_param *pdate;
+    const dkb_param_want want_params[] = {{"date", 0, &pdate}};
+    dkb_cand_res_col *c_key, *c_name, *c_addr, *c_phone, *c_rev;
+    const dkb_res_want want_res[] = {
+        {"s_suppkey", DKB_CAND_RES_INT, &c_key},     {"s_name", DKB_CAND_RES_STRING, &c_name},
+        {"s_address", DKB_CAND_RES_STRING, &c_addr}, {"s_phone", DKB_CAND_RES_STRING, &c_phone},
+        {"total_revenue", DKB_CAND_RES_DECIMAL, &c_rev},
+    };
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_rev->scale < 4) return DKB_CAND_EINVAL;
 
     const int64_t ns = skey->n, n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
     /* threads only for enough work (like the baseline): a region's barrier can wait

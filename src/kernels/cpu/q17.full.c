@@ -21,6 +21,7 @@
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_util.h" /* defines: DKB_BIND */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -48,22 +49,20 @@ static int push(hit_list *l, hit x) {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
-    const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
-    const dkb_cand_param *pc = dkb_cand_param_find(params, "container");
-    if (!pkey || !pbrand || !pcont || !lpart || !lqty || !lprice || !pb || !pc || !pb->s || !pc->s)
-        return DKB_CAND_EINVAL;
-    if (pkey->type != DKB_CAND_I32 || pbrand->type != DKB_CAND_U8 || pcont->type != DKB_CAND_U8 ||
-        !pbrand->dict || !pcont->dict || lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
-        lprice->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2)
-        return DKB_CAND_EINVAL;
-    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
-    dkb_cand_res_col *out = &res->cols[0];
+    const dkb_cand_vec *pkey, *pbrand, *pcont, *lpart, *lqty, *lprice;
+    const dkb_col_want cols[] = {
+        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
+        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
+        {"part", "p_container", DKB_CAND_U8, DKB_ANY, 1, &pcont},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+    };
+    const dkb_cand_param *pb, *pc;
+    const dkb_param_want want_params[] = {{"brand", 1, &pb}, {"container", 1, &pc}};
+    dkb_cand_res_col *out;
+    const dkb_res_want want_res[] = {{"avg_yearly", DKB_CAND_RES_FLOAT, &out}};
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || res->cap < 1) return DKB_CAND_EINVAL;
     res->nrows = 1;
     out->f64[0] = 0;
     out->is_null[0] = 1;

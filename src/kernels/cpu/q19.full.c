@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_put_dec */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_res, dkb_put_dec */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -40,26 +40,23 @@ static const char *const QUANTITY[NBRANCH] = {"quantity1", "quantity2", "quantit
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_vec *lmode = dkb_cand_column(db, "lineitem", "l_shipmode");
-    const dkb_cand_vec *linstr = dkb_cand_column(db, "lineitem", "l_shipinstruct");
-    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
-    const dkb_cand_vec *pcont = dkb_cand_column(db, "part", "p_container");
-    const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
-    if (!lpart || !lqty || !lprice || !ldisc || !lmode || !linstr || !pbrand || !pcont || !psize)
+    const dkb_cand_vec *lpart, *lqty, *lprice, *ldisc, *lmode, *linstr, *pbrand, *pcont, *psize;
+    const dkb_col_want cols[] = {
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+        {"lineitem", "l_shipmode", DKB_CAND_U8, DKB_ANY, 1, &lmode},
+        {"lineitem", "l_shipinstruct", DKB_CAND_U8, DKB_ANY, 1, &linstr},
+        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
+        {"part", "p_container", DKB_CAND_U8, DKB_ANY, 1, &pcont},
+        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
+    };
+    dkb_cand_res_col *out;
+    const dkb_res_want want_res[] = {{"revenue", DKB_CAND_RES_DECIMAL, &out}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) | dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || res->cap < 1 ||
+        out->scale < 4)
         return DKB_CAND_EINVAL;
-    if (lpart->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 || lprice->type != DKB_CAND_I64 ||
-        ldisc->type != DKB_CAND_I64 || lqty->scale != 2 || lprice->scale != 2 || ldisc->scale != 2 ||
-        lmode->type != DKB_CAND_U8 || linstr->type != DKB_CAND_U8 || pbrand->type != DKB_CAND_U8 ||
-        pcont->type != DKB_CAND_U8 || psize->type != DKB_CAND_I32 || !lmode->dict || !linstr->dict ||
-        !pbrand->dict || !pcont->dict)
-        return DKB_CAND_EINVAL;
-    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1 || res->cols[0].scale < 4)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *out = &res->cols[0];
 
     /* common conditions: the mode and instruction codes (-1: absent, matches nothing) */
     uint8_t brand_bits[256] = {0}, cont_bits[256] = {0};

@@ -27,7 +27,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_add_months, dkb_put_strcol, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
@@ -47,34 +47,28 @@ static int by_name(const void *a, const void *b) {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *pname = dkb_cand_column(db, "part", "p_name");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *psavail = dkb_cand_column(db, "partsupp", "ps_availqty");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *lship = dkb_cand_column(db, "lineitem", "l_shipdate");
-    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
-    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
-    const dkb_cand_vec *snation = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_param *pcolor = dkb_cand_param_find(params, "color");
-    const dkb_cand_param *pdate = dkb_cand_param_find(params, "date");
-    const dkb_cand_param *pnation = dkb_cand_param_find(params, "nation");
-    if (!pname || !pspart || !pssupp || !psavail || !lpart || !lsupp || !lqty || !lship || !sname || !saddr ||
-        !snation || !nkey || !nname || !pcolor || !pdate || !pnation || !pcolor->s || !pnation->s)
-        return DKB_CAND_EINVAL;
-    if (pname->type != DKB_CAND_STR || sname->type != DKB_CAND_STR || pspart->type != DKB_CAND_I32 ||
-        pssupp->type != DKB_CAND_I32 || psavail->type != DKB_CAND_I32 || lpart->type != DKB_CAND_I32 ||
-        lsupp->type != DKB_CAND_I32 || lship->type != DKB_CAND_I32 || lqty->type != DKB_CAND_I64 ||
-        lqty->scale != 2 || snation->type != DKB_CAND_I32 || nkey->type != DKB_CAND_I32 ||
-        nname->type != DKB_CAND_U8 || !nname->dict)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_name = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
-    if (!c_name || !c_addr) return DKB_CAND_EINVAL;
+    const dkb_cand_vec *pname, *pspart, *pssupp, *psavail, *lpart, *lsupp, *lqty, *lship, *sname, *saddr, *snation, *nkey,
+        *nname;
+    const dkb_col_want cols[] = {
+        {"part", "p_name", DKB_CAND_STR, DKB_ANY, 0, &pname},
+        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
+        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
+        {"partsupp", "ps_availqty", DKB_CAND_I32, DKB_ANY, 0, &psavail},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
+        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
+        {"supplier", "s_name", DKB_CAND_STR, DKB_ANY, 0, &sname},
+        {"supplier", "s_address", DKB_ANY, DKB_ANY, 0, &saddr},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snation},
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+    };
+    const dkb_cand_param *pcolor, *pdate, *pnation;
+    const dkb_param_want want_params[] = {{"color", 1, &pcolor}, {"date", 0, &pdate}, {"nation", 1, &pnation}};
+    dkb_cand_res_col *c_name, *c_addr;
+    const dkb_res_want want_res[] = {{"s_name", DKB_CAND_RES_STRING, &c_name}, {"s_address", DKB_CAND_RES_STRING, &c_addr}};
+    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
     res->nrows = 0;
 
     /* the nation's key */

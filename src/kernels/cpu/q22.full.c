@@ -26,7 +26,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_put_dec, dkb_put_str, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_res, dkb_put_dec, dkb_put_str */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -52,18 +52,19 @@ static int64_t parse_int(const char *s) {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cphone = dkb_cand_column(db, "customer", "c_phone");
-    const dkb_cand_vec *cbal = dkb_cand_column(db, "customer", "c_acctbal");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    if (!ckey || !cphone || !cbal || !ocust) return DKB_CAND_EINVAL;
-    if (ckey->type != DKB_CAND_I32 || cphone->type != DKB_CAND_STR || cbal->type != DKB_CAND_I64 ||
-        cbal->scale != 2 || ocust->type != DKB_CAND_I32)
+    const dkb_cand_vec *ckey, *cphone, *cbal, *ocust;
+    const dkb_col_want cols[] = {
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_phone", DKB_CAND_STR, DKB_ANY, 0, &cphone},
+        {"customer", "c_acctbal", DKB_CAND_I64, 2, 0, &cbal},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+    };
+    dkb_cand_res_col *c_code, *c_num, *c_bal;
+    const dkb_res_want want_res[] = {{"cntrycode", DKB_CAND_RES_STRING, &c_code},
+                                     {"numcust", DKB_CAND_RES_INT, &c_num},
+                                     {"totacctbal", DKB_CAND_RES_DECIMAL, &c_bal}};
+    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) | dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || c_bal->scale < 2)
         return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_code = dkb_res_col(res, "cntrycode", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_num = dkb_res_col(res, "numcust", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_bal = dkb_res_col(res, "totacctbal", DKB_CAND_RES_DECIMAL);
-    if (!c_code || !c_num || !c_bal || c_bal->scale < 2) return DKB_CAND_EINVAL;
     res->nrows = 0;
 
     uint8_t want[100] = {0};
