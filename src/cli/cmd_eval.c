@@ -30,6 +30,9 @@ static void usage(FILE *f) {
             "  --data STORE        the store directory (required)\n"
             "  --backend B         cpu (default: qNN.<mode>.c candidates) or cuda (qNN.<mode>.cu\n"
             "                      candidates; the baseline on the GPU too; needs a GPU)\n"
+            "  --target T          python: evaluate qNN.<mode>.py candidates instead (Python\n"
+            "                      with torch, include/dkb/candidate.py; --backend cpu only\n"
+            "                      for now). Default: the backend's C or CUDA files\n"
             "  --mode M            full, core or all (default): which files to evaluate\n"
             "  --queries LIST      evaluate these queries (q01,q06,... or all); a query\n"
             "                      without a file is scored as the baseline ('missing').\n"
@@ -69,9 +72,10 @@ typedef struct eval_cli {
 
 static int parse(int argc, char **argv, eval_cli *c) {
     enum { O_DATA = 256, O_BACKEND, O_MODE, O_QUERIES, O_SEEDS, O_THRESHOLD, O_OUT, O_THREADS, O_TIMEOUT, O_MEM,
-           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY };
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY, O_TARGET };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
+                                              {"target", required_argument, 0, O_TARGET},
                                               {"mode", required_argument, 0, O_MODE},
                                               {"queries", required_argument, 0, O_QUERIES},
                                               {"seeds", required_argument, 0, O_SEEDS},
@@ -102,6 +106,10 @@ static int parse(int argc, char **argv, eval_cli *c) {
             if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
                 return cli_usage_error("--backend %s: expected cpu or cuda", optarg);
             o->backend = optarg;
+            break;
+        case O_TARGET:
+            if (strcmp(optarg, "python")) return cli_usage_error("--target %s: expected python", optarg);
+            o->target = optarg;
             break;
         case O_MODE:
             if (!strcmp(optarg, "full")) o->modes = DKB_EVAL_FULL;
@@ -198,7 +206,7 @@ int cmd_eval(int argc, char **argv) {
     if ((rc = dkb__results_write(&res, &err))) exit_code = cli_fail("eval", rc, &err);
     if (!c.quiet) {
         for (int i = 0; i < res.nignored; i++)
-            fprintf(stderr, "dkb eval: note: ignored %s (candidates are named qNN.full.c or qNN.core.c; .cu with --backend cuda)\n", res.ignored[i]);
+            fprintf(stderr, "dkb eval: note: ignored %s (candidates are named qNN.full.c or qNN.core.c; .cu with --backend cuda; .py with --target python)\n", res.ignored[i]);
         if (!res.n) fprintf(stderr, "dkb eval: note: no candidates to evaluate in %s\n", c.o.dir);
     }
     dkb_results_format fmt = c.fmt == CLI_FMT_JSON ? DKB_RESULTS_JSON : c.fmt == CLI_FMT_CSV ? DKB_RESULTS_CSV

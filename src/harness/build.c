@@ -22,6 +22,7 @@
 #include "harness/cuda_interpose.h"    // defines: dkb__cuda_wrapped_names
 #include "harness/harness.h"
 #include "harness/heap_interpose.h"
+#include "harness/py_build.h"             // defines: dkb__py_build
 
 extern char **environ;
 
@@ -542,6 +543,8 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
     if (stat(src, &st) != 0) return dkb_fail(err, dkb_errno_code(errno), "cannot read %s: %s", src, strerror(errno));
     int rc = dkb__sha256_file(src, b->hash, err);
     if (rc) return rc;
+    /* a Python candidate: checked, not compiled (py_build.c) */
+    if (dkb__is_python_source(src)) return dkb__py_build(src, mode, scratch_dir, b, err);
 
     /* a directory holding only dkb/candidate.h */
     char inc[4096], incdkb[4096 + 8], hdr[4096 + 32], ours[4096];

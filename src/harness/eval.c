@@ -29,6 +29,10 @@ static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
     if (!o->dir || !o->store || !o->out) return dkb_fail(err, DKB_EINVAL, "eval: candidate dir, store and results dir are required");
     if (o->backend && strcmp(o->backend, "cpu") && strcmp(o->backend, "cuda"))
         return dkb_fail(err, DKB_EINVAL, "--backend %s: expected cpu or cuda", o->backend);
+    if (o->target && strcmp(o->target, "python"))
+        return dkb_fail(err, DKB_EINVAL, "--target %s: expected python (or none: the backend's C or CUDA files)", o->target);
+    if (o->target && o->backend && strcmp(o->backend, "cpu"))
+        return dkb_fail(err, DKB_EINVAL, "--target python: only with --backend cpu so far (the Triton/CUDA path is not built yet)");
     if (o->modes & ~(DKB_EVAL_FULL | DKB_EVAL_CORE)) return dkb_fail(err, DKB_EINVAL, "eval: bad mode set");
     if (o->nseeds < 0 || o->nseeds > DKB_EVAL_MAX_SEEDS)
         return dkb_fail(err, DKB_EINVAL, "--seeds %d: expected 0 to %d", o->nseeds, DKB_EVAL_MAX_SEEDS);
@@ -75,6 +79,9 @@ static int prepare_out(const char *out, dkb_error *err) {
 }
 
 static bool is_cuda(const dkb_eval_opts *o) { return o->backend && !strcmp(o->backend, "cuda"); }
+static bool is_python(const dkb_eval_opts *o) { return o->target && !strcmp(o->target, "python"); }
+/* The candidate files' extension: py (--target python), cu (cuda), c. */
+static const char *cand_ext(const dkb_eval_opts *o) { return is_python(o) ? "py" : is_cuda(o) ? "cu" : "c"; }
 
 /* One row per (query, mode) as eval.h says, by query then mode. */
 static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t listed, dkb_eval_results *res,
@@ -97,7 +104,7 @@ static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t l
             it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
             if (has) {
                 char name[16];
-                snprintf(name, sizeof name, "%s.%s.%s", it->query, dkb__eval_mode_name(it->mode), is_cuda(o) ? "cu" : "c");
+                snprintf(name, sizeof name, "%s.%s.%s", it->query, dkb__eval_mode_name(it->mode), cand_ext(o));
                 if (!(it->file = dkb__path_join(o->dir, name))) return dkb_fail(err, DKB_ENOMEM, "out of memory");
             }
         }
@@ -234,6 +241,7 @@ static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir,
     rc = dir ? run_job(c, &job, dir, &rep, &sr, it, err) : dkb_fail(err, DKB_ENOMEM, "out of memory");
     if (dir && !rc) {
         it->verdict = rep.verdict;
+        if (is_python(c->o)) dkb__py_refine_verdict(&it->verdict, rep.detail, sizeof rep.detail, sr.output_tail);
         free(it->detail);
         it->detail = strdup(rep.detail);
         it->output_tail = dup_or_empty(sr.output_tail);
@@ -305,7 +313,7 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     int rc = check_opts(opts, err);
     uint32_t listed = 0, found[2] = {0, 0};
     if (!rc && opts->queries) rc = dkb__eval_parse_queries(opts->queries, &listed, err);
-    if (!rc) rc = dkb__eval_scan_ext(opts->dir, is_cuda(opts), found, res, err);
+    if (!rc) rc = dkb__eval_scan_files(opts->dir, cand_ext(opts), found, res, err);
     if (!rc) rc = probe_store(opts->store, opts->no_verify, res, err);
     if (!rc) rc = prepare_out(opts->out, err);
     if (!rc) rc = make_rows(opts, found, listed, res, err);

@@ -35,6 +35,9 @@ typedef struct dkb_eval_opts {
     const char *exe;           /* IN: the dkb binary (workers run `exe __worker JOB`) */
     const char *backend;       /* IN: "cpu" (NULL too) or "cuda" (qNN.<mode>.cu candidates,
                                 * baseline and candidates on the GPU) */
+    const char *target;        /* IN: which candidate files: NULL (the backend's: qNN.<mode>.c on
+                                * cpu, .cu on cuda) or "python" (qNN.<mode>.py, Python candidates:
+                                * include/dkb/candidate.py; cpu backend only, for now) */
     unsigned modes;            /* IN: DKB_EVAL_FULL | DKB_EVAL_CORE (0: both) */
     const char *queries;       /* IN: "q01,q06", "all", or NULL: queries with a file */
     int nseeds;                /* IN: random parameter seeds besides seed 0 */
@@ -128,6 +131,19 @@ int dkb__eval_scan(const char *dir, uint32_t found[2], dkb_eval_results *res, dk
 /* The same with cuda: the candidate files are qNN.<mode>.cu (and *.c files
  * are the ignored ones). */
 int dkb__eval_scan_ext(const char *dir, bool cuda, uint32_t found[2], dkb_eval_results *res, dkb_error *err);
+/* The same for candidate files qNN.<mode>.<ext>, ext "c", "cu" or "py" (for
+ * "py" the ignored names are the other *.py files; for the others *.c and
+ * *.cu files, as above). */
+int dkb__eval_scan_files(const char *dir, const char *ext, uint32_t found[2], dkb_eval_results *res,
+                         dkb_error *err);
+/* A Python row's worker verdict made specific (py_verdict.c): a
+ * returned_error whose status is one of the bridge's (100 the candidate
+ * raised, 101 it did something the allow-list forbids, 102 its answer is
+ * not what the ABI asks for, 103 the bridge failed) becomes
+ * returned_error, forbidden_symbol, returned_error or harness_error, its
+ * "returned 10N" replaced by the bridge's line from the worker's output
+ * ("dkb-python: CLASS: message"). Anything else is left as it is. */
+void dkb__py_refine_verdict(dkb_verdict *v, char *detail, size_t n, const char *output_tail);
 /* "q01,6,Q14" or "all" -> bit q for each query. DKB_EINVAL naming a bad entry. */
 int dkb__eval_parse_queries(const char *list, uint32_t *mask, dkb_error *err);
 /* seeds[0] = 0, seeds[1..n] distinct, nonzero, below 2^31, from /dev/urandom. */

@@ -18,24 +18,31 @@
 /* Query sets are bit masks: bit q for query q. */
 _Static_assert(DKB_NQUERIES < 32, "bit q of a uint32_t for every query q");
 
-/* "qNN.full.c" / "qNN.core.c" with NN in 01..22: the query number and the
- * mode; 0 for any other name. */
-static int candidate_name(const char *name, bool cuda, dkb_mode *mode) {
-    if (strlen(name) != (cuda ? 11u : 10u) || name[0] != 'q' || !isdigit((unsigned char)name[1]) ||
+/* "qNN.full.EXT" / "qNN.core.EXT" with NN in 01..22: the query number and
+ * the mode; 0 for any other name. */
+static int candidate_name(const char *name, const char *ext, dkb_mode *mode) {
+    if (strlen(name) != 9u + strlen(ext) || name[0] != 'q' || !isdigit((unsigned char)name[1]) ||
         !isdigit((unsigned char)name[2]))
         return 0;
     int q = (name[1] - '0') * 10 + (name[2] - '0');
     if (q < 1 || q > DKB_NQUERIES) return 0;
-    if (!strcmp(name + 3, cuda ? ".full.cu" : ".full.c")) *mode = DKB_MODE_FULL;
-    else if (!strcmp(name + 3, cuda ? ".core.cu" : ".core.c")) *mode = DKB_MODE_CORE;
+    if (!strncmp(name + 3, ".full.", 6) && !strcmp(name + 9, ext)) *mode = DKB_MODE_FULL;
+    else if (!strncmp(name + 3, ".core.", 6) && !strcmp(name + 9, ext)) *mode = DKB_MODE_CORE;
     else return 0;
     return q;
 }
 
-/* Names that look meant as candidates but are not: *.c, *.cu, q* files. */
-static int looks_like_candidate(const char *name) {
-    size_t n = strlen(name);
-    return name[0] != '.' && ((n > 2 && !strcmp(name + n - 2, ".c")) || (n > 3 && !strcmp(name + n - 3, ".cu")));
+static int ends_with(const char *name, const char *suffix) {
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && !strcmp(name + n - k, suffix);
+}
+
+/* Names that look meant as candidates but are not: *.c, *.cu files (*.py
+ * files when the candidates are Python). */
+static int looks_like_candidate(const char *name, const char *ext) {
+    if (name[0] == '.') return 0;
+    if (!strcmp(ext, "py")) return ends_with(name, ".py");
+    return ends_with(name, ".c") || ends_with(name, ".cu");
 }
 
 static int push_ignored(dkb_eval_results *res, const char *name, dkb_error *err) {
@@ -52,6 +59,11 @@ int dkb__eval_scan(const char *dir, uint32_t found[2], dkb_eval_results *res, dk
 }
 
 int dkb__eval_scan_ext(const char *dir, bool cuda, uint32_t found[2], dkb_eval_results *res, dkb_error *err) {
+    return dkb__eval_scan_files(dir, cuda ? "cu" : "c", found, res, err);
+}
+
+int dkb__eval_scan_files(const char *dir, const char *ext, uint32_t found[2], dkb_eval_results *res,
+                         dkb_error *err) {
     found[0] = found[1] = 0;
     DIR *d = opendir(dir);
     if (!d) return dkb__io_fail(err, dir, "cannot open the candidate directory");
@@ -59,8 +71,8 @@ int dkb__eval_scan_ext(const char *dir, bool cuda, uint32_t found[2], dkb_eval_r
     struct dirent *e;
     while (!rc && (e = readdir(d))) {
         dkb_mode mode;
-        int q = candidate_name(e->d_name, cuda, &mode);
-        if (!q && !looks_like_candidate(e->d_name)) continue;
+        int q = candidate_name(e->d_name, ext, &mode);
+        if (!q && !looks_like_candidate(e->d_name, ext)) continue;
         char *path = dkb__path_join(dir, e->d_name);
         if (!path) {
             rc = dkb_fail(err, DKB_ENOMEM, "out of memory");

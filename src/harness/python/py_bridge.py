@@ -1,0 +1,877 @@
+"""py_bridge.py: the Python half of the harness's bridge for Python
+candidates (qNN.full.py / qNN.core.py; the ABI: include/dkb/candidate.py;
+the design: docs/harness.md, "Python candidates").
+
+This one file is embedded twice (as a C string, py_embed.cmake):
+  - in dkb, for the build step: `python3 -I -S -B -c SOURCE check FILE MODE`
+    in the sandbox parses the candidate (it is never run there), refuses what
+    the allow-list forbids (exit 3, one line "line N: ..."), a syntax error
+    (exit 4) or a missing entry function (exit 5), and prints the shared
+    libpython and prefix of this interpreter (exit 0);
+  - in the worker's shim (py_shim.c), which runs it as module `dkb_bridge`
+    in the embedded interpreter: init() imports the allowed libraries, primes
+    torch and installs the audit hook before any candidate code exists;
+    call() makes one candidate call: the candidate module executed afresh,
+    its arguments built as zero-copy tensors over the harness's buffers, the
+    entry function called, its answer written into the harness's result or
+    output buffers. Status codes (PY_RC below) and one line on stderr
+    ("dkb-python: CLASS: message") tell the harness what happened.
+Everything here is harness code; candidate code only ever sees the objects
+call() hands it and its own restricted builtins."""
+
+import sys
+import types as _types
+
+# ---- the allow-list (shared by the static check and the run-time guard) ----
+
+ALLOWED_ROOTS = ("torch", "triton", "numpy", "math", "typing", "__future__")
+DENIED_MODULES = (
+    "torch.utils.cpp_extension", "torch.utils.data", "torch.utils.tensorboard", "torch.utils.benchmark",
+    "torch.utils.model_zoo", "torch.utils.file_baton", "torch.hub", "torch.multiprocessing", "torch.distributed",
+    "torch.package", "torch.testing", "torch.onnx", "torch._dynamo", "torch._inductor", "torch.serialization",
+    "numpy.ctypeslib", "numpy.distutils", "numpy.f2py", "numpy.testing", "numpy.lib.format", "numpy.lib.npyio",
+    "triton.runtime.build", "triton.testing",
+)
+# names (attributes or variables) that lead out of the allowed libraries: to
+# the system, to files, to frames (and so to the harness's objects)
+DENIED_NAMES = frozenset((
+    "os", "sys", "subprocess", "ctypes", "socket", "builtins", "importlib", "io", "shutil", "pathlib",
+    "multiprocessing", "threading", "signal", "mmap", "gc", "inspect", "pickle", "marshal", "tempfile",
+    "from_file", "fromfile", "tofile", "loadtxt", "savetxt", "genfromtxt", "memmap",
+    "load_library", "hub", "cpp_extension", "ctypeslib", "system", "popen", "_C", "_dl", "_utils_internal",
+    "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "gi_frame", "gi_code", "cr_frame", "ag_frame",
+    "tb_frame", "tb_next",
+))
+DENIED_BUILTINS = frozenset((
+    "open", "exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals",
+    "vars", "input", "breakpoint", "help", "exit", "quit", "copyright", "credits", "license",
+))
+ALLOWED_DUNDER_NAMES = frozenset(("__name__", "__future__"))
+
+
+def _module_allowed(name):
+    """'' when module `name` may be imported, else why not."""
+    root = name.split(".")[0]
+    if root not in ALLOWED_ROOTS:
+        return "import of '%s' (allowed: %s)" % (name, ", ".join(ALLOWED_ROOTS))
+    for d in DENIED_MODULES:
+        if name == d or name.startswith(d + "."):
+            return "import of '%s' (a part of %s that reaches the system)" % (name, root)
+    return ""
+
+
+# ---- the static check (build step) ----
+
+def check_source(text, mode):
+    """(status, message): 0 ok, 3 forbidden, 4 syntax error, 5 no entry."""
+    import ast
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as e:
+        return 4, "line %s: %s" % (e.lineno, e.msg)
+    except (ValueError, RecursionError, MemoryError) as e:
+        return 4, "cannot parse: %s" % e
+    imported = set()
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        bad = ""
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                bad = bad or _module_allowed(a.name)
+                imported.add((a.asname or a.name).split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                bad = "relative import"
+            else:
+                bad = _module_allowed(node.module or "")
+                for a in node.names:
+                    bad = bad or (a.name == "*" and "import *") or _module_allowed(node.module + "." + a.name)
+                    if not bad and a.name in DENIED_NAMES:
+                        bad = "import of '%s' from %s" % (a.name, node.module)
+                    imported.add(a.asname or a.name)
+        elif isinstance(node, ast.Attribute):
+            if node.attr.startswith("_"):
+                bad = "access to attribute '%s' (private and dunder attributes lead to the internals of " \
+                      "the interpreter, the libraries and the harness)" % node.attr
+            elif node.attr in DENIED_NAMES:
+                bad = "access to '%s' (it leads to the system, files or frames)" % node.attr
+        elif isinstance(node, ast.Name):
+            if node.id in DENIED_BUILTINS:
+                bad = "use of '%s' (not available to candidates)" % node.id
+            elif node.id.startswith("__") and node.id not in ALLOWED_DUNDER_NAMES:
+                bad = "use of '%s'" % node.id
+        if bad:
+            return 3, "line %d: %s" % (line, bad)
+    # attribute stores into imported modules or names: state hung on a library
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for t in targets:
+            for sub in ast.walk(t):
+                if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                    base = sub.value
+                    while isinstance(base, (ast.Attribute, ast.Subscript)):
+                        base = base.value
+                    if isinstance(base, ast.Name) and base.id in imported:
+                        return 3, "line %d: assignment into '%s' (an imported library: state there would " \
+                                  "survive between calls)" % (sub.lineno, base.id)
+                    if isinstance(base, ast.Call):
+                        return 3, "line %d: assignment into the result of a call" % sub.lineno
+    entry = "core" if mode == "core" else "full"
+    if not any(isinstance(n, ast.FunctionDef) and n.name == entry for n in tree.body):
+        return 5, "does not define %s() at module level" % entry
+    return 0, ""
+
+
+def _check_main(argv):
+    import sysconfig
+    path, mode = argv[2], argv[3]
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        print("not UTF-8 text: %s" % e)
+        return 4
+    st, msg = check_source(text, mode)
+    if st:
+        print(msg)
+        return st
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    so = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY") or ""
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    cand = [libdir + "/" + so, libdir + "/" + multiarch + "/" + so, "/usr/lib/" + multiarch + "/" + so]
+    import os
+    lib = next((c for c in cand if so and os.path.exists(c)), "")
+    print("libpython %s" % lib)
+    print("prefix %s" % sys.base_prefix)
+    print("executable %s" % sys.executable)
+    return 0
+
+
+# ---- the run-time half (worker) ----
+
+PY_RC_EXCEPTION = 100   # the candidate raised (detail: the exception)
+PY_RC_FORBIDDEN = 101   # it did something the allow-list forbids
+PY_RC_RESULT = 102      # its answer is not what the ABI asks for
+PY_RC_BRIDGE = 103      # the bridge itself failed (a harness error)
+
+_state = None
+
+
+class _Frozen(type):
+    """A metaclass: the harness's classes cannot get attributes (state) from
+    a candidate."""
+
+    def __setattr__(cls, name, value):
+        raise TypeError("dkb: %s is read-only" % cls.__name__)
+
+    def __delattr__(cls, name):
+        raise TypeError("dkb: %s is read-only" % cls.__name__)
+
+
+def _say(cls, msg):
+    import os
+    line = "dkb-python: %s: %s\n" % (cls, " ".join(str(msg).split())[:600])
+    try:
+        os.write(2, line.encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+class _State:
+    pass
+
+
+def init(path, mode, backend, threads):
+    """Before any candidate code: import the libraries, prime torch (its
+    thread pool, its lazily loaded kernels), install the audit hook, compile
+    the candidate's source (not run). 0, or PY_RC_BRIDGE with a message."""
+    global _state
+    import os
+    import ctypes
+    import warnings
+    warnings.simplefilter("ignore")
+    sys.dont_write_bytecode = True
+    s = _State()
+    s.mode, s.backend, s.threads, s.path = mode, backend, threads, path
+    s.active = False
+    s.violation = None
+    try:
+        import math  # noqa: F401
+        import numpy  # noqa: F401
+        import torch
+    except Exception as e:  # a missing torch is the harness's problem, not the candidate's
+        _say("bridge", "cannot import torch/numpy: %s" % e)
+        return PY_RC_BRIDGE
+    s.torch = torch
+    try:
+        import triton  # noqa: F401  (the CUDA target's; absent on CPU machines)
+    except Exception:
+        pass
+    torch.set_num_threads(max(1, threads))
+    # prime what a candidate's first call would otherwise load under the
+    # system call filter (and count as threads left behind)
+    x = torch.arange(1 << 16, dtype=torch.int64)
+    (x * 3 + 1).sum().item()
+    (x.to(torch.float64) * 0.5).cumsum(0)
+    torch.sort(x.flip(0))
+    torch.unique(x % 7, return_counts=True)
+    torch.bincount((x % 5).to(torch.int64))
+    x.new_zeros(8).index_add_(0, (x % 8)[:100], x[:100])
+    torch.searchsorted(x, x[:10])
+    (x > 5).nonzero()
+    x.masked_select(x > 3)
+    torch.zeros(5).scatter_add_(0, torch.tensor([0, 1]), torch.tensor([1.0, 2.0]))
+    numpy.arange(10).sum()
+    s.junk_fill = _torch_junk_fill(ctypes)
+    s.ctypes = ctypes
+    s.os = os
+    with open(path, "rb") as f:
+        src = f.read()
+    try:
+        s.code = compile(src, os.path.basename(path), "exec", dont_inherit=True)
+    except SyntaxError as e:
+        _say("exception", "SyntaxError: line %s: %s" % (e.lineno, e.msg))
+        return PY_RC_EXCEPTION
+    s.builtins = _candidate_builtins(s)
+    s.views = {}
+    s.parsed = {}
+    _state = s
+    sys.addaudithook(_audit)
+    return 0
+
+
+def _torch_junk_fill(ctypes):
+    """Make torch's CPU allocator fill every new tensor with a junk pattern
+    (c10's caffe2_cpu_allocator_do_junk_fill), so a tensor a call leaves
+    uninitialised (torch.empty) never shows what an earlier call left in
+    the same memory. True when set."""
+    path = ""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                if "/libc10.so" in line:
+                    path = line.split()[-1]
+                    break
+        if not path:
+            return False
+        lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+        ctypes.c_bool.in_dll(lib, "_ZN3fLB39FLAGS_caffe2_cpu_allocator_do_junk_fill").value = True
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+_AUDITED = ("open", "os.", "subprocess.", "socket.", "ctypes.", "sys._getframe", "sys._current_frames",
+            "sys.settrace", "sys.setprofile", "sys.addaudithook", "shutil.", "tempfile.", "glob.", "pty.",
+            "urllib.", "http.", "ftplib.", "smtplib.", "mmap.", "signal.", "sqlite3.", "webbrowser.")
+
+
+def _audit(event, args):
+    s = _state
+    if s is None or not s.active:
+        return
+    if not event.startswith(_AUDITED):
+        return
+    what = "%s%s" % (event, (" " + repr(args[0])[:200]) if args else "")
+    if s.violation is None:
+        s.violation = what
+    raise PermissionError("dkb: not allowed in a candidate: %s" % what)
+
+
+def _candidate_builtins(s):
+    import builtins
+    b = {k: v for k, v in vars(builtins).items() if k not in DENIED_BUILTINS}
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        why = "relative import" if level else _module_allowed(name)
+        if not why and fromlist:
+            for item in fromlist:
+                if item in DENIED_NAMES:
+                    why = "import of '%s' from %s" % (item, name)
+                elif item != "*":
+                    why = _module_allowed(name + "." + item) if "." not in item else why
+                if why:
+                    break
+        if why:
+            if s.violation is None:
+                s.violation = why
+            raise ImportError("dkb: " + why)
+        return __import__(name, globals, locals, fromlist, 0)
+
+    def denied(name):
+        def f(*a, **k):
+            if s.violation is None:
+                s.violation = "call of %s()" % name
+            raise PermissionError("dkb: %s() is not available to candidates" % name)
+        return f
+
+    b["__import__"] = guarded_import
+    for name in ("open", "exec", "eval", "compile", "getattr", "setattr", "delattr", "globals", "locals", "vars",
+                 "input", "breakpoint"):
+        b[name] = denied(name)
+    return b
+
+
+# ---- typed views over the harness's memory ----
+
+# dkb_cand_type -> (torch dtype name, element bytes)
+_TYPES = {0: ("bool", 1), 1: ("uint8", 1), 2: ("int8", 1), 3: ("int16", 2), 4: ("int32", 4), 5: ("int64", 8),
+          6: ("int64", 16), 7: ("float64", 8), 8: ("int64", 8)}
+_TYPE_NAMES = {0: "BOOL", 1: "U8", 2: "I8", 3: "I16", 4: "I32", 5: "I64", 6: "I128", 7: "F64", 8: "STR"}
+
+
+def _structs(ctypes):
+    c = ctypes
+
+    class Dict(c.Structure):
+        _fields_ = [("size", c.c_int), ("str", c.POINTER(c.c_void_p)), ("len", c.POINTER(c.c_size_t))]
+
+    class Vec(c.Structure):
+        _fields_ = [("name", c.c_char_p), ("type", c.c_int), ("scale", c.c_int), ("n", c.c_int64),
+                    ("data", c.c_void_p), ("bytes", c.c_void_p), ("nbytes", c.c_int64),
+                    ("dict", c.POINTER(Dict)), ("cap", c.c_int64), ("bytes_cap", c.c_int64)]
+
+    class Scalar(c.Structure):
+        _fields_ = [("name", c.c_char_p), ("i", c.c_int64), ("f", c.c_double), ("s", c.c_char_p)]
+
+    class Set(c.Structure):
+        _fields_ = [("nvec", c.c_int), ("vec", c.POINTER(Vec)), ("nscalar", c.c_int), ("scalar", c.POINTER(Scalar))]
+
+    class Table(c.Structure):
+        _fields_ = [("name", c.c_char_p), ("rows", c.c_int64), ("ncols", c.c_int), ("cols", c.POINTER(Vec))]
+
+    class Db(c.Structure):
+        _fields_ = [("scale_factor", c.c_double), ("ntables", c.c_int), ("tables", c.POINTER(Table))]
+
+    class Param(c.Structure):
+        _fields_ = [("name", c.c_char_p), ("kind", c.c_int), ("scale", c.c_int), ("i", c.c_int64), ("s", c.c_char_p)]
+
+    class Params(c.Structure):
+        _fields_ = [("n", c.c_int), ("p", c.POINTER(Param))]
+
+    class ResCol(c.Structure):
+        _fields_ = [("name", c.c_char_p), ("type", c.c_int), ("scale", c.c_int), ("i64", c.c_void_p),
+                    ("dec", c.c_void_p), ("f64", c.c_void_p), ("date", c.c_void_p), ("str_off", c.c_void_p),
+                    ("str_bytes", c.c_void_p), ("bytes_cap", c.c_int64), ("is_null", c.c_void_p)]
+
+    class Result(c.Structure):
+        _fields_ = [("ncols", c.c_int), ("cols", c.POINTER(ResCol)), ("cap", c.c_int64), ("nrows", c.c_int64)]
+
+    class Env(c.Structure):
+        _fields_ = [("abi_version", c.c_int), ("threads", c.c_int), ("stream", c.c_void_p)]
+
+    return dict(Dict=Dict, Vec=Vec, Scalar=Scalar, Set=Set, Table=Table, Db=Db, Param=Param, Params=Params,
+                ResCol=ResCol, Result=Result, Env=Env)
+
+
+def _view(s, ptr, nbytes, dtype, writable):
+    """A tensor over [ptr, ptr + nbytes) (host memory: CPU backend). The
+    memoryview is cached (harness state, never handed out); the tensor is
+    new every time. CUDA: __cuda_array_interface__ over device memory (the
+    GPU session's part)."""
+    torch = s.torch
+    dt = getattr(torch, dtype)
+    if not ptr or nbytes <= 0:
+        return torch.empty(0, dtype=dt)
+    key = (ptr, nbytes, writable)
+    mv = s.views.get(key)
+    if mv is None:
+        arr = (s.ctypes.c_char * nbytes).from_address(ptr)
+        mv = memoryview(arr).cast("B")
+        if not writable:
+            mv = mv.toreadonly()
+        s.views[key] = mv
+    return torch.frombuffer(mv, dtype=dt)
+
+
+def _dict_tuple(s, d):
+    if not d:
+        return None
+    d = d.contents
+    return tuple(s.ctypes.string_at(d.str[i], d.len[i]).decode("utf-8", "replace") for i in range(d.size))
+
+
+class Text(metaclass=_Frozen):
+    """A string vector: `offsets` (n + 1 int64) into `data` (uint8 bytes);
+    row r is data[offsets[r]:offsets[r+1]]."""
+    __slots__ = ("offsets", "data")
+
+    def __init__(self, offsets, data):
+        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "data", data)
+
+    def __setattr__(self, k, v):
+        raise TypeError("dkb: Text is read-only")
+
+    def __len__(self):
+        return max(0, self.offsets.numel() - 1)
+
+
+def _vec_tensor(s, v, writable):
+    dtype, es = _TYPES[v.type]
+    if v.type == 8:
+        return Text(_view(s, v.data, (v.n + 1) * 8, "int64", writable), _view(s, v.bytes, v.nbytes, "uint8", writable))
+    t = _view(s, v.data, v.n * es, dtype, writable)
+    return t.view(-1, 2) if v.type == 6 else t
+
+
+class Table(metaclass=_Frozen):
+    """One table of the database: `table["l_shipdate"]` is its column as a
+    read-only tensor (zero-copy; TEXT columns: a Text), `rows`, `columns`
+    (names), `dict("l_returnflag")` a U8 column's dictionary."""
+    __slots__ = ("_c", "_cols", "name", "rows")
+
+    def __init__(self, c, cols, name, rows):
+        for k, v in (("_c", c), ("_cols", cols), ("name", name), ("rows", rows)):
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, k, v):
+        raise TypeError("dkb: the database is read-only")
+
+    def __getitem__(self, col):
+        e = self._cols.get(col)
+        if e is None:
+            raise KeyError("dkb: table %s has no column %r" % (self.name, col))
+        return _vec_tensor(_state, e[0], False)
+
+    def __contains__(self, col):
+        return col in self._cols
+
+    @property
+    def columns(self):
+        return tuple(self._cols)
+
+    def dict(self, col):
+        e = self._cols.get(col)
+        if e is None:
+            raise KeyError("dkb: table %s has no column %r" % (self.name, col))
+        return e[1]
+
+
+class Database(metaclass=_Frozen):
+    """The database: `db["lineitem"]` is a Table; `scale_factor`; `tables`."""
+    __slots__ = ("_t", "scale_factor")
+
+    def __init__(self, t, sf):
+        object.__setattr__(self, "_t", t)
+        object.__setattr__(self, "scale_factor", sf)
+
+    def __setattr__(self, k, v):
+        raise TypeError("dkb: the database is read-only")
+
+    def __getitem__(self, name):
+        e = self._t.get(name)
+        if e is None:
+            raise KeyError("dkb: no table %r" % (name,))
+        return Table(*e)
+
+    def __contains__(self, name):
+        return name in self._t
+
+    @property
+    def tables(self):
+        return tuple(self._t)
+
+
+class Env(metaclass=_Frozen):
+    """What the candidate may use: threads, device ("cpu" / "cuda"), stream
+    (None on CPU), and per mode: result (full: the declared result columns,
+    (name, kind, scale)), outputs (core: name -> (type, scale, cap)), dicts
+    (core: U8 input name -> its dictionary), params (full: name -> (kind, i,
+    scale), the exact parameters: a decimal 0.06 is ("decimal", 6, 2))."""
+    __slots__ = ("threads", "device", "stream", "result", "outputs", "dicts", "params")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            object.__setattr__(self, k, kw.get(k))
+
+    def __setattr__(self, k, v):
+        raise TypeError("dkb: env is read-only")
+
+
+_RES_KINDS = {0: "int", 1: "decimal", 2: "float", 3: "date", 4: "string"}
+_PARAM_KINDS = {0: "int", 1: "date", 2: "decimal", 3: "string"}
+
+
+def _db(s, ptr):
+    e = s.parsed.get(("db", ptr))
+    if e is None:
+        S = s.structs
+        db = S["Db"].from_address(ptr)
+        tables = {}
+        for i in range(db.ntables):
+            t = db.tables[i]
+            name = t.name.decode()
+            cols = {}
+            for j in range(t.ncols):
+                v = t.cols[j]
+                cols[v.name.decode()] = (v, _dict_tuple(s, v.dict))
+                _vec_tensor(s, v, False)   # its memory views made now, outside the candidate's window
+            tables[name] = (None, _types.MappingProxyType(cols), name, int(t.rows))
+        e = (tables, float(db.scale_factor))
+        s.parsed[("db", ptr)] = e
+    return Database(e[0], e[1])
+
+
+def _params(s, ptr):
+    e = s.parsed.get(("params", ptr))
+    if e is None:
+        S = s.structs
+        p = S["Params"].from_address(ptr)
+        e = []
+        for i in range(p.n):
+            q = p.p[i]
+            if q.kind == 3:
+                v = q.s.decode("utf-8", "replace") if q.s is not None else ""
+            elif q.kind == 2:
+                v = q.i / 10 ** q.scale
+            else:
+                v = int(q.i)
+            exact = (_PARAM_KINDS.get(q.kind, "?"), v if q.kind == 3 else int(q.i), int(q.scale))
+            e.append((q.name.decode(), v, exact))
+        e = tuple(e)
+        s.parsed[("params", ptr)] = e
+    return {n: v for n, v, _ in e}, {n: x for n, _, x in e}
+
+
+def _scalar_value(sc):
+    if sc.s is not None:
+        return sc.s.decode("utf-8", "replace")
+    if sc.i == 0 and sc.f != 0.0:
+        return float(sc.f)
+    return int(sc.i)
+
+
+def _inputs(s, ptr):
+    e = s.parsed.get(("in", ptr))
+    if e is None:
+        S = s.structs
+        st = S["Set"].from_address(ptr)
+        vecs = tuple((st.vec[i].name.decode(), st.vec[i]) for i in range(st.nvec))
+        dicts = {n: _dict_tuple(s, v.dict) for n, v in vecs if v.dict}
+        scal = tuple((st.scalar[i].name.decode(), _scalar_value(st.scalar[i])) for i in range(st.nscalar))
+        e = (vecs, scal, dicts)
+        s.parsed[("in", ptr)] = e
+    d = {n: _vec_tensor(s, v, False) for n, v in e[0]}
+    d.update(e[1])
+    return d, dict(e[2])
+
+
+def _outset(s, ptr):
+    e = s.parsed.get(("out", ptr))
+    if e is None:
+        S = s.structs
+        st = S["Set"].from_address(ptr)
+        e = tuple((st.vec[i].name.decode(), st.vec[i]) for i in range(st.nvec))
+        s.parsed[("out", ptr)] = e
+    return e
+
+
+def _outputs(s, outs):
+    d = {}
+    for name, v in outs:
+        dtype, es = _TYPES[v.type]
+        if v.type == 8:
+            d[name] = Text(_view(s, v.data, (v.cap + 1) * 8, "int64", True),
+                           _view(s, v.bytes, v.bytes_cap, "uint8", True))
+        else:
+            t = _view(s, v.data, v.cap * es, dtype, True)
+            d[name] = t.view(-1, 2) if v.type == 6 else t
+    return d
+
+
+class _ResultError(Exception):
+    pass
+
+
+def _as_tensor(s, x, what):
+    torch = s.torch
+    if isinstance(x, torch.Tensor):
+        return x.detach().reshape(-1).cpu()
+    try:
+        import numpy
+        if isinstance(x, numpy.ndarray):
+            return torch.from_numpy(numpy.ascontiguousarray(x).reshape(-1))
+    except Exception:
+        pass
+    if isinstance(x, (int, float, bool)):
+        return torch.tensor([x])
+    if isinstance(x, (list, tuple)):
+        return None  # a Python sequence: handled by the caller
+    raise _ResultError("%s: expected a tensor, an array or a list, got %s" % (what, type(x).__name__))
+
+
+def _write_ints128(s, dst_ptr, values, n, what):
+    """values (tensor of integers, or Python ints) -> __int128[n] at dst."""
+    torch = s.torch
+    if n == 0:
+        return
+    d = _view(s, dst_ptr, n * 16, "int64", True).view(-1, 2)
+    if isinstance(values, torch.Tensor):
+        if values.is_floating_point() or values.dtype == torch.bool:
+            raise _ResultError("%s: exact integers are required (got %s)" % (what, values.dtype))
+        if values.dim() == 2 and values.shape[1] == 2:
+            d.copy_(values[:n].to(torch.int64))
+            return
+        v = values.to(torch.int64)
+        d[:, 0].copy_(v)
+        d[:, 1].copy_(torch.where(v < 0, -1, 0))
+        return
+    lo, hi = [], []
+    for x in values:
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise _ResultError("%s: exact integers are required (got %r)" % (what, x))
+        if not -(1 << 127) <= x < (1 << 127):
+            raise _ResultError("%s: %d does not fit 128 bits" % (what, x))
+        u = x & ((1 << 128) - 1)
+        l, h = u & ((1 << 64) - 1), u >> 64
+        lo.append(l - (1 << 64) if l >= 1 << 63 else l)
+        hi.append(h - (1 << 64) if h >= 1 << 63 else h)
+    d.copy_(torch.tensor([lo, hi], dtype=torch.int64).t())
+
+
+def _write_numeric(s, ptr, dtype, col, n, what, exact):
+    torch = s.torch
+    t = _as_tensor(s, col, what)
+    if t is None:
+        if any(x is None for x in col):
+            raise _ResultError("%s: None in a vector that has no NULLs" % what)
+        if exact and any(isinstance(x, float) for x in col):
+            raise _ResultError("%s: exact integers are required (got a float)" % what)
+        t = torch.tensor(list(col), dtype=getattr(torch, dtype))
+    if exact and t.is_floating_point():
+        raise _ResultError("%s: exact integers are required (got %s)" % (what, t.dtype))
+    if t.numel() != n:
+        raise _ResultError("%s: %d values, expected %d" % (what, t.numel(), n))
+    if n:
+        _view(s, ptr, n * t.new_empty(0, dtype=getattr(torch, dtype)).element_size(), dtype, True).copy_(t)
+
+
+def _strings(col, what):
+    out = []
+    for x in col:
+        if isinstance(x, str):
+            out.append(x.encode("utf-8"))
+        elif isinstance(x, bytes):
+            out.append(x)
+        elif x is None:
+            out.append(None)
+        else:
+            raise _ResultError("%s: expected strings, got %s" % (what, type(x).__name__))
+    return out
+
+
+def _write_strings(s, off_ptr, bytes_ptr, bytes_cap, strs, what):
+    total = sum(len(b) for b in strs if b is not None)
+    if total > bytes_cap:
+        raise _ResultError("%s: %d bytes of strings, over the cap of %d" % (what, total, bytes_cap))
+    ct = s.ctypes
+    offs = (ct.c_int64 * (len(strs) + 1)).from_address(off_ptr)
+    at = 0
+    offs[0] = 0
+    blob = b"".join(b for b in strs if b is not None)
+    if blob:
+        ct.memmove(bytes_ptr, blob, len(blob))
+    for i, b in enumerate(strs):
+        at += len(b) if b is not None else 0
+        offs[i + 1] = at
+    return total
+
+
+def _fill_result(s, ptr, ret):
+    S = s.structs
+    res = S["Result"].from_address(ptr)
+    cols = [res.cols[i] for i in range(res.ncols)]
+    names = [c.name.decode() for c in cols]
+    if isinstance(ret, dict):
+        missing = [n for n in names if n not in ret]
+        extra = [k for k in ret if k not in names]
+        if missing or extra:
+            raise _ResultError("the result's columns are %s; missing %s, unknown %s" % (names, missing, extra))
+        values = [ret[n] for n in names]
+    elif isinstance(ret, (list, tuple)):
+        if len(ret) != len(names):
+            raise _ResultError("%d columns returned, the result has %d (%s)" % (len(ret), len(names), names))
+        values = list(ret)
+    else:
+        raise _ResultError("full() must return a dict {column: values} or a list of columns, got %s"
+                           % type(ret).__name__)
+    n = None
+    for name, v in zip(names, values):
+        k = len(v) if isinstance(v, (list, tuple)) else int(_as_tensor(s, v, name).numel())
+        if n is None:
+            n = k
+        elif k != n:
+            raise _ResultError("column %s has %d rows, %s has %d" % (name, k, names[0], n))
+    n = n or 0
+    if n > res.cap:
+        raise _ResultError("%d rows, over the cap of %d" % (n, res.cap))
+    ct = s.ctypes
+    for c, name, v in zip(cols, names, values):
+        what = "column %s (%s)" % (name, _RES_KINDS.get(c.type, "?"))
+        if isinstance(v, (list, tuple)) and any(x is None for x in v):
+            nulls = (ct.c_uint8 * max(1, n)).from_address(c.is_null)
+            for i, x in enumerate(v):
+                if x is None:
+                    nulls[i] = 1
+            if c.type != 4:
+                fill = 0.0 if c.type == 2 else 0
+                v = [fill if x is None else x for x in v]
+        if c.type == 0:
+            _write_numeric(s, c.i64, "int64", v, n, what, True)
+        elif c.type == 1:
+            t = _as_tensor(s, v, what)
+            _write_ints128(s, c.dec, t if t is not None else list(v), n, what)
+        elif c.type == 2:
+            _write_numeric(s, c.f64, "float64", v, n, what, False)
+        elif c.type == 3:
+            _write_numeric(s, c.date, "int32", v, n, what, True)
+        elif c.type == 4:
+            if not isinstance(v, (list, tuple)):
+                raise _ResultError("%s: expected a list of strings" % what)
+            strs = _strings(v, what)
+            if any(b is None for b in strs):
+                nulls = (ct.c_uint8 * max(1, n)).from_address(c.is_null)
+                for i, b in enumerate(strs):
+                    if b is None:
+                        nulls[i] = 1
+            _write_strings(s, c.str_off, c.str_bytes, c.bytes_cap, strs, what)
+        else:
+            raise _ResultError("%s: unknown result type %d" % (what, c.type))
+    res.nrows = n
+
+
+def _fill_outputs(s, outs, ret):
+    if not isinstance(ret, dict):
+        raise _ResultError("core() must return a dict {output: n or values}, got %s" % type(ret).__name__)
+    names = [n for n, _ in outs]
+    missing = [n for n in names if n not in ret]
+    extra = [k for k in ret if k not in names]
+    if missing or extra:
+        raise _ResultError("the outputs are %s; missing %s, unknown %s" % (names, missing, extra))
+    torch = s.torch
+    for name, v in outs:
+        r = ret[name]
+        what = "output %s (%s)" % (name, _TYPE_NAMES.get(v.type, "?"))
+        if v.type == 8:
+            if isinstance(r, tuple) and len(r) == 2 and all(isinstance(x, int) for x in r):
+                n, nb = r
+            elif isinstance(r, (list, tuple)):
+                strs = _strings(r, what)
+                if any(b is None for b in strs):
+                    raise _ResultError("%s: None in a string vector" % what)
+                n = len(strs)
+                if n > v.cap:
+                    raise _ResultError("%s: %d elements, over the cap of %d" % (what, n, v.cap))
+                nb = _write_strings(s, v.data, v.bytes, v.bytes_cap, strs, what)
+            else:
+                raise _ResultError("%s: expected (n, nbytes) or a list of strings" % what)
+            if not (0 <= n <= v.cap and 0 <= nb <= v.bytes_cap):
+                raise _ResultError("%s: n=%d, nbytes=%d outside the caps %d, %d" % (what, n, nb, v.cap, v.bytes_cap))
+            v.n, v.nbytes = n, nb
+            continue
+        if isinstance(r, bool) or (isinstance(r, int) and not isinstance(r, bool)):
+            n = int(r)
+            if not 0 <= n <= v.cap:
+                raise _ResultError("%s: n=%d outside 0..%d" % (what, n, v.cap))
+            v.n = n
+            continue
+        t = _as_tensor(s, r, what)
+        seq = None
+        if t is None:
+            seq = list(r)
+            n = len(seq)
+        else:
+            n = t.shape[0] if (v.type == 6 and t.dim() == 2) else t.numel()
+        if n > v.cap:
+            raise _ResultError("%s: %d elements, over the cap of %d" % (what, n, v.cap))
+        dtype, es = _TYPES[v.type]
+        if v.type == 6:
+            _write_ints128(s, v.data, t if t is not None else seq, n, what)
+        else:
+            exact = v.type != 7
+            if t is None:
+                t = torch.tensor(seq, dtype=getattr(torch, dtype))
+            if exact and t.is_floating_point():
+                raise _ResultError("%s: exact integers are required (got %s)" % (what, t.dtype))
+            if n:
+                _view(s, v.data, n * es, dtype, True).copy_(t)
+        v.n = n
+
+
+def call(mode, a, b, c, d):
+    """One candidate call (the shim's entry points): full(db, params, env)
+    with a=db, b=params, c=result, d=env; core(inputs, outputs, env) with
+    a=in, b=out, d=env. 0, or a PY_RC_* code with its line on stderr."""
+    s = _state
+    if s is None:
+        _say("bridge", "the bridge was not initialised")
+        return PY_RC_BRIDGE
+    if not hasattr(s, "structs"):
+        s.structs = _structs(s.ctypes)
+    torch = s.torch
+    torch.set_num_threads(max(1, s.threads))
+    s.violation = None
+    envs = s.structs["Env"].from_address(d)
+    try:
+        if mode == "full":
+            res = s.structs["Result"].from_address(c)
+            spec = tuple((res.cols[i].name.decode(), _RES_KINDS.get(res.cols[i].type, "?"), res.cols[i].scale)
+                         for i in range(res.ncols))
+            pv, px = _params(s, b)
+            env = Env(threads=envs.threads, device="cpu", stream=None, result=spec, outputs=None, dicts=None,
+                      params=px)
+            args = (_db(s, a), pv, env)
+        else:
+            ins, dicts = _inputs(s, a)
+            outs = _outset(s, b)
+            spec = {n: (_TYPE_NAMES.get(v.type, "?"), v.scale, int(v.cap)) for n, v in outs}
+            env = Env(threads=envs.threads, device="cpu", stream=None, result=None, outputs=spec, dicts=dicts)
+            args = (ins, _outputs(s, outs), env)
+    except Exception as e:
+        _say("bridge", "building the arguments: %s: %s" % (type(e).__name__, e))
+        return PY_RC_BRIDGE
+    g = {"__name__": "dkb_candidate", "__builtins__": dict(s.builtins)}
+    s.active = True
+    try:
+        exec(s.code, g)
+        fn = g.get(mode)
+        if not callable(fn):
+            raise _ResultError("the module defines no function %s()" % mode)
+        ret = fn(*args)
+    except _ResultError as e:
+        s.active = False
+        _say("result", e)
+        return PY_RC_RESULT
+    except BaseException as e:  # noqa: B036 (SystemExit, KeyboardInterrupt too: the candidate's)
+        s.active = False
+        if s.violation is not None:
+            _say("forbidden", s.violation)
+            return PY_RC_FORBIDDEN
+        _say("exception", "%s: %s" % (type(e).__name__, e))
+        return PY_RC_EXCEPTION
+    s.active = False
+    if s.violation is not None:  # raised inside and caught by the candidate: still refused
+        _say("forbidden", s.violation)
+        return PY_RC_FORBIDDEN
+    try:
+        if mode == "full":
+            _fill_result(s, c, ret)
+        else:
+            _fill_outputs(s, _outset(s, b), ret)
+    except _ResultError as e:
+        _say("result", e)
+        return PY_RC_RESULT
+    except Exception as e:
+        _say("result", "%s: %s" % (type(e).__name__, e))
+        return PY_RC_RESULT
+    return 0
+
+
+if __name__ == "__main__" and len(sys.argv) >= 4 and sys.argv[1] == "check":
+    sys.exit(_check_main(sys.argv))
