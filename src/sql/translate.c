@@ -30,7 +30,7 @@ static bool fill_column(tr_ctx *x, const tr_col *c, int64_t n, dkb_res_type t, i
     uint8_t *valid = NULL;
     if (c->valid) {
         valid = tr_alloc(x, (size_t)n);
-        if (!valid || dkb_tp_to_host(x->tp, c->valid, valid)) return !tr_bad(x) && false;
+        if (!valid || dkb_tp_to_host(x->tp, c->valid, valid)) return tr_bad(x), false;
     }
     if (t == DKB_RES_STRING && c->ty.id == TY_BOOL) {
         __int128 *h = tr_host_i128(x, c->v);

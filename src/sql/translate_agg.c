@@ -59,7 +59,7 @@ static bool group_keys(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_
     for (int i = 0; i < nkeys; i++) {
         if (nk + 2 > 64) return tr_unsupported(x, NULL, "GROUP BY on more than 32 columns"), false;
         dkb_tensor *v = tr_key_of(x, &keys[i], n);
-        if (!v) return !tr_bad(x) && false;
+        if (!v) return tr_bad(x), false;
         if (keys[i].valid) {
             v = dkb_tp_where(tp, keys[i].valid, v, dkb_tp_full_i64(tp, v->dtype == DKB_TP_U8 ? DKB_TP_U8 : DKB_TP_I64, n, 0));
             k[nk++] = keys[i].valid;
@@ -136,7 +136,7 @@ static bool text_extreme(tr_ctx *x, const agg_in *a, const dkb_groups *g, bool m
     uint8_t *see = NULL;
     if (a->rows) {
         see = tr_alloc(x, (size_t)n + 1);
-        if (!see || (n && dkb_tp_to_host(tp, a->rows, see))) return !tr_bad(x) && false;
+        if (!see || (n && dkb_tp_to_host(tp, a->rows, see))) return tr_bad(x), false;
     }
     int64_t *best = tr_alloc(x, (size_t)(ng + 1) * sizeof *best);
     uint8_t *any = tr_alloc(x, (size_t)ng + 1);
@@ -220,7 +220,7 @@ static bool aggregate_one(tr_ctx *x, const cJSON *e, const tr_rel *in, const dkb
         tr_col keys[2] = {{.v = g ? g->group_id : dkb_tp_full_i64(x->tp, DKB_TP_I64, n0, 0), .ty = tr_ty(TY_BIGINT)},
                           {.v = key, .valid = a.rows, .ty = tr_ty(TY_BIGINT)}};
         dkb_groups dg;
-        if (!key || !tr_group(x, keys, 2, n0, &dg)) return !tr_bad(x) && false;
+        if (!key || !tr_group(x, keys, 2, n0, &dg)) return tr_bad(x), false;
         tr_rel one = {.ncols = 1, .c = &a.arg, .n = n0};
         tr_rel *d = tr_rel_gather(x, &one, dg.first_row, false);
         if (!d) return false;
@@ -312,7 +312,7 @@ static bool aggregate_one(tr_ctx *x, const cJSON *e, const tr_rel *in, const dkb
             out->valid = dkb_tp_cmp_i64(tp, cnt, DKB_CMP_GT, 0);
         }
     }
-    if (!out->v) return !tr_bad(x) && false;
+    if (!out->v) return tr_bad(x), false;
     if (a.arg.v && a.arg.v->dict && (agg == DKB_AGG_MIN || agg == DKB_AGG_MAX))
         out->v = tr_relabel(x, out->v, 0, a.arg.v->dict);
     if (a.rt.id == TY_DECIMAL && out->v->dtype != DKB_TP_F64) out->v = tr_rescale(x, out->v, a.rt.scale);

@@ -357,7 +357,7 @@ static bool arith(tr_ctx *x, dkb_arith op, const tr_val *a0, const tr_val *b0, t
         bvalid = bc.valid; /* x / 0 is IEEE's inf or nan, as DuckDB's double division gives */
         r = dkb_tp_arith(tp, ac.v, op, bc.v);
     }
-    if (!r) return !tr_bad(x) && false;
+    if (!r) return tr_bad(x), false;
     if (rt.id == TY_DECIMAL || (exact_type(rt.id) && r->scale != 0)) r = tr_rescale(x, r, scale_of(rt));
     if (rt.id == TY_DATE || rt.id == TY_INT) r = dkb_tp_cast(tp, r, DKB_TP_I32);
     set_col(out, r, tr_and_valid(x, ac.valid, bvalid), rt);
@@ -535,7 +535,7 @@ static bool select_col(tr_ctx *x, dkb_tensor *cond, const tr_col *a, const tr_co
         !(a->v->dtype == DKB_TP_U8 && b->v->dtype == DKB_TP_U8 && a->v->dict == b->v->dict)) {
         tr_hstr ha, hb;
         uint8_t *c = n ? dkb_tp_host_copy(tp, cond) : NULL;
-        if (!tr_host_strings(x, a, &ha) || !tr_host_strings(x, b, &hb) || (n && !c)) return !tr_bad(x) && false;
+        if (!tr_host_strings(x, a, &ha) || !tr_host_strings(x, b, &hb) || (n && !c)) return tr_bad(x), false;
         for (int64_t i = 0; i < n; i++)
             if (!c[i]) ha.p[i] = hb.p[i], ha.len[i] = hb.len[i];
         out->v = tr_str_from_host(x, &ha);

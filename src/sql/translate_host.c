@@ -82,8 +82,8 @@ bool tr_host_strings(tr_ctx *x, const tr_col *c, tr_hstr *out) {
     out->len = tr_alloc(x, (size_t)(n ? n : 1) * sizeof *out->len);
     if (!out->p || !out->len) return false;
     if (t->dtype == DKB_TP_STR) {
-        const int64_t *off = n || true ? dkb_tp_host_copy(x->tp, t) : NULL;
-        if (!off) return !tr_bad(x) && false;
+        const int64_t *off = dkb_tp_host_copy(x->tp, t); /* n + 1 offsets, then the bytes */
+        if (!off) return tr_bad(x), false;
         const char *bytes = (const char *)(off + n + 1);
         for (int64_t i = 0; i < n; i++) out->p[i] = bytes + off[i], out->len[i] = (size_t)(off[i + 1] - off[i]);
         return true;
@@ -229,7 +229,7 @@ bool tr_key_pair(tr_ctx *x, const tr_col *a, int64_t na, const tr_col *b, int64_
         tr_hstr ha, hb;
         idmap m;
         if (!ca.v || !cb.v || !items(x, &ca, &ha) || !items(x, &cb, &hb) || !idmap_init(x, &m, ha.n + hb.n))
-            return !tr_bad(x) && false;
+            return tr_bad(x), false;
         *ka = ids_of(x, &m, &ha);
         *kb = ids_of(x, &m, &hb);
         idmap_free(&m);

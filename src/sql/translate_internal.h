@@ -156,7 +156,7 @@ typedef struct tr_hstr {
     size_t *len;
 } tr_hstr;
 bool tr_host_strings(tr_ctx *x, const tr_col *c, tr_hstr *out);
-/* A STR tensor (or a dictionary column when fewer distinct) from host strings. */
+/* A STR tensor of the host strings h. */
 dkb_tensor *tr_str_from_host(tr_ctx *x, const tr_hstr *h);
 /* Integer keys for equal-value grouping or joining: one column (or, for a
  * join, its two sides, in one key space: the ids agree across them). */

@@ -292,7 +292,7 @@ bool tr_strfn(tr_ctx *x, const char *name, const tr_val *v, int k, tr_type rt, i
         for (int i = 0; i < k; i++)
             if (!v[i].is_const && v[i].c.valid) {
                 nul[i] = tr_alloc(x, (size_t)(n ? n : 1));
-                if (!nul[i] || (n && dkb_tp_to_host(tp, v[i].c.valid, nul[i]))) return !tr_bad(x) && false;
+                if (!nul[i] || (n && dkb_tp_to_host(tp, v[i].c.valid, nul[i]))) return tr_bad(x), false;
             }
     const char **rs = tr_alloc(x, (size_t)(m ? m : 1) * sizeof *rs);
     size_t *rl = tr_alloc(x, (size_t)(m ? m : 1) * sizeof *rl);

@@ -357,12 +357,10 @@ static bool unify(tr_ctx *x, tr_col *a, int64_t na, tr_col *b, int64_t nb) {
     (void)na, (void)nb;
     if (a->ty.id == TY_VARCHAR || b->ty.id == TY_VARCHAR) {
         if (a->v->dtype == DKB_TP_U8 && b->v->dtype == DKB_TP_U8 && a->v->dict == b->v->dict) return true;
+        /* two dictionaries, or free text: both as free text */
         tr_hstr ha, hb;
         if (!tr_host_strings(x, a, &ha) || !tr_host_strings(x, b, &hb)) return false;
-        ha.p = ha.p, hb.p = hb.p;
-        tr_hstr h1 = ha, h2 = hb;
-        /* as STR both (from_host keeps them STR) */
-        dkb_tensor *sa = tr_str_from_host(x, &h1), *sb = tr_str_from_host(x, &h2);
+        dkb_tensor *sa = tr_str_from_host(x, &ha), *sb = tr_str_from_host(x, &hb);
         if (!sa || !sb) return false;
         a->v = sa, b->v = sb;
         if (a->v->dtype != b->v->dtype) return tr_fail(x, DKB_EINTERNAL, "string encodings differ"), false;
