@@ -7,6 +7,7 @@
  * json) and optionally checked against a CSV (--expect) or DuckDB's own
  * answer (--check); or DuckDB's optimized logical plan (--explain;
  * src/sql/plan.h) and the TensorPlan program as it ran (--explain=tensorplan). */
+#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,10 +185,16 @@ static int check_duckdb(const char *who, dkb__sql_planner *p, const char *sql, c
     return code;
 }
 
-static int print_result(const sql_opts *o, const dkb_result *res) {
+/* The result as `dkb run` prints one; JSON: {"sql", "backend", "columns", "rows"}. */
+static int print_result(const sql_opts *o, const char *sql, const dkb_result *res) {
     int rc = 0;
     if (o->fmt == CLI_FMT_JSON) {
-        printf("{");
+        cJSON *text = cJSON_CreateString(sql);
+        char *q = text ? cJSON_PrintUnformatted(text) : NULL;
+        cJSON_Delete(text);
+        if (!q) return DKB_ENOMEM;
+        printf("{\"sql\": %s, \"backend\": \"%s\", ", q, o->backend_name);
+        free(q);
         rc = dkb_result_print_json_fields(res, stdout);
         printf("}\n");
     } else {
@@ -263,7 +270,7 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
     }
     if (o->what == EXPLAIN_NONE) {
         bool show = !(o->nexpect || o->nexpect_dir || o->check) || o->fmt_given;
-        if (show && print_result(o, &res)) exit_code = DKB_EXIT_FAIL;
+        if (show && print_result(o, text, &res)) exit_code = DKB_EXIT_FAIL;
         for (int i = 0; i < o->nexpect; i++)
             if (compare_csv(who, &res, o->expect[i], o->expect[i])) exit_code = DKB_EXIT_FAIL;
         for (int i = 0; i < o->nexpect_dir && file; i++) {
