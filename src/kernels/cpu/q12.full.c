@@ -70,7 +70,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         {
             int64_t my_high[256] = {0}, my_low[256] = {0};
             int64_t pos = 0;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 4)
             for (int64_t b = 0; b < nblocks; b++) {
                 const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
                 /* the filter as a byte mask (vectorized), then its few set bytes */

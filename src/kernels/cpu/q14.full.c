@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_select_range_i32 */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -46,7 +46,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int c = 0; c < ptype->dict->size && c < 256; c++)
         promo[c] = ptype->dict->len[c] >= 5 && memcmp(ptype->dict->str[c], "PROMO", 5) == 0;
     const int32_t lo = (int32_t)pdate->i;
-    const uint32_t span = (uint32_t)(dkb_add_months(pdate->i, 1) - 1 - pdate->i);
+    const int64_t hi = dkb_add_months(pdate->i, 1); /* [lo, hi) */
     const int32_t *sd = ship->data, *pk = lpart->data;
     const int64_t *pr = price->data, *dc = disc->data;
     const uint8_t *ty = ptype->data;
@@ -63,22 +63,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     {
         __int128 my_promo = 0, my_total = 0;
         int64_t my_hits = 0;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 16)
         for (int64_t b = 0; b < nblocks; b++) {
             const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
             int64_t sp = 0, st = 0, h = 0;
-            /* the month's mask for the block (vectorized), then its few set bytes */
+            /* the month's rows of the block (a vectorized mask, then its few set bytes) */
             const int len = (int)(to - from);
-            uint8_t m[BLOCK + 8];
-            for (int j = 0; j < len; j++) m[j] = (uint32_t)sd[from + j] - (uint32_t)lo <= span;
-            memset(m + len, 0, 8);
-            int32_t sel[BLOCK];
-            int nsel = 0;
-            for (int j = 0; j < len; j += 8) {
-                uint64_t w;
-                memcpy(&w, m + j, 8);
-                for (; w; w &= w - 1) sel[nsel++] = j + (__builtin_ctzll(w) >> 3);
-            }
+            int32_t sel[BLOCK + 16];
+            const int nsel = dkb_select_range_i32(sd + from, len, lo, hi, sel);
             /* the sparse rows' columns, prefetched a few rows ahead */
             for (int k = 0; k < nsel; k++) {
                 if (k + 8 < nsel) {

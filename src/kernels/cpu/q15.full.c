@@ -24,7 +24,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_put_dec, dkb_put_strcol */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_select_range_i32, dkb_put_dec, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
@@ -57,7 +57,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
      * milliseconds for a second thread on a busy machine */
     const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
     const int32_t lo = (int32_t)pdate->i;
-    const uint32_t span = (uint32_t)(dkb_add_months(pdate->i, 3) - 1 - pdate->i);
+    const int64_t hi = dkb_add_months(pdate->i, 3); /* [lo, hi) */
     int64_t *rev = malloc((size_t)nt * (size_t)(ns + 1) * sizeof(int64_t));
     uint8_t *seen = malloc((size_t)nt * (size_t)(ns + 1));
     __int128 *total = malloc((size_t)(ns + 1) * sizeof(__int128));
@@ -76,21 +76,13 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 #endif
         int64_t *my = rev + (size_t)tid * (size_t)(ns + 1);
         uint8_t *my_seen = seen + (size_t)tid * (size_t)(ns + 1);
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 8)
         for (int64_t b = 0; b < nblocks; b++) {
-            /* the window as a byte mask (vectorized), then its few set bytes */
+            /* the window's rows of the block (a vectorized mask, then its few set bytes) */
             const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
             const int len = (int)(to - from);
-            uint8_t m[BLOCK + 8];
-            for (int j = 0; j < len; j++) m[j] = (uint32_t)sd[from + j] - (uint32_t)lo <= span;
-            memset(m + len, 0, 8);
-            int32_t sel[BLOCK];
-            int nsel = 0;
-            for (int j = 0; j < len; j += 8) {
-                uint64_t w;
-                memcpy(&w, m + j, 8);
-                for (; w; w &= w - 1) sel[nsel++] = j + (__builtin_ctzll(w) >> 3);
-            }
+            int32_t sel[BLOCK + 16];
+            const int nsel = dkb_select_range_i32(sd + from, len, lo, hi, sel);
             /* the sparse rows' columns, prefetched a few rows ahead */
             for (int k = 0; k < nsel; k++) {
                 if (k + 8 < nsel) {

@@ -104,7 +104,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         {
             __int128 my_total = 0;
             int64_t my_hits = 0;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 8)
             for (int64_t k = 0; k < nblocks; k++) {
                 const int64_t from = k * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
                 int64_t sum = 0, h = 0;

@@ -169,7 +169,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 #endif
             int64_t *sum = tsum + (size_t)tid * (size_t)size;
             uint8_t *seen = tseen + (size_t)tid * (size_t)size;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 8)
             for (int64_t b = 0; b < nblocks; b++) {
                 /* the year and the part bit as a
                  * byte mask (vectorized, with gathers), then its set bytes */
