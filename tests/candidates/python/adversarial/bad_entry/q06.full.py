@@ -1,0 +1,5 @@
+"""bad_entry: defines no full()."""
+
+
+def fulll(db, params, env):
+    return {}

@@ -1,0 +1,5 @@
+"""syntax_error: does not parse."""
+
+
+def full(db, params, env)
+    return {}

@@ -1,0 +1,88 @@
+# python_corpus.sh: `dkb eval --target python` (Python candidates over CPU
+# torch, docs/harness.md "Python candidates") classifies the Python corpus:
+# tests/candidates/python/honest (Q6 full and core, valid: the answers are
+# checked against the baseline on seed 0 and 5 random seeds, as always) and
+# tests/candidates/python/adversarial/CASE (crash, recursion, never_ends,
+# wrong_answer, unfilled_output, writes_input, import_os / subprocess /
+# socket / ctypes, opens_file, dunder_escape, library_state, module_cache,
+# raises, syntax_error, bad_entry, bad_result): each directory evaluated on
+# its own at SF 0.01 with one thread, every row of results.json of the class
+# its EXPECTED file names (lib/corpus_results.py). Also: C files beside the
+# Python ones are not rows with --target python, --target needs --backend cpu.
+# Exits 77 (skipped) only when the interpreter the harness uses
+# ($DKB_PYTHON, else /usr/bin/python3, else python3) cannot import torch and
+# numpy; CI installs python3-torch (.ci/run).
+# Environment: CASES="a b" runs only those case directories ("honest" is the
+# honest one); KEEP_WORK=1 keeps $WORK.
+source "$(dirname "$0")/lib/common.bash"
+
+CAND="$(cd "$(dirname "$0")/../candidates/python" && pwd)"
+PY="${DKB_PYTHON:-}"
+[ -n "$PY" ] || { [ -x /usr/bin/python3 ] && PY=/usr/bin/python3; } || PY=python3
+if ! "$PY" -c "import torch, numpy" 2>/dev/null; then
+    echo "SKIP: $PY cannot import torch and numpy (install python3-torch python3-numpy)"
+    exit 77
+fi
+S="$WORK/sf001"
+"$DKB" gen --sf 0.01 --out "$S" -q
+
+# ---- options ----
+expect_fail 2 "--target rust: expected python" -- "$DKB" eval "$CAND/honest" --data "$S" --target rust
+expect_fail 1 "--target python: only with --backend cpu" -- \
+    "$DKB" eval "$CAND/honest" --data "$S" --target python --backend cuda --out "$WORK/cuda"
+"$DKB" eval --help | grep -q -- "--target T" || fail "eval --help lists --target"
+pass "--target: errors and --help"
+
+# C candidates beside the Python ones are not rows (and the .py files are not
+# rows without --target python)
+mix="$WORK/mix"
+mkdir -p "$mix"
+cp "$CAND/honest/q06.core.py" "$mix/"
+cp "$CAND/../honest/q06.full.c" "$mix/"
+cp "$CAND/honest/q06.core.py" "$mix/q6.core.py"
+"$DKB" eval "$mix" --data "$S" --target python --out "$WORK/mix-out" --seeds 1 --min-seconds 0 --min-runs 2 \
+    --format json -q >"$WORK/mix.json" 2>"$WORK/mix.stderr" || fail "eval --target python on a mixed directory"
+python3 - "$WORK/mix.json" <<'PY' || fail "mixed directory: rows or ignored files"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [(r["query"], r["mode"], r["class"]) for r in d["candidates"]]
+assert rows == [("q06", "core", "ok")], rows
+assert d["ignored_files"] == ["q6.core.py"], d["ignored_files"]
+PY
+"$DKB" eval "$mix" --data "$S" --out "$WORK/mix-c" --seeds 1 --min-seconds 0 --min-runs 2 --mode full \
+    --format json -q >"$WORK/mix-c.json" 2>/dev/null || fail "eval (C) on a mixed directory"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [(r['query'],r['mode']) for r in d['candidates']]==[('q06','full')], d['candidates']; assert d['ignored_files']==[], d['ignored_files']" \
+    "$WORK/mix-c.json" || fail "the C evaluation took Python files"
+pass "--target python takes qNN.<mode>.py only; the C evaluation ignores them"
+
+failures=0
+eval_case() {
+    local name=$1 dir=$2 expected=$3
+    shift 3
+    local out="$WORK/results/$name" rc=0
+    "$DKB" eval "$dir" --target python --data "$S" --out "$out" --seeds 5 --min-seconds 0.2 --mem-limit 2 -q "$@" \
+        >"$WORK/$name.stdout" 2>"$WORK/$name.stderr" || rc=$?
+    if [ "$rc" != 0 ]; then
+        echo "FAIL: dkb eval $name exited $rc: $(tail -3 "$WORK/$name.stderr")" >&2
+        failures=$((failures + 1))
+        return
+    fi
+    python3 "$(dirname "$0")/lib/corpus_results.py" "$out/results.json" "$expected" "$dir" .py ||
+        failures=$((failures + 1))
+}
+
+cases=$(echo ${CASES:-honest $(cd "$CAND/adversarial" && ls)})
+for c in $cases; do
+    if [ "$c" = honest ]; then
+        eval_case honest "$CAND/honest" "$(cat "$CAND/honest/EXPECTED")" --threads 1
+        continue
+    fi
+    d="$CAND/adversarial/$c"
+    [ -f "$d/EXPECTED" ] || fail "$d/EXPECTED missing"
+    extra=(--threads 1)
+    [ -f "$d/ARGS" ] && read -r -a extra <"$d/ARGS"
+    eval_case "$c" "$d" "$(cat "$d/EXPECTED")" "${extra[@]}"
+done
+
+[ "$failures" = 0 ] || fail "$failures case(s) misclassified (KEEP_WORK=1 keeps $WORK)"
+pass "Python corpus classified as expected: $cases"
