@@ -509,11 +509,14 @@ static inline int64_t dkb_walk_to(dkb_walk *w, int64_t key, int64_t *first) {
     return j;
 }
 
-/* Where the run of a parent `gap` parent rows past the last one walked
- * probably starts (the chunk's mean run length times gap): a row to
- * prefetch, or -1 past the chunk's end. */
-static inline int64_t dkb_walk_guess(const dkb_walk *w, int64_t gap) {
-    const int64_t est = w->j + ((gap * w->per) >> 8);
+/* Walking the parents selected in sel[0..n) (rows from one base, in
+ * ascending order), now at sel[x]: where the run of the parent `ahead`
+ * selections later probably starts (the chunk's mean run length times the
+ * parent rows between, from the walk's position): a row to prefetch, or -1
+ * when there is no such selection or the guess is past the chunk. */
+static inline int64_t dkb_walk_guess(const dkb_walk *w, const int32_t *sel, int n, int x, int ahead) {
+    if (x + ahead >= n) return -1;
+    const int64_t est = w->j + (((int64_t)(sel[x + ahead] - sel[x]) * w->per) >> 8);
     return est < w->end ? est : -1;
 }
 

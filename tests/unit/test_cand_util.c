@@ -315,7 +315,8 @@ static void test_select_bits(void) {
                     if (key[i] >= 0 && key[i] < nbits && ((bits[key[i] >> 6] >> (key[i] & 63)) & 1))
                         ok &= want < m && sel[want++] == i;
                 if (!ok || m != want) {
-                    if (bad++ < 5) CHECK(0, "select_bits n %d, nbits %lld: %d selected, want %d", n, (long long)nbits, m, want);
+                    if (bad++ < 5)
+                        CHECK(0, "select_bits n %d, nbits %lld: %d selected, want %d", n, (long long)nbits, m, want);
                 }
             }
         }
@@ -379,14 +380,16 @@ static void test_walk(void) {
             }
             for (int64_t p = p0; p < p1; p++) {
                 if (p % 3 == 1) continue; /* parents skipped, as a filter does */
-                const int64_t g = dkb_walk_guess(&w, 2);
-                bad += g != -1 && (g < w.j || g >= w.end);
+                const int32_t sel[2] = {0, 2};
+                const int64_t g = dkb_walk_guess(&w, sel, 2, 0, 1), none = dkb_walk_guess(&w, sel, 2, 1, 1);
+                bad += (g != -1 && (g < w.j || g >= w.end)) || none != -1;
                 int64_t first, want = 0, cnt = 0;
                 const int64_t end = dkb_walk_to(&w, pk[p], &first);
                 for (int64_t i = 0; i < nc; i++)
                     if (ck[i] == pk[p]) want = cnt++ ? want : i;
                 if (cnt ? (first != want || end != want + cnt) : end != first) {
-                    if (bad++ < 5) CHECK(0, "walk chunk %lld/%lld parent %lld", (long long)c, (long long)nchunks, (long long)p);
+                    if (bad++ < 5)
+                        CHECK(0, "walk chunk %lld/%lld parent %lld", (long long)c, (long long)nchunks, (long long)p);
                 }
             }
         }

@@ -123,13 +123,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 ns += (od[o] < day) & (int)((cbits[ci >> 6] >> (ci & 63)) & 1);
             }
             for (int x = 0; x < ns; x++) {
-                const int64_t g = x + AHEAD < ns ? dkb_walk_guess(&w, sel[x + AHEAD] - sel[x]) : -1;
-                if (g >= 0) { /* where a later order's items probably start */
-                    __builtin_prefetch(&lk[g]);
-                    __builtin_prefetch(&ls[g]);
-                    __builtin_prefetch(&lp[g]);
-                    __builtin_prefetch(&ld[g]);
-                }
+                const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                if (g >= 0)
+                    __builtin_prefetch(&lk[g]), __builtin_prefetch(&ls[g]),
+                        __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
                 const int64_t o = b + sel[x];
                 int64_t j, sum = 0;
                 int any = 0;

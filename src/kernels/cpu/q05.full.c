@@ -75,7 +75,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *region, *date;
     const dkb_param_want want_params[] = {{"region", 1, &region}, {"date", 0, &date}};
     dkb_cand_res_col *c_name, *c_rev;
-    const dkb_res_want want_res[] = {{"n_name", DKB_CAND_RES_STRING, &c_name}, {"revenue", DKB_CAND_RES_DECIMAL, &c_rev}};
+    const dkb_res_want want_res[] = {{"n_name", DKB_CAND_RES_STRING, &c_name},
+                                     {"revenue", DKB_CAND_RES_DECIMAL, &c_rev}};
     if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_rev->scale < 4)
         return DKB_CAND_EINVAL;
 
@@ -127,13 +128,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 ns += ((uint32_t)(od[o] - lo_day) < width) & (c_nat[ci] >= 0);
             }
             for (int x = 0; x < ns; x++) {
-                const int64_t g = x + AHEAD < ns ? dkb_walk_guess(&w, sel[x + AHEAD] - sel[x]) : -1;
-                if (g >= 0) { /* where a later order's items probably start */
-                    __builtin_prefetch(&lk[g]);
-                    __builtin_prefetch(&lsu[g]);
-                    __builtin_prefetch(&lp[g]);
-                    __builtin_prefetch(&ld[g]);
-                }
+                const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                if (g >= 0)
+                    __builtin_prefetch(&lk[g]), __builtin_prefetch(&lsu[g]),
+                        __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
                 const int64_t o = b + sel[x];
                 const int cn = c_nat[oc[o]];
                 int64_t j, s = 0, h = 0;

@@ -129,14 +129,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 ns += c_side[ci] >= 0;
             }
             for (int x = 0; x < ns; x++) {
-                const int64_t g = x + AHEAD < ns ? dkb_walk_guess(&w, sel[x + AHEAD] - sel[x]) : -1;
-                if (g >= 0) { /* where a later order's items probably start */
-                    __builtin_prefetch(&lk[g]);
-                    __builtin_prefetch(&lsu[g]);
-                    __builtin_prefetch(&ls[g]);
-                    __builtin_prefetch(&lp[g]);
-                    __builtin_prefetch(&ld[g]);
-                }
+                const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                if (g >= 0)
+                    __builtin_prefetch(&lk[g]), __builtin_prefetch(&lsu[g]), __builtin_prefetch(&ls[g]),
+                        __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
                 const int64_t o = b + sel[x];
                 const int cs = c_side[oc[o]];
                 const int want = same ? 0 : 1 - cs; /* the supplier's side */

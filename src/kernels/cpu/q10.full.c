@@ -114,13 +114,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             for (int64_t b = o0; b < o1; b += SUB) {
                 const int ns = dkb_select_range_i32(od + b, (int)(b + SUB < o1 ? SUB : o1 - b), lo_day, hi_day, sel);
                 for (int x = 0; x < ns; x++) {
-                    const int64_t g = x + AHEAD < ns ? dkb_walk_guess(&w, sel[x + AHEAD] - sel[x]) : -1;
-                    if (g >= 0) { /* where a later order's items probably start */
-                        __builtin_prefetch(&lk[g]);
-                        __builtin_prefetch(&lf[g]);
-                        __builtin_prefetch(&lp[g]);
-                        __builtin_prefetch(&ld[g]);
-                    }
+                    const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                    if (g >= 0)
+                        __builtin_prefetch(&lk[g]), __builtin_prefetch(&lf[g]),
+                            __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
                     const int64_t o = b + sel[x];
                     int64_t j, s = 0;
                     int any = 0;

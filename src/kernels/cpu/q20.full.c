@@ -47,8 +47,8 @@ static int by_name(const void *a, const void *b) {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *pname, *pspart, *pssupp, *psavail, *lpart, *lsupp, *lqty, *lship, *sname, *saddr, *snation, *nkey,
-        *nname;
+    const dkb_cand_vec *pname, *pspart, *pssupp, *psavail, *lpart, *lsupp, *lqty, *lship, *sname, *saddr, *snation,
+        *nkey, *nname;
     const dkb_col_want cols[] = {
         {"part", "p_name", DKB_CAND_STR, DKB_ANY, 0, &pname},
         {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
@@ -67,7 +67,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const dkb_cand_param *pcolor, *pdate, *pnation;
     const dkb_param_want want_params[] = {{"color", 1, &pcolor}, {"date", 0, &pdate}, {"nation", 1, &pnation}};
     dkb_cand_res_col *c_name, *c_addr;
-    const dkb_res_want want_res[] = {{"s_name", DKB_CAND_RES_STRING, &c_name}, {"s_address", DKB_CAND_RES_STRING, &c_addr}};
+    const dkb_res_want want_res[] = {{"s_name", DKB_CAND_RES_STRING, &c_name},
+                                     {"s_address", DKB_CAND_RES_STRING, &c_addr}};
     if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
     res->nrows = 0;
 

@@ -135,7 +135,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         slot[s] = sn[s] == nation ? nslots : -1;
         if (sn[s] == nation) in_nat[s >> 5] |= 1u << (s & 31), slot_supp[nslots++] = s;
     }
-    int64_t *counts = slot && in_nat && slot_supp ? calloc((size_t)nchunks * (size_t)(nslots + 1), sizeof(int64_t)) : NULL;
+    int64_t *counts =
+        slot && in_nat && slot_supp ? calloc((size_t)nchunks * (size_t)(nslots + 1), sizeof(int64_t)) : NULL;
     if (!counts) {
         free(slot), free(in_nat), free(slot_supp);
         return DKB_CAND_ENOMEM;
