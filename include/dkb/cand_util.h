@@ -15,7 +15,8 @@
  *            children's run, e.g. orders and their lineitems);
  *   select   dkb_select_bits (the rows whose key has its bit set in a
  *            bitmap: a semi-join on a dense key, AVX-512 where built with it),
- *            dkb_select_range_i32 (the rows whose value is in [lo, hi));
+ *            dkb_select_range_i32 (the rows whose value is in [lo, hi)),
+ *            dkb_select_mask (the set bytes of a byte mask, 8 at a time);
  *   runs     dkb_walk_init / dkb_walk_to / dkb_walk_guess: one chunk's child
  *            runs (an order's lineitems) walked forward parent by parent;
  *   top-k    dkb_topk_insert (a small sorted array of the k best: ORDER BY
@@ -453,6 +454,22 @@ static inline int dkb_select_bits(const int32_t *key, int n, const uint64_t *bit
  * sel[0..m) (sel holds n + 16 entries); returns m. Branch-free: a byte mask
  * (vector code), then its set bytes 8 at a time (a date window, typically:
  * a few rows in a block). */
+/* The indices i of [0, n) with mask[i] != 0 (0/1 bytes, n + 8 of them: the
+ * 8 past n are cleared here), ascending, into sel[0..m); returns m. The
+ * mask is read 8 bytes at a time and only the set ones are visited: for a
+ * filter computed as a byte mask (vector code) that keeps few rows. */
+static inline int dkb_select_mask(uint8_t *mask, int n, int32_t *sel) {
+    int m = 0;
+    if (n <= 0) return 0;
+    memset(mask + n, 0, 8);
+    for (int j = 0; j < n; j += 8) {
+        uint64_t w;
+        memcpy(&w, mask + j, 8);
+        for (; w; w &= w - 1) sel[m++] = j + (__builtin_ctzll(w) >> 3);
+    }
+    return m;
+}
+
 static inline int dkb_select_range_i32(const int32_t *v, int n, int64_t lo, int64_t hi, int32_t *sel) {
     enum { STEP = 256 };
     int m = 0;
@@ -464,12 +481,9 @@ static inline int dkb_select_range_i32(const int32_t *v, int n, int64_t lo, int6
         const int len = n - from < STEP ? n - from : STEP;
         uint8_t mask[STEP + 8];
         for (int j = 0; j < len; j++) mask[j] = (uint32_t)v[from + j] - base <= width;
-        memset(mask + len, 0, 8);
-        for (int j = 0; j < len; j += 8) {
-            uint64_t w;
-            memcpy(&w, mask + j, 8);
-            for (; w; w &= w - 1) sel[m++] = from + j + (__builtin_ctzll(w) >> 3);
-        }
+        const int k = dkb_select_mask(mask, len, sel + m);
+        for (int x = 0; x < k; x++) sel[m + x] += from;
+        m += k;
     }
     return m;
 }

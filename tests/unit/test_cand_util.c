@@ -352,6 +352,21 @@ static void test_select_range(void) {
                       (long long)lo_hi[r][1], m, want);
         }
     CHECK(bad == 0, "%d select_range cases wrong", bad);
+    /* dkb_select_mask: every length 0..40 (around the 8-byte words), masks
+     * with garbage past n that must be cleared, not read as set */
+    int mbad = 0;
+    for (int n = 0; n <= 40; n++) {
+        uint8_t mask[48];
+        int32_t msel[48];
+        memset(mask, 1, sizeof mask);
+        for (int i = 0; i < n; i++) mask[i] = (uint8_t)((i * 7 + n) % 3 == 0);
+        const int m = dkb_select_mask(mask, n, msel);
+        int want = 0, ok = 1;
+        for (int i = 0; i < n; i++)
+            if ((i * 7 + n) % 3 == 0) ok &= want < m && msel[want++] == i;
+        mbad += !ok || m != want;
+    }
+    CHECK(mbad == 0, "%d select_mask lengths wrong", mbad);
 }
 
 /* dkb_walk_*: parents 1..P with runs of 0..7 children (keys not asked for

@@ -19,7 +19,7 @@
  * end; groups come out in code order, which is string order. Integer
  * counts: exact. */
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_gallop_i32, dkb_put_dict */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_gallop_i32, dkb_put_dict, dkb_select_mask */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -81,21 +81,18 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                     m[j] = (((int)md[from + j] == mode1) | ((int)md[from + j] == mode2)) & (c < r) &
                            (sd[from + j] < c) & ((uint32_t)r - (uint32_t)lo <= span);
                 }
-                memset(m + len, 0, 8);
-                for (int j = 0; j < len; j += 8) {
-                    uint64_t w;
-                    memcpy(&w, m + j, 8);
-                    for (; w; w &= w - 1) {
-                        const int64_t i = from + j + (__builtin_ctzll(w) >> 3);
-                        const int32_t key = lk[i];
-                        pos = dkb_gallop_i32(ok, pos, no, key);
-                        if (pos >= no || ok[pos] != key) {
-                            pos = dkb_gallop_i32(ok, 0, no, key); /* not ascending after all: search it all */
-                            if (pos >= no || ok[pos] != key) { pos = 0; continue; }
-                        }
-                        if (high[pr[pos]]) my_high[md[i]]++;
-                        else my_low[md[i]]++;
+                int32_t sel[BLOCK + 16];
+                const int nsel = dkb_select_mask(m, len, sel);
+                for (int x = 0; x < nsel; x++) {
+                    const int64_t i = from + sel[x];
+                    const int32_t key = lk[i];
+                    pos = dkb_gallop_i32(ok, pos, no, key);
+                    if (pos >= no || ok[pos] != key) {
+                        pos = dkb_gallop_i32(ok, 0, no, key); /* not ascending after all: search it all */
+                        if (pos >= no || ok[pos] != key) { pos = 0; continue; }
                     }
+                    if (high[pr[pos]]) my_high[md[i]]++;
+                    else my_low[md[i]]++;
                 }
             }
 #pragma omp critical

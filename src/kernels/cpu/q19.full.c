@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_res, dkb_put_dec */
+#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_res, dkb_put_dec, dkb_select_mask */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -113,22 +113,19 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 uint8_t m[BLOCK + 8];
                 for (int j = 0; j < len; j++)
                     m[j] = (((int)lm[from + j] == mode1) | ((int)lm[from + j] == mode2)) & (li[from + j] == ip);
-                memset(m + len, 0, 8);
-                for (int j = 0; j < len; j += 8) {
-                    uint64_t w;
-                    memcpy(&w, m + j, 8);
-                    for (; w; w &= w - 1) {
-                        const int64_t i = from + j + (__builtin_ctzll(w) >> 3);
-                        const uint32_t p = (uint32_t)lp[i] - 1u;
-                        if (p >= (uint64_t)nparts) { bad = 1; continue; }
-                        unsigned bits = part_bits[p];
-                        if (!bits) continue;
-                        const int64_t q = lq[i];
-                        for (int b = 0; b < NBRANCH; b++) bits &= ~((unsigned)!((q >= qlo[b]) & (q <= qhi[b])) << b);
-                        if (!bits) continue;
-                        sum += lpr[i] * (100 - ld[i]);
-                        h++;
-                    }
+                int32_t sel[BLOCK + 16];
+                const int nsel = dkb_select_mask(m, len, sel);
+                for (int x = 0; x < nsel; x++) {
+                    const int64_t i = from + sel[x];
+                    const uint32_t p = (uint32_t)lp[i] - 1u;
+                    if (p >= (uint64_t)nparts) { bad = 1; continue; }
+                    unsigned bits = part_bits[p];
+                    if (!bits) continue;
+                    const int64_t q = lq[i];
+                    for (int b = 0; b < NBRANCH; b++) bits &= ~((unsigned)!((q >= qlo[b]) & (q <= qhi[b])) << b);
+                    if (!bits) continue;
+                    sum += lpr[i] * (100 - ld[i]);
+                    h++;
                 }
                 my_total += sum;
                 my_hits += h;

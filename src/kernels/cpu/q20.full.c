@@ -27,7 +27,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_put_strcol */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_put_strcol, dkb_select_mask */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
@@ -181,19 +181,16 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                     const uint32_t p = (uint32_t)lp[from + j] - 1u, in = p < (uint64_t)np, pc = in ? p : 0;
                     m[j] = ((uint32_t)sd[from + j] - (uint32_t)lo <= span) & in & ((bits[pc >> 5] >> (pc & 31)) & 1);
                 }
-                memset(m + len, 0, 8);
-                for (int j = 0; j < len; j += 8) {
-                    uint64_t w;
-                    memcpy(&w, m + j, 8);
-                    for (; w; w &= w - 1) {
-                        const int64_t i = from + j + (__builtin_ctzll(w) >> 3);
-                        const uint64_t key = (uint64_t)(uint32_t)lp[i] << 32 | (uint32_t)ls[i];
-                        uint64_t s = slot_of(key, shift);
-                        while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
-                        if (!tkey[s]) continue; /* no partsupp row: no subquery row matches */
-                        sum[s] += lq[i];
-                        seen[s] = 1;
-                    }
+                int32_t sel[BLOCK + 16];
+                const int nsel = dkb_select_mask(m, len, sel);
+                for (int x = 0; x < nsel; x++) {
+                    const int64_t i = from + sel[x];
+                    const uint64_t key = (uint64_t)(uint32_t)lp[i] << 32 | (uint32_t)ls[i];
+                    uint64_t s = slot_of(key, shift);
+                    while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
+                    if (!tkey[s]) continue; /* no partsupp row: no subquery row matches */
+                    sum[s] += lq[i];
+                    seen[s] = 1;
                 }
             }
         }
