@@ -35,6 +35,9 @@ int cli_fail(const char *cmd, int rc, const dkb_error *err);
 int cli_parse_int(const char *opt, const char *s, long min, long max, long *out);
 int cli_parse_double(const char *opt, const char *s, double *out);
 int cli_parse_format(const char *opt, const char *s, cli_format *out);
+/* A byte count: a whole number with an optional suffix K, M, G or T
+ * (powers of 1024; "64M", "16G", "1500000"), above 0 (--mem-budget). */
+int cli_parse_size(const char *opt, const char *s, int64_t *out);
 /* Tables from a comma-separated list ("lineitem,orders") as a bit mask. */
 int cli_parse_tables(const char *opt, const char *s, unsigned *mask);
 /* Number of threads to use by default (online processors). */

@@ -49,6 +49,21 @@ int cli_parse_double(const char *opt, const char *s, double *out) {
     return 0;
 }
 
+int cli_parse_size(const char *opt, const char *s, int64_t *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    int shift = 0;
+    if (*end && !end[1]) {
+        const char *units = "KMGT", *u = strchr(units, *end == 'k' ? 'K' : *end);
+        if (u && *u) shift = 10 * (int)(u - units + 1), end++;
+    }
+    if (!*s || !isdigit((unsigned char)*s) || *end || errno || v <= 0 || (shift && v > (INT64_MAX >> shift)))
+        return cli_usage_error("%s %s: expected a size above 0, bytes or with K, M, G or T (e.g. 64M, 16G)", opt, s);
+    *out = (int64_t)v << shift;
+    return 0;
+}
+
 int cli_parse_format(const char *opt, const char *s, cli_format *out) {
     if (!strcmp(s, "table")) *out = CLI_FMT_TABLE;
     else if (!strcmp(s, "json")) *out = CLI_FMT_JSON;

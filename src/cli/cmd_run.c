@@ -22,6 +22,7 @@
 #include "cli_query.h"
 #include "common/timing.h"  // defines: dkb__now_ms, dkb__timing_summary
 #include "dkb/schema.h" // defines: dkb_table_def_get, DKB_TABLE_COUNT
+#include "queries/partition.h" // defines: dkb__query_run_budget, dkb__part_info
 #include "store/verify_cache.h" // defines: dkb__store_verify_cached
 
 #define MAX_OVERRIDES 64
@@ -48,6 +49,7 @@ typedef struct run_opts {
     expect_kind expect;
     const char *expect_path;
     int verify;              /* 0: structure (default), 1: --verify (crc32s too), -1: --no-verify */
+    int64_t mem_budget;      /* --mem-budget: bytes a query's columns may take at once (0: none) */
 } run_opts;
 
 typedef struct run_env {
@@ -59,6 +61,7 @@ typedef struct run_env {
     double median_sum;
     double floor_ms_sum;     /* sum of the timed queries' floor ms (--bandwidth) */
     int64_t floor_bytes_sum; /* and of their floor bytes */
+    int noted;               /* the query whose partitioned run was last described */
 } run_env;
 
 /* One query's load before timing: what its prepare made resident, and its
@@ -97,6 +100,11 @@ static void usage(FILE *f) {
             "  --runs N              timed runs (default 5; implies --time)\n"
             "  --warmup W            warm-up runs (default 1; implies --time)\n"
             "  --threads N           worker threads (default 0: all cores)\n"
+            "  --mem-budget SIZE     memory a query's columns may take at once (64M, 16G;\n"
+            "                        K M G T are powers of 1024): a query whose columns\n"
+            "                        do not fit runs partition by partition (a store made\n"
+            "                        with dkb gen --partitions P), with the same result;\n"
+            "                        one line on stderr says how (docs/partitions.md)\n"
             "  --profile             after the runs, run once more timing every TensorPlan\n"
             "                        operation (each waits for the backend) and print\n"
             "                        where the time goes, longest first\n"
@@ -154,14 +162,32 @@ typedef struct profile_run {
     dkb_tp_profile_entry e[PROFILE_MAX];
 } profile_run;
 
-static int run_profiled(run_env *env, const dkb_query *q, const dkb_params *p, profile_run *pr, dkb_error *err) {
+/* One run of q under --mem-budget (dkb_query_run without one); says on
+ * stderr how a partitioned run went, once per query. */
+static int run_budget(const run_opts *o, run_env *env, const dkb_query *q, const dkb_params *p, dkb_result *res,
+                      dkb_error *err) {
+    dkb__part_info info;
+    int rc = dkb__query_run_budget(q, env->tp, env->db, p, o->mem_budget, o->threads, res, &info, err);
+    if (!rc && info.partitioned && env->noted != q->number) {
+        env->noted = q->number;
+        fprintf(stderr,
+                "dkb run: %s partitioned: %d partition%s in %d run%s per pass, %d pass%s; resident %lld bytes, "
+                "streamed %lld bytes, at most %lld bytes at once (--mem-budget %lld)\n",
+                q->name, info.partitions, info.partitions == 1 ? "" : "s", info.chunks, info.chunks == 1 ? "" : "s",
+                info.passes, info.passes == 1 ? "" : "es", (long long)info.resident_bytes,
+                (long long)info.streamed_bytes, (long long)info.peak_bytes, (long long)o->mem_budget);
+    }
+    return rc;
+}
+
+static int run_profiled(const run_opts *o, run_env *env, const dkb_query *q, const dkb_params *p, profile_run *pr, dkb_error *err) {
     dkb_result res = {0};
     dkb_tp_reset(env->tp);
     int rc = dkb_tp_profile_start(env->tp);
     if (rc) return dkb_fail(err, rc, "profile: out of memory");
     dkb_tp_profile_clear(env->tp);
     double t0 = dkb__now_ms();
-    rc = dkb_query_run(q, env->tp, env->db, p, &res, err);
+    rc = run_budget(o, env, q, p, &res, err);
     pr->ms = dkb__now_ms() - t0;
     dkb_tp_profile_stop(env->tp);
     pr->n = dkb_tp_profile_read(env->tp, pr->e, PROFILE_MAX);
@@ -189,7 +215,7 @@ static int run_timed(const run_opts *o, run_env *env, const dkb_query *q, const 
         dkb_tp_reset(env->tp);
         dkb_result_free(res);
         double t0 = dkb__now_ms();
-        rc = dkb_query_run(q, env->tp, env->db, p, res, err);
+        rc = run_budget(o, env, q, p, res, err);
         double t1 = dkb__now_ms();
         if (k >= warmup) t->ms[k - warmup] = t1 - t0;
     }
@@ -302,7 +328,7 @@ static void run_outcome(const run_opts *o, run_env *env, outcome *oc) {
     int rc = 0;
     if (o->time) rc = preload(env, oc->q, &oc->p, &oc->load, &oc->err);
     if (!rc) rc = run_timed(o, env, oc->q, &oc->p, &oc->res, &oc->t, &oc->err);
-    if (!rc && o->profile) rc = run_profiled(env, oc->q, &oc->p, &oc->prof, &oc->err);
+    if (!rc && o->profile) rc = run_profiled(o, env, oc->q, &oc->p, &oc->prof, &oc->err);
     if (!rc && o->time) {
         env->ntimed++, env->median_sum += oc->t.sum.median;
         env->floor_ms_sum += floor_ms(o, &oc->load);
@@ -535,7 +561,7 @@ static int set_expect(run_opts *o, expect_kind kind, const char *path) {
 /* Parse the options into o; the query argument into *query. */
 static int parse(int argc, char **argv, run_opts *o, const char **query) {
     enum { O_DATA = 256, O_BACKEND, O_SEED, O_PARAM, O_FORMAT, O_TIME, O_RUNS, O_WARMUP, O_THREADS, O_BANDWIDTH, O_PROFILE,
-           O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR, O_VERIFY, O_NO_VERIFY };
+           O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR, O_VERIFY, O_NO_VERIFY, O_MEM_BUDGET };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
                                               {"seed", required_argument, 0, O_SEED},
@@ -553,6 +579,7 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
                                               {"expect-official-dir", required_argument, 0, O_OFFICIAL_DIR},
                                               {"verify", no_argument, 0, O_VERIFY},
                                               {"no-verify", no_argument, 0, O_NO_VERIFY},
+                                              {"mem-budget", required_argument, 0, O_MEM_BUDGET},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
     long v;
@@ -613,6 +640,9 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
             break;
         case O_VERIFY: o->verify = 1; break;
         case O_NO_VERIFY: o->verify = -1; break;
+        case O_MEM_BUDGET:
+            if (cli_parse_size("--mem-budget", optarg, &o->mem_budget)) return DKB_EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return -1;
         case ':': return cli_usage_error("run: option %s needs a value", argv[optind - 1]);
         default: return cli_usage_error("run: unknown option %s", argv[optind - 1]);

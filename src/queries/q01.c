@@ -23,6 +23,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, parameter setters)
 
@@ -68,48 +69,113 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The qualifying rows: the two codes, quantity, price, discount and the
+ * two products (scale 4 and 6). */
+enum { FLAG, STATUS, QTY, PRICE, DISC, DISC_PRICE, CHARGE, NROW };
+static void qualifying(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **r) {
     /* where l_shipdate <= :hi */
     dkb_tensor *keep = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "l_shipdate"), DKB_CMP_LE,
                                       dkb_set_get_i64(tp, in, "ship_hi"));
-    dkb_tensor *flag = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_returnflag"), keep);
-    dkb_tensor *status = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_linestatus"), keep);
-    dkb_tensor *qty = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_quantity"), keep);
-    dkb_tensor *price = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_extendedprice"), keep);
-    dkb_tensor *disc = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_discount"), keep);
+    r[FLAG] = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_returnflag"), keep);
+    r[STATUS] = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_linestatus"), keep);
+    r[QTY] = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_quantity"), keep);
+    r[PRICE] = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_extendedprice"), keep);
+    r[DISC] = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_discount"), keep);
     dkb_tensor *tax = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_tax"), keep);
 
     /* l_extendedprice * (1 - l_discount) (scale 4), times (1 + l_tax) (scale 6) */
-    dkb_tensor *disc_price = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
-    dkb_tensor *charge =
-        dkb_tp_arith(tp, disc_price, DKB_OP_MUL, dkb_tp_arith_i64(tp, tax, DKB_OP_ADD, 100, 2));
+    r[DISC_PRICE] = dkb_tp_arith(tp, r[PRICE], DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, r[DISC]));
+    r[CHARGE] = dkb_tp_arith(tp, r[DISC_PRICE], DKB_OP_MUL, dkb_tp_arith_i64(tp, tax, DKB_OP_ADD, 100, 2));
+}
 
-    /* group by l_returnflag, l_linestatus (codes packed into one key) */
-    dkb_tensor *key = dkb_tp_pack2(tp, flag, status, 255);
-    const dkb_tensor *keys[] = {key};
-    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
-    dkb_tensor *count = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, qty);
-    dkb_tensor *sum_qty = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, qty);
-    dkb_tensor *sum_price = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, price);
-    dkb_tensor *cols[NOUT] = {
-        dkb_tp_gather(tp, flag, g.first_row, 0),
-        dkb_tp_gather(tp, status, g.first_row, 0),
-        sum_qty,
-        sum_price,
-        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, disc_price),
-        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, charge),
-        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, qty),
-        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, price),
-        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, disc),
-        count,
-    };
-
-    /* order by l_returnflag, l_linestatus */
+/* Put cols (in OUT order) into out ordered by l_returnflag, l_linestatus. */
+static void put_ordered(dkb_tp *tp, dkb_tensor_set *out, dkb_tensor *const *cols) {
     dkb_sort_key by[] = {{cols[0], false}, {cols[1], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *r[NROW];
+    qualifying(tp, in, r);
+    /* group by l_returnflag, l_linestatus (codes packed into one key) */
+    dkb_tensor *key = dkb_tp_pack2(tp, r[FLAG], r[STATUS], 255);
+    const dkb_tensor *keys[] = {key};
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
+    dkb_tensor *count = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, r[QTY]);
+    dkb_tensor *sum_qty = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[QTY]);
+    dkb_tensor *sum_price = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[PRICE]);
+    dkb_tensor *cols[NOUT] = {
+        dkb_tp_gather(tp, r[FLAG], g.first_row, 0),
+        dkb_tp_gather(tp, r[STATUS], g.first_row, 0),
+        sum_qty,
+        sum_price,
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[DISC_PRICE]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[CHARGE]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, r[QTY]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, r[PRICE]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_AVG, r[DISC]),
+        count,
+    };
+    /* order by l_returnflag, l_linestatus */
+    put_ordered(tp, out, cols);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Per run of partitions and group: the codes, exact sums and the count
+ * (named as in dkb__q01_part below). */
+enum { NPART = 8 };
+extern const dkb__part_plan dkb__q01_part;
+
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *r[NROW];
+    qualifying(tp, in, r);
+    const dkb_tensor *keys[] = {dkb_tp_pack2(tp, r[FLAG], r[STATUS], 255)};
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
+    dkb_tensor *cols[NPART] = {
+        dkb_tp_gather(tp, r[FLAG], g.first_row, 0),
+        dkb_tp_gather(tp, r[STATUS], g.first_row, 0),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[QTY]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[PRICE]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[DISC_PRICE]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[CHARGE]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, r[DISC]),
+        dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, r[QTY]),
+    };
+    for (int i = 0; i < NPART; i++) dkb_set_put(tp, out, dkb__q01_part.pass[0].cols[i].name, cols[i]);
+    return dkb_tp_status(tp, NULL);
+}
+
+/* The averages from the merged exact sums and counts, as avg gives them. */
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *count = dkb_set_get(tp, in, "count_order");
+    dkb_tensor *cols[NOUT] = {
+        dkb_set_get(tp, in, "l_returnflag"),
+        dkb_set_get(tp, in, "l_linestatus"),
+        dkb_set_get(tp, in, "sum_qty"),
+        dkb_set_get(tp, in, "sum_base_price"),
+        dkb_set_get(tp, in, "sum_disc_price"),
+        dkb_set_get(tp, in, "sum_charge"),
+        dkb__part_avg(tp, dkb_set_get(tp, in, "sum_qty"), count),
+        dkb__part_avg(tp, dkb_set_get(tp, in, "sum_base_price"), count),
+        dkb__part_avg(tp, dkb_set_get(tp, in, "sum_disc"), count),
+        count,
+    };
+    put_ordered(tp, out, cols);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q01_part = {
+    .stream = {"lineitem"},
+    .npasses = 1,
+    .pass = {{partial, NPART,
+              {{"l_returnflag", DKB__MERGE_KEY}, {"l_linestatus", DKB__MERGE_KEY}, {"sum_qty", DKB__MERGE_SUM},
+               {"sum_base_price", DKB__MERGE_SUM}, {"sum_disc_price", DKB__MERGE_SUM},
+               {"sum_charge", DKB__MERGE_SUM}, {"sum_disc", DKB__MERGE_SUM}, {"count_order", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

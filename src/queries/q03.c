@@ -22,6 +22,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -111,6 +112,29 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, top);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* An order's line items share its partition, so each run of partitions'
+ * core gives its own top 10 whole; the top 10 of their concatenation (in
+ * partition order, which is the group order of the whole run) is the
+ * core's. */
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT];
+    for (int i = 0; i < NOUT; i++) cols[i] = dkb_set_get(tp, in, OUT[i]);
+    dkb_sort_key by[] = {{cols[1], true}, {cols[2], false}};
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, dkb_tp_topk(tp, by, DKB_COUNTOF(by), 10));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q03_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{core, NOUT,
+              {{"l_orderkey", DKB__MERGE_CAT}, {"revenue", DKB__MERGE_CAT}, {"o_orderdate", DKB__MERGE_CAT},
+               {"o_shippriority", DKB__MERGE_CAT}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

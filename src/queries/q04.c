@@ -19,6 +19,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, month windows, parameter setters)
 
@@ -89,6 +90,24 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* An order and its line items share a partition: each run of partitions'
+ * core counts its own orders per priority; the counts add up. */
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT] = {dkb_set_get(tp, in, OUT[0]), dkb_set_get(tp, in, OUT[1])};
+    dkb_sort_key by[] = {{cols[0], false}};
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, dkb_tp_sort(tp, by, DKB_COUNTOF(by)));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q04_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{core, NOUT, {{"o_orderpriority", DKB__MERGE_KEY}, {"order_count", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

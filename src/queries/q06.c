@@ -15,6 +15,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, parameter setters)
 
@@ -69,7 +70,8 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The qualifying rows' prices and discounts. */
+static void qualifying(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **price, dkb_tensor **disc) {
     dkb_tensor *keep = dkb_tp_between(tp, dkb_set_get(tp, in, "l_shipdate"), dkb_set_get_i64(tp, in, "ship_lo"),
                                       dkb_set_get_i64(tp, in, "ship_hi"));
     keep = dkb_tp_and(tp, keep,
@@ -78,14 +80,44 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     keep = dkb_tp_and(tp, keep,
                       dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "l_quantity"), DKB_CMP_LT,
                                      dkb_set_get_i64(tp, in, "qty_lt")));
-    dkb_tensor *price = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_extendedprice"), keep);
-    dkb_tensor *disc = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_discount"), keep);
+    *price = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_extendedprice"), keep);
+    *disc = dkb_tp_compress(tp, dkb_set_get(tp, in, "l_discount"), keep);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *price, *disc;
+    qualifying(tp, in, &price, &disc);
     /* sum(l_extendedprice * l_discount), exact at scale 4; a sum over no
      * rows is NULL: then the output is empty */
     dkb_tensor *revenue = dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_arith(tp, price, DKB_OP_MUL, disc));
     dkb__plan_put_aggregate(tp, out, "revenue", revenue, price);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Per run of partitions: the exact sum and the rows it covers, added up. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *price, *disc;
+    qualifying(tp, in, &price, &disc);
+    dkb_set_put(tp, out, "revenue_sum", dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_arith(tp, price, DKB_OP_MUL, disc)));
+    dkb_set_put(tp, out, "rows", dkb_tp_reduce(tp, DKB_AGG_COUNT, price));
+    return dkb_tp_status(tp, NULL);
+}
+
+/* The sum, NULL when no partition had a row. */
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *some = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "rows"), DKB_CMP_GT, 0);
+    dkb_set_put(tp, out, "revenue", dkb_tp_compress(tp, dkb_set_get(tp, in, "revenue_sum"), some));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q06_part = {
+    .stream = {"lineitem"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"revenue_sum", DKB__MERGE_SUM}, {"rows", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

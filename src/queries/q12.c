@@ -26,6 +26,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -129,6 +130,27 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), perm);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* A line item and its order share a partition: each run of partitions'
+ * core counts its own lines per mode; the counts add up. */
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[3];
+    for (int i = 0; i < 3; i++) cols[i] = dkb_set_get(tp, in, OUT[i]);
+    dkb_sort_key by[] = {{cols[0], false}};
+    dkb__plan_put_gathered(tp, out, OUT, cols, 3, dkb_tp_sort(tp, by, DKB_COUNTOF(by)));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q12_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{core, 3,
+              {{"l_shipmode", DKB__MERGE_KEY}, {"high_line_count", DKB__MERGE_SUM},
+               {"low_line_count", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

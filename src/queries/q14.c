@@ -18,6 +18,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -59,7 +60,8 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The month's revenue per joined line and whether its part is a promotion. */
+static dkb_tensor *revenue_rows(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **promo_out) {
     /* where l_shipdate in the month */
     dkb_tensor *keep = dkb_tp_between(tp, dkb_set_get(tp, in, "l_shipdate"), dkb_set_get_i64(tp, in, "ship_lo"),
                                       dkb_set_get_i64(tp, in, "ship_hi"));
@@ -75,17 +77,53 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* l_extendedprice * (1 - l_discount), scale 4 */
     price = dkb_tp_gather(tp, price, j.build_idx, 0);
     disc = dkb_tp_gather(tp, disc, j.build_idx, 0);
-    dkb_tensor *revenue = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
+    *promo_out = promo;
+    return dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
+}
 
+/* 100.00 * promo_sum / total into out, or nothing (NULL) where `some` is false. */
+static void put_ratio(dkb_tp *tp, dkb_tensor_set *out, dkb_tensor *promo_sum, dkb_tensor *total,
+                      dkb_tensor *some) {
+    dkb_tensor *hundred_promo = dkb_tp_arith_i64(tp, promo_sum, DKB_OP_MUL, 10000, 2);
+    dkb_tensor *ratio = dkb_tp_arith(tp, hundred_promo, DKB_OP_DIV, total);
+    dkb_set_put(tp, out, "promo_revenue", dkb_tp_compress(tp, ratio, some));
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *promo;
+    dkb_tensor *revenue = revenue_rows(tp, in, &promo);
     /* 100.00 * sum(case when promo then revenue else 0 end) / sum(revenue) */
     dkb_tensor *promo_sum = dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_compress(tp, revenue, promo));
     dkb_tensor *total = dkb_tp_reduce(tp, DKB_AGG_SUM, revenue);
-    dkb_tensor *hundred_promo = dkb_tp_arith_i64(tp, promo_sum, DKB_OP_MUL, 10000, 2);
-    dkb_tensor *ratio = dkb_tp_arith(tp, hundred_promo, DKB_OP_DIV, total);
     /* sums over no rows are NULL, and so is the ratio: then the output is empty */
-    dkb__plan_put_aggregate(tp, out, "promo_revenue", ratio, revenue);
+    put_ratio(tp, out, promo_sum, total, dkb_tp_full_i64(tp, DKB_TP_BOOL, 1, revenue && revenue->n > 0));
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Per run of partitions: the two exact sums and the rows they cover. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *promo;
+    dkb_tensor *revenue = revenue_rows(tp, in, &promo);
+    dkb_set_put(tp, out, "promo_sum", dkb_tp_reduce(tp, DKB_AGG_SUM, dkb_tp_compress(tp, revenue, promo)));
+    dkb_set_put(tp, out, "total", dkb_tp_reduce(tp, DKB_AGG_SUM, revenue));
+    dkb_set_put(tp, out, "rows", dkb_tp_reduce(tp, DKB_AGG_COUNT, revenue));
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    put_ratio(tp, out, dkb_set_get(tp, in, "promo_sum"), dkb_set_get(tp, in, "total"),
+              dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "rows"), DKB_CMP_GT, 0));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q14_part = {
+    .stream = {"lineitem"},
+    .npasses = 1,
+    .pass = {{partial, 3, {{"promo_sum", DKB__MERGE_SUM}, {"total", DKB__MERGE_SUM}, {"rows", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

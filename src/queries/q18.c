@@ -21,6 +21,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -64,7 +65,9 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The large orders, in orders' row order: cols[1..5] (custkey, orderkey,
+ * date, total price, quantity) as OUT names them. */
+static void large_orders(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **cols) {
     dkb_tensor *l_orderkey = dkb_set_get(tp, in, "l_orderkey");
 
     /* select l_orderkey from lineitem group by l_orderkey
@@ -78,13 +81,15 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
 
     /* o_orderkey in (...): the large orders build, orders probes */
     dkb_join_result jo = dkb_tp_join(tp, big_key, dkb_set_get(tp, in, "o_orderkey"), DKB_JOIN_INNER);
-    dkb_tensor *cols[NOUT];
     cols[2] = dkb_tp_gather(tp, dkb_set_get(tp, in, "o_orderkey"), jo.probe_idx, 0);
     cols[1] = dkb_tp_gather(tp, dkb_set_get(tp, in, "o_custkey"), jo.probe_idx, 0);
     cols[3] = dkb_tp_gather(tp, dkb_set_get(tp, in, "o_orderdate"), jo.probe_idx, 0);
     cols[4] = dkb_tp_gather(tp, dkb_set_get(tp, in, "o_totalprice"), jo.probe_idx, 0);
     cols[5] = dkb_tp_gather(tp, big_qty, jo.build_idx, 0);
+}
 
+/* Their customers' names, then the top 100, into out. */
+static void put_top(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **cols, dkb_tensor_set *out) {
     /* c_custkey = o_custkey: those orders build, customer probes */
     dkb_join_result jc = dkb_tp_join(tp, cols[1], dkb_set_get(tp, in, "c_custkey"), DKB_JOIN_INNER);
     cols[0] = dkb_tp_gather(tp, dkb_set_get(tp, in, "c_name"), jc.probe_idx, 0);
@@ -94,8 +99,46 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_sort_key by[] = {{cols[4], true}, {cols[3], false}};
     dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 100);
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, top);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT];
+    large_orders(tp, in, cols);
+    put_top(tp, in, cols, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* An order's line items share its partition, so each run of partitions
+ * finds its own large orders whole; concatenated in partition order they
+ * are the core's, in the same order. Named apart from the input columns. */
+static const char *const LARGE[NOUT] = {NULL, "large_custkey", "large_orderkey", "large_orderdate",
+                                        "large_totalprice", "large_qty"};
+
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT];
+    large_orders(tp, in, cols);
+    for (int i = 1; i < NOUT; i++) dkb_set_put(tp, out, LARGE[i], cols[i]);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT] = {NULL};
+    for (int i = 1; i < NOUT; i++) cols[i] = dkb_set_get(tp, in, LARGE[i]);
+    put_top(tp, in, cols, out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q18_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{partial, NOUT - 1,
+              {{"large_custkey", DKB__MERGE_CAT}, {"large_orderkey", DKB__MERGE_CAT},
+               {"large_orderdate", DKB__MERGE_CAT}, {"large_totalprice", DKB__MERGE_CAT},
+               {"large_qty", DKB__MERGE_CAT}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

@@ -33,6 +33,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -129,7 +130,8 @@ static dkb_tensor *part_branch(dkb_tp *tp, const dkb_tensor_set *in, int b) {
     return dkb_tp_and(tp, m, dkb_tp_between(tp, dkb_set_get(tp, in, "p_size"), 1, MAX_SIZE[b]));
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The qualifying pairs' revenue, l_extendedprice * (1 - l_discount) at scale 4. */
+static dkb_tensor *revenue_rows(dkb_tp *tp, const dkb_tensor_set *in) {
     /* common: l_shipmode in ('AIR', 'AIR REG') and l_shipinstruct = 'DELIVER IN PERSON' */
     int64_t modes[2] = {dkb_set_get_i64(tp, in, "air"), dkb_set_get_i64(tp, in, "air_reg")};
     dkb_tensor *keep = dkb_tp_in_i64(tp, dkb_set_get(tp, in, "l_shipmode"), modes, 2);
@@ -166,12 +168,40 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     price = dkb_tp_gather(tp, price, row, 0);
     disc = dkb_tp_gather(tp, disc, row, 0);
 
+    return dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* sum(l_extendedprice * (1 - l_discount)), exact at scale 4; a sum over
      * no rows is NULL: then the output is empty */
-    dkb_tensor *revenue = dkb_tp_arith(tp, price, DKB_OP_MUL, dkb_tp_rsub_i64(tp, 100, 2, disc));
-    dkb__plan_put_aggregate(tp, out, "revenue", dkb_tp_reduce(tp, DKB_AGG_SUM, revenue), row);
+    dkb_tensor *revenue = revenue_rows(tp, in);
+    dkb__plan_put_aggregate(tp, out, "revenue", dkb_tp_reduce(tp, DKB_AGG_SUM, revenue), revenue);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Per run of partitions: the exact sum and the rows it covers, added up. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *revenue = revenue_rows(tp, in);
+    dkb_set_put(tp, out, "revenue_sum", dkb_tp_reduce(tp, DKB_AGG_SUM, revenue));
+    dkb_set_put(tp, out, "rows", dkb_tp_reduce(tp, DKB_AGG_COUNT, revenue));
+    return dkb_tp_status(tp, NULL);
+}
+
+/* The sum, NULL when no partition had a row. */
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *some = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "rows"), DKB_CMP_GT, 0);
+    dkb_set_put(tp, out, "revenue", dkb_tp_compress(tp, dkb_set_get(tp, in, "revenue_sum"), some));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q19_part = {
+    .stream = {"lineitem"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"revenue_sum", DKB__MERGE_SUM}, {"rows", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

@@ -1,0 +1,369 @@
+/* partition.c: run a query's baseline plan under a memory budget: as one
+ * piece when its columns fit, else partition by partition with exact
+ * merges (partition.h; docs/partitions.md).
+ *
+ * The partials run on a context of their own that is reset after every
+ * run of partitions, so what one run of partitions computes is freed
+ * before the next; their outputs (a few groups, or the rows a top-k or
+ * HAVING kept) travel through host memory, where they are concatenated in
+ * partition order, and are merged there on the same context by TensorPlan
+ * group-by and aggregation. The merged outputs are uploaded once to the
+ * query's context for the next pass or `final`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "queries/partition.h"
+#include "tensor/cuda_avg.h"  // defines: dkb__exact_avg (the backends' exact average, plain C on the host)
+
+/* ---- the table of partitioned plans ---- */
+
+extern const dkb__part_plan dkb__q01_part, dkb__q03_part, dkb__q04_part, dkb__q06_part, dkb__q12_part,
+    dkb__q14_part, dkb__q18_part, dkb__q19_part;
+
+static const dkb__part_plan *const plans[DKB_NQUERIES] = {
+    [0] = &dkb__q01_part, [2] = &dkb__q03_part, [3] = &dkb__q04_part, [5] = &dkb__q06_part,
+    [11] = &dkb__q12_part, [13] = &dkb__q14_part, [17] = &dkb__q18_part, [18] = &dkb__q19_part,
+};
+
+const dkb__part_plan *dkb__part_plan_get(int number) {
+    return number >= 1 && number <= DKB_NQUERIES ? plans[number - 1] : NULL;
+}
+
+/* ---- sizes ---- */
+
+static int64_t tensor_bytes(const dkb_tensor *t) {
+    if (!t) return 0;
+    if (t->dtype == DKB_TP_STR) return (t->n + 1) * 8 + t->nbytes;
+    return t->n * (int64_t)dkb_tp_dtype_size(t->dtype);
+}
+
+/* "64.0M" style text of a byte count, for messages. */
+static const char *size_text(int64_t b, char *buf, size_t n) {
+    const char *u = "KMGT";
+    double v = (double)b;
+    int i = -1;
+    while (v >= 1024 && i < 3) v /= 1024, i++;
+    if (i < 0) snprintf(buf, n, "%lld bytes", (long long)b);
+    else snprintf(buf, n, "%.1f%c", v, u[i]);
+    return buf;
+}
+
+/* Which streamed table (0 or 1) input tensor `name` is a whole column of,
+ * or -1 when it is resident. */
+static int streamed_of(const dkb__part_plan *pl, const dkb_store *db, const char *name, const dkb_tensor *t) {
+    for (int s = 0; s < 2; s++) {
+        if (!pl || !pl->stream[s]) continue;
+        const dkb_store_table *tb = dkb_store_table_find(db, pl->stream[s]);
+        if (tb && t && dkb_store_table_column(tb, name) && t->n == dkb_store_table_rows(tb)) return s;
+    }
+    return -1;
+}
+
+/* ---- host tables: the merged outputs between runs of partitions ---- */
+
+typedef struct hcol {
+    const char *name;
+    dkb_tp_dtype dtype;
+    int scale;
+    const dkb_tp_dict *dict;
+    int64_t n;
+    unsigned char *data;  /* malloc'ed, n elements */
+} hcol;
+
+typedef struct htable {
+    int ncols;
+    int have;   /* 0 before the first partition */
+    hcol c[DKB__PART_MAXCOLS];
+} htable;
+
+static void htable_free(htable *h) {
+    for (int i = 0; i < h->ncols; i++) free(h->c[i].data), h->c[i].data = NULL;
+    h->have = 0;
+}
+
+/* Copy the pass's outputs of `out` (on tp) into h, replacing what it held. */
+static int download(dkb_tp *tp, const dkb__part_pass *ps, const dkb_tensor_set *out, htable *h, dkb_error *err) {
+    htable_free(h);
+    h->ncols = ps->ncols;
+    for (int i = 0; i < ps->ncols; i++) {
+        dkb_tensor *t = dkb_set_get(tp, out, ps->cols[i].name);
+        if (!t) return dkb_tp_status(tp, err);
+        if (t->dtype == DKB_TP_STR)
+            return dkb_fail(err, DKB_EINTERNAL, "partial output %s is text (partials merge numbers)", ps->cols[i].name);
+        size_t bytes = (size_t)t->n * dkb_tp_dtype_size(t->dtype);
+        hcol *c = &h->c[i];
+        *c = (hcol){ps->cols[i].name, t->dtype, t->scale, t->dict, t->n, malloc(bytes ? bytes : 1)};
+        if (!c->data) return dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
+        if (bytes && dkb_tp_to_host(tp, t, c->data)) return dkb_tp_status(tp, err);
+    }
+    h->have = 1;
+    return 0;
+}
+
+/* The tensor of host column c (on tp). */
+static dkb_tensor *upload(dkb_tp *tp, const hcol *c) {
+    dkb_tensor *t = dkb_tp_from_host(tp, c->dtype, c->n, c->data);
+    if (t) t->scale = c->scale, t->dict = c->dict;
+    return t;
+}
+
+/* acc := acc followed by add, column by column (same dtypes). */
+static int concat(htable *acc, htable *add, dkb_error *err) {
+    if (!acc->have) {
+        *acc = *add;
+        memset(add, 0, sizeof *add);
+        return 0;
+    }
+    for (int i = 0; i < acc->ncols; i++) {
+        hcol *a = &acc->c[i], *b = &add->c[i];
+        if (a->dtype != b->dtype || a->scale != b->scale)
+            return dkb_fail(err, DKB_EINTERNAL, "partial output %s changes type between partitions", a->name);
+        size_t w = dkb_tp_dtype_size(a->dtype);
+        unsigned char *d = realloc(a->data, (size_t)(a->n + b->n) * w + 1);
+        if (!d) return dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
+        memcpy(d + (size_t)a->n * w, b->data, (size_t)b->n * w);
+        a->data = d;
+        a->n += b->n;
+    }
+    htable_free(add);
+    return 0;
+}
+
+/* Merge the concatenated partials of h on tp (reset by the caller) by
+ * their merge kinds, back into h. */
+static int merge(dkb_tp *tp, const dkb__part_pass *ps, htable *h, dkb_error *err) {
+    const dkb_tensor *keys[DKB__PART_MAXCOLS];
+    dkb_tensor *in[DKB__PART_MAXCOLS];
+    int nkeys = 0, ncat = 0;
+    for (int i = 0; i < ps->ncols; i++) {
+        in[i] = upload(tp, &h->c[i]);
+        if (ps->cols[i].how == DKB__MERGE_KEY) keys[nkeys++] = in[i];
+        ncat += ps->cols[i].how == DKB__MERGE_CAT;
+    }
+    if (ncat) return 0;  /* concatenated already */
+    dkb_tensor_set out = {0};
+    dkb_groups g = {0};
+    if (nkeys) g = dkb_tp_group(tp, keys, nkeys);
+    for (int i = 0; i < ps->ncols; i++) {
+        dkb__merge how = ps->cols[i].how;
+        dkb_agg agg = how == DKB__MERGE_MIN ? DKB_AGG_MIN : how == DKB__MERGE_MAX ? DKB_AGG_MAX : DKB_AGG_SUM;
+        dkb_tensor *r;
+        if (how == DKB__MERGE_KEY || how == DKB__MERGE_FIRST) r = dkb_tp_gather(tp, in[i], g.first_row, 0);
+        else if (nkeys) r = dkb_tp_aggregate(tp, &g, agg, in[i]);
+        else r = dkb_tp_reduce(tp, agg, in[i]);
+        /* a sum of I64 counts comes back I128: the partials' dtype again (exact) */
+        if (r && agg == DKB_AGG_SUM && r->dtype != in[i]->dtype) r = dkb_tp_cast(tp, r, in[i]->dtype);
+        dkb_set_put(tp, &out, ps->cols[i].name, r);
+    }
+    if (dkb_tp_status(tp, err)) return dkb_tp_status(tp, err);
+    return download(tp, ps, &out, h, err);
+}
+
+/* ---- the budgeted run ---- */
+
+/* A step's outcome as dkb_query_run reports it: "qNN step: message". */
+static int step_status(const dkb_query *q, dkb_tp *tp, const char *step, int rc, dkb_error *err) {
+    dkb_error tperr = {0};
+    int st = dkb_tp_status(tp, &tperr);
+    if (!rc && !st) return 0;
+    if (st) return dkb_fail(err, st, "%s %s: %s", q->name, step, tperr.msg[0] ? tperr.msg : dkb_strerror(st));
+    return dkb_fail(err, rc, "%s %s: failed (%s)", q->name, step, dkb_err_name(rc));
+}
+
+typedef struct chunking {
+    int nparts;                  /* store partitions of the streamed tables */
+    int nchunks;
+    int first[1024 + 1];         /* chunk k covers partitions first[k] .. first[k + 1] - 1 */
+    int64_t rowbytes[2];         /* bytes per row of each streamed table's input columns */
+    const dkb_store_table *tb[2];
+} chunking;
+
+static int64_t chunk_bytes(const chunking *ck, int from, int to) {
+    int64_t b = 0;
+    for (int s = 0; s < 2; s++) {
+        if (!ck->tb[s] || !ck->rowbytes[s]) continue;
+        const dkb_store_partition *a = dkb_store_table_partition(ck->tb[s], from);
+        const dkb_store_partition *z = dkb_store_table_partition(ck->tb[s], to);
+        b += (z->row_start + z->rows - a->row_start) * ck->rowbytes[s];
+    }
+    return b;
+}
+
+/* The input set of chunk k: `in` with every streamed column cut to its
+ * rows (views: slices[] holds the tensor structs). */
+static void chunk_inputs(const dkb__part_plan *pl, const dkb_store *db, const chunking *ck, int k,
+                         const dkb_tensor_set *in, dkb_tensor_set *cin, dkb_tensor *slices) {
+    *cin = *in;
+    for (int i = 0; i < in->n; i++) {
+        int s = streamed_of(pl, db, in->name[i], in->t[i]);
+        if (s < 0) continue;
+        const dkb_store_partition *a = dkb_store_table_partition(ck->tb[s], ck->first[k]);
+        const dkb_store_partition *z = dkb_store_table_partition(ck->tb[s], ck->first[k + 1] - 1);
+        slices[i] = *in->t[i];
+        slices[i].data = (char *)in->t[i]->data + a->row_start * (int64_t)dkb_tp_dtype_size(in->t[i]->dtype);
+        slices[i].n = z->row_start + z->rows - a->row_start;
+        cin->t[i] = &slices[i];
+    }
+}
+
+/* Cut the streamed tables into runs of partitions that fit beside the
+ * resident columns (fewest runs, greedily). */
+static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_store *db, const dkb_tensor_set *in,
+                       int64_t budget, int64_t resident, chunking *ck, dkb__part_info *info, dkb_error *err) {
+    char b1[32], b2[32], b3[32];
+    memset(ck, 0, sizeof *ck);
+    ck->nparts = -1;
+    for (int i = 0; i < in->n; i++) {
+        int s = streamed_of(pl, db, in->name[i], in->t[i]);
+        if (s < 0) continue;
+        if (in->t[i]->dtype == DKB_TP_STR)
+            return dkb_fail(err, DKB_EINVAL, "%s: not partitioned yet: text column %s cannot be streamed", q->name,
+                            in->name[i]);
+        ck->tb[s] = dkb_store_table_find(db, pl->stream[s]);
+        ck->rowbytes[s] += (int64_t)dkb_tp_dtype_size(in->t[i]->dtype);
+    }
+    for (int s = 0; s < 2; s++) {
+        if (!ck->tb[s]) continue;
+        int np = dkb_store_table_npartitions(ck->tb[s]);
+        if (ck->nparts >= 0 && np != ck->nparts)
+            return dkb_fail(err, DKB_ECORRUPT, "%s: %s and %s have %d and %d partitions (co-partitioned tables agree)",
+                            q->name, pl->stream[0], pl->stream[1], ck->nparts, np);
+        ck->nparts = np;
+    }
+    if (ck->nparts > 1024)
+        return dkb_fail(err, DKB_EINVAL, "%s: %d partitions (at most 1024)", q->name, ck->nparts);
+    int64_t largest = 0;
+    for (int i = 0; i < ck->nparts; i++) {
+        int64_t b = chunk_bytes(ck, i, i);
+        if (b > largest) largest = b;
+    }
+    info->partitions = ck->nparts;
+    if (ck->nparts <= 1 || resident + largest > budget) {
+        const char *what = ck->nparts <= 1 ? "the store has one partition" : "one partition";
+        return dkb_fail(err, DKB_ENOMEM,
+                        "%s: --mem-budget %s is too small: it needs at least %s (resident tables %s + %s of %s %s)%s",
+                        q->name, size_text(budget, b1, sizeof b1), size_text(resident + largest, b2, sizeof b2),
+                        size_text(resident, b3, sizeof b3), what, pl->stream[0],
+                        size_text(largest, b1, sizeof b1), ck->nparts <= 1 ? "; dkb gen --partitions P" : "");
+    }
+    int k = 0;
+    ck->first[0] = 0;
+    for (int i = 0; i < ck->nparts; i++) {
+        if (i > ck->first[k] && resident + chunk_bytes(ck, ck->first[k], i) > budget) ck->first[++k] = i;
+        int64_t b = resident + chunk_bytes(ck, ck->first[k], i);
+        if (b > info->peak_bytes) info->peak_bytes = b;
+    }
+    ck->nchunks = k + 1;
+    ck->first[ck->nchunks] = ck->nparts;
+    return 0;
+}
+
+/* Every pass of the plan over every chunk, merged into `in`. */
+static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, dkb_tp *work, const dkb_store *db,
+                      const chunking *ck, dkb_tensor_set *in, dkb_error *err) {
+    dkb_tensor slices[DKB_SET_MAX];
+    htable acc = {0}, part = {0};
+    int rc = 0;
+    char step[32];
+    for (int ps = 0; ps < pl->npasses && !rc; ps++) {
+        const dkb__part_pass *pass = &pl->pass[ps];
+        htable_free(&acc);
+        for (int k = 0; k < ck->nchunks && !rc; k++) {
+            dkb_tensor_set cin, out = {0};
+            chunk_inputs(pl, db, ck, k, in, &cin, slices);
+            dkb_tp_reset(work);
+            snprintf(step, sizeof step, "partial %d/%d", k + 1, ck->nchunks);
+            rc = step_status(q, work, step, pass->partial(work, &cin, &out), err);
+            if (!rc && (rc = download(work, pass, &out, &part, err))) step_status(q, work, "merge", rc, err);
+            if (!rc) rc = concat(&acc, &part, err);
+            if (!rc && k > 0) {
+                dkb_tp_reset(work);
+                rc = merge(work, pass, &acc, err);
+                if (rc && err && !strstr(err->msg, q->name)) step_status(q, work, "merge", rc, err);
+            }
+        }
+        for (int i = 0; i < pass->ncols && !rc; i++) dkb_set_put(tp, in, pass->cols[i].name, upload(tp, &acc.c[i]));
+        if (!rc) rc = step_status(q, tp, "merge", 0, err);
+    }
+    dkb_tp_reset(work);
+    htable_free(&acc);
+    htable_free(&part);
+    return rc;
+}
+
+int dkb__query_run_budget(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p,
+                          int64_t budget, int threads, dkb_result *res, dkb__part_info *info, dkb_error *err) {
+    dkb__part_info dummy;
+    if (!info) info = &dummy;
+    memset(info, 0, sizeof *info);
+    info->chunks = 1;
+    if (budget <= 0) return dkb_query_run(q, tp, db, p, res, err);
+    if (!q || !tp || !db || !p || !res) return dkb_fail(err, DKB_EINVAL, "query run: missing argument");
+    int rc;
+    if (q->check && (rc = q->check(p, err))) {
+        if (err && !err->msg[0]) dkb_fail(err, rc, "%s: parameters rejected", q->name);
+        return rc;
+    }
+    const dkb__part_plan *pl = dkb__part_plan_get(q->number);
+    dkb_tensor_set in, out;
+    memset(&in, 0, sizeof in);
+    memset(&out, 0, sizeof out);
+    if ((rc = step_status(q, tp, "prepare", q->prepare(tp, db, p, &in), err))) return rc;
+    for (int i = 0; i < in.n; i++) {
+        int64_t b = tensor_bytes(in.t[i]);
+        if (streamed_of(pl, db, in.name[i], in.t[i]) >= 0) info->streamed_bytes += b;
+        else info->resident_bytes += b;
+    }
+    info->peak_bytes = info->resident_bytes + info->streamed_bytes;
+    if (info->peak_bytes <= budget) {
+        rc = step_status(q, tp, "core", q->core(tp, &in, &out), err);
+    } else if (!pl) {
+        char b1[32], b2[32];
+        return dkb_fail(err, DKB_EINVAL, "%s: not partitioned yet: its columns need %s, over --mem-budget %s",
+                        q->name, size_text(info->peak_bytes, b1, sizeof b1), size_text(budget, b2, sizeof b2));
+    } else {
+        chunking ck;
+        info->peak_bytes = 0;
+        if ((rc = plan_chunks(q, pl, db, &in, budget, info->resident_bytes, &ck, info, err))) return rc;
+        info->partitioned = 1;
+        info->chunks = ck.nchunks;
+        info->passes = pl->npasses;
+        dkb_tp *work = NULL;
+        if ((rc = dkb_tp_create(dkb_tp_backend_of(tp), threads, &work, err))) return rc;
+        rc = run_passes(q, pl, tp, work, db, &ck, &in, err);
+        dkb_tp_destroy(work);
+        if (!rc) rc = step_status(q, tp, "final", pl->final(tp, &in, &out), err);
+    }
+    if (!rc) rc = step_status(q, tp, "finish", q->finish(tp, &out, p, res), err);
+    if (!rc && res->nbad)
+        rc = dkb_fail(err, DKB_EINTERNAL, "%s finish: %lld bad result cell write%s (first: %s)", q->name,
+                      (long long)res->nbad, res->nbad == 1 ? "" : "s", res->bad);
+    if (rc) dkb_result_free(res);
+    return rc;
+}
+
+/* ---- helpers ---- */
+
+dkb_tensor *dkb__part_avg(dkb_tp *tp, const dkb_tensor *sum, const dkb_tensor *count) {
+    if (!sum || !count) return dkb_tp_fail(tp, DKB_EINVAL, "part_avg: missing input");
+    if (sum->n != count->n) return dkb_tp_fail(tp, DKB_EINVAL, "part_avg: lengths differ");
+    dkb_tensor *s = dkb_tp_cast(tp, sum, DKB_TP_I128), *c = dkb_tp_cast(tp, count, DKB_TP_I64);
+    if (!s || !c) return NULL;
+    int64_t n = sum->n;
+    __int128 *hs = malloc(sizeof *hs * (size_t)(n + 1));
+    int64_t *hc = malloc(sizeof *hc * (size_t)(n + 1));
+    double *o = malloc(sizeof *o * (size_t)(n + 1));
+    dkb_tensor *r = NULL;
+    if (!hs || !hc || !o) {
+        dkb_tp_fail(tp, DKB_ENOMEM, "part_avg: out of memory");
+    } else if ((n == 0 || (!dkb_tp_to_host(tp, s, hs) && !dkb_tp_to_host(tp, c, hc)))) {
+        double p10 = 1;
+        for (int i = 0; i < sum->scale; i++) p10 *= 10;
+        for (int64_t i = 0; i < n; i++) o[i] = dkb__exact_avg(hs[i], hc[i], p10);
+        r = dkb_tp_from_host(tp, DKB_TP_F64, n, o);
+    }
+    free(hs);
+    free(hc);
+    free(o);
+    return r;
+}
