@@ -23,6 +23,22 @@ if ! "$PY" -c "import torch, numpy" 2>/dev/null; then
     echo "SKIP: $PY cannot import torch and numpy (install python3-torch python3-numpy)"
     exit 77
 fi
+# The README's Python example is the honest Q6: the core listing is the file,
+# the full listing lines of the file.
+python3 - "$CAND/../../../README.md" "$CAND/honest" <<'PY' || fail "README's Python Q6 example differs from tests/candidates/python/honest"
+import sys
+readme, honest = open(sys.argv[1]).read(), sys.argv[2]
+i = readme.index("### Python candidates (`--target python`)")
+b1 = readme.index("```python\n", i) + 10
+core = readme[b1:readme.index("```\n", b1)]
+b2 = readme.index("```python\n", b1) + 10
+full = readme[b2:readme.index("```\n", b2)]
+assert core == open(honest + "/q06.core.py").read(), "q06.core.py"
+lines = open(honest + "/q06.full.py").read().splitlines()
+extra = [l for l in full.splitlines() if l not in lines]
+assert not extra, f"q06.full.py: {extra}"
+PY
+pass "README's Python example matches tests/candidates/python/honest/q06.{core,full}.py"
 S="$WORK/sf001"
 "$DKB" gen --sf 0.01 --out "$S" -q
 

@@ -223,6 +223,16 @@ def init(path, mode, backend, threads):
     torch.bincount((x % 5).to(torch.int64))
     x.new_zeros(8).index_add_(0, (x % 8)[:100], x[:100])
     torch.searchsorted(x, x[:10])
+    torch.bucketize(x[:10], x)
+    xf = x[:64].to(torch.float64).reshape(8, 8)
+    (xf @ xf).sum()
+    torch.topk(x[:100], 3)
+    torch.argsort(x[:100])
+    torch.where(x > 2, x, -x).clamp(0, 5)
+    torch.repeat_interleave(x[:4], x[:4] % 3)
+    torch.div(x, 3, rounding_mode="floor")
+    x.gather(0, x[:5])
+    str(x[:3])
     (x > 5).nonzero()
     x.masked_select(x > 3)
     torch.zeros(5).scatter_add_(0, torch.tensor([0, 1]), torch.tensor([1.0, 2.0]))
@@ -238,6 +248,16 @@ def init(path, mode, backend, threads):
         _say("exception", "SyntaxError: line %s: %s" % (e.lineno, e.msg))
         return PY_RC_EXCEPTION
     s.builtins = _candidate_builtins(s)
+    # the directories of the allowed libraries and of the standard library:
+    # reading their files (a lazy import inside torch) is not a violation
+    import sysconfig
+    dirs = [sysconfig.get_paths().get("stdlib", ""), sysconfig.get_paths().get("platstdlib", "")]
+    for m in ("torch", "numpy", "triton"):
+        mod = sys.modules.get(m)
+        for d in getattr(mod, "__path__", []) if mod else []:
+            dirs.append(d)
+    s.lib_dirs = tuple(os.path.normpath(d) + "/" for d in dirs if d)
+    s.normpath = os.path.normpath
     s.views = {}
     s.parsed = {}
     _state = s
@@ -277,10 +297,36 @@ def _audit(event, args):
         return
     if not event.startswith(_AUDITED):
         return
+    if event in ("open", "os.listdir", "os.scandir") and args and _library_read(s, event, args):
+        return
     what = "%s%s" % (event, (" " + repr(args[0])[:200]) if args else "")
     if s.violation is None:
         s.violation = what
     raise PermissionError("dkb: not allowed in a candidate: %s" % what)
+
+
+def _library_read(s, event, args):
+    """True for a read of the allowed libraries' own files (what a lazy
+    import inside them does): a .py/.pyc/.so file opened read-only, or a
+    listing of a directory, under their directories or the standard
+    library's ('..' resolved first)."""
+    path = args[0]
+    if isinstance(path, bytes):
+        path = path.decode("utf-8", "replace")
+    if not isinstance(path, str):
+        return False
+    p = s.normpath(path)
+    if not any((p + "/").startswith(d) for d in s.lib_dirs):
+        return False
+    if event != "open":
+        return True
+    mode = args[1] if len(args) > 1 else "r"
+    flags = args[2] if len(args) > 2 else 0
+    if isinstance(mode, str) and any(c in mode for c in "wax+"):
+        return False
+    if isinstance(flags, int) and flags & 0o3:   # O_WRONLY | O_RDWR
+        return False
+    return p.endswith((".py", ".pyc", ".so"))
 
 
 def _candidate_builtins(s):
