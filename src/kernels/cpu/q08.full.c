@@ -31,8 +31,8 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_chunk_runs, dkb_days_from_civil, dkb_gallop_i32, dkb_max_i32,
-                              dkb_select_bits */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_chunk_runs, dkb_days_from_civil, dkb_gallop_i32,
+                              dkb_max_i32, dkb_select_bits */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -41,35 +41,35 @@ enum { SUB = 1024, AHEAD = 8 }; /* items per selection block; prefetch distance 
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
-    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
-    const dkb_cand_vec *ckey = dkb_cand_column(db, "customer", "c_custkey");
-    const dkb_cand_vec *cnat = dkb_cand_column(db, "customer", "c_nationkey");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *ocust = dkb_cand_column(db, "orders", "o_custkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *nation = dkb_cand_param_find(params, "nation");
-    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
-    const dkb_cand_param *type = dkb_cand_param_find(params, "type");
-    if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !ptype || !ckey || !cnat || !skey || !snat ||
-        !okey || !ocust || !odate || !lkey || !lpart || !lsupp || !lprice || !ldisc || !nation || !region ||
-        !type || !nation->s || !region->s || !type->s)
-        return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || lprice->scale != 2 || ldisc->scale != 2 ||
-        res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT || res->cols[1].type != DKB_CAND_RES_FLOAT)
-        return DKB_CAND_EINVAL;
+    const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *pkey, *ptype, *ckey, *cnat, *skey, *snat, *okey, *ocust,
+        *odate, *lkey, *lpart, *lsupp, *lprice, *ldisc;
+    const dkb_col_want cols[] = {
+        {"region", "r_regionkey", DKB_CAND_I32, DKB_ANY, 0, &rkey},
+        {"region", "r_name", DKB_CAND_U8, DKB_ANY, 1, &rname},
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"nation", "n_regionkey", DKB_CAND_I32, DKB_ANY, 0, &nreg},
+        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
+        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
+        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
+        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
+        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
+        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
+        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
+        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
+        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
+        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
+        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
+    };
+    const dkb_cand_param *nation, *region, *type;
+    const dkb_param_want want_params[] = {{"nation", 1, &nation}, {"region", 1, &region}, {"type", 1, &type}};
+    dkb_cand_res_col *c_year, *c_share;
+    const dkb_res_want want_res[] = {{"o_year", DKB_CAND_RES_INT, &c_year},
+                                     {"mkt_share", DKB_CAND_RES_FLOAT, &c_share}};
+    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
 
     /* dimension filters on dictionary codes (absent: -1, matches nothing) */
     const int rcode = dkb_cand_dict_code(rname->dict, region->s);
@@ -151,7 +151,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
 
     int64_t r = 0;
-    dkb_cand_res_col *c_year = &res->cols[0], *c_share = &res->cols[1];
     for (int y = 0; y < 2; y++) {
         __int128 all = 0, mine = 0;
         int64_t h = 0;

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_max_i32, dkb_put_dec */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_max_i32, dkb_put_dec */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -41,22 +41,23 @@ static int by_value_desc(const void *a, const void *b) {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *psqty = dkb_cand_column(db, "partsupp", "ps_availqty");
-    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
-    const dkb_cand_param *nation = dkb_cand_param_find(params, "nation");
-    const dkb_cand_param *fraction = dkb_cand_param_find(params, "fraction");
-    if (!nkey || !nname || !skey || !snat || !pspart || !pssupp || !psqty || !pscost || !nation || !nation->s ||
-        !fraction)
-        return DKB_CAND_EINVAL;
-    if (psqty->type != DKB_CAND_I32 || pscost->type != DKB_CAND_I64 || res->ncols != 2 ||
-        res->cols[0].type != DKB_CAND_RES_INT || res->cols[1].type != DKB_CAND_RES_DECIMAL ||
-        res->cols[1].scale < pscost->scale || fraction->scale < 0 || fraction->scale > 30 || fraction->i < 0)
+    const dkb_cand_vec *nkey, *nname, *skey, *snat, *pspart, *pssupp, *psqty, *pscost;
+    const dkb_col_want cols[] = {
+        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
+        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
+        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
+        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
+        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
+        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
+        {"partsupp", "ps_availqty", DKB_CAND_I32, DKB_ANY, 0, &psqty},
+        {"partsupp", "ps_supplycost", DKB_CAND_I64, DKB_ANY, 0, &pscost},
+    };
+    const dkb_cand_param *nation, *fraction;
+    const dkb_param_want want_params[] = {{"nation", 1, &nation}, {"fraction", 0, &fraction}};
+    dkb_cand_res_col *c_key, *c_val;
+    const dkb_res_want want_res[] = {{"ps_partkey", DKB_CAND_RES_INT, &c_key}, {"value", DKB_CAND_RES_DECIMAL, &c_val}};
+    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_val->scale < pscost->scale ||
+        fraction->scale < 0 || fraction->scale > 30 || fraction->i < 0)
         return DKB_CAND_EINVAL;
 
     /* the nation's suppliers: a byte mask over suppkey */
@@ -137,7 +138,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         free(ent);
         return DKB_CAND_ECAP;
     }
-    dkb_cand_res_col *c_key = &res->cols[0], *c_val = &res->cols[1];
     for (int64_t r = 0; r < n; r++) {
         dkb_put_dec(c_val, r, out[r].value, pscost->scale);
         c_key->i64[r] = out[r].key;

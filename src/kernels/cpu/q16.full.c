@@ -28,7 +28,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_find, dkb_find_row, dkb_put_dict, dkb_res_col */
+#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_find, dkb_find_row, dkb_put_dict */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -37,25 +37,23 @@ static const char *const SIZE_NAME[8] = {"size1", "size2", "size3", "size4", "si
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *pbrand = dkb_cand_column(db, "part", "p_brand");
-    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
-    const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *scomment = dkb_cand_column(db, "supplier", "s_comment");
-    const dkb_cand_param *pb = dkb_cand_param_find(params, "brand");
-    const dkb_cand_param *pt = dkb_cand_param_find(params, "type");
-    if (!pbrand || !ptype || !psize || !pspart || !pssupp || !scomment || !pb || !pt || !pb->s || !pt->s)
-        return DKB_CAND_EINVAL;
-    if (pbrand->type != DKB_CAND_U8 || ptype->type != DKB_CAND_U8 || !pbrand->dict || !ptype->dict ||
-        psize->type != DKB_CAND_I32 || pspart->type != DKB_CAND_I32 || pssupp->type != DKB_CAND_I32 ||
-        scomment->type != DKB_CAND_STR)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *c_brand = dkb_res_col(res, "p_brand", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_type = dkb_res_col(res, "p_type", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *c_size = dkb_res_col(res, "p_size", DKB_CAND_RES_INT);
-    dkb_cand_res_col *c_cnt = dkb_res_col(res, "supplier_cnt", DKB_CAND_RES_INT);
-    if (!c_brand || !c_type || !c_size || !c_cnt) return DKB_CAND_EINVAL;
+    const dkb_cand_vec *pbrand, *ptype, *psize, *pspart, *pssupp, *scomment;
+    const dkb_col_want cols[] = {
+        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
+        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
+        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
+        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
+        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
+        {"supplier", "s_comment", DKB_CAND_STR, DKB_ANY, 0, &scomment},
+    };
+    const dkb_cand_param *pb, *pt;
+    const dkb_param_want want_params[] = {{"brand", 1, &pb}, {"type", 1, &pt}};
+    dkb_cand_res_col *c_brand, *c_type, *c_size, *c_cnt;
+    const dkb_res_want want_res[] = {{"p_brand", DKB_CAND_RES_STRING, &c_brand},
+                                     {"p_type", DKB_CAND_RES_STRING, &c_type},
+                                     {"p_size", DKB_CAND_RES_INT, &c_size},
+                                     {"supplier_cnt", DKB_CAND_RES_INT, &c_cnt}};
+    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
 
     uint64_t size_mask = 0;
     for (int k = 0; k < 8; k++) {
