@@ -23,6 +23,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -81,7 +82,9 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The revenue per supplier nation, cols in OUT order, groups in order of
+ * first appearance. */
+static void by_nation(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **cols) {
     /* the region's nations */
     dkb_tensor *r_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "r_regionkey"),
                                         dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "r_name"), DKB_CMP_EQ,
@@ -122,15 +125,48 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* group by n_name, order by revenue desc */
     const dkb_tensor *keys[] = {dkb_tp_gather(tp, s_name, ls.build_idx, 0)};
     dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
-    dkb_tensor *cols[NOUT] = {
-        dkb_tp_gather(tp, keys[0], g.first_row, 0),
-        dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume),
-    };
+    cols[0] = dkb_tp_gather(tp, keys[0], g.first_row, 0);
+    cols[1] = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume);
+}
+
+/* cols ordered by revenue desc into out. */
+static void put_ordered(dkb_tp *tp, dkb_tensor_set *out, dkb_tensor *const *cols) {
     dkb_sort_key by[] = {{cols[1], true}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT];
+    by_nation(tp, in, cols);
+    put_ordered(tp, out, cols);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Per run of partitions: the revenue per nation in group order; merged by
+ * nation (in order of first appearance, as the whole run groups), then
+ * ordered as the core orders. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT];
+    by_nation(tp, in, cols);
+    dkb__plan_put_outputs(tp, out, OUT, cols, NOUT);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT] = {dkb_set_get(tp, in, OUT[0]), dkb_set_get(tp, in, OUT[1])};
+    put_ordered(tp, out, cols);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q05_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{partial, NOUT, {{"n_name", DKB__MERGE_KEY}, {"revenue", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

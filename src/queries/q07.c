@@ -27,6 +27,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -150,6 +151,27 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Each run of partitions' core gives its own sums per (supp_nation,
+ * cust_nation, l_year); they add up, then are ordered by the keys again. */
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *cols[NOUT];
+    for (int i = 0; i < NOUT; i++) cols[i] = dkb_set_get(tp, in, OUT[i]);
+    dkb_sort_key by[] = {{cols[0], false}, {cols[1], false}, {cols[2], false}};
+    dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, dkb_tp_sort(tp, by, DKB_COUNTOF(by)));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q07_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{core, NOUT,
+              {{"supp_nation", DKB__MERGE_KEY}, {"cust_nation", DKB__MERGE_KEY}, {"l_year", DKB__MERGE_KEY},
+               {"revenue", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

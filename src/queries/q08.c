@@ -28,6 +28,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -105,7 +106,10 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* Per o_year (groups in order of first appearance): the year, the exact
+ * sum of the nation's volume and of all volume. */
+static void sums_by_year(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **year_out, dkb_tensor **nation_sum,
+                         dkb_tensor **total) {
     /* parts of the type, their line items */
     dkb_tensor *p_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "p_partkey"),
                                         dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "p_type"), DKB_CMP_EQ,
@@ -149,16 +153,51 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* group by o_year, order by o_year */
     const dkb_tensor *keys[] = {year};
     dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
-    dkb_tensor *cols[NOUT] = {
-        dkb_tp_gather(tp, year, g.first_row, 0),
-        dkb_tp_arith(tp, dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, nation_volume), DKB_OP_DIV,
-                     dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume)),
-    };
+    *year_out = dkb_tp_gather(tp, year, g.first_row, 0);
+    *nation_sum = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, nation_volume);
+    *total = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume);
+}
+
+/* The market share per year, ordered by year, into out. */
+static void put_share(dkb_tp *tp, dkb_tensor_set *out, dkb_tensor *year, dkb_tensor *nation_sum, dkb_tensor *total) {
+    dkb_tensor *cols[NOUT] = {year, dkb_tp_arith(tp, nation_sum, DKB_OP_DIV, total)};
     dkb_sort_key by[] = {{cols[0], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *year, *nation_sum, *total;
+    sums_by_year(tp, in, &year, &nation_sum, &total);
+    put_share(tp, out, year, nation_sum, total);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Per run of partitions and year: the two exact sums; they add up, and the
+ * share is their quotient, as in the core. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *year, *nation_sum, *total;
+    sums_by_year(tp, in, &year, &nation_sum, &total);
+    dkb_set_put(tp, out, "o_year", year);
+    dkb_set_put(tp, out, "nation_sum", nation_sum);
+    dkb_set_put(tp, out, "total", total);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    put_share(tp, out, dkb_set_get(tp, in, "o_year"), dkb_set_get(tp, in, "nation_sum"),
+              dkb_set_get(tp, in, "total"));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q08_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{partial, 3, {{"o_year", DKB__MERGE_KEY}, {"nation_sum", DKB__MERGE_SUM}, {"total", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

@@ -23,6 +23,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, month windows, parameter setters)
 
@@ -75,7 +76,8 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The revenue per customer (groups in order of first appearance). */
+static void by_customer(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **custkey_out, dkb_tensor **revenue_out) {
     /* the quarter's orders */
     dkb_tensor *o_keep = dkb_tp_between(tp, dkb_set_get(tp, in, "o_orderdate"), dkb_set_get_i64(tp, in, "date_lo"),
                                         dkb_set_get_i64(tp, in, "date_hi"));
@@ -95,8 +97,13 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* group by c_custkey (the other group columns follow from it) */
     const dkb_tensor *keys[] = {cust};
     dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
-    dkb_tensor *custkey = dkb_tp_gather(tp, cust, g.first_row, 0);
-    dkb_tensor *revenue = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume);
+    *custkey_out = dkb_tp_gather(tp, cust, g.first_row, 0);
+    *revenue_out = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, volume);
+}
+
+/* The top 20 customers by revenue with their rows, into out. */
+static void put_top(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor *custkey, dkb_tensor *revenue,
+                    dkb_tensor_set *out) {
     /* order by revenue desc limit 20 */
     dkb_sort_key by[] = {{revenue, true}};
     dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 20);
@@ -121,8 +128,39 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
         dkb_tp_gather(tp, dkb_set_get(tp, in, "c_comment"), c_row, 0),
     };
     dkb__plan_put_outputs(tp, out, OUT, cols, NOUT);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *custkey, *revenue;
+    by_customer(tp, in, &custkey, &revenue);
+    put_top(tp, in, custkey, revenue, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Per run of partitions: the revenue per customer; merged by customer key
+ * (in order of first appearance, as the whole run groups), then the top
+ * 20 as in the core. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *custkey, *revenue;
+    by_customer(tp, in, &custkey, &revenue);
+    dkb_set_put(tp, out, "cust_key", custkey);
+    dkb_set_put(tp, out, "cust_revenue", revenue);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    put_top(tp, in, dkb_set_get(tp, in, "cust_key"), dkb_set_get(tp, in, "cust_revenue"), out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q10_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"cust_key", DKB__MERGE_KEY}, {"cust_revenue", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

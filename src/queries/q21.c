@@ -35,6 +35,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -91,7 +92,8 @@ static dkb_tensor *orders_by_suppliers(dkb_tp *tp, const dkb_tensor *order, cons
     return dkb_tp_compress(tp, dkb_tp_gather(tp, order, g.first_row, 0), dkb_tp_cmp_i64(tp, nsupp, op, value));
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The waiting lines counted per supplier key. */
+static void waits(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **gsupp_out, dkb_tensor **numwait_out) {
     dkb_tensor *l_orderkey = dkb_set_get(tp, in, "l_orderkey");
     dkb_tensor *l_suppkey = dkb_set_get(tp, in, "l_suppkey");
     dkb_tensor *o_orderkey = dkb_set_get(tp, in, "o_orderkey");
@@ -135,8 +137,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* group by s_name (one per supplier key): count(*) */
     const dkb_tensor *keys[] = {wsupp};
     dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
-    dkb_tensor *gsupp = dkb_tp_gather(tp, wsupp, g.first_row, 0);
-    dkb_tensor *numwait = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, wsupp);
+    *gsupp_out = dkb_tp_gather(tp, wsupp, g.first_row, 0);
+    *numwait_out = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, wsupp);
+}
+
+/* The suppliers' names and the top 100, into out. */
+static void put_top(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor *gsupp, dkb_tensor *numwait,
+                    dkb_tensor_set *out) {
+    dkb_tensor *s_suppkey = dkb_set_get(tp, in, "s_suppkey");
     dkb_join_result j = dkb_tp_join(tp, gsupp, s_suppkey, DKB_JOIN_INNER);
     dkb_tensor *cols[2] = {
         dkb_tp_gather(tp, dkb_set_get(tp, in, "s_name"), j.probe_idx, 0),
@@ -147,8 +155,39 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_sort_key by[] = {{cols[1], true}, {cols[0], false}};
     dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 100);
     dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), top);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *gsupp, *numwait;
+    waits(tp, in, &gsupp, &numwait);
+    put_top(tp, in, gsupp, numwait, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* All lines of an order share its partition, so the exists / not exists
+ * tests are whole in every run of partitions; the counts per supplier add
+ * up, then the names and the top 100 as in the core. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *gsupp, *numwait;
+    waits(tp, in, &gsupp, &numwait);
+    dkb_set_put(tp, out, "wait_supp", gsupp);
+    dkb_set_put(tp, out, "wait_count", numwait);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    put_top(tp, in, dkb_set_get(tp, in, "wait_supp"), dkb_set_get(tp, in, "wait_count"), out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q21_part = {
+    .stream = {"lineitem", "orders"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"wait_supp", DKB__MERGE_KEY}, {"wait_count", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 
