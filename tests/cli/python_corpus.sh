@@ -39,6 +39,47 @@ extra = [l for l in full.splitlines() if l not in lines]
 assert not extra, f"q06.full.py: {extra}"
 PY
 pass "README's Python example matches tests/candidates/python/honest/q06.{core,full}.py"
+# The static check on its own (the bridge's check_source, as the build step
+# runs it): what passes (a Triton-shaped module, a local named like a denied
+# builtin) and what is refused, with the line.
+"$PY" -B - "$CAND/../../../src/harness/python" <<'PY' || fail "the bridge's static check"
+import sys
+sys.path.insert(0, sys.argv[1])
+import py_bridge as b
+F = "def full(db, params, env):\n"
+cases = [
+    (F + "    input = 1\n    return input\n", 0, ""),
+    ("import torch\nimport triton\nimport triton.language as tl\n@triton.jit\n"
+     "def k(x_ptr, n, BLOCK: tl.constexpr):\n    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+     "    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n" + F + "    k[(1,)](db, 1, BLOCK=128)\n", 0, ""),
+    ("from __future__ import annotations\nimport math\nimport numpy as np\nfrom typing import Dict\n" + F + "    pass\n", 0, ""),
+    (F + "    return open('x')\n", 3, "line 2: use of 'open'"),
+    ("import torch\n" + F + "    return torch.os\n", 3, "line 3: access to 'os'"),
+    ("from torch import os\n" + F + "    pass\n", 3, "import of 'os' from torch"),
+    ("import numpy.ctypeslib\n" + F + "    pass\n", 3, "import of 'numpy.ctypeslib'"),
+    ("import torch.utils.cpp_extension\n" + F + "    pass\n", 3, "import of 'torch.utils.cpp_extension'"),
+    ("import importlib\n" + F + "    pass\n", 3, "import of 'importlib'"),
+    ("from . import x\n" + F + "    pass\n", 3, "relative import"),
+    (F + "    x = getattr(db, 'a')\n", 3, "use of 'getattr'"),
+    (F + "    return db._t\n", 3, "access to attribute '_t'"),
+    (F + "    return ().__class__\n", 3, "access to attribute '__class__'"),
+    (F + "    return __builtins__\n", 3, "use of '__builtins__'"),
+    ("import numpy as np\n" + F + "    np.cache = 1\n", 3, "assignment into 'np'"),
+    ("import torch\n" + F + "    torch.Tensor.x = 1\n", 3, "assignment into 'torch'"),
+    (F + "    exec('1')\n", 3, "use of 'exec'"),
+    (F + "    return db.f_back\n", 3, "access to 'f_back'"),
+    ("def core(inputs, outputs, env):\n    pass\n", 5, "does not define full()"),
+    (F + "    return (\n", 4, "line 2"),
+]
+bad = 0
+for src, want, text in cases:
+    st, msg = b.check_source(src, "full")
+    if st != want or text not in msg:
+        print(f"FAIL: {src!r}: got {st} {msg!r}, expected {want} {text!r}", file=sys.stderr)
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+pass "the static check passes what the ABI allows and names what it refuses"
 S="$WORK/sf001"
 "$DKB" gen --sf 0.01 --out "$S" -q
 

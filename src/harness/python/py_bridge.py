@@ -72,6 +72,15 @@ def check_source(text, mode):
     except (ValueError, RecursionError, MemoryError) as e:
         return 4, "cannot parse: %s" % e
     imported = set()
+    # names the module binds itself (a local `input` is not the builtin)
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         bad = ""
@@ -96,7 +105,7 @@ def check_source(text, mode):
             elif node.attr in DENIED_NAMES:
                 bad = "access to '%s' (it leads to the system, files or frames)" % node.attr
         elif isinstance(node, ast.Name):
-            if node.id in DENIED_BUILTINS:
+            if node.id in DENIED_BUILTINS and node.id not in bound:
                 bad = "use of '%s' (not available to candidates)" % node.id
             elif node.id.startswith("__") and node.id not in ALLOWED_DUNDER_NAMES:
                 bad = "use of '%s'" % node.id
