@@ -1,6 +1,6 @@
 # python_corpus.sh: `dkb eval --target python` (Python candidates over CPU
 # torch, docs/harness.md "Python candidates") classifies the Python corpus:
-# tests/candidates/python/honest (Q6 full and core, valid: the answers are
+# tests/candidates/python/honest (Q1 and Q6, full and core, valid: the answers are
 # checked against the baseline on seed 0 and 5 random seeds, as always) and
 # tests/candidates/python/adversarial/CASE (crash, recursion, never_ends,
 # wrong_answer, unfilled_output, writes_input, import_os / subprocess /
