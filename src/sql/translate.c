@@ -68,14 +68,16 @@ static int to_result(tr_ctx *x, const tr_rel *rel, char **names, dkb_result *res
     if (nc < 1 || nc > 64) return tr_unsupported(x, NULL, "a result of %d columns", nc), DKB_EINVAL;
     dkb_res_type types[64];
     int scales[64];
+    tr_col *cols = tr_rel_ready_cols(x, rel);
+    if (!cols) return x->err->code ? x->err->code : DKB_EINTERNAL;
     for (int i = 0; i < nc; i++)
-        if (!result_type(x, &rel->c[i], &types[i], &scales[i])) return x->err->code;
+        if (!result_type(x, &cols[i], &types[i], &scales[i])) return x->err->code;
     int rc = dkb_result_init(res, nc, (const char *const *)names, types, scales);
     if (rc) return tr_fail(x, rc, "result: %s", dkb_strerror(rc)), rc;
     for (int64_t r = 0; r < rel->n; r++)
         if (dkb_result_add_row(res) < 0) return tr_fail(x, DKB_ENOMEM, "out of memory"), DKB_ENOMEM;
     for (int i = 0; i < nc; i++)
-        if (!fill_column(x, &rel->c[i], rel->n, types[i], scales[i], i, res)) return x->err->code ? x->err->code : DKB_EINTERNAL;
+        if (!fill_column(x, &cols[i], rel->n, types[i], scales[i], i, res)) return x->err->code ? x->err->code : DKB_EINTERNAL;
     if (rel->norder) dkb_result_set_order(res, rel->norder, rel->order);
     if (res->nbad) return tr_fail(x, DKB_EINTERNAL, "result: %s", res->bad), DKB_EINTERNAL;
     return 0;

@@ -77,7 +77,8 @@ static bool group_keys(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_
 tr_rel *tr_distinct(tr_ctx *x, const tr_rel *r) {
     if (r->n == 0) return (tr_rel *)r;
     dkb_groups g;
-    if (!tr_group(x, r->c, r->ncols, r->n, &g)) return NULL;
+    tr_col *keys = tr_rel_ready_cols(x, r);
+    if (!keys || !tr_group(x, keys, r->ncols, r->n, &g)) return NULL;
     return tr_rel_gather(x, r, g.first_row, false);
 }
 
@@ -225,6 +226,7 @@ static bool aggregate_one(tr_ctx *x, const cJSON *e, const tr_rel *in, const dkb
         tr_rel *d = tr_rel_gather(x, &one, dg.first_row, false);
         if (!d) return false;
         a.arg = d->c[0];
+        if (!tr_col_ready(x, &a.arg)) return false;
         a.rows = a.rows ? dkb_tp_gather(x->tp, a.rows, dg.first_row, 0) : NULL;
         a.distinct = false;
         if (g) {

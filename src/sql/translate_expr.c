@@ -293,13 +293,13 @@ bool tr_cast(tr_ctx *x, const tr_val *a, tr_type to, int64_t n, const cJSON *nod
 
 /* ---- logic ---- */
 
-static bool logic(tr_ctx *x, bool is_and, const tr_col *a, const tr_col *b, int64_t n, tr_col *out) {
+static bool logic(tr_ctx *x, bool is_and, const tr_col *a, const tr_col *b, int64_t n, tr_col *res) {
     dkb_tp *tp = x->tp;
-    out->ty = tr_ty(TY_BOOL);
-    dkb_tensor *av = tr_truth(x, &(tr_col){a->v, NULL, a->ty}), *bv = tr_truth(x, &(tr_col){b->v, NULL, b->ty});
+    tr_col r = {.ty = tr_ty(TY_BOOL)}, *out = &r; /* res may be a or b */
+    dkb_tensor *av = tr_truth(x, &(tr_col){.v = a->v, .ty = a->ty}), *bv = tr_truth(x, &(tr_col){.v = b->v, .ty = b->ty});
     if (!a->valid && !b->valid) {
         out->v = is_and ? dkb_tp_and(tp, av, bv) : dkb_tp_or(tp, av, bv);
-        out->valid = NULL;
+        *res = r;
         return !tr_bad(x);
     }
     dkb_tensor *va = tr_valid_or_ones(x, a, n), *vb = tr_valid_or_ones(x, b, n);
@@ -309,6 +309,7 @@ static bool logic(tr_ctx *x, bool is_and, const tr_col *a, const tr_col *b, int6
     dkb_tensor *fl = is_and ? dkb_tp_or(tp, fa, fb) : dkb_tp_and(tp, fa, fb);
     out->v = t;
     out->valid = dkb_tp_or(tp, t, fl);
+    *res = r;
     return !tr_bad(x);
 }
 
@@ -528,9 +529,9 @@ static bool is_error_call(const cJSON *e) {
 
 /* cond ? a : b over columns of one SQL type. */
 static bool select_col(tr_ctx *x, dkb_tensor *cond, const tr_col *a, const tr_col *b, int64_t n, tr_type rt,
-                       tr_col *out) {
+                       tr_col *res) {
     dkb_tp *tp = x->tp;
-    out->ty = rt;
+    tr_col r = {.ty = rt}, *out = &r; /* res may be a or b */
     if (rt.id == TY_VARCHAR &&
         !(a->v->dtype == DKB_TP_U8 && b->v->dtype == DKB_TP_U8 && a->v->dict == b->v->dict)) {
         tr_hstr ha, hb;
@@ -551,6 +552,7 @@ static bool select_col(tr_ctx *x, dkb_tensor *cond, const tr_col *a, const tr_co
     }
     out->valid = a->valid || b->valid ? dkb_tp_where(tp, cond, tr_valid_or_ones(x, a, n), tr_valid_or_ones(x, b, n))
                                       : NULL;
+    *res = r;
     return !tr_bad(x);
 }
 
@@ -659,7 +661,7 @@ static bool eval_operator(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_val *o
     tr_col a;
     if (nchildren(e) != 1 || !tr_eval_col(x, child_at(e, 0), in, &a)) return tr_bad(x) ? false : (tr_unsupported(x, e, "operator %s", t), false);
     if (!strcmp(t, "OPERATOR_NOT")) {
-        set_col(out, dkb_tp_not(x->tp, tr_truth(x, &(tr_col){a.v, NULL, a.ty})), a.valid, tr_ty(TY_BOOL));
+        set_col(out, dkb_tp_not(x->tp, tr_truth(x, &(tr_col){.v = a.v, .ty = a.ty})), a.valid, tr_ty(TY_BOOL));
     } else if (!strcmp(t, "OPERATOR_IS_NULL") || !strcmp(t, "OPERATOR_IS_NOT_NULL")) {
         bool isnull = !strcmp(t, "OPERATOR_IS_NULL");
         dkb_tensor *v = a.valid ? (isnull ? dkb_tp_not(x->tp, a.valid) : a.valid)
@@ -692,7 +694,10 @@ bool tr_eval(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_val *out) {
     if (!strcmp(cls, "BOUND_REF")) {
         int64_t i = tr_int(e, "index", -1);
         if (i < 0 || i >= in->ncols) return tr_fail(x, DKB_EINTERNAL, "plan: column #%lld of %d", (long long)i, in->ncols), false;
-        out->c = in->c[i];
+        /* a late gather happens here, once: the relation keeps the gathered column */
+        tr_col *c = (tr_col *)&in->c[i];
+        if (!tr_col_ready(x, c)) return false;
+        out->c = *c;
         return true;
     }
     if (!strcmp(cls, "BOUND_CONSTANT")) {

@@ -47,11 +47,17 @@ typedef struct tr_type {
     char name[24];     /* DuckDB's id, for messages */
 } tr_type;
 
-/* A column: n values (the relation's row count). */
+/* A column: n values (the relation's row count). Gathers are late: a
+ * join, filter or sort only composes row numbers (rows), and the values
+ * are gathered when an expression first reads the column (tr_col_ready),
+ * so columns that only pass through are never copied. */
 typedef struct tr_col {
     dkb_tensor *v;      /* values; VARCHAR: U8 codes with a sorted dictionary, or STR */
     dkb_tensor *valid;  /* BOOL, 1 = not NULL; NULL: every row valid */
     tr_type ty;
+    dkb_tensor *rows;   /* pending: the column is v[rows], valid[rows] (I64; -1: NULL
+                         * when miss); NULL: v and valid are the column */
+    bool miss;
 } tr_col;
 
 /* A relation: ncols columns of n rows. norder > 0 when the rows are in the
@@ -134,6 +140,10 @@ dkb_tensor *tr_valid_or_ones(tr_ctx *x, const tr_col *c, int64_t n);
 dkb_tensor *tr_and_valid(tr_ctx *x, dkb_tensor *a, dkb_tensor *b);
 /* The rows idx (I64; -1 gives NULL when may_miss) of every column. */
 tr_rel *tr_rel_gather(tr_ctx *x, const tr_rel *r, const dkb_tensor *idx, bool may_miss);
+/* Gather a pending column's values now (in place); no-op when not pending. */
+bool tr_col_ready(tr_ctx *x, tr_col *c);
+/* A copy of r's columns, every one ready (tr_alloc'ed array of r->ncols). */
+tr_col *tr_rel_ready_cols(tr_ctx *x, const tr_rel *r);
 bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx, bool may_miss, tr_col *out);
 tr_rel *tr_rel_new(tr_ctx *x, int ncols, int64_t n);
 /* The rows where mask (BOOL) is true. */

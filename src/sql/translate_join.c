@@ -248,7 +248,8 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
                 int64_t np = li->n;
                 for (int i = 0; i < nres; i++) {
                     tr_col a, b, t;
-                    if (!tr_col_gather(x, &lc[i], nl, li, false, &a) || !tr_col_gather(x, &rc[i], nr, ri, false, &b))
+                    if (!tr_col_gather(x, &lc[i], nl, li, false, &a) || !tr_col_gather(x, &rc[i], nr, ri, false, &b) ||
+                        !tr_col_ready(x, &a) || !tr_col_ready(x, &b))
                         return NULL;
                     tr_val va = {.c = a}, vb = {.c = b};
                     if (!tr_compare(x, resid_op[i], &va, &vb, np, op, &t)) return NULL;
@@ -384,7 +385,8 @@ tr_rel *tr_setop_semi(tr_ctx *x, const tr_rel *a, const tr_rel *b, bool anti) {
         bool null_eq[32];
         for (int i = 0; i < a->ncols; i++) null_eq[i] = true;
         side_key L, R;
-        if (!make_keys(x, a->c, a->n, b->c, b->n, null_eq, a->ncols, &L, &R)) return NULL;
+        tr_col *ac = tr_rel_ready_cols(x, a), *bc = tr_rel_ready_cols(x, b);
+        if (!ac || !bc || !make_keys(x, ac, a->n, bc, b->n, null_eq, a->ncols, &L, &R)) return NULL;
         m = exists(x, &L, a->n, &R);
     }
     if (anti) m = dkb_tp_not(x->tp, m);

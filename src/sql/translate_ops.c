@@ -19,8 +19,8 @@ static const cJSON *child(const cJSON *op, int i) { return cJSON_GetArrayItem(ch
 static bool store_col(tr_ctx *x, const dkb_store_table *t, const char *name, tr_type ty, tr_col *out) {
     const dkb_store_column *c = dkb_store_table_column(t, name);
     if (!c) return tr_fail(x, DKB_ENOENT, "store has no column %s.%s", dkb_store_table_name(t), name), false;
+    memset(out, 0, sizeof *out);
     out->v = dkb_tp_column(x->tp, c);
-    out->valid = NULL;
     out->ty = ty;
     return !tr_bad(x);
 }
@@ -294,8 +294,8 @@ static tr_rel *op_limit(tr_ctx *x, const cJSON *op, tr_rel *in) {
 
 /* A column from n constants of one type. */
 static bool const_column(tr_ctx *x, const tr_const *k, int64_t n, tr_type ty, tr_col *out) {
+    memset(out, 0, sizeof *out);
     out->ty = ty;
-    out->valid = NULL;
     bool any_null = false;
     for (int64_t i = 0; i < n; i++) any_null |= k[i].null;
     if (any_null) {

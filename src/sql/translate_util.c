@@ -286,11 +286,37 @@ tr_rel *tr_rel_new(tr_ctx *x, int ncols, int64_t n) {
 }
 
 bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx, bool may_miss, tr_col *out) {
-    out->ty = c->ty;
-    out->v = dkb_tp_gather(x->tp, c->v, idx, 0);
-    if (may_miss) out->valid = dkb_tp_gather(x->tp, tr_valid_or_ones(x, c, n), idx, 0);
-    else out->valid = c->valid ? dkb_tp_gather(x->tp, c->valid, idx, 0) : NULL;
-    return out->v != NULL;
+    (void)n;
+    *out = *c;
+    if (c->rows) { /* compose: row i is c's row idx[i] (-1 stays -1) */
+        out->rows = dkb_tp_gather(x->tp, c->rows, idx, -1);
+        out->miss = c->miss || may_miss;
+    } else {
+        out->rows = (dkb_tensor *)idx;
+        out->miss = may_miss;
+    }
+    return out->rows != NULL || !tr_bad(x);
+}
+
+bool tr_col_ready(tr_ctx *x, tr_col *c) {
+    if (!c->rows) return true;
+    dkb_tensor *rows = c->rows;
+    dkb_tensor *v = dkb_tp_gather(x->tp, c->v, rows, 0);
+    dkb_tensor *valid = c->miss ? dkb_tp_gather(x->tp, tr_valid_or_ones(x, c, c->v->n), rows, 0)
+                      : c->valid ? dkb_tp_gather(x->tp, c->valid, rows, 0) : NULL;
+    if (!v || tr_bad(x)) return false;
+    c->v = v, c->valid = valid, c->rows = NULL, c->miss = false;
+    return true;
+}
+
+tr_col *tr_rel_ready_cols(tr_ctx *x, const tr_rel *r) {
+    tr_col *c = tr_alloc(x, (size_t)(r->ncols ? r->ncols : 1) * sizeof *c);
+    if (!c) return NULL;
+    for (int i = 0; i < r->ncols; i++) {
+        c[i] = r->c[i];
+        if (!tr_col_ready(x, &c[i])) return NULL;
+    }
+    return c;
 }
 
 tr_rel *tr_rel_gather(tr_ctx *x, const tr_rel *r, const dkb_tensor *idx, bool may_miss) {
@@ -389,7 +415,7 @@ tr_rel *tr_rel_concat(tr_ctx *x, const tr_rel *a, const tr_rel *b) {
     if (!o) return NULL;
     for (int i = 0; i < a->ncols; i++) {
         tr_col ca = a->c[i], cb = b->c[i];
-        if (!unify(x, &ca, a->n, &cb, b->n)) return NULL;
+        if (!tr_col_ready(x, &ca) || !tr_col_ready(x, &cb) || !unify(x, &ca, a->n, &cb, b->n)) return NULL;
         o->c[i].ty = a->c[i].ty.id == TY_NULL ? b->c[i].ty : a->c[i].ty;
         o->c[i].v = concat_tensor(x, ca.v, cb.v);
         if (o->c[i].v && ca.v->dict) o->c[i].v = tr_relabel(x, o->c[i].v, 0, ca.v->dict);
