@@ -18,15 +18,16 @@
 /* ---- the table of partitioned plans ---- */
 
 extern const dkb__part_plan dkb__q01_part, dkb__q03_part, dkb__q04_part, dkb__q05_part, dkb__q06_part,
-    dkb__q07_part, dkb__q08_part, dkb__q09_part, dkb__q10_part, dkb__q12_part, dkb__q14_part, dkb__q18_part,
-    dkb__q19_part, dkb__q21_part;
+    dkb__q07_part, dkb__q08_part, dkb__q09_part, dkb__q10_part, dkb__q11_part, dkb__q12_part, dkb__q14_part,
+    dkb__q15_part, dkb__q17_part, dkb__q18_part, dkb__q19_part, dkb__q20_part, dkb__q21_part, dkb__q22_part;
 
 /* plans[n - 1]: query n's partitioned form, NULL where it has none yet */
 static const dkb__part_plan *const plans[DKB_NQUERIES] = {
     [0] = &dkb__q01_part,  [2] = &dkb__q03_part,  [3] = &dkb__q04_part,  [4] = &dkb__q05_part,
     [5] = &dkb__q06_part,  [6] = &dkb__q07_part,  [7] = &dkb__q08_part,  [8] = &dkb__q09_part,
-    [9] = &dkb__q10_part,  [11] = &dkb__q12_part, [13] = &dkb__q14_part, [17] = &dkb__q18_part,
-    [18] = &dkb__q19_part, [20] = &dkb__q21_part,
+    [9] = &dkb__q10_part,  [10] = &dkb__q11_part, [11] = &dkb__q12_part, [13] = &dkb__q14_part,
+    [14] = &dkb__q15_part, [16] = &dkb__q17_part, [17] = &dkb__q18_part, [18] = &dkb__q19_part,
+    [19] = &dkb__q20_part, [20] = &dkb__q21_part, [21] = &dkb__q22_part,
 };
 
 const dkb__part_plan *dkb__part_plan_get(int number) {
@@ -214,7 +215,7 @@ static void chunk_inputs(const dkb__part_plan *pl, const dkb_store *db, const ch
  * resident columns (fewest runs, greedily). */
 static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_store *db, const dkb_tensor_set *in,
                        int64_t budget, int64_t resident, chunking *ck, dkb__part_info *info, dkb_error *err) {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], b4[32];
     memset(ck, 0, sizeof *ck);
     ck->nparts = -1;
     for (int i = 0; i < in->n; i++) {
@@ -248,7 +249,7 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
                         "%s: --mem-budget %s is too small: it needs at least %s (resident tables %s + %s of %s %s)%s",
                         q->name, size_text(budget, b1, sizeof b1), size_text(resident + largest, b2, sizeof b2),
                         size_text(resident, b3, sizeof b3), what, pl->stream[0],
-                        size_text(largest, b1, sizeof b1), ck->nparts <= 1 ? "; dkb gen --partitions P" : "");
+                        size_text(largest, b4, sizeof b4), ck->nparts <= 1 ? "; dkb gen --partitions P" : "");
     }
     int k = 0;
     ck->first[0] = 0;

@@ -27,6 +27,7 @@
 #include <math.h>
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -92,7 +93,9 @@ static int64_t threshold(__int128 total, int64_t fraction) {
     return t > INT64_MAX ? INT64_MAX : (int64_t)t;
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The value of the nation's stock per part (groups in order of first
+ * appearance). */
+static void value_by_part(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **part_out, dkb_tensor **sum_out) {
     /* the nation's suppliers, their partsupp rows */
     dkb_tensor *n_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "n_nationkey"),
                                         dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "n_name"), DKB_CMP_EQ,
@@ -104,24 +107,62 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *cost = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_supplycost"), ps_keep);
     dkb_tensor *qty = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_availqty"), ps_keep);
     dkb_tensor *value = dkb_tp_arith(tp, cost, DKB_OP_MUL, qty);   /* scale 2 */
-    /* the subquery: sum(value) * :fraction */
-    dkb_tensor *total = dkb_tp_reduce(tp, DKB_AGG_SUM, value);
-    int64_t bound = total ? threshold(dkb_tp_get_i128(tp, total, 0), dkb_set_get_i64(tp, in, "fraction")) : 0;
-    /* group by ps_partkey having sum(value) > bound */
     const dkb_tensor *keys[] = {part};
     dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
-    dkb_tensor *sum = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, value);
+    *part_out = dkb_tp_gather(tp, part, g.first_row, 0);
+    *sum_out = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, value);
+}
+
+/* The parts whose value exceeds the fraction of the total, by value, into out. */
+static void put_important(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor *part, dkb_tensor *sum,
+                          dkb_tensor_set *out) {
+    /* the subquery: sum(value) * :fraction (the sum of the exact per-part sums) */
+    dkb_tensor *total = dkb_tp_reduce(tp, DKB_AGG_SUM, sum);
+    int64_t bound = total ? threshold(dkb_tp_get_i128(tp, total, 0), dkb_set_get_i64(tp, in, "fraction")) : 0;
+    /* group by ps_partkey having sum(value) > bound */
     dkb_tensor *keep = dkb_tp_cmp_i64(tp, sum, DKB_CMP_GT, bound);
     dkb_tensor *cols[NOUT] = {
-        dkb_tp_compress(tp, dkb_tp_gather(tp, part, g.first_row, 0), keep),
+        dkb_tp_compress(tp, part, keep),
         dkb_tp_compress(tp, sum, keep),
     };
     /* order by value desc */
     dkb_sort_key by[] = {{cols[1], true}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *part, *sum;
+    value_by_part(tp, in, &part, &sum);
+    put_important(tp, in, part, sum, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Partsupp streams (by partkey: a part's rows share a partition). The
+ * value per part adds up over the runs of partitions; the total (their
+ * sum) and the HAVING bound come after, over the merged parts, as in the
+ * core. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *part, *sum;
+    value_by_part(tp, in, &part, &sum);
+    dkb_set_put(tp, out, "value_part", part);
+    dkb_set_put(tp, out, "value_sum", sum);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    put_important(tp, in, dkb_set_get(tp, in, "value_part"), dkb_set_get(tp, in, "value_sum"), out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q11_part = {
+    .stream = {"partsupp"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"value_part", DKB__MERGE_KEY}, {"value_sum", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

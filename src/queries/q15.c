@@ -21,6 +21,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan, dkb__part_avg
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -64,7 +65,9 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* revenue0: the exact revenue per supplier (groups in order of first
+ * appearance). */
+static void revenue0(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **supplier_no, dkb_tensor **total) {
     /* revenue0: where l_shipdate in the window */
     dkb_tensor *keep = dkb_tp_between(tp, dkb_set_get(tp, in, "l_shipdate"), dkb_set_get_i64(tp, in, "ship_lo"),
                                       dkb_set_get_i64(tp, in, "ship_hi"));
@@ -76,13 +79,19 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     /* group by l_suppkey: sum(...) as total_revenue (exact, scale 4) */
     const dkb_tensor *keys[] = {supp};
     dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
-    dkb_tensor *supplier_no = dkb_tp_gather(tp, supp, g.first_row, 0);
-    dkb_tensor *total = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, revenue);
+    *supplier_no = dkb_tp_gather(tp, supp, g.first_row, 0);
+    *total = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, revenue);
+}
+
+/* The suppliers whose revenue is the maximum, by s_suppkey, into out. */
+static void put_top(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor *supplier_no, dkb_tensor *total,
+                    dkb_tensor_set *out) {
+    int64_t ngroups = total ? total->n : 0;
 
     /* total_revenue = (select max(total_revenue) from revenue0): the
      * maximum gathered to every group, compared exactly */
     dkb_tensor *max = dkb_tp_reduce(tp, DKB_AGG_MAX, total);
-    dkb_tensor *max_each = dkb_tp_gather(tp, max, dkb_tp_full_i64(tp, DKB_TP_I64, g.ngroups, 0), 0);
+    dkb_tensor *max_each = dkb_tp_gather(tp, max, dkb_tp_full_i64(tp, DKB_TP_I64, ngroups, 0), 0);
     dkb_tensor *top = dkb_tp_cmp(tp, total, DKB_CMP_EQ, max_each);
     dkb_tensor *top_no = dkb_tp_compress(tp, supplier_no, top);
     dkb_tensor *top_total = dkb_tp_compress(tp, total, top);
@@ -97,8 +106,38 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_sort_key by[] = {{cols[0], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *supplier_no, *total;
+    revenue0(tp, in, &supplier_no, &total);
+    put_top(tp, in, supplier_no, total, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* The view's sums per supplier add up over the runs of partitions; the
+ * maximum is then taken over the merged view, as in the core. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *supplier_no, *total;
+    revenue0(tp, in, &supplier_no, &total);
+    dkb_set_put(tp, out, "supplier_no", supplier_no);
+    dkb_set_put(tp, out, "total_revenue", total);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    put_top(tp, in, dkb_set_get(tp, in, "supplier_no"), dkb_set_get(tp, in, "total_revenue"), out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q15_part = {
+    .stream = {"lineitem"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"supplier_no", DKB__MERGE_KEY}, {"total_revenue", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

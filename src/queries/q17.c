@@ -18,6 +18,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan, dkb__part_avg
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -68,7 +69,9 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The lines of the brand's and container's parts: partkey, quantity, price. */
+static void part_lines(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **part_out, dkb_tensor **qty_out,
+                       dkb_tensor **price_out) {
     /* part: p_brand = :1 and p_container = :2 */
     dkb_tensor *keep = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "p_brand"), DKB_CMP_EQ, dkb_set_get_i64(tp, in, "brand"));
     keep = dkb_tp_and(tp, keep,
@@ -81,6 +84,12 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *part = dkb_tp_gather(tp, pkey, j.build_idx, 0);
     dkb_tensor *qty = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_quantity"), j.probe_idx, 0);
     dkb_tensor *price = dkb_tp_gather(tp, dkb_set_get(tp, in, "l_extendedprice"), j.probe_idx, 0);
+    *part_out = part, *qty_out = qty, *price_out = price;
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *part, *qty, *price;
+    part_lines(tp, in, &part, &qty, &price);
 
     /* (select 0.2 * avg(l_quantity) ... where l_partkey = p_partkey): per
      * part over the same lines, then back to each line */
@@ -96,6 +105,54 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb__plan_put_aggregate(tp, out, "avg_yearly", avg_yearly, lost);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Two passes. 1: per part, the exact sum and count of its lines'
+ * quantities (they add up over the runs of partitions). 2: each line
+ * against 0.2 * its part's average (the exact average of the merged sum
+ * and count, as avg gives it), the qualifying prices summed. */
+static int partial1(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *part, *qty, *price;
+    part_lines(tp, in, &part, &qty, &price);
+    const dkb_tensor *keys[] = {part};
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
+    dkb_set_put(tp, out, "avg_part", dkb_tp_gather(tp, part, g.first_row, 0));
+    dkb_set_put(tp, out, "qty_sum", dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, qty));
+    dkb_set_put(tp, out, "qty_count", dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, qty));
+    return dkb_tp_status(tp, NULL);
+}
+
+static int partial2(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *part, *qty, *price;
+    part_lines(tp, in, &part, &qty, &price);
+    dkb_tensor *avg = dkb__part_avg(tp, dkb_set_get(tp, in, "qty_sum"), dkb_set_get(tp, in, "qty_count"));
+    dkb_tensor *limit = dkb_tp_arith_i64(tp, avg, DKB_OP_MUL, 2, 1);
+    /* every line's part is among the merged parts: one match per line, in line order */
+    dkb_join_result j = dkb_tp_join(tp, dkb_set_get(tp, in, "avg_part"), part, DKB_JOIN_INNER);
+    dkb_tensor *small = dkb_tp_cmp(tp, dkb_tp_gather(tp, qty, j.probe_idx, 0), DKB_CMP_LT,
+                                   dkb_tp_gather(tp, limit, j.build_idx, 0));
+    dkb_tensor *lost = dkb_tp_compress(tp, dkb_tp_gather(tp, price, j.probe_idx, 0), small);
+    dkb_set_put(tp, out, "lost_sum", dkb_tp_reduce(tp, DKB_AGG_SUM, lost));
+    dkb_set_put(tp, out, "lost_rows", dkb_tp_reduce(tp, DKB_AGG_COUNT, lost));
+    return dkb_tp_status(tp, NULL);
+}
+
+/* sum / 7.0, NULL when no line qualified. */
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *avg_yearly = dkb_tp_arith_i64(tp, dkb_set_get(tp, in, "lost_sum"), DKB_OP_DIV, 70, 1);
+    dkb_tensor *some = dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "lost_rows"), DKB_CMP_GT, 0);
+    dkb_set_put(tp, out, "avg_yearly", dkb_tp_compress(tp, avg_yearly, some));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q17_part = {
+    .stream = {"lineitem"},
+    .npasses = 2,
+    .pass = {{partial1, 3, {{"avg_part", DKB__MERGE_KEY}, {"qty_sum", DKB__MERGE_SUM}, {"qty_count", DKB__MERGE_SUM}}},
+             {partial2, 2, {{"lost_sum", DKB__MERGE_SUM}, {"lost_rows", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

@@ -29,6 +29,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -106,16 +107,23 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
-    int64_t suppkey_max = dkb_set_get_i64(tp, in, "suppkey_max");
-
+/* The partsupp rows of the named parts: partkey, suppkey, availqty. */
+static void partsupp_rows(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **ps) {
     /* ps_partkey in (select p_partkey from part where p_name like ':1%') */
     dkb_tensor *named = dkb_tp_like(tp, dkb_set_get(tp, in, "p_name"), dkb_set_get_str(tp, in, "name_like"));
     dkb_tensor *pkey = dkb_tp_compress(tp, dkb_set_get(tp, in, "p_partkey"), named);
     dkb_tensor *ps_keep = dkb_tp_semi_join(tp, pkey, dkb_set_get(tp, in, "ps_partkey"));
-    dkb_tensor *ps_part = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_partkey"), ps_keep);
-    dkb_tensor *ps_supp = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_suppkey"), ps_keep);
-    dkb_tensor *ps_avail = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_availqty"), ps_keep);
+    ps[0] = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_partkey"), ps_keep);
+    ps[1] = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_suppkey"), ps_keep);
+    ps[2] = dkb_tp_compress(tp, dkb_set_get(tp, in, "ps_availqty"), ps_keep);
+}
+
+/* sum(l_quantity) of the year's lines per partsupp row (ps_row: the row
+ * in ps[], groups in order of first appearance). */
+static void year_qty(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor *const *ps, dkb_tensor **ps_row_out,
+                     dkb_tensor **qty_out) {
+    int64_t suppkey_max = dkb_set_get_i64(tp, in, "suppkey_max");
+    dkb_tensor *ps_part = ps[0], *ps_supp = ps[1];
 
     /* the year's lines: l_shipdate in the window */
     dkb_tensor *keep = dkb_tp_between(tp, dkb_set_get(tp, in, "l_shipdate"), dkb_set_get_i64(tp, in, "ship_lo"),
@@ -131,8 +139,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_join_result j = dkb_tp_join(tp, ps_key, l_key, DKB_JOIN_INNER);
     const dkb_tensor *keys[] = {j.build_idx};
     dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
-    dkb_tensor *qty = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, dkb_tp_gather(tp, l_qty, j.probe_idx, 0));
-    dkb_tensor *ps_row = dkb_tp_gather(tp, j.build_idx, g.first_row, 0);
+    *qty_out = dkb_tp_aggregate(tp, &g, DKB_AGG_SUM, dkb_tp_gather(tp, l_qty, j.probe_idx, 0));
+    *ps_row_out = dkb_tp_gather(tp, j.build_idx, g.first_row, 0);
+}
+
+/* The suppliers with an excess of some part, by name, into out. */
+static void put_suppliers(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor *const *ps, dkb_tensor *ps_row,
+                          dkb_tensor *qty, dkb_tensor_set *out) {
+    dkb_tensor *ps_supp = ps[1], *ps_avail = ps[2];
 
     /* ps_availqty > 0.5 * sum(l_quantity) */
     dkb_tensor *half = dkb_tp_arith_i64(tp, qty, DKB_OP_MUL, 5, 1);
@@ -154,8 +168,44 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_sort_key by[] = {{cols[0], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *ps[3], *ps_row, *qty;
+    partsupp_rows(tp, in, ps);
+    year_qty(tp, in, ps, &ps_row, &qty);
+    put_suppliers(tp, in, ps, ps_row, qty, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Lineitem streams; part and partsupp stay whole, so every run of
+ * partitions numbers the named parts' partsupp rows alike. The year's
+ * quantity per partsupp row adds up over the runs, then the comparison
+ * with ps_availqty and the suppliers as in the core. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *ps[3], *ps_row, *qty;
+    partsupp_rows(tp, in, ps);
+    year_qty(tp, in, ps, &ps_row, &qty);
+    dkb_set_put(tp, out, "ps_row", ps_row);
+    dkb_set_put(tp, out, "year_qty", qty);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *ps[3];
+    partsupp_rows(tp, in, ps);
+    put_suppliers(tp, in, ps, dkb_set_get(tp, in, "ps_row"), dkb_set_get(tp, in, "year_qty"), out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q20_part = {
+    .stream = {"lineitem"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"ps_row", DKB__MERGE_KEY}, {"year_qty", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

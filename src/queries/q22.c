@@ -28,6 +28,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -90,7 +91,9 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The customers of the country codes: code, its text, balance, custkey. */
+static void candidates(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **code_out, dkb_tensor **cntry_out,
+                       dkb_tensor **bal_out, dkb_tensor **cust_out) {
     int64_t codes[NCODE];
     for (int i = 0; i < NCODE; i++) codes[i] = dkb_set_get_i64(tp, in, CODE[i]);
 
@@ -102,6 +105,14 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     code = dkb_tp_compress(tp, code, keep);
     dkb_tensor *bal = dkb_tp_compress(tp, dkb_set_get(tp, in, "c_acctbal"), keep);
     dkb_tensor *cust = dkb_tp_compress(tp, dkb_set_get(tp, in, "c_custkey"), keep);
+    *code_out = code, *cntry_out = cntry, *bal_out = bal, *cust_out = cust;
+}
+
+/* The candidates with a balance above the average positive balance, and
+ * no orders (has_order: BOOL per candidate); grouped by code into out. */
+static void put_groups(dkb_tp *tp, dkb_tensor_set *out, dkb_tensor *code, dkb_tensor *cntry, dkb_tensor *bal,
+                       dkb_tensor *has_order) {
+    dkb_tensor *keep;
 
     /* c_acctbal > (select avg(c_acctbal) ... where c_acctbal > 0.00 and
      * the same codes), the average gathered to every row */
@@ -113,7 +124,7 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
         keep = dkb_tp_cmp(tp, bal, DKB_CMP_GT, dkb_tp_gather(tp, avg, dkb_tp_full_i64(tp, DKB_TP_I64, n, 0), 0));
 
     /* and not exists (select * from orders where o_custkey = c_custkey) */
-    keep = dkb_tp_and(tp, keep, dkb_tp_not(tp, dkb_tp_semi_join(tp, dkb_set_get(tp, in, "o_custkey"), cust)));
+    keep = dkb_tp_and(tp, keep, dkb_tp_not(tp, has_order));
     code = dkb_tp_compress(tp, code, keep);
     cntry = dkb_tp_compress(tp, cntry, keep);
     bal = dkb_tp_compress(tp, bal, keep);
@@ -132,8 +143,43 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_sort_key by[] = {{gcode, false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *code, *cntry, *bal, *cust;
+    candidates(tp, in, &code, &cntry, &bal, &cust);
+    put_groups(tp, out, code, cntry, bal, dkb_tp_semi_join(tp, dkb_set_get(tp, in, "o_custkey"), cust));
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Orders stream; customer stays whole, so the average balance is the
+ * core's. Per run of partitions: whether each candidate (by position) has
+ * an order there; merged by max (any run), then the core's filter and
+ * groups. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *code, *cntry, *bal, *cust;
+    candidates(tp, in, &code, &cntry, &bal, &cust);
+    dkb_tensor *has = dkb_tp_semi_join(tp, dkb_set_get(tp, in, "o_custkey"), cust);
+    dkb_set_put(tp, out, "cand_pos", dkb_tp_arange(tp, cust ? cust->n : 0));
+    dkb_set_put(tp, out, "has_order", dkb_tp_cast(tp, has, DKB_TP_I64));
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *code, *cntry, *bal, *cust;
+    candidates(tp, in, &code, &cntry, &bal, &cust);
+    put_groups(tp, out, code, cntry, bal, dkb_tp_cast(tp, dkb_set_get(tp, in, "has_order"), DKB_TP_BOOL));
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q22_part = {
+    .stream = {"orders"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"cand_pos", DKB__MERGE_KEY}, {"has_order", DKB__MERGE_MAX}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 
