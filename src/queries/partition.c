@@ -18,16 +18,18 @@
 /* ---- the table of partitioned plans ---- */
 
 extern const dkb__part_plan dkb__q01_part, dkb__q03_part, dkb__q04_part, dkb__q05_part, dkb__q06_part,
-    dkb__q07_part, dkb__q08_part, dkb__q09_part, dkb__q10_part, dkb__q11_part, dkb__q12_part, dkb__q14_part,
-    dkb__q15_part, dkb__q17_part, dkb__q18_part, dkb__q19_part, dkb__q20_part, dkb__q21_part, dkb__q22_part;
+    dkb__q07_part, dkb__q08_part, dkb__q09_part, dkb__q10_part, dkb__q11_part, dkb__q12_part, dkb__q13_part,
+    dkb__q14_part, dkb__q15_part, dkb__q16_part, dkb__q17_part, dkb__q18_part, dkb__q19_part, dkb__q20_part,
+    dkb__q21_part, dkb__q22_part;
 
 /* plans[n - 1]: query n's partitioned form, NULL where it has none yet */
 static const dkb__part_plan *const plans[DKB_NQUERIES] = {
     [0] = &dkb__q01_part,  [2] = &dkb__q03_part,  [3] = &dkb__q04_part,  [4] = &dkb__q05_part,
     [5] = &dkb__q06_part,  [6] = &dkb__q07_part,  [7] = &dkb__q08_part,  [8] = &dkb__q09_part,
-    [9] = &dkb__q10_part,  [10] = &dkb__q11_part, [11] = &dkb__q12_part, [13] = &dkb__q14_part,
-    [14] = &dkb__q15_part, [16] = &dkb__q17_part, [17] = &dkb__q18_part, [18] = &dkb__q19_part,
-    [19] = &dkb__q20_part, [20] = &dkb__q21_part, [21] = &dkb__q22_part,
+    [9] = &dkb__q10_part,  [10] = &dkb__q11_part, [11] = &dkb__q12_part, [12] = &dkb__q13_part,
+    [13] = &dkb__q14_part, [14] = &dkb__q15_part, [15] = &dkb__q16_part, [16] = &dkb__q17_part,
+    [17] = &dkb__q18_part, [18] = &dkb__q19_part, [19] = &dkb__q20_part, [20] = &dkb__q21_part,
+    [21] = &dkb__q22_part,
 };
 
 const dkb__part_plan *dkb__part_plan_get(int number) {
@@ -181,6 +183,8 @@ typedef struct chunking {
     int first[1024 + 1];         /* chunk k covers partitions first[k] .. first[k + 1] - 1 */
     int64_t rowbytes[2];         /* bytes per row of each streamed table's input columns */
     const dkb_store_table *tb[2];
+    int ntext[2];                /* and their text columns (characters counted apart) */
+    const dkb_store_column *text[2][DKB_SET_MAX];
 } chunking;
 
 static int64_t chunk_bytes(const chunking *ck, int from, int to) {
@@ -190,13 +194,18 @@ static int64_t chunk_bytes(const chunking *ck, int from, int to) {
         const dkb_store_partition *a = dkb_store_table_partition(ck->tb[s], from);
         const dkb_store_partition *z = dkb_store_table_partition(ck->tb[s], to);
         b += (z->row_start + z->rows - a->row_start) * ck->rowbytes[s];
+        for (int c = 0; c < ck->ntext[s]; c++) {
+            const int64_t *off = dkb_column_text_offsets(ck->text[s][c]);
+            b += off[z->row_start + z->rows] - off[a->row_start];
+        }
     }
     return b;
 }
 
 /* The input set of chunk k: `in` with every streamed column cut to its
- * rows (views: slices[] holds the tensor structs). */
-static void chunk_inputs(const dkb__part_plan *pl, const dkb_store *db, const chunking *ck, int k,
+ * rows (views: slices[] holds the tensor structs; text, whose offsets must
+ * start at 0, is copied onto `work`). */
+static void chunk_inputs(dkb_tp *work, const dkb__part_plan *pl, const dkb_store *db, const chunking *ck, int k,
                          const dkb_tensor_set *in, dkb_tensor_set *cin, dkb_tensor *slices) {
     *cin = *in;
     for (int i = 0; i < in->n; i++) {
@@ -204,9 +213,15 @@ static void chunk_inputs(const dkb__part_plan *pl, const dkb_store *db, const ch
         if (s < 0) continue;
         const dkb_store_partition *a = dkb_store_table_partition(ck->tb[s], ck->first[k]);
         const dkb_store_partition *z = dkb_store_table_partition(ck->tb[s], ck->first[k + 1] - 1);
+        int64_t rows = z->row_start + z->rows - a->row_start;
+        if (in->t[i]->dtype == DKB_TP_STR) {
+            dkb_tensor *idx = dkb_tp_arith_i64(work, dkb_tp_arange(work, rows), DKB_OP_ADD, a->row_start, 0);
+            cin->t[i] = dkb_tp_gather(work, in->t[i], idx, 0);
+            continue;
+        }
         slices[i] = *in->t[i];
         slices[i].data = (char *)in->t[i]->data + a->row_start * (int64_t)dkb_tp_dtype_size(in->t[i]->dtype);
-        slices[i].n = z->row_start + z->rows - a->row_start;
+        slices[i].n = rows;
         cin->t[i] = &slices[i];
     }
 }
@@ -221,11 +236,10 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
     for (int i = 0; i < in->n; i++) {
         int s = streamed_of(pl, db, in->name[i], in->t[i]);
         if (s < 0) continue;
-        if (in->t[i]->dtype == DKB_TP_STR)
-            return dkb_fail(err, DKB_EINVAL, "%s: not partitioned yet: text column %s cannot be streamed", q->name,
-                            in->name[i]);
         ck->tb[s] = dkb_store_table_find(db, pl->stream[s]);
         ck->rowbytes[s] += (int64_t)dkb_tp_dtype_size(in->t[i]->dtype);
+        if (in->t[i]->dtype == DKB_TP_STR)
+            ck->text[s][ck->ntext[s]++] = dkb_store_table_column(ck->tb[s], in->name[i]);
     }
     for (int s = 0; s < 2; s++) {
         if (!ck->tb[s]) continue;
@@ -275,8 +289,8 @@ static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, 
         htable_free(&acc);
         for (int k = 0; k < ck->nchunks && !rc; k++) {
             dkb_tensor_set cin, out = {0};
-            chunk_inputs(pl, db, ck, k, in, &cin, slices);
             dkb_tp_reset(work);
+            chunk_inputs(work, pl, db, ck, k, in, &cin, slices);
             snprintf(step, sizeof step, "partial %d/%d", k + 1, ck->nchunks);
             rc = step_status(q, work, step, pass->partial(work, &cin, &out), err);
             if (!rc && (rc = download(work, pass, &out, &part, err))) step_status(q, work, "merge", rc, err);

@@ -23,6 +23,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -75,7 +76,9 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The orders counted per customer: c_row (every customer row, in order)
+ * and c_count. */
+static void orders_per_customer(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **c_row, dkb_tensor **c_count_out) {
     /* orders with o_comment not like '%:1%:2%' */
     dkb_tensor *special = dkb_tp_like(tp, dkb_set_get(tp, in, "o_comment"), dkb_set_get_str(tp, in, "comment_like"));
     dkb_tensor *ocust = dkb_tp_compress(tp, dkb_set_get(tp, in, "o_custkey"), dkb_tp_not(tp, special));
@@ -87,7 +90,12 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_tensor *found = dkb_tp_cast(tp, dkb_tp_cmp_i64(tp, j.build_idx, DKB_CMP_GE, 0), DKB_TP_I64);
     const dkb_tensor *cust[] = {j.probe_idx};
     dkb_groups gc = dkb_tp_group(tp, cust, DKB_COUNTOF(cust));
-    dkb_tensor *c_count = dkb_tp_cast(tp, dkb_tp_aggregate(tp, &gc, DKB_AGG_SUM, found), DKB_TP_I64);
+    *c_row = dkb_tp_gather(tp, j.probe_idx, gc.first_row, 0);
+    *c_count_out = dkb_tp_cast(tp, dkb_tp_aggregate(tp, &gc, DKB_AGG_SUM, found), DKB_TP_I64);
+}
+
+/* The customers counted per c_count, ordered, into out. */
+static void put_distribution(dkb_tp *tp, dkb_tensor *c_count, dkb_tensor_set *out) {
 
     /* group by c_count: count(*) */
     const dkb_tensor *count[] = {c_count};
@@ -101,8 +109,39 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     dkb_sort_key by[] = {{cols[1], true}, {cols[0], true}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, DKB_COUNTOF(OUT), perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *c_row, *c_count;
+    orders_per_customer(tp, in, &c_row, &c_count);
+    put_distribution(tp, c_count, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Orders stream (o_comment copied per run of partitions); customer stays
+ * whole. Every run counts each customer's orders there (0 included), in
+ * customer order; the counts add up, then the distribution as in the core. */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *c_row, *c_count;
+    orders_per_customer(tp, in, &c_row, &c_count);
+    dkb_set_put(tp, out, "cust_row", c_row);
+    dkb_set_put(tp, out, "cust_orders", c_count);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    put_distribution(tp, dkb_set_get(tp, in, "cust_orders"), out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q13_part = {
+    .stream = {"orders"},
+    .npasses = 1,
+    .pass = {{partial, 2, {{"cust_row", DKB__MERGE_KEY}, {"cust_orders", DKB__MERGE_SUM}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 

@@ -26,6 +26,7 @@
 #include "dkb/query.h"
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -104,7 +105,9 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The qualifying (part, supplier) pairs: p[0..2] brand, type, size of the
+ * part, *supp_out the supplier. */
+static void pairs(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **p, dkb_tensor **supp_out) {
     dkb_tensor *p_brand = dkb_set_get(tp, in, "p_brand");
     dkb_tensor *p_type = dkb_set_get(tp, in, "p_type");
     dkb_tensor *p_size = dkb_set_get(tp, in, "p_size");
@@ -134,23 +137,67 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     brand = dkb_tp_gather(tp, brand, row, 0);
     type = dkb_tp_gather(tp, type, row, 0);
     size = dkb_tp_gather(tp, size, row, 0);
+    p[0] = brand, p[1] = type, p[2] = size, *supp_out = supp;
+}
 
+/* Per (brand, type, size) of p: `agg` of supp (distinct suppliers), ordered, into out. */
+static void put_counts(dkb_tp *tp, dkb_tensor *const *p, dkb_tensor *supp, dkb_agg agg, dkb_tensor_set *out) {
     /* group by p_brand, p_type, p_size: count(distinct ps_suppkey) */
-    const dkb_tensor *keys[] = {brand, type, size};
+    const dkb_tensor *keys[] = {p[0], p[1], p[2]};
     dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
     dkb_tensor *cols[NOUT] = {
-        dkb_tp_gather(tp, brand, g.first_row, 0),
-        dkb_tp_gather(tp, type, g.first_row, 0),
-        dkb_tp_gather(tp, size, g.first_row, 0),
-        dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT_DISTINCT, supp),
+        dkb_tp_gather(tp, p[0], g.first_row, 0),
+        dkb_tp_gather(tp, p[1], g.first_row, 0),
+        dkb_tp_gather(tp, p[2], g.first_row, 0),
+        dkb_tp_aggregate(tp, &g, agg, supp),
     };
 
     /* order by supplier_cnt desc, p_brand, p_type, p_size */
     dkb_sort_key by[] = {{cols[3], true}, {cols[0], false}, {cols[1], false}, {cols[2], false}};
     dkb_tensor *perm = dkb_tp_sort(tp, by, DKB_COUNTOF(by));
     dkb__plan_put_gathered(tp, out, OUT, cols, NOUT, perm);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *p[3], *supp;
+    pairs(tp, in, p, &supp);
+    put_counts(tp, p, supp, DKB_AGG_COUNT_DISTINCT, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Part and partsupp stream (co-partitioned by partkey). A group's
+ * suppliers can come from several runs of partitions, so each run gives
+ * its distinct (brand, type, size, supplier) tuples; merged as keys they
+ * stay distinct, and counting them per group is count(distinct). */
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *p[3], *supp;
+    pairs(tp, in, p, &supp);
+    const dkb_tensor *keys[] = {p[0], p[1], p[2], supp};
+    dkb_groups g = dkb_tp_group(tp, keys, DKB_COUNTOF(keys));
+    dkb_set_put(tp, out, "pair_brand", dkb_tp_gather(tp, p[0], g.first_row, 0));
+    dkb_set_put(tp, out, "pair_type", dkb_tp_gather(tp, p[1], g.first_row, 0));
+    dkb_set_put(tp, out, "pair_size", dkb_tp_gather(tp, p[2], g.first_row, 0));
+    dkb_set_put(tp, out, "pair_supp", dkb_tp_gather(tp, supp, g.first_row, 0));
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *p[3] = {dkb_set_get(tp, in, "pair_brand"), dkb_set_get(tp, in, "pair_type"),
+                        dkb_set_get(tp, in, "pair_size")};
+    put_counts(tp, p, dkb_set_get(tp, in, "pair_supp"), DKB_AGG_COUNT, out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q16_part = {
+    .stream = {"partsupp", "part"},
+    .npasses = 1,
+    .pass = {{partial, 4,
+              {{"pair_brand", DKB__MERGE_KEY}, {"pair_type", DKB__MERGE_KEY}, {"pair_size", DKB__MERGE_KEY},
+               {"pair_supp", DKB__MERGE_KEY}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 
