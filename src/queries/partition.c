@@ -17,14 +17,14 @@
 
 /* ---- the table of partitioned plans ---- */
 
-extern const dkb__part_plan dkb__q01_part, dkb__q03_part, dkb__q04_part, dkb__q05_part, dkb__q06_part,
+extern const dkb__part_plan dkb__q01_part, dkb__q02_part, dkb__q03_part, dkb__q04_part, dkb__q05_part, dkb__q06_part,
     dkb__q07_part, dkb__q08_part, dkb__q09_part, dkb__q10_part, dkb__q11_part, dkb__q12_part, dkb__q13_part,
     dkb__q14_part, dkb__q15_part, dkb__q16_part, dkb__q17_part, dkb__q18_part, dkb__q19_part, dkb__q20_part,
     dkb__q21_part, dkb__q22_part;
 
 /* plans[n - 1]: query n's partitioned form, NULL where it has none yet */
 static const dkb__part_plan *const plans[DKB_NQUERIES] = {
-    [0] = &dkb__q01_part,  [2] = &dkb__q03_part,  [3] = &dkb__q04_part,  [4] = &dkb__q05_part,
+    [0] = &dkb__q01_part,  [1] = &dkb__q02_part,  [2] = &dkb__q03_part,  [3] = &dkb__q04_part,  [4] = &dkb__q05_part,
     [5] = &dkb__q06_part,  [6] = &dkb__q07_part,  [7] = &dkb__q08_part,  [8] = &dkb__q09_part,
     [9] = &dkb__q10_part,  [10] = &dkb__q11_part, [11] = &dkb__q12_part, [12] = &dkb__q13_part,
     [13] = &dkb__q14_part, [14] = &dkb__q15_part, [15] = &dkb__q16_part, [16] = &dkb__q17_part,

@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "common/countof.h"    // defines: DKB_COUNTOF
+#include "queries/partition.h"  // defines: dkb__part_plan
 #include "queries/plan_util.h"  // defines: dkb__plan_* (store columns, dictionary codes, outputs, result cells)
 #include "queries/qgen.h"  // defines: dkb__qgen_* (seeded draws, lists, parameter setters)
 
@@ -97,7 +98,9 @@ static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_ten
     return dkb_tp_status(tp, NULL);
 }
 
-static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+/* The parts' cheapest suppliers in the region, in partsupp order: c[0]
+ * the supplier row, c[1] the nation (code), c[2] p_partkey, c[3] p_mfgr. */
+static void cheapest(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor **c) {
     /* the region's nations and suppliers */
     dkb_tensor *r_key = dkb_tp_compress(tp, dkb_set_get(tp, in, "r_regionkey"),
                                         dkb_tp_cmp_i64(tp, dkb_set_get(tp, in, "r_name"), DKB_CMP_EQ,
@@ -132,11 +135,18 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
     supp = dkb_tp_compress(tp, supp, best);
     s_row = dkb_tp_gather(tp, s_row, supp, 0);
     p_row = dkb_tp_gather(tp, p_row, part, 0);
+    c[0] = s_row;
+    c[1] = dkb_tp_gather(tp, s_name, supp, 0);
+    c[2] = dkb_tp_gather(tp, p_key, part, 0);
+    c[3] = dkb_tp_gather(tp, dkb_set_get(tp, in, "p_mfgr"), p_row, 0);
+}
+
+/* The top 100 of cheapest()'s rows c with the suppliers' columns, into out. */
+static void put_top(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor *const *c, dkb_tensor_set *out) {
+    dkb_tensor *s_row = c[0], *nation = c[1], *partkey = c[2];
     /* order by s_acctbal desc, n_name, s_name, p_partkey limit 100 */
     dkb_tensor *acctbal = dkb_tp_gather(tp, dkb_set_get(tp, in, "s_acctbal"), s_row, 0);
-    dkb_tensor *nation = dkb_tp_gather(tp, s_name, supp, 0);
     dkb_tensor *name = dkb_tp_gather(tp, dkb_set_get(tp, in, "s_name"), s_row, 0);
-    dkb_tensor *partkey = dkb_tp_gather(tp, p_key, part, 0);
     dkb_sort_key by[] = {{acctbal, true}, {nation, false}, {name, false}, {partkey, false}};
     dkb_tensor *top = dkb_tp_topk(tp, by, DKB_COUNTOF(by), 100);
     s_row = dkb_tp_gather(tp, s_row, top, 0);
@@ -145,14 +155,51 @@ static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
         dkb_tp_gather(tp, name, top, 0),
         dkb_tp_gather(tp, nation, top, 0),
         dkb_tp_gather(tp, partkey, top, 0),
-        dkb_tp_gather(tp, dkb_set_get(tp, in, "p_mfgr"), dkb_tp_gather(tp, p_row, top, 0), 0),
+        dkb_tp_gather(tp, c[3], top, 0),
         dkb_tp_gather(tp, dkb_set_get(tp, in, "s_address"), s_row, 0),
         dkb_tp_gather(tp, dkb_set_get(tp, in, "s_phone"), s_row, 0),
         dkb_tp_gather(tp, dkb_set_get(tp, in, "s_comment"), s_row, 0),
     };
     dkb__plan_put_outputs(tp, out, OUT, cols, NOUT);
+}
+
+static int core(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *c[4];
+    cheapest(tp, in, c);
+    put_top(tp, in, c, out);
     return dkb_tp_status(tp, NULL);
 }
+
+/* ---- partitioned (partition.h) ---- */
+
+/* Part and partsupp stream (co-partitioned by partkey), so a part's
+ * minimum cost is whole in its run of partitions; the supplier side stays
+ * whole. The runs' cheapest rows are concatenated in partsupp order (the
+ * core's), then ranked as in the core. */
+static const char *const CHEAP[4] = {"cheap_srow", "cheap_nation", "cheap_partkey", "cheap_mfgr"};
+
+static int partial(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *c[4];
+    cheapest(tp, in, c);
+    dkb__plan_put_outputs(tp, out, CHEAP, c, 4);
+    return dkb_tp_status(tp, NULL);
+}
+
+static int final(dkb_tp *tp, const dkb_tensor_set *in, dkb_tensor_set *out) {
+    dkb_tensor *c[4];
+    for (int i = 0; i < 4; i++) c[i] = dkb_set_get(tp, in, CHEAP[i]);
+    put_top(tp, in, c, out);
+    return dkb_tp_status(tp, NULL);
+}
+
+const dkb__part_plan dkb__q02_part = {
+    .stream = {"partsupp", "part"},
+    .npasses = 1,
+    .pass = {{partial, 4,
+              {{"cheap_srow", DKB__MERGE_CAT}, {"cheap_nation", DKB__MERGE_CAT}, {"cheap_partkey", DKB__MERGE_CAT},
+               {"cheap_mfgr", DKB__MERGE_CAT}}}},
+    .final = final,
+};
 
 /* ---- result ---- */
 
