@@ -5,7 +5,7 @@
 # tests/candidates/python/adversarial/CASE (crash, recursion, never_ends,
 # wrong_answer, unfilled_output, writes_input, import_os / subprocess /
 # socket / ctypes, opens_file, dunder_escape, library_state, module_cache,
-# raises, syntax_error, bad_entry, bad_result): each directory evaluated on
+# raises, syntax_error, bad_entry, bad_result, extra_threads): each directory evaluated on
 # its own at SF 0.01 with one thread, every row of results.json of the class
 # its EXPECTED file names (lib/corpus_results.py). Also: C files beside the
 # Python ones are not rows with --target python, --target needs --backend cpu.
