@@ -230,7 +230,7 @@ static void chunk_inputs(dkb_tp *work, const dkb__part_plan *pl, const dkb_store
  * resident columns (fewest runs, greedily). */
 static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_store *db, const dkb_tensor_set *in,
                        int64_t budget, int64_t resident, chunking *ck, dkb__part_info *info, dkb_error *err) {
-    char b1[32], b2[32], b3[32], b4[32];
+    char b1[32], b2[32];
     memset(ck, 0, sizeof *ck);
     ck->nparts = -1;
     for (int i = 0; i < in->n; i++) {
@@ -257,14 +257,19 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
         if (b > largest) largest = b;
     }
     info->partitions = ck->nparts;
-    if (ck->nparts <= 1 || resident + largest > budget) {
-        const char *what = ck->nparts <= 1 ? "the store has one partition" : "one partition";
+    const char *streamed = ck->tb[0] ? pl->stream[0] : pl->stream[1];
+    if (ck->nparts <= 1)
+        return dkb_fail(err, DKB_EINVAL,
+                        "%s: not partitioned: its columns need %s, over --mem-budget %s, and the store has one "
+                        "partition of %s (make it with dkb gen --partitions P)",
+                        q->name, size_text(resident + largest, b2, sizeof b2), size_text(budget, b1, sizeof b1),
+                        streamed);
+    if (resident + largest > budget)
         return dkb_fail(err, DKB_ENOMEM,
-                        "%s: --mem-budget %s is too small: it needs at least %s (resident tables %s + %s of %s %s)%s",
+                        "%s: --mem-budget %s is too small: it needs at least %s (%lld bytes: resident tables %lld + "
+                        "the largest partition of %s %lld)",
                         q->name, size_text(budget, b1, sizeof b1), size_text(resident + largest, b2, sizeof b2),
-                        size_text(resident, b3, sizeof b3), what, pl->stream[0],
-                        size_text(largest, b4, sizeof b4), ck->nparts <= 1 ? "; dkb gen --partitions P" : "");
-    }
+                        (long long)(resident + largest), (long long)resident, streamed, (long long)largest);
     int k = 0;
     ck->first[0] = 0;
     for (int i = 0; i < ck->nparts; i++) {
