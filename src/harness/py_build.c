@@ -185,7 +185,7 @@ int dkb__py_build(const char *src, dkb_mode mode, const char *scratch_dir, dkb_b
     }
     char lib[4096], prefix[4096];
     if (line_value(out, "libpython", lib, sizeof lib) || !lib[0] || line_value(out, "prefix", prefix, sizeof prefix))
-        return verdict(b, DKB_VERDICT_HARNESS_ERROR, "%s has no shared libpython (set DKB_PYTHON)", python);
+        return verdict(b, DKB_VERDICT_HARNESS_ERROR, "%.300s has no shared libpython (set DKB_PYTHON)", python);
     if (!b->log[0] || strstr(b->log, "libpython ") == b->log) b->log[0] = 0;   /* nothing to say */
 
     if (mkdir(cache, 0755) != 0 && errno != EEXIST)
