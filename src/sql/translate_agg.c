@@ -1,7 +1,9 @@
 /* translate_agg.c: LOGICAL_AGGREGATE_AND_GROUP_BY (and DISTINCT): grouping
  * by any column types (strings and doubles through dense integer keys,
- * NULL a group of its own), and the aggregates count(*), count,
- * count(DISTINCT), sum, avg, min, max and first with DuckDB's semantics:
+ * NULL a group of its own; free-text keys that follow from the other keys
+ * are checked, not hashed), and the aggregates count(*), count,
+ * count(DISTINCT), sum and avg (also DISTINCT), min and max (free text on
+ * the host), first, stddev/variance (samp, pop) with DuckDB's semantics:
  * NULL inputs are skipped, an aggregate that saw no value is NULL (count:
  * 0), and without GROUP BY there is exactly one row even over no input.
  * Sums of integers and decimals are exact (int128, the input's scale: a

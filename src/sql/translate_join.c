@@ -3,7 +3,8 @@
  * ANTI, RIGHT_SEMI, RIGHT_ANTI, MARK, SINGLE), DELIM_JOIN (a decorrelated
  * subquery: the distinct values of the outer side's correlated columns are
  * what the subquery's DELIM_GET reads, then the two sides join like a
- * comparison join) and CROSS_PRODUCT.
+ * comparison join), ANY_JOIN (a join on an arbitrary condition such as an
+ * OR: all pairs, bounded, then the condition) and CROSS_PRODUCT.
  *
  * Equality conditions (= and IS NOT DISTINCT FROM) become one integer key
  * per side (several columns packed: each shifted to start at 0, then

@@ -1,5 +1,6 @@
 /* translate_strfn.h: string functions for the translator (internal):
- * LIKE, prefix/suffix/contains, substring, length, upper/lower, trim,
+ * LIKE, ILIKE, LIKE ... ESCAPE, prefix/suffix/contains, substring (a start
+ * from 1, a length from 0), left/right, length, upper/lower, trim, reverse,
  * concat, replace, strpos, and numbers or dates formatted as text. A
  * dictionary-coded argument is evaluated once per dictionary entry (the
  * result is a new sorted dictionary, or a lookup table of booleans or
