@@ -141,13 +141,21 @@ static int concat(htable *acc, htable *add, dkb_error *err) {
 static int merge(dkb_tp *tp, const dkb__part_pass *ps, htable *h, dkb_error *err) {
     const dkb_tensor *keys[DKB__PART_MAXCOLS];
     dkb_tensor *in[DKB__PART_MAXCOLS];
-    int nkeys = 0, ncat = 0;
+    int nkeys = 0;
+    int ncat = 0;
+    for (int i = 0; i < ps->ncols; i++) ncat += ps->cols[i].how == DKB__MERGE_CAT;
+    if (ncat == ps->ncols) return 0;  /* concatenated already */
+    if (ncat) return dkb_fail(err, DKB_EINTERNAL, "%s: CAT beside other merge kinds", ps->cols[0].name);
     for (int i = 0; i < ps->ncols; i++) {
+        dkb__merge how = ps->cols[i].how;
+        if (how == DKB__MERGE_SUM && h->c[i].dtype == DKB_TP_F64)
+            return dkb_fail(err, DKB_EINTERNAL, "%s: float sums would not merge exactly", ps->cols[i].name);
         in[i] = upload(tp, &h->c[i]);
-        if (ps->cols[i].how == DKB__MERGE_KEY) keys[nkeys++] = in[i];
-        ncat += ps->cols[i].how == DKB__MERGE_CAT;
+        if (how == DKB__MERGE_KEY) keys[nkeys++] = in[i];
     }
-    if (ncat) return 0;  /* concatenated already */
+    for (int i = 0; i < ps->ncols; i++)
+        if (!nkeys && ps->cols[i].how == DKB__MERGE_FIRST)
+            return dkb_fail(err, DKB_EINTERNAL, "%s: FIRST needs keys", ps->cols[i].name);
     dkb_tensor_set out = {0};
     dkb_groups g = {0};
     if (nkeys) g = dkb_tp_group(tp, keys, nkeys);
@@ -282,6 +290,16 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
     return 0;
 }
 
+/* A merge step's failure as "qNN merge: message" (tp's error, or the one
+ * the step left in err). */
+static int merge_status(const dkb_query *q, dkb_tp *tp, int rc, dkb_error *err) {
+    if (!rc) return 0;
+    if (dkb_tp_status(tp, NULL) || !err) return step_status(q, tp, "merge", rc, err);
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return dkb_fail(err, rc, "%s merge: %s", q->name, msg);
+}
+
 /* Every pass of the plan over every chunk, merged into `in`. */
 static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, dkb_tp *work, const dkb_store *db,
                       const chunking *ck, dkb_tensor_set *in, dkb_error *err) {
@@ -298,12 +316,11 @@ static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, 
             chunk_inputs(work, pl, db, ck, k, in, &cin, slices);
             snprintf(step, sizeof step, "partial %d/%d", k + 1, ck->nchunks);
             rc = step_status(q, work, step, pass->partial(work, &cin, &out), err);
-            if (!rc && (rc = download(work, pass, &out, &part, err))) step_status(q, work, "merge", rc, err);
-            if (!rc) rc = concat(&acc, &part, err);
+            if (!rc) rc = merge_status(q, work, download(work, pass, &out, &part, err), err);
+            if (!rc) rc = merge_status(q, work, concat(&acc, &part, err), err);
             if (!rc && k > 0) {
                 dkb_tp_reset(work);
-                rc = merge(work, pass, &acc, err);
-                if (rc && err && !strstr(err->msg, q->name)) step_status(q, work, "merge", rc, err);
+                rc = merge_status(q, work, merge(work, pass, &acc, err), err);
             }
         }
         for (int i = 0; i < pass->ncols && !rc; i++) dkb_set_put(tp, in, pass->cols[i].name, upload(tp, &acc.c[i]));
