@@ -35,9 +35,9 @@ for n in $(seq 1 22); do
     err=$("$DKB" run "$q" --data "$D" --mem-budget 1 2>&1 >/dev/null) || rc=$?
     [ "$rc" = 1 ] || { failures+=("$q: --mem-budget 1 exited $rc, expected 1: $err"); continue; }
     [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || { failures+=("$q: --mem-budget 1 printed more than one line: $err"); continue; }
-    re="^dkb run: error: $q: --mem-budget 1 bytes is too small: it needs at least [0-9.]+[KMG]? \(([0-9]+) bytes: resident tables ([0-9]+) \+ the largest partition of [a-z]+ ([0-9]+)\)"
+    re="^dkb run: error: $q: --mem-budget 1 bytes is too small: it needs at least [0-9.]+[KMG]? \(([0-9]+) bytes: resident tables ([0-9]+) \+ the largest partition of [a-z]+( and [a-z]+)? ([0-9]+)\)"
     [[ $err =~ $re ]] || { failures+=("$q: unexpected too-small message: $err"); continue; }
-    need=${BASH_REMATCH[1]} resident=${BASH_REMATCH[2]} largest=${BASH_REMATCH[3]}
+    need=${BASH_REMATCH[1]} resident=${BASH_REMATCH[2]} largest=${BASH_REMATCH[4]}
     [ "$need" = $((resident + largest)) ] || { failures+=("$q: needs $need != $resident + $largest"); continue; }
 
     # a budget that fits: exactly the plain run, no partitioning
