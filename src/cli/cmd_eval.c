@@ -17,6 +17,7 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: dkb eval DIR --data STORE [options]\n"
+            "       dkb eval DIR --data STORE --sql FILE.sql [options]\n"
             "\n"
             "Evaluate the candidates in DIR (files qNN.full.c and qNN.core.c, as\n"
             "include/dkb/candidate.h describes) against the TensorPlan baseline. Each is\n"
@@ -33,6 +34,12 @@ static void usage(FILE *f) {
             "  --target T          python: evaluate qNN.<mode>.py candidates instead (Python\n"
             "                      with torch, include/dkb/candidate.py; --backend cpu only\n"
             "                      for now). Default: the backend's C or CUDA files\n"
+            "  --sql FILE.sql      a SQL task instead of the TPC-H queries: the candidate is\n"
+            "                      DIR/NAME.full.c (.cu on cuda), NAME the file's stem\n"
+            "                      ([a-z0-9_]+); the baseline is the SQL translated to a\n"
+            "                      TensorPlan program (planned once by DuckDB: libduckdb\n"
+            "                      needed); full mode only; no parameters, so seed 0 only\n"
+            "                      (docs/sql.md, \"SQL files as benchmark tasks\")\n"
             "  --mode M            full, core or all (default): which files to evaluate\n"
             "  --queries LIST      evaluate these queries (q01,q06,... or all); a query\n"
             "                      without a file is scored as the baseline ('missing').\n"
@@ -72,7 +79,7 @@ typedef struct eval_cli {
 
 static int parse(int argc, char **argv, eval_cli *c) {
     enum { O_DATA = 256, O_BACKEND, O_MODE, O_QUERIES, O_SEEDS, O_THRESHOLD, O_OUT, O_THREADS, O_TIMEOUT, O_MEM,
-           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY, O_TARGET };
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY, O_TARGET, O_SQL };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
                                               {"target", required_argument, 0, O_TARGET},
@@ -89,6 +96,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
                                               {"min-seconds", required_argument, 0, O_MIN_SECONDS},
                                               {"format", required_argument, 0, O_FORMAT},
                                               {"no-verify", no_argument, 0, O_NO_VERIFY},
+                                              {"sql", required_argument, 0, O_SQL},
                                               {"verbose", no_argument, 0, 'v'},
                                               {"quiet", no_argument, 0, 'q'},
                                               {"help", no_argument, 0, 'h'},
@@ -165,6 +173,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
             if (cli_parse_format("--format", optarg, &c->fmt)) return DKB_EXIT_USAGE;
             break;
         case O_NO_VERIFY: o->no_verify = true; break;
+        case O_SQL: o->sql = optarg; break;
         case 'v': c->verbose = 1; break;
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return -1;
@@ -175,6 +184,13 @@ static int parse(int argc, char **argv, eval_cli *c) {
     if (cli_one_operand("eval", "DIR (the candidate directory)", argc, argv)) return DKB_EXIT_USAGE;
     o->dir = argv[optind];
     if (!o->store) return cli_usage_error("eval: missing --data STORE");
+    if (o->sql) {
+        if (o->modes & DKB_EVAL_CORE)
+            return cli_usage_error("eval: --mode core: a SQL task (--sql) is full mode only");
+        if (o->queries) return cli_usage_error("eval: --queries: not with --sql (the SQL file is the one query)");
+        if (o->target) return cli_usage_error("eval: --target python: not with --sql yet");
+        o->modes = DKB_EVAL_FULL;
+    }
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "harness/eval.h"
 #include "harness/harness_cuda.h"
 #include "harness/protocol.h"
+#include "sql/task.h"   // defines: dkb__sql_task_plan
 
 _Static_assert(DKB_EVAL_MAX_SEEDS + 1 <= DKB_JOB_MAX_SEEDS, "every seed fits in a job");
 
@@ -40,6 +42,10 @@ static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
         return dkb_fail(err, DKB_EINVAL, "--threshold %g: expected a positive number", o->threshold);
     if (!isfinite(o->timeout_s) || o->timeout_s <= 0)
         return dkb_fail(err, DKB_EINVAL, "--timeout %g: expected a positive number of seconds", o->timeout_s);
+    if (o->sql && (o->modes & DKB_EVAL_CORE))
+        return dkb_fail(err, DKB_EINVAL, "--mode core: a SQL task is full mode only (its baseline is one translated program)");
+    if (o->sql && o->queries) return dkb_fail(err, DKB_EINVAL, "--queries: not with a SQL task (--sql)");
+    if (o->sql && o->target) return dkb_fail(err, DKB_EINVAL, "--target python: not with a SQL task (--sql) yet");
     if (o->threads < 0 || o->warmup < 0 || o->min_runs < 1 || !isfinite(o->min_seconds) || o->min_seconds < 0)
         return dkb_fail(err, DKB_EINVAL, "eval: bad timing options");
     return 0;
@@ -103,11 +109,33 @@ static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t l
             it->baseline = it->candidate = dkb__timing_none();
             it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
             if (has) {
-                char name[16];
+                char name[80];
                 snprintf(name, sizeof name, "%s.%s.%s", it->query, dkb__eval_mode_name(it->mode), cand_ext(o));
                 if (!(it->file = dkb__path_join(o->dir, name))) return dkb_fail(err, DKB_ENOMEM, "out of memory");
             }
         }
+    return 0;
+}
+
+/* A SQL task's one row (full mode): DIR/NAME.full.<ext>, missing when absent. */
+static int make_sql_row(const dkb_eval_opts *o, const char *name, dkb_eval_results *res, dkb_error *err) {
+    res->items = calloc(1, sizeof *res->items);
+    if (!res->items) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    dkb_eval_item *it = &res->items[res->n++];
+    snprintf(it->query, sizeof it->query, "%s", name);
+    it->mode = DKB_MODE_FULL;
+    it->verdict = DKB_VERDICT_OK;
+    it->baseline = it->candidate = dkb__timing_none();
+    it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
+    char file[80];
+    snprintf(file, sizeof file, "%s.full.%s", name, cand_ext(o));
+    if (!(it->file = dkb__path_join(o->dir, file))) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    struct stat st;
+    it->missing = !(stat(it->file, &st) == 0 && S_ISREG(st.st_mode));
+    if (it->missing) {
+        free(it->file);
+        it->file = NULL;
+    }
     return 0;
 }
 
@@ -118,6 +146,8 @@ typedef struct eval_ctx {
     dkb_eval_results *res;
     char *store_abs, *work_abs;   /* absolute paths handed to the workers */
     dkb__eval_cuda *cuda;         /* backend cuda: the resident columns */
+    dkb__sql_task *sql;           /* a SQL task (opts.sql), planned here */
+    char *sql_columns;            /* its column names as a JSON array */
 } eval_ctx;
 
 static cJSON *checks_json(const dkb_report *rep) {
@@ -145,10 +175,15 @@ static void job_base(const eval_ctx *c, const dkb_eval_item *it, dkb_job *job) {
     job->min_seconds = c->o->min_seconds;
     job->cuda = c->cuda != NULL;
     job->cuda_columns = c->cuda ? (char *)dkb__eval_cuda_columns(c->cuda) : NULL;  /* borrowed */
+    if (c->sql) {   /* borrowed too */
+        job->sql = (char *)dkb__sql_task_sql(c->sql);
+        job->sql_plan = (char *)dkb__sql_task_plan_json(c->sql);
+        job->sql_columns = c->sql_columns;
+    }
 }
 
 static void job_release(dkb_job *job) {
-    job->store = job->query = job->so = job->cuda_columns = NULL;
+    job->store = job->query = job->so = job->cuda_columns = job->sql = job->sql_plan = job->sql_columns = NULL;
     dkb__job_free(job);
 }
 
@@ -265,14 +300,14 @@ static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir,
 }
 
 static int eval_row(const eval_ctx *c, dkb_eval_item *it, dkb_error *err) {
-    char name[32];
+    char name[80];
     snprintf(name, sizeof name, "%s.%s", it->query, dkb__eval_mode_name(it->mode));
     char *wdir = dkb__path_join(c->work_abs, name);
     if (!wdir) return dkb_fail(err, DKB_ENOMEM, "out of memory");
     int rc = 0;
     if (dkb__rm_rf(wdir) != 0) rc = dkb__io_fail(err, wdir, "cannot clear the scratch directory");
     if (!rc) rc = dkb__mkdir_p(wdir, err);
-    if (!rc && !dkb_query_get(it->qnum)) {
+    if (!rc && !c->sql && !dkb_query_get(it->qnum)) {
         it->verdict = DKB_VERDICT_HARNESS_ERROR;
         free(it->detail);
         it->detail = NULL;
@@ -284,7 +319,7 @@ static int eval_row(const eval_ctx *c, dkb_eval_item *it, dkb_error *err) {
     if (!rc && !it->detail) it->detail = strdup("");
     if (!rc && !(it->baseline.runs > 0)) rc = run_baseline(c, it, wdir, err);
     if (rc && err && !strstr(err->msg, it->query)) {
-        char msg[sizeof err->msg + 16];
+        char msg[sizeof err->msg + 64];
         snprintf(msg, sizeof msg, "%s %s: %s", it->query, dkb__eval_mode_name(it->mode), err->msg);
         size_t n = strlen(msg) < sizeof err->msg ? strlen(msg) : sizeof err->msg - 1;
         memcpy(err->msg, msg, n);
@@ -313,22 +348,42 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     int rc = check_opts(opts, err);
     uint32_t listed = 0, found[2] = {0, 0};
     if (!rc && opts->queries) rc = dkb__eval_parse_queries(opts->queries, &listed, err);
-    if (!rc) rc = dkb__eval_scan_files(opts->dir, cand_ext(opts), found, res, err);
+    char sql_name[DKB_SQL_TASK_NAME_MAX];
+    if (!rc && opts->sql) rc = dkb__sql_task_name(opts->sql, sql_name, sizeof sql_name, err);
+    if (!rc && !opts->sql) rc = dkb__eval_scan_files(opts->dir, cand_ext(opts), found, res, err);
+    if (!rc && opts->sql && dkb__path_kind(opts->dir) != DKB__PATH_DIR && dkb__path_kind(opts->dir) != DKB__PATH_EMPTY_DIR)
+        rc = dkb_fail(err, DKB_ENOENT, "%s: not a directory", opts->dir);
     if (!rc) rc = probe_store(opts->store, opts->no_verify, res, err);
-    if (!rc) rc = prepare_out(opts->out, err);
-    if (!rc) rc = make_rows(opts, found, listed, res, err);
-    if (!rc) {
-        res->nseeds = opts->nseeds + 1;
-        rc = dkb__eval_draw_seeds(res->seeds, opts->nseeds, err);
+    dkb__sql_task *task = NULL;
+    char *task_cols = NULL;
+    if (!rc && opts->sql) {
+        /* plan once, here: the workers get the plan, not libduckdb */
+        dkb_store *db = NULL;
+        rc = dkb_store_open(opts->store, 0, &db, err);
+        if (!rc) rc = dkb__sql_task_plan(opts->sql, db, &task, err);
+        dkb_store_close(db);
+        if (!rc && !(task_cols = dkb__sql_task_columns_json(task))) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
     }
-    if (rc) return rc;
+    if (!rc) rc = prepare_out(opts->out, err);
+    if (!rc) rc = opts->sql ? make_sql_row(opts, sql_name, res, err) : make_rows(opts, found, listed, res, err);
+    if (!rc) {
+        /* a SQL task has no parameters: its one parameter set is seed 0's */
+        int nseeds = opts->sql ? 0 : opts->nseeds;
+        res->nseeds = nseeds + 1;
+        rc = dkb__eval_draw_seeds(res->seeds, nseeds, err);
+    }
+    if (rc) {
+        dkb__sql_task_free(task);
+        free(task_cols);
+        return rc;
+    }
     dkb__eval_machine(res->cpu_model, sizeof res->cpu_model, &res->cores);
     res->threads = opts->threads ? opts->threads : res->cores;
     res->limits.timeout_s = opts->timeout_s;
     res->limits.mem_bytes = opts->mem_bytes ? opts->mem_bytes : 2 * res->store_bytes + (2ull << 30);
     res->limits.output_bytes = opts->output_bytes ? opts->output_bytes : 1u << 20;
 
-    eval_ctx c = {opts, res, abs_path(opts->store, err), NULL, NULL};
+    eval_ctx c = {opts, res, abs_path(opts->store, err), NULL, NULL, task, task_cols};
     if (c.store_abs && is_cuda(opts)) {
         /* the store's columns go onto the GPU once, for every worker */
         if (!dkb_tp_cuda_available()) {
@@ -342,6 +397,8 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
         }
         if (rc) {
             free(c.store_abs);
+            dkb__sql_task_free(task);
+            free(task_cols);
             return rc;
         }
     }
@@ -358,6 +415,8 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     free(c.store_abs);
     free(c.work_abs);
     dkb__eval_cuda_close(c.cuda);
+    dkb__sql_task_free(task);
+    free(task_cols);
     if (rc) return rc;
     dkb__progress(progress, "eval", (uint64_t)res->n, (uint64_t)res->n);
     res->wall_s = dkb__now_s() - t0;

@@ -49,6 +49,11 @@ typedef struct dkb_eval_opts {
     int warmup, min_runs;      /* IN: timing: warm-up calls, at least this many timed */
     double min_seconds;        /* IN: ... and at least this long */
     const char *command_line;  /* IN: recorded in results.json (may be NULL) */
+    const char *sql;           /* IN: a SQL task file NAME.sql (src/sql/task.h) instead of the
+                                * TPC-H queries: one full-mode row, candidate DIR/NAME.full.c
+                                * (.cu on cuda); planned here with DuckDB (libduckdb needed),
+                                * translated in the worker; no parameters, so seed 0 only
+                                * (nseeds is not used); modes must be 0 or full; queries NULL */
     bool no_verify;            /* IN: trust the store: skip its crc32 and structure check
                                 * (done once, before anything is written or run; a
                                 * record of an earlier pass stands, verify_cache.h) */
@@ -56,8 +61,8 @@ typedef struct dkb_eval_opts {
 
 /* One row: a candidate (or a missing one) and what became of it. */
 typedef struct dkb_eval_item {
-    int qnum;                  /* 1..22 */
-    char query[8];             /* "q06" */
+    int qnum;                  /* 1..22; 0 for a SQL task */
+    char query[48];            /* "q06", or a SQL task's name */
     dkb_mode mode;
     int missing;               /* no candidate file */
     char *file;                /* candidate path (NULL when missing) */

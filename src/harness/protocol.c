@@ -62,7 +62,10 @@ void dkb__job_free(dkb_job *j) {
     free(j->query);
     free(j->so);
     free(j->cuda_columns);
-    j->store = j->query = j->so = j->cuda_columns = NULL;
+    free(j->sql);
+    free(j->sql_plan);
+    free(j->sql_columns);
+    j->store = j->query = j->so = j->cuda_columns = j->sql = j->sql_plan = j->sql_columns = NULL;
 }
 
 #define EXACT_LIMIT 9007199254740992.0 /* 2^53: integers exact in a double */
@@ -126,6 +129,13 @@ int dkb__job_write(const dkb_job *j, const char *path, dkb_error *err) {
         if (j->cuda && !bad) {
             cJSON *cols = cJSON_Parse(j->cuda_columns ? j->cuda_columns : "");
             bad |= !cJSON_IsArray(cols) || !cJSON_AddItemToObject(o, "cuda_columns", cols);
+            if (!cJSON_IsArray(cols)) cJSON_Delete(cols);
+        }
+        if (j->sql && !bad) {
+            cJSON *cols = cJSON_Parse(j->sql_columns ? j->sql_columns : "");
+            bad |= !j->sql_plan || !cJSON_AddStringToObject(o, "sql", j->sql) ||
+                   !cJSON_AddStringToObject(o, "sql_plan", j->sql_plan);
+            bad |= !cJSON_IsArray(cols) || !cJSON_AddItemToObject(o, "sql_columns", cols);
             if (!cJSON_IsArray(cols)) cJSON_Delete(cols);
         }
     } else {
@@ -239,6 +249,13 @@ int dkb__job_read(const char *path, dkb_job *j, dkb_error *err) {
     if (!rc && j->cuda) {
         if (!cJSON_IsArray(cols)) rc = dkb_fail(err, DKB_EPARSE, "%s: backend cuda needs a \"cuda_columns\" array", path);
         else if (!(j->cuda_columns = cJSON_PrintUnformatted(cols))) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+    }
+    if (!rc) rc = get_str(o, "sql", 0, 0, &j->sql, path, err);
+    if (!rc && j->sql) rc = get_str(o, "sql_plan", 1, 0, &j->sql_plan, path, err);
+    const cJSON *scols = cJSON_GetObjectItemCaseSensitive(o, "sql_columns");
+    if (!rc && j->sql) {
+        if (!cJSON_IsArray(scols)) rc = dkb_fail(err, DKB_EPARSE, "%s: a SQL task needs a \"sql_columns\" array", path);
+        else if (!(j->sql_columns = cJSON_PrintUnformatted(scols))) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
     }
     if (!rc) rc = get_int(o, "threads", 0, 4096, &j->threads, path, err);
     if (!rc) rc = get_int(o, "warmup", 0, 1000000, &j->warmup, path, err);

@@ -17,9 +17,14 @@
  *    "floor_slack": 0.5,         implausible when the candidate's median is
  *                                below floor_slack * floor_ms
  *    "backend": "cpu",           "cpu" | "cuda"
- *    "cuda_columns": [...]}      cuda only: the store's columns resident in the
+ *    "cuda_columns": [...],      cuda only: the store's columns resident in the
  *                                harness process, as CUDA IPC handles
  *                                (worker_cuda.h: one object per column)
+ *    "sql": "SELECT ...",        a SQL task (src/sql/task.h): "query" is its
+ *    "sql_plan": "{...}",        name, these its SQL text, DuckDB's plan JSON
+ *    "sql_columns": ["a", ...]}  (as a string) and its result column names,
+ *                                all made by the evaluating process, so the
+ *                                worker needs no libduckdb; all three or none
  *
  * Report:
  *   {"verdict": "ok",            a dkb_verdict name (harness.h)
@@ -73,6 +78,9 @@ typedef struct dkb_job {
     double floor_slack;        /* default 0.5 */
     bool cuda;                 /* backend cuda (default cpu) */
     char *cuda_columns;        /* malloc'd JSON array text (cuda only) */
+    char *sql;                 /* malloc'd or NULL: a SQL task's text ... */
+    char *sql_plan;            /* ... its plan JSON ... */
+    char *sql_columns;         /* ... and its column names (JSON array text) */
 } dkb_job;
 
 /* Defaults for a job (strings NULL, seeds {0}). */

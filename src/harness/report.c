@@ -75,6 +75,7 @@ static void add_config(cJSON *doc, const dkb_eval_results *res) {
     if (m & DKB_EVAL_FULL) cJSON_AddItemToArray(modes, cJSON_CreateString("full"));
     if (m & DKB_EVAL_CORE) cJSON_AddItemToArray(modes, cJSON_CreateString("core"));
     add_str(c, "queries", o->queries);
+    if (o->sql) add_str(c, "sql_file", o->sql);   /* a SQL task (docs/sql.md); absent otherwise */
     cJSON *seeds = cJSON_AddArrayToObject(c, "seeds");
     for (int i = 0; i < res->nseeds; i++) cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)res->seeds[i]));
     add_num(c, "threshold", o->threshold);

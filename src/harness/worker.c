@@ -49,6 +49,7 @@
 #include "harness/heap_interpose.h"
 #include "harness/protocol.h"
 #include "harness/worker_guard.h"
+#include "sql/task.h"   // defines: dkb__sql_task_from_parts
 
 #define MAX_RANGES 4096
 #define MAX_TIMED 10000000       /* timed calls per side, at most */
@@ -171,6 +172,8 @@ typedef struct worker {
     /* backend cuda */
     int cuda;
     dkb__wcuda *cu;
+    /* a SQL task (job "sql"): the query object's owner */
+    dkb__sql_task *sqlt;
     /* the implausibility floor: bytes any correct implementation must read
      * (dkb__set_store_must_read) at the measured bandwidth */
     double must_read_bytes, must_read_ms;
@@ -434,7 +437,15 @@ static void measure_floor(worker *w) {
 static void setup(worker *w, const char *job_path) {
     dkb_error e = {0};
     if (dkb__job_read(job_path, &w->job, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
-    w->q = dkb_query_find(w->job.query);
+    if (w->job.sql) {
+        /* a SQL task: planned by the evaluating process, translated here */
+        if (w->job.mode == DKB_JOB_CORE) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: a SQL task has no core mode");
+        if (dkb__sql_task_from_parts(w->job.query, w->job.sql, w->job.sql_plan, w->job.sql_columns, &w->sqlt, &e))
+            fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+        w->q = dkb__sql_task_query(w->sqlt);
+    } else {
+        w->q = dkb_query_find(w->job.query);
+    }
     if (!w->q) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: no query '%s' in this build", w->job.query);
     w->core = w->job.mode == DKB_JOB_CORE;
     if (dkb_store_open(w->job.store, 0, &w->db, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);

@@ -83,25 +83,24 @@ static int to_result(tr_ctx *x, const tr_rel *rel, char **names, dkb_result *res
     return 0;
 }
 
-int dkb__sql_translate(dkb__sql_planner *p, const dkb_store *db, dkb_tp *tp, const char *sql, const char *json,
-                       FILE *trace, dkb_result *res, dkb_error *err) {
-    dkb_error scratch = {0};
-    if (!err) err = &scratch;
-    err->code = 0, err->msg[0] = 0;
-    if (!p || !db || !tp || !sql || !json || !res) return dkb_fail(err, DKB_EINVAL, "dkb__sql_translate: NULL argument");
-    cJSON *doc = cJSON_Parse(json);
+/* The plan's root in doc, translated and run (contract in translate.h);
+ * the column names from p (DuckDB) or, when p is NULL, from given. */
+static int translate_doc(dkb__sql_planner *p, char *const *given, int ngiven, const dkb_store *db, dkb_tp *tp,
+                         const char *sql, const cJSON *doc, FILE *trace, dkb_result *res, dkb_error *err) {
     const cJSON *root = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "plans"), 0);
-    if (!root) {
-        cJSON_Delete(doc);
-        return dkb_fail(err, DKB_EPARSE, "the plan JSON has no plan");
-    }
+    if (!root) return dkb_fail(err, DKB_EPARSE, "the plan JSON has no plan");
     tr_ctx x = {.tp = tp, .db = db, .sql = sql, .err = err, .trace = trace, .depth = -1};
     dkb_tp_reset(tp);
     tr_rel *rel = tr_op(&x, root);
     char **names = NULL;
     int nnames = 0, rc = 0;
     if (rel && !tr_bad(&x)) {
-        rc = dkb__sql_column_names(p, sql, &names, &nnames, err);
+        if (p) {
+            rc = dkb__sql_column_names(p, sql, &names, &nnames, err);
+        } else {
+            names = (char **)given;
+            nnames = ngiven;
+        }
         if (rc) x.failed = true;
         else if (nnames != rel->ncols)
             tr_fail(&x, DKB_EINTERNAL, "the plan gives %d columns, DuckDB's result %d", rel->ncols, nnames);
@@ -111,10 +110,33 @@ int dkb__sql_translate(dkb__sql_planner *p, const dkb_store *db, dkb_tp *tp, con
     if (!rc && (x.failed || !rel)) rc = err->code ? err->code : DKB_EINTERNAL;
     if (!rc && tr_bad(&x)) rc = err->code;
     if (rc) dkb_result_free(res), memset(res, 0, sizeof *res);
-    for (int i = 0; i < nnames; i++) free(names[i]);
-    free(names);
+    if (p) {
+        for (int i = 0; i < nnames; i++) free(names[i]);
+        free(names);
+    }
     tr_free_all(&x);
-    cJSON_Delete(doc);
     dkb_tp_reset(tp);
     return rc;
+}
+
+int dkb__sql_translate(dkb__sql_planner *p, const dkb_store *db, dkb_tp *tp, const char *sql, const char *json,
+                       FILE *trace, dkb_result *res, dkb_error *err) {
+    dkb_error scratch = {0};
+    if (!err) err = &scratch;
+    err->code = 0, err->msg[0] = 0;
+    if (!p || !db || !tp || !sql || !json || !res) return dkb_fail(err, DKB_EINVAL, "dkb__sql_translate: NULL argument");
+    cJSON *doc = cJSON_Parse(json);
+    int rc = translate_doc(p, NULL, 0, db, tp, sql, doc, trace, res, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int dkb__sql_translate_named(const dkb_store *db, dkb_tp *tp, const char *sql, const struct cJSON *doc,
+                             char *const *names, int nnames, FILE *trace, dkb_result *res, dkb_error *err) {
+    dkb_error scratch = {0};
+    if (!err) err = &scratch;
+    err->code = 0, err->msg[0] = 0;
+    if (!db || !tp || !sql || !doc || !res || (nnames && !names) || nnames < 0)
+        return dkb_fail(err, DKB_EINVAL, "dkb__sql_translate_named: NULL argument");
+    return translate_doc(NULL, names, nnames, db, tp, sql, doc, trace, res, err);
 }

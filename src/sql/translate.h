@@ -35,4 +35,14 @@
 int dkb__sql_translate(dkb__sql_planner *p, const dkb_store *db, dkb_tp *tp, const char *sql, const char *json,
                        FILE *trace, dkb_result *res, dkb_error *err);
 
+/* The same without DuckDB (a worker process, which has no planner): doc is
+ * the plan document already parsed (cJSON_Parse of dkb__sql_plan's JSON;
+ * read only, so it may be reused for many runs) and names the nnames
+ * column names DuckDB gives the result (dkb__sql_column_names, taken where
+ * the plan was made). Errors as above, DKB_EINVAL for NULL arguments;
+ * a plan whose root gives another number of columns is DKB_EINTERNAL. */
+struct cJSON;
+int dkb__sql_translate_named(const dkb_store *db, dkb_tp *tp, const char *sql, const struct cJSON *doc,
+                             char *const *names, int nnames, FILE *trace, dkb_result *res, dkb_error *err);
+
 #endif
