@@ -11,10 +11,12 @@
 #include "dkb/store.h"
 #include "optimize/prompt.h"
 #include "optimize/template.h"
+#include "sql/task.h"   // defines: dkb__sql_task_plan, dkb__sql_task_program
 
 static void usage(FILE *f) {
     fprintf(f,
             "usage: dkb prompt QUERY --data STORE [options]\n"
+            "       dkb prompt --sql FILE.sql --data STORE [options]\n"
             "\n"
             "Print the prompt `dkb optimize` sends for QUERY (q01..q22): the system\n"
             "message, then the user message (task, SQL at the qualification parameters,\n"
@@ -23,6 +25,10 @@ static void usage(FILE *f) {
             "\n"
             "options:\n"
             "  --data STORE        the store the workload context is measured on (required)\n"
+            "  --sql FILE.sql      a SQL task instead of QUERY: the prompt shows the SQL and,\n"
+            "                      as the baseline, its translated TensorPlan program (as\n"
+            "                      dkb sql --explain=tensorplan prints it); full mode only;\n"
+            "                      libduckdb needed (it plans the SQL)\n"
             "  --target T          c (default) or cuda\n"
             "  --mode M            core (default) or full\n"
             "  --context LIST      workload,hardware (default), workload, hardware or none\n"
@@ -50,16 +56,76 @@ int cli_parse_context(const char *s, int *workload, int *hardware) {
     return 0;
 }
 
+/* Open store, which must hold a whole data set (slices refused); 0 or an exit code. */
+static int open_whole(const char *store, dkb_store **db, dkb_error *err) {
+    int rc = dkb_store_open(store, 0, db, err);
+    if (rc) return cli_fail("prompt", rc, err);
+    int part, parts;
+    dkb_store_slice(*db, &part, &parts);
+    if (parts > 1) {   /* its row counts and selectivities would describe a fraction of the data */
+        dkb_store_close(*db);
+        *db = NULL;
+        fprintf(stderr, "dkb prompt: error: store %s holds slice %d of %d; the workload context needs a whole data set\n",
+                store, part, parts);
+        return DKB_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int print_prompt(const char *system, const char *user) {
+    printf("### system\n%s\n### user\n%s", system, user);
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "dkb prompt: error: writing the output failed\n");
+        return DKB_EXIT_FAIL;
+    }
+    return DKB_EXIT_OK;
+}
+
+/* dkb prompt --sql FILE.sql: the task planned here, its program as the baseline. */
+static int prompt_sql(dkb_opt_prompt_opts *po, const char *sql, const char *store, const char *templates,
+                      int mode_core, int argc, char **argv) {
+    if (mode_core) return cli_usage_error("prompt: --mode core: a SQL task (--sql) is full mode only");
+    if (optind < argc) return cli_usage_error("prompt: --sql FILE.sql takes no QUERY (got '%s')", argv[optind]);
+    if (!store) return cli_usage_error("prompt: missing --data STORE");
+    po->mode = DKB_MODE_FULL;
+    po->templates = dkb__opt_templates_dir(templates);
+    dkb_error err = {0};
+    dkb_store *db = NULL;
+    int code = open_whole(store, &db, &err);
+    if (code) return code;
+    dkb__sql_task *t = NULL;
+    char *program = NULL, *system = NULL, *user = NULL;
+    dkb_params p;
+    int rc = dkb__sql_task_plan(sql, db, &t, &err);
+    const dkb_query *q = rc ? NULL : dkb__sql_task_query(t);
+    if (!rc) rc = dkb__sql_task_program(t, db, &program, &err);
+    if (!rc) {
+        po->sql_task = q->name;
+        po->plan_source = program;
+        rc = dkb_query_params(q, 0, dkb_store_scale_factor(db), NULL, 0, &p, &err);
+    }
+    if (!rc) rc = dkb__opt_build_prompt(po, q, db, &p, &system, &user, &err);
+    code = rc ? cli_fail("prompt", rc, &err) : print_prompt(system, user);
+    free(program);
+    free(system);
+    free(user);
+    dkb__sql_task_free(t);
+    dkb_store_close(db);
+    return code;
+}
+
 int cmd_prompt(int argc, char **argv) {
-    enum { O_DATA = 256, O_TARGET, O_MODE, O_CONTEXT, O_TEMPLATES };
+    enum { O_DATA = 256, O_TARGET, O_MODE, O_CONTEXT, O_TEMPLATES, O_SQL };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"target", required_argument, 0, O_TARGET},
                                               {"mode", required_argument, 0, O_MODE},
                                               {"context", required_argument, 0, O_CONTEXT},
                                               {"templates", required_argument, 0, O_TEMPLATES},
+                                              {"sql", required_argument, 0, O_SQL},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
-    const char *store = NULL, *templates = NULL;
+    const char *store = NULL, *templates = NULL, *sql = NULL;
+    int mode_given = 0;
     dkb_opt_prompt_opts po = {.target = "c", .mode = DKB_MODE_CORE, .workload = 1, .hardware = 1};
     int ch;
     optind = 1;
@@ -71,7 +137,9 @@ int cmd_prompt(int argc, char **argv) {
             if (strcmp(optarg, "c") && strcmp(optarg, "cuda")) return cli_usage_error("--target %s: expected c or cuda", optarg);
             po.target = optarg;
             break;
+        case O_SQL: sql = optarg; break;
         case O_MODE:
+            mode_given = !strcmp(optarg, "core");
             if (!strcmp(optarg, "core")) po.mode = DKB_MODE_CORE;
             else if (!strcmp(optarg, "full")) po.mode = DKB_MODE_FULL;
             else return cli_usage_error("--mode %s: expected core or full", optarg);
@@ -85,6 +153,7 @@ int cmd_prompt(int argc, char **argv) {
         default: return cli_usage_error("prompt: unknown option %s", argv[optind - 1]);
         }
     }
+    if (sql) return prompt_sql(&po, sql, store, templates, mode_given, argc, argv);
     if (cli_one_operand("prompt", "QUERY (q01..q22)", argc, argv)) return DKB_EXIT_USAGE;
     const char *name = argv[optind];
     if (!dkb_query_number(name)) return cli_usage_error("prompt: unknown query '%s' (expected q01..q22)", name);

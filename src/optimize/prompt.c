@@ -18,6 +18,11 @@ void dkb__opt_file_name(int qnum, dkb_mode mode, const char *target, char *buf, 
     snprintf(buf, n, "q%02d.%s.%s", qnum, mode == DKB_MODE_CORE ? "core" : "full", !strcmp(target, "cuda") ? "cu" : "c");
 }
 
+void dkb__opt_task_file_name(const dkb_opt_prompt_opts *o, int qnum, char *buf, size_t n) {
+    if (o->sql_task) snprintf(buf, n, "%s.full.%s", o->sql_task, !strcmp(o->target, "cuda") ? "cu" : "c");
+    else dkb__opt_file_name(qnum, o->mode, o->target, buf, n);
+}
+
 static int read_source(const char *rel, char **out, dkb_error *err) {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dkb__source_root(), rel);
@@ -162,8 +167,8 @@ static int render_file(const char *dir, const char *name, const dkb_opt_var *var
 }
 
 static int reply_format(const dkb_opt_prompt_opts *o, int qnum, char **out, dkb_error *err) {
-    char file[32];
-    dkb__opt_file_name(qnum, o->mode, o->target, file, sizeof file);
+    char file[80];
+    dkb__opt_task_file_name(o, qnum, file, sizeof file);
     const dkb_opt_var vars[] = {{"file", file}, {"fence", !strcmp(o->target, "cuda") ? "cuda" : "c"}};
     return render_file(o->templates, "reply_format.md", vars, 2, out, err);
 }
@@ -181,7 +186,14 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
         rc = dkb_fail(err, DKB_ENOMEM, "%s: no SQL", q->name);
         goto done;
     }
-    if ((rc = dkb__opt_plan_source(q->number, o->mode, &plan, err))) goto done;
+    if (o->sql_task) {
+        if (!o->plan_source || !(plan = strdup(o->plan_source))) {
+            rc = dkb_fail(err, DKB_ENOMEM, "%s: no TensorPlan program", q->name);
+            goto done;
+        }
+    } else if ((rc = dkb__opt_plan_source(q->number, o->mode, &plan, err))) {
+        goto done;
+    }
     if ((rc = dkb__opt_candidate_abi(o->target, &cand_h, err))) goto done;
     if (o->workload) {
         if ((rc = dkb__opt_workload_context(q, db, p, &wl, err))) goto done;
@@ -211,8 +223,8 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
         if ((rc = render_file(o->templates, "hardware.md", v, 1, &hw_sec, err))) goto done;
     }
     if ((rc = reply_format(o, q->number, &fmt, err))) goto done;
-    char file[32];
-    dkb__opt_file_name(q->number, o->mode, o->target, file, sizeof file);
+    char file[80];
+    dkb__opt_task_file_name(o, q->number, file, sizeof file);
     const char *mode = o->mode == DKB_MODE_CORE ? "core" : "full";
     const dkb_opt_var vars[] = {
         {"query", q->name},
@@ -228,7 +240,7 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
         {"hardware_section", hw_sec ? hw_sec : ""},
         {"reply_format", fmt},
     };
-    rc = render_file(o->templates, o->mode == DKB_MODE_CORE ? "task_core.md" : "task_full.md", vars,
+    rc = render_file(o->templates, o->sql_task ? "task_sql.md" : o->mode == DKB_MODE_CORE ? "task_core.md" : "task_full.md", vars,
                      (int)DKB_COUNTOF(vars), user, err);
 done:
     free(sql);

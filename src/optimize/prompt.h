@@ -20,6 +20,10 @@ typedef struct dkb_opt_prompt_opts {
     int need_gpu;            /* target "cuda": 1 makes a failed GPU query an error
                               * (dkb optimize); 0 lets the hardware section say that
                               * no GPU was found here (dkb prompt on any machine) */
+    const char *sql_task;    /* a SQL task's name (src/sql/task.h), else NULL: files are
+                              * NAME.full.c / .cu, the template task_sql.md, full mode */
+    const char *plan_source; /* a SQL task: its TensorPlan program (dkb__sql_task_program),
+                              * shown as the baseline instead of src/queries/qNN.c */
 } dkb_opt_prompt_opts;
 
 /* The candidate ABI as the prompt shows it: include/dkb/candidate.h, and for
@@ -30,6 +34,9 @@ int dkb__opt_candidate_abi(const char *target, char **out, dkb_error *err);
 
 /* The candidate file name for a query and target: "q06.core.c", "q06.full.cu". */
 void dkb__opt_file_name(int qnum, dkb_mode mode, const char *target, char *buf, size_t n);
+/* The same for the prompt's task: o->sql_task's "NAME.full.c" when set, else
+ * as dkb__opt_file_name. */
+void dkb__opt_task_file_name(const dkb_opt_prompt_opts *o, int qnum, char *buf, size_t n);
 
 /* The baseline source shown for a mode: the whole src/queries/qNN.c (full),
  * or its header comment, prepare and core functions (core). malloc'd. */
