@@ -208,6 +208,7 @@ def init(path, mode, backend, threads):
     s = _State()
     s.mode, s.backend, s.threads, s.path = mode, backend, threads, path
     s.active = False
+    s.filling = False
     s.violation = None
     try:
         import math  # noqa: F401
@@ -308,6 +309,8 @@ def _audit(event, args):
         return
     if event in ("open", "os.listdir", "os.scandir") and args and _library_read(s, event, args):
         return
+    if s.filling and event.startswith("ctypes."):
+        return   # the bridge writing the answer into the harness's buffers
     what = "%s%s" % (event, (" " + repr(args[0])[:200]) if args else "")
     if s.violation is None:
         s.violation = what
@@ -892,6 +895,11 @@ def call(mode, a, b, c, d):
         _say("bridge", "building the arguments: %s: %s" % (type(e).__name__, e))
         return PY_RC_BRIDGE
     g = {"__name__": "dkb_candidate", "__builtins__": dict(s.builtins)}
+    # The hooks stay active until the answer is written: writing it may run
+    # the candidate's code (a Tensor subclass, an object's __index__ or
+    # __str__), and so may formatting its exception. Only the bridge's own
+    # ctypes accesses while writing the answer are let through.
+    failure = None
     s.active = True
     try:
         exec(s.code, g)
@@ -899,33 +907,36 @@ def call(mode, a, b, c, d):
         if not callable(fn):
             raise _ResultError("the module defines no function %s()" % mode)
         ret = fn(*args)
+        if s.violation is None:
+            s.filling = True
+            if mode == "full":
+                _fill_result(s, c, ret)
+            else:
+                _fill_outputs(s, _outset(s, b), ret)
     except _ResultError as e:
-        s.active = False
-        _say("result", e)
-        return PY_RC_RESULT
+        failure = ("result", _text(e), PY_RC_RESULT)
     except BaseException as e:  # noqa: B036 (SystemExit, KeyboardInterrupt too: the candidate's)
+        cls = "result" if s.filling else "exception"
+        failure = (cls, "%s: %s" % (type(e).__name__, _text(e)), PY_RC_RESULT if s.filling else PY_RC_EXCEPTION)
+    finally:
         s.active = False
-        if s.violation is not None:
-            _say("forbidden", s.violation)
-            return PY_RC_FORBIDDEN
-        _say("exception", "%s: %s" % (type(e).__name__, e))
-        return PY_RC_EXCEPTION
-    s.active = False
-    if s.violation is not None:  # raised inside and caught by the candidate: still refused
+        s.filling = False
+    if s.violation is not None:  # even when the candidate caught the exception: refused
         _say("forbidden", s.violation)
         return PY_RC_FORBIDDEN
-    try:
-        if mode == "full":
-            _fill_result(s, c, ret)
-        else:
-            _fill_outputs(s, _outset(s, b), ret)
-    except _ResultError as e:
-        _say("result", e)
-        return PY_RC_RESULT
-    except Exception as e:
-        _say("result", "%s: %s" % (type(e).__name__, e))
-        return PY_RC_RESULT
+    if failure:
+        _say(failure[0], failure[1])
+        return failure[2]
     return 0
+
+
+def _text(e):
+    """str(e), which may be the candidate's code: never raises."""
+    try:
+        t = str(e)
+        return t if isinstance(t, str) else "<not a string>"
+    except BaseException:  # noqa: B036
+        return "<unprintable>"
 
 
 if __name__ == "__main__" and len(sys.argv) >= 4 and sys.argv[1] == "check":
