@@ -44,6 +44,9 @@ static void usage(FILE *f) {
             "loop:\n"
             "  --data STORE        the store (required)\n"
             "  --queries LIST      q01,q06,... or all (default all)\n"
+            "  --sql FILE.sql      a SQL task instead of --queries: the model writes\n"
+            "                      NAME.full.c (NAME the file's stem), evaluated as dkb eval\n"
+            "                      --sql does (full mode only; libduckdb needed)\n"
             "  --target T          c (default) or cuda: qNN.MODE.cu files evaluated as\n"
             "                      dkb eval --backend cuda (needs a GPU: without one the\n"
             "                      command fails before it asks anything)\n"
@@ -93,7 +96,7 @@ int cmd_optimize(int argc, char **argv) {
     enum { O_MODEL = 256, O_BASE_URL, O_KEY_ENV, O_MODEL_CMD, O_TEMP, O_REPLY_TOKENS, O_REQ_TIMEOUT, O_PRICE_IN,
            O_PRICE_OUT, O_MAX_TOKENS, O_MAX_COST, O_MAX_WALL, O_DATA, O_QUERIES, O_TARGET, O_MODE, O_ROUNDS,
            O_SAMPLES, O_CONTEXT, O_TEMPLATES, O_JOBS, O_OUT, O_SEEDS, O_THRESHOLD, O_THREADS, O_TIMEOUT,
-           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_NO_VERIFY };
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_NO_VERIFY, O_SQL };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},           {"base-url", required_argument, 0, O_BASE_URL},
         {"api-key-env", required_argument, 0, O_KEY_ENV},   {"model-cmd", required_argument, 0, O_MODEL_CMD},
@@ -110,7 +113,7 @@ int cmd_optimize(int argc, char **argv) {
         {"threshold", required_argument, 0, O_THRESHOLD},   {"threads", required_argument, 0, O_THREADS},
         {"timeout", required_argument, 0, O_TIMEOUT},       {"warmup", required_argument, 0, O_WARMUP},
         {"min-runs", required_argument, 0, O_MIN_RUNS},     {"min-seconds", required_argument, 0, O_MIN_SECONDS},
-        {"no-verify", no_argument, 0, O_NO_VERIFY},         {"verbose", no_argument, 0, 'v'},
+        {"sql", required_argument, 0, O_SQL},               {"no-verify", no_argument, 0, O_NO_VERIFY},         {"verbose", no_argument, 0, 'v'},
         {"quiet", no_argument, 0, 'q'},                     {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     dkb_opt_opts o = {.target = "c", .modes = DKB_EVAL_CORE, .rounds = 5, .samples = 1, .jobs = 4, .workload = 1,
@@ -118,6 +121,7 @@ int cmd_optimize(int argc, char **argv) {
                       .warmup = 2, .min_runs = 10, .min_seconds = 1.0};
     dkb_model_opts_init(&o.model);
     const char *queries = "all";
+    int queries_given = 0, mode_given = 0;
     int base_url_given = 0, verbose = 0, quiet = 0;
     o.progress = print_event;
     o.progress_ctx = &quiet;
@@ -172,12 +176,14 @@ int cmd_optimize(int argc, char **argv) {
             o.max_wall = d;
             break;
         case O_DATA: o.store = optarg; break;
-        case O_QUERIES: queries = optarg; break;
+        case O_QUERIES: queries = optarg, queries_given = 1; break;
+        case O_SQL: o.sql = optarg; break;
         case O_TARGET:
             if (strcmp(optarg, "c") && strcmp(optarg, "cuda")) rc = cli_usage_error("--target %s: expected c or cuda", optarg);
             o.target = optarg;
             break;
         case O_MODE:
+            mode_given = 1;
             if (!strcmp(optarg, "core")) o.modes = DKB_EVAL_CORE;
             else if (!strcmp(optarg, "full")) o.modes = DKB_EVAL_FULL;
             else if (!strcmp(optarg, "all")) o.modes = DKB_EVAL_CORE | DKB_EVAL_FULL;
@@ -241,7 +247,14 @@ int cmd_optimize(int argc, char **argv) {
     if (!rc && o.max_cost > 0 && o.model.price_in_per_mtok <= 0 && o.model.price_out_per_mtok <= 0)
         rc = cli_usage_error("optimize: --max-cost needs --price-in and/or --price-out (USD per million tokens)");
     if (!rc && !o.store) rc = cli_usage_error("optimize: missing --data STORE");
-    if (!rc) {
+    if (!rc && o.sql) {
+        /* a SQL task: one task, full mode (the default here, and the only mode) */
+        if (queries_given) rc = cli_usage_error("optimize: --queries: not with --sql (the SQL file is the one query)");
+        else if (mode_given && o.modes != DKB_EVAL_FULL)
+            rc = cli_usage_error("optimize: --mode %s: a SQL task (--sql) is full mode only",
+                                 o.modes == DKB_EVAL_CORE ? "core" : "all");
+        o.modes = DKB_EVAL_FULL;
+    } else if (!rc) {
         dkb_error qe = {0};
         if (dkb__eval_parse_queries(queries, &o.queries, &qe)) rc = cli_usage_error("%s", qe.msg);
     }

@@ -19,6 +19,7 @@
 #include "harness/eval.h"        // defines: dkb__eval_run, dkb_eval_results
 #include "harness/report.h"      // defines: dkb__results_write
 #include "optimize/prompt.h"     // defines: dkb__opt_build_prompt, dkb__opt_feedback
+#include "sql/task.h"            // defines: dkb__sql_task_plan (a SQL task, o->sql)
 #include "optimize/template.h"   // defines: dkb_opt_buf, dkb__opt_templates_dir
 #include "optimize/traj.h"       // defines: dkb_traj
 
@@ -26,7 +27,7 @@ typedef struct task {
     const dkb_query *q;
     dkb_mode mode;
     const char *mode_name;
-    char file[32];
+    char file[80];
     char *system, *user;
     char prompt_hash[65];
 } task;
@@ -46,6 +47,8 @@ typedef struct run {
     pthread_mutex_t event_lock;  /* one call of o->progress at a time */
     dkb_opt_outcome stats;
     int stop;
+    dkb__sql_task *sql;      /* o->sql planned (one task, full mode) */
+    char *sql_program;       /* its TensorPlan program, the prompt's baseline */
 } run;
 
 static double num(const cJSON *obj, const char *key) {
@@ -267,7 +270,7 @@ static dkb_eval_opts eval_opts(const dkb_opt_opts *o, const task *t, const char 
                                const char *command_line) {
     return (dkb_eval_opts){.dir = dir, .store = o->store, .out = out, .exe = o->exe,
                            .backend = !strcmp(o->target, "cuda") ? "cuda" : "cpu", .modes = 1u << t->mode,
-                           .queries = t->q->name, .nseeds = o->nseeds, .threshold = o->threshold,
+                           .queries = o->sql ? NULL : t->q->name, .sql = o->sql, .nseeds = o->nseeds, .threshold = o->threshold,
                            .threads = o->threads, .timeout_s = o->timeout_s, .warmup = o->warmup,
                            .min_runs = o->min_runs, .min_seconds = o->min_seconds, .command_line = command_line,
                            .no_verify = true /* verified once, in dkb__opt_run */};
@@ -616,6 +619,7 @@ static int write_run_json(const run *R, dkb_error *err) {
     cJSON *qs = cJSON_AddArrayToObject(j, "queries");
     for (int i = 0; i < R->ntasks; i++)
         if (R->tasks[i].mode == R->tasks[0].mode) cJSON_AddItemToArray(qs, cJSON_CreateString(R->tasks[i].q->name));
+    if (o->sql) cJSON_AddStringToObject(j, "sql_file", o->sql);
     cJSON_AddNumberToObject(j, "rounds", o->rounds);
     cJSON_AddNumberToObject(j, "samples", o->samples);
     cJSON_AddBoolToObject(j, "workload_context", o->workload);
@@ -684,25 +688,27 @@ static int prepare_tasks(run *R, const dkb_store *db, dkb_error *err) {
     if (!R->tasks) return dkb_fail(err, DKB_ENOMEM, "out of memory");
     char *pdir = dkb__path_join(o->out, "prompts");
     int rc = pdir ? dkb__mkdir_p(pdir, err) : dkb_fail(err, DKB_ENOMEM, "out of memory");
-    for (int qn = 1; qn <= DKB_NQUERIES && !rc; qn++) {
-        if (!(o->queries & (1u << qn))) continue;
+    /* a SQL task is the one task (qn 0, full mode); else the listed queries */
+    for (int qn = R->sql ? 0 : 1; qn <= (R->sql ? 0 : DKB_NQUERIES) && !rc; qn++) {
+        if (!R->sql && !(o->queries & (1u << qn))) continue;
         for (int m = 0; m < DKB_NMODES && !rc; m++) {
             if (!(o->modes & (1u << m))) continue;
             task *t = &R->tasks[R->ntasks];
-            t->q = dkb_query_get(qn);
+            t->q = R->sql ? dkb__sql_task_query(R->sql) : dkb_query_get(qn);
             if (!t->q) {
                 rc = dkb_fail(err, DKB_ENOENT, "q%02d: no baseline plan in this build", qn);
                 break;
             }
             t->mode = (dkb_mode)m;
             t->mode_name = dkb__eval_mode_name(t->mode);
-            dkb__opt_file_name(qn, t->mode, o->target, t->file, sizeof t->file);
+            R->po.mode = t->mode;
+            dkb__opt_task_file_name(&R->po, qn, t->file, sizeof t->file);
             dkb_params p;
             if ((rc = dkb_query_params(t->q, 0, R->sf, NULL, 0, &p, err))) break;
             R->po.mode = t->mode;
             if ((rc = dkb__opt_build_prompt(&R->po, t->q, db, &p, &t->system, &t->user, err))) break;
             R->ntasks++;
-            char name[64];
+            char name[96];
             snprintf(name, sizeof name, "%s.%s.md", t->q->name, t->mode_name);
             char *path = dkb__path_join(pdir, name);
             FILE *f = path ? fopen(path, "w") : NULL;
@@ -720,8 +726,10 @@ static int prepare_tasks(run *R, const dkb_store *db, dkb_error *err) {
 
 int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     memset(out, 0, sizeof *out);
-    if (o->rounds < 1 || o->samples < 1 || o->jobs < 1 || !o->queries || !o->modes)
+    if (o->rounds < 1 || o->samples < 1 || o->jobs < 1 || (!o->queries && !o->sql) || !o->modes)
         return dkb_fail(err, DKB_EINVAL, "optimize: rounds, samples, jobs, queries and modes must be set");
+    if (o->sql && o->modes != DKB_EVAL_FULL)
+        return dkb_fail(err, DKB_EINVAL, "--mode core: a SQL task (--sql) is full mode only");
     int cuda = !strcmp(o->target, "cuda");
     if (cuda) {
         /* before anything is written, asked or evaluated: every evaluation needs the GPU */
@@ -743,6 +751,15 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     if (!rc) rc = dkb_store_open(o->store, 0, &db, err);
     if (!rc && !o->no_verify) rc = dkb__store_verify_cached(db, DKB__VERIFY_FULL, &R.stats.verify, err);
     if (!rc) rc = dkb__mkdir_p(o->out, err);
+    if (!rc && o->sql) {
+        /* planned once here for the prompt; each evaluation plans it again (dkb__eval_run) */
+        rc = dkb__sql_task_plan(o->sql, db, &R.sql, err);
+        if (!rc) rc = dkb__sql_task_program(R.sql, db, &R.sql_program, err);
+        if (!rc) {
+            R.po.sql_task = dkb__sql_task_query(R.sql)->name;
+            R.po.plan_source = R.sql_program;
+        }
+    }
     if (!rc) {
         R.sf = dkb_store_scale_factor(db);
         rc = prepare_tasks(&R, db, err);
@@ -774,6 +791,8 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
         free(R.tasks[i].user);
     }
     free(R.tasks);
+    dkb__sql_task_free(R.sql);
+    free(R.sql_program);
     pthread_mutex_destroy(&R.lock);
     pthread_mutex_destroy(&R.eval_lock);
     pthread_mutex_destroy(&R.event_lock);

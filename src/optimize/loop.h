@@ -47,6 +47,8 @@ typedef struct dkb_opt_opts {
     const char *target;       /* IN: "c" or "cuda" */
     unsigned modes;           /* IN: DKB_EVAL_FULL | DKB_EVAL_CORE */
     uint32_t queries;         /* IN: bit q for query q */
+    const char *sql;          /* IN: a SQL task file NAME.sql instead of queries (src/sql/task.h):
+                               * one task, modes must be DKB_EVAL_FULL; libduckdb needed */
     int rounds, samples, jobs;
     int workload, hardware;   /* IN: context sections in the prompt */
     int64_t max_tokens;       /* IN: stop asking past this many tokens in + out (0: no limit) */

@@ -19,7 +19,7 @@
 #define MAX_ROWS (DKB_NQUERIES * DKB_NMODES)
 
 typedef struct row {
-    char query[8], mode[8], cls[32];
+    char query[48], mode[8], cls[32];
     int rounds_used;
     dkb_score_row s;
     dkb_attribution attr;      /* the best valid candidate's kernel attribution (CUDA) */
@@ -42,8 +42,17 @@ static const char *str(const cJSON *o, const char *k) {
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* q01..q22 as the loop writes them (dkb_query_number also takes "6", "Q6") */
-static int known_query(const char *q) { return q[0] == 'q' && strlen(q) == 3 && dkb_query_number(q); }
+/* q01..q22 as the loop writes them (dkb_query_number also takes "6", "Q6"),
+ * or a SQL task's name ([a-z0-9_]+, shorter than a row's query field; not
+ * another spelling of a TPC-H query: src/sql/task.h) */
+static int known_query(const char *q) {
+    if (q[0] == 'q' && strlen(q) == 3 && dkb_query_number(q)) return 1;
+    size_t n = strlen(q);
+    if (!n || n >= sizeof ((row *)0)->query || dkb_query_number(q)) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((q[i] >= 'a' && q[i] <= 'z') || (q[i] >= '0' && q[i] <= '9') || q[i] == '_')) return 0;
+    return 1;
+}
 static int known_mode(const char *m) { return !strcmp(m, "full") || !strcmp(m, "core"); }
 
 /* The record's round, 0 when absent or not a sensible count. */
@@ -55,7 +64,7 @@ static int round_of(const cJSON *r) {
 static row *row_of(run_sum *s, const char *q, const char *mode) {
     for (int i = 0; i < s->n; i++)
         if (!strcmp(s->rows[i].query, q) && !strcmp(s->rows[i].mode, mode)) return &s->rows[i];
-    if (s->n == MAX_ROWS || strlen(q) >= 8 || strlen(mode) >= 8) return NULL;
+    if (s->n == MAX_ROWS || strlen(q) >= sizeof s->rows[0].query || strlen(mode) >= 8) return NULL;
     row *r = &s->rows[s->n++];
     memset(r, 0, sizeof *r);
     snprintf(r->query, sizeof r->query, "%s", q);

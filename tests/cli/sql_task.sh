@@ -1,0 +1,135 @@
+# sql_task.sh: a SQL file as a benchmark task (docs/sql.md, "SQL files as
+# benchmark tasks"): `dkb eval --sql` at SF 0.01 with an honest full-mode C
+# candidate (ok, timed against the translated baseline, seed 0 only) and a
+# wrong one (wrong_answer, named row and column); a directory without the
+# file (missing: the baseline stands); the refusals (--mode core, a bad
+# task name, --queries with --sql); `dkb prompt --sql` (the SQL, the
+# translated TensorPlan program, the result file name, no core mode);
+# `dkb optimize --sql` end to end against the fake model server (a wrong
+# answer, then the honest file: kept as valid).
+# libduckdb (the parent plans the SQL) comes from tools/install-deps.sh:
+# when it cannot be found this test FAILS, unless DKB_ALLOW_NO_DUCKDB=1,
+# where it exits 77.
+source "$(dirname "$0")/lib/common.bash"
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+T="$ROOT/tests/sql_tasks"
+SQL="$T/returnflag_qty.sql"
+S="$WORK/sf001"
+"$DKB" gen --sf 0.01 --out "$S" -q || fail "dkb gen --sf 0.01 failed"
+QUICK=(--warmup 1 --min-runs 3 --min-seconds 0.05 --threads 1 --timeout 60)
+
+# libduckdb present?
+probe=$("$DKB" sql --data "$S" --explain=tree -e 'SELECT 1' 2>&1) || {
+    case $probe in
+    *"libduckdb not found"*)
+        if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
+            echo "skip: $probe"
+            exit 77
+        fi
+        fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
+    *) fail "dkb sql --explain -e 'SELECT 1': $probe" ;;
+    esac
+}
+
+# ---- the answer the checks are against: DuckDB's own (dkb sql runs the translator) ----
+"$DKB" sql --data "$S" -f "$SQL" --format csv >"$WORK/translated.csv" || fail "dkb sql -f $SQL"
+grep -q "^l_returnflag,n,qty" "$WORK/translated.csv" || fail "translated result header: $(head -1 "$WORK/translated.csv")"
+
+# ---- honest: ok, seed 0 only, the schema from the translated program ----
+"$DKB" eval "$T/honest" --data "$S" --sql "$SQL" --out "$WORK/r_honest" "${QUICK[@]}" --format json -q \
+    >"$WORK/honest.json" || fail "eval honest exit $?"
+python3 - "$WORK/honest.json" <<'PY' || fail "honest results: $(cat "$WORK/honest.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["seeds"] == [0], d["config"]["seeds"]
+assert d["config"]["modes"] == ["full"], d["config"]["modes"]
+assert d["config"]["sql_file"].endswith("returnflag_qty.sql")
+(c,) = d["candidates"]
+assert c["query"] == "returnflag_qty" and c["mode"] == "full", c
+assert c["class"] == "ok" and c["valid"], c
+assert [x["seed"] for x in c["checks"]] == [0] and all(x["ok"] for x in c["checks"]), c["checks"]
+assert c["baseline_ms"]["runs"] >= 3 and c["candidate_ms"]["runs"] >= 3, c
+assert c["bytes_read"] > 0 and c["floor_ms"] > 0, c
+PY
+pass "honest SQL-task candidate: ok, timed against the translated baseline, seed 0"
+
+# ---- wrong (< where the SQL says <=): wrong_answer naming the cell ----
+"$DKB" eval "$T/wrong" --data "$S" --sql "$SQL" --out "$WORK/r_wrong" "${QUICK[@]}" -q >"$WORK/wrong.txt" \
+    || fail "eval wrong exit $?"
+grep -Eq "^returnflag_qty +full +wrong_answer .*seed 0: row [0-9]+, column (n|qty): got" "$WORK/wrong.txt" \
+    || fail "wrong candidate not judged wrong_answer: $(cat "$WORK/wrong.txt")"
+pass "wrong SQL-task candidate: wrong_answer"
+
+# ---- no file: missing, the baseline counted; csv output ----
+mkdir -p "$WORK/empty"
+"$DKB" eval "$WORK/empty" --data "$S" --sql "$SQL" --out "$WORK/r_empty" "${QUICK[@]}" --format csv -q >"$WORK/empty.csv" \
+    || fail "eval empty exit $?"
+grep -q "^returnflag_qty,full,missing,0,0," "$WORK/empty.csv" || fail "missing row: $(cat "$WORK/empty.csv")"
+pass "no candidate file: a missing row, the translated baseline timed"
+
+# ---- refusals: one line each ----
+expect_fail 2 "a SQL task \(--sql\) is full mode only" -- "$DKB" eval "$T/honest" --data "$S" --sql "$SQL" --mode core
+expect_fail 2 "not with --sql" -- "$DKB" eval "$T/honest" --data "$S" --sql "$SQL" --queries q01
+cp "$SQL" "$WORK/Bad-Name.sql"
+expect_fail 1 "must be \[a-z0-9_\]\+" -- "$DKB" eval "$T/honest" --data "$S" --sql "$WORK/Bad-Name.sql" --out "$WORK/r_bad"
+cp "$SQL" "$WORK/q06.sql"
+expect_fail 1 "names a TPC-H query" -- "$DKB" eval "$T/honest" --data "$S" --sql "$WORK/q06.sql" --out "$WORK/r_bad"
+echo "SELEC 1" >"$WORK/broken.sql"
+expect_fail 1 "Parser Error|parser error|syntax error" -- "$DKB" eval "$T/honest" --data "$S" --sql "$WORK/broken.sql" --out "$WORK/r_bad"
+expect_fail 2 "a SQL task \(--sql\) is full mode only" -- "$DKB" prompt --sql "$SQL" --data "$S" --mode core
+
+# ---- dkb prompt --sql: the SQL, the translated program, the file to write ----
+p=$("$DKB" prompt --sql "$SQL" --data "$S") || fail "dkb prompt --sql exit $?"
+for want in "### system" "### user" "the SQL query returnflag_qty" "GROUP BY l_returnflag" \
+    "TensorPlan program" "scan lineitem \[" "group .* rows by 1 key into 3 groups" "sort 3 rows by 1 key" \
+    "dkb_candidate_full" "returnflag_qty.full.c" "Workload context" "lineitem.l_returnflag: 60175 rows" "Hardware context"; do
+    grep -Eq -- "$want" <<<"$p" || fail "prompt --sql lacks '$want'"
+done
+grep -q "static int core(" <<<"$p" && fail "prompt --sql shows a hand-written plan"
+pass "dkb prompt --sql: SQL, TensorPlan program, file name, contexts"
+
+# ---- dkb optimize --sql against the fake model server: wrong, then honest ----
+start_server() {   # start_server SCRIPT: sets PORT, SERVER_PID
+    rm -f "$WORK/port"
+    python3 "$ROOT/tests/tools/fake_model_server.py" --script "$1" --port-file "$WORK/port" --log "$WORK/server.log" &
+    SERVER_PID=$!
+    for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+    PORT=$(cat "$WORK/port") || fail "fake server did not start"
+}
+stop_server() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; }
+fence() { printf 'Here is the file.\n\n```c\n'; cat "$1"; printf '```\n'; }
+fence "$T/wrong/returnflag_qty.full.c" >"$WORK/wrong.md"
+fence "$T/honest/returnflag_qty.full.c" >"$WORK/correct.md"
+python3 - "$WORK" <<'PY'
+import json, sys
+w = sys.argv[1]
+json.dump({"steps": [{"content_file": w + "/wrong.md"}, {"content_file": w + "/correct.md"}]},
+          open(w + "/script.json", "w"))
+PY
+export DKB_TEST_KEY="sk-test-$$"
+expect_fail 2 "optimize: --mode core: a SQL task \(--sql\) is full mode only" -- "$DKB" optimize --model m --data "$S" --sql "$SQL" --mode core
+start_server "$WORK/script.json"
+R="$WORK/run"
+"$DKB" optimize --model fake-coder --base-url "http://127.0.0.1:$PORT/v1" --api-key-env DKB_TEST_KEY \
+    --data "$S" --sql "$SQL" --rounds 2 --jobs 1 --seeds 1 "${QUICK[@]}" --out "$R" >"$WORK/opt.out" 2>"$WORK/opt.err" \
+    || { stop_server; fail "optimize --sql exit $?: $(cat "$WORK/opt.err")"; }
+stop_server
+classes=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "attempt": print(r["query"], r["mode"], r["round"], r["class"])' "$R/trajectory.jsonl")
+want=$'returnflag_qty full 1 wrong_answer\nreturnflag_qty full 2 ok'
+[ "$classes" = "$want" ] || fail "optimize --sql classes: got '$classes', want '$want'"
+python3 - "$WORK/server.log" <<'PY' || fail "the model did not get the SQL task's prompt and feedback"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+bodies = [r["body"] for r in reqs if isinstance(r.get("body"), dict)]
+first = bodies[0]["messages"][-1]["content"]
+assert "GROUP BY l_returnflag" in first and "TensorPlan program" in first and "returnflag_qty.full.c" in first
+assert any("wrong_answer" in b["messages"][-1]["content"] for b in bodies[1:]), "no wrong-answer feedback"
+PY
+[ -f "$R/prompts/returnflag_qty.full.md" ] || fail "no prompt file for the SQL task"
+grep -q "returnflag_qty" "$WORK/opt.out" || fail "optimize summary lacks the task: $(cat "$WORK/opt.out")"
+pass "dkb optimize --sql: wrong_answer then ok, the SQL task's prompt and feedback sent"
