@@ -75,6 +75,7 @@ typedef struct eval_cli {
     dkb_eval_opts o;
     cli_format fmt;
     int quiet, verbose;
+    int seeds_given;
 } eval_cli;
 
 static int parse(int argc, char **argv, eval_cli *c) {
@@ -135,6 +136,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
         case O_SEEDS:
             if (cli_parse_int("--seeds", optarg, 0, DKB_EVAL_MAX_SEEDS, &v)) return DKB_EXIT_USAGE;
             o->nseeds = (int)v;
+            c->seeds_given = 1;
             break;
         case O_THRESHOLD:
             if (cli_parse_double("--threshold", optarg, &d)) return DKB_EXIT_USAGE;
@@ -218,6 +220,9 @@ int cmd_eval(int argc, char **argv) {
         return cli_fail("eval", rc, &err);
     }
     if (c.verbose) cli_verify_note(stderr, "eval", c.o.store, c.o.no_verify, &res.verify);
+    if (c.o.sql && c.seeds_given && c.o.nseeds > 0 && !c.quiet)
+        fprintf(stderr, "dkb eval: note: a SQL task has no parameters: checked on seed 0 only (--seeds %d not used)\n",
+                c.o.nseeds);
     int exit_code = DKB_EXIT_OK;
     if ((rc = dkb__results_write(&res, &err))) exit_code = cli_fail("eval", rc, &err);
     if (!c.quiet) {

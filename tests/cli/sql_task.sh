@@ -67,6 +67,8 @@ mkdir -p "$WORK/empty"
     || fail "eval empty exit $?"
 grep -q "^returnflag_qty,full,missing,0,0," "$WORK/empty.csv" || fail "missing row: $(cat "$WORK/empty.csv")"
 pass "no candidate file: a missing row, the translated baseline timed"
+"$DKB" eval "$WORK/empty" --data "$S" --sql "$SQL" --out "$WORK/r_empty" "${QUICK[@]}" --seeds 3 2>&1 >/dev/null \
+    | grep -q "note: a SQL task has no parameters: checked on seed 0 only (--seeds 3 not used)" || fail "no --seeds note"
 
 # ---- refusals: one line each ----
 expect_fail 2 "a SQL task \(--sql\) is full mode only" -- "$DKB" eval "$T/honest" --data "$S" --sql "$SQL" --mode core
