@@ -6,8 +6,11 @@
  * CUDA backend, its result printed like `dkb run` prints one (table, csv,
  * json) and optionally checked against a CSV (--expect) or DuckDB's own
  * answer (--check); or DuckDB's optimized logical plan (--explain;
- * src/sql/plan.h) and the TensorPlan program as it ran (--explain=tensorplan). */
+ * src/sql/plan.h) and the TensorPlan program as it ran (--explain=tensorplan);
+ * or that program written as C source in the shape of src/queries/qNN.c
+ * (--emit c [-o OUT.c]; src/sql/emit_c.h). */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 #include "common/fsutil.h"  // defines: dkb__read_file
 #include "common/timing.h"  // defines: dkb__now_ms, dkb__timing_summary
 #include "dkb/store.h"      // defines: dkb_store_open
+#include "sql/emit_c.h"     // defines: dkb__sql_emit_c
 #include "sql/plan.h"       // defines: dkb__sql_planner, dkb__sql_plan
 #include "sql/translate.h"  // defines: dkb__sql_translate
 
@@ -32,6 +36,7 @@ static void usage(FILE *f) {
             "               [--format table|csv|json] [--expect FILE.csv] [--expect-dir DIR] [--check]\n"
             "               [--time N]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --explain[=tree|json|tensorplan]\n"
+            "       dkb sql --data STORE (-e SQL | -f FILE) --emit c [-o OUT.c]\n"
             "\n"
             "Print the SQL of TPC-H query QUERY (q01..q22 or 1..22) in DuckDB's dialect,\n"
             "with its substitution parameters drawn from seed S as qgen draws them\n"
@@ -57,6 +62,13 @@ static void usage(FILE *f) {
             "--explain=tensorplan runs the translator and prints the TensorPlan\n"
             "program as it ran, one line per operator. An error in the SQL is DuckDB's\n"
             "message with its line and column (a syntax error also shows a caret).\n"
+            "--emit c runs the translator and writes the program as C source in the\n"
+            "shape of src/queries/qNN.c (the SQL in a comment; prepare: the store\n"
+            "columns read; core: the TensorPlan operations, straight-line; finish: the\n"
+            "result table), to standard output or to -o OUT.c (written under a\n"
+            "temporary name, then renamed). Values computed on the host from the\n"
+            "data (row counts, key ranges, lookup tables) are literals: the program\n"
+            "is specialised to STORE.\n"
             "\n"
             "options:\n"
             "  --seed S             seed of the parameter draw (default 0)\n"
@@ -78,6 +90,8 @@ static void usage(FILE *f) {
             "                       median of N runs (DuckDB's load and planning apart)\n"
             "  --explain[=WHAT]     print DuckDB's plan: tree and json (default), tree,\n"
             "                       json; or tensorplan: the translated program\n"
+            "  --emit c             write the translated program as C source\n"
+            "  -o OUT.c             with --emit: write to OUT.c instead of standard output\n"
             "  -h, --help           this help\n"
             "\n"
             "examples: dkb sql q06 --seed 3 --param discount=0.05\n"
@@ -146,6 +160,8 @@ typedef struct sql_opts {
     int nexpect_dir;
     int check;                /* --check: against DuckDB's answer */
     int time_runs;            /* --time N: time the translated program (one warm-up, N runs) */
+    int emit;                 /* --emit c: write the program as C source */
+    const char *out;          /* -o OUT.c (NULL: standard output) */
 } sql_opts;
 
 static const dkb_compare_opts COMPARE = {1e-9, 1e-9, 0, false};
@@ -220,6 +236,58 @@ static char *read_sql(const char *who, const char *file) {
     return text;
 }
 
+/* The query's name in emitted C: the stem of path ([a-z0-9_], at most 40
+ * characters), or "sql". */
+static void emit_name(const char *path, char *name, size_t cap) {
+    snprintf(name, cap, "sql");
+    if (!path || !strcmp(path, "-")) return;
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = 0;
+    for (; b[n] && b[n] != '.' && n < 40 && n + 1 < cap; n++) {
+        char c = b[n];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        name[n] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) ? c : '_';
+    }
+    if (n) name[n] = 0;
+}
+
+/* --emit c: the translated program as C, to standard output or to -o OUT
+ * (written as OUT.tmp.PID, renamed when complete). */
+static int emit_c(const sql_opts *o, const char *who, const char *file, const char *text, const char *json,
+                  dkb_store *s, dkb__sql_planner *p, dkb_tp *tp) {
+    char name[48], tmp[4200];
+    emit_name(o->out ? o->out : file, name, sizeof name);
+    FILE *f = stdout;
+    if (o->out) {
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", o->out, (long)getpid());
+        if (!(f = fopen(tmp, "w"))) {
+            fprintf(stderr, "dkb sql: %serror: -o %s: cannot write %s: %s\n", who, o->out, tmp, strerror(errno));
+            return DKB_EXIT_FAIL;
+        }
+    }
+    dkb_error err = {0};
+    int rc = dkb__sql_emit_c(p, s, tp, text, json, name, f, &err);
+    if (o->out) {
+        int bad = ferror(f);
+        if (fclose(f) || bad) {
+            if (!rc) fprintf(stderr, "dkb sql: %serror: -o %s: writing %s failed\n", who, o->out, tmp);
+            rc = rc ? rc : DKB_EIO;
+            err.msg[0] = 0;
+        }
+        if (!rc && rename(tmp, o->out)) {
+            fprintf(stderr, "dkb sql: %serror: -o %s: cannot rename %s to it: %s\n", who, o->out, tmp, strerror(errno));
+            rc = DKB_EIO;
+        }
+        if (rc) unlink(tmp);
+    }
+    if (rc && err.msg[0]) {
+        if (who[0]) fprintf(stderr, "dkb sql: %serror: %s\n", who, err.msg);
+        return who[0] ? DKB_EXIT_FAIL : cli_fail("sql", rc, &err);
+    }
+    return rc ? DKB_EXIT_FAIL : DKB_EXIT_OK;
+}
+
 /* One statement: plan, then explain or translate, run, print and check. */
 static int one_sql(const sql_opts *o, const char *who, const char *file, const char *text, dkb_store *s,
                    dkb__sql_planner *p, dkb_tp *tp) {
@@ -232,6 +300,11 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
     if (rc == DKB_EPARSE) {
         if (who[0]) fprintf(stderr, "dkb sql: %serror: %s\n", who, err.msg);
         return who[0] ? DKB_EXIT_FAIL : print_sql_error(text, &diag, &err);
+    }
+    if (!rc && o->emit) {
+        exit_code = emit_c(o, who, file, text, json, s, p, tp);
+        free(json);
+        return exit_code;
     }
     if (!rc && (o->what & EXPLAIN_TREE)) rc = dkb__sql_plan_tree(json, &tree, &err);
     if (!rc && (o->what & EXPLAIN_JSON)) rc = dkb__sql_json_pretty(json, &pretty, &err);
@@ -307,7 +380,7 @@ static int run_sql(const sql_opts *o) {
         exit_code = cli_fail("sql", rc, &err);
         goto done;
     }
-    if ((o->what == EXPLAIN_NONE || o->what == EXPLAIN_TP) && (rc = dkb_tp_create(o->backend, o->threads, &tp, &err))) {
+    if ((o->what == EXPLAIN_NONE || o->what == EXPLAIN_TP || o->emit) && (rc = dkb_tp_create(o->backend, o->threads, &tp, &err))) {
         fprintf(stderr, "dkb sql: error: --backend %s: %s\n", o->backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
         exit_code = DKB_EXIT_FAIL;
         goto done;
@@ -341,7 +414,7 @@ done:
 
 int cmd_sql(int argc, char **argv) {
     enum { O_SEED = 256, O_PARAM, O_SF, O_PARAMS_JSON, O_DATA, O_EXPLAIN, O_BACKEND, O_THREADS, O_FORMAT, O_EXPECT,
-           O_EXPECT_DIR, O_CHECK, O_TIME };
+           O_EXPECT_DIR, O_CHECK, O_TIME, O_EMIT };
     static const struct option longopts[] = {{"seed", required_argument, 0, O_SEED},
                                               {"param", required_argument, 0, O_PARAM},
                                               {"sf", required_argument, 0, O_SF},
@@ -355,6 +428,7 @@ int cmd_sql(int argc, char **argv) {
                                               {"expect-dir", required_argument, 0, O_EXPECT_DIR},
                                               {"check", no_argument, 0, O_CHECK},
                                               {"time", required_argument, 0, O_TIME},
+                                              {"emit", required_argument, 0, O_EMIT},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
     uint64_t seed = 0;
@@ -366,7 +440,7 @@ int cmd_sql(int argc, char **argv) {
     long v;
     char *ov[MAX_OVERRIDES];
     optind = 1;
-    while ((c = getopt_long(argc, argv, "he:f:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "he:f:o:", longopts, NULL)) != -1) {
         switch (c) {
         case O_SEED:
             if (cli_parse_seed("--seed", optarg, &seed)) return DKB_EXIT_USAGE;
@@ -429,11 +503,17 @@ int cmd_sql(int argc, char **argv) {
             if (cli_parse_int("--time", optarg, 1, 64, &v)) return DKB_EXIT_USAGE;
             so.time_runs = (int)v, run_opts = 1;
             break;
+        case O_EMIT:
+            if (strcmp(optarg, "c")) return cli_usage_error("--emit %s: expected c (the only language)", optarg);
+            so.emit = 1;
+            break;
+        case 'o': so.out = optarg; break;
         case 'h': usage(stdout); return DKB_EXIT_OK;
         default: return cli_usage_error("sql: bad option");
         }
     }
-    if (data || text || file || what) {
+    if (so.out && !so.emit) return cli_usage_error("sql: -o goes with --emit c");
+    if (data || text || file || what || so.emit) {
         if (query_opts) return cli_usage_error("sql: --seed, --param, --sf and --params-json go with QUERY, not --data");
         if (optind < argc) return cli_usage_error("sql: unexpected argument '%s' (the SQL goes after -e)", argv[optind]);
         if (!data) return cli_usage_error("sql: -e/-f/--explain need --data STORE");
@@ -441,6 +521,9 @@ int cmd_sql(int argc, char **argv) {
         if (what && what != EXPLAIN_TP && run_opts)
             return cli_usage_error("sql: --format, --expect and --check run the SQL; not with --explain=%s",
                                    what == EXPLAIN_TREE ? "tree" : what == EXPLAIN_JSON ? "json" : "both");
+        if (so.emit && (what || run_opts))
+            return cli_usage_error("sql: --emit c writes the program; not with --explain, --format, --expect, --check or --time");
+        if (so.emit && so.nfiles > 1) return cli_usage_error("sql: --emit c takes one SQL (one -e or -f)");
         so.data = data, so.text = text, so.what = what;
         return run_sql(&so);
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/emit_c.h"  // defines: dkb__rec_on, dkb__rec_result (--emit c)
 #include "sql/translate_internal.h"
 
 static bool result_type(tr_ctx *x, const tr_col *c, dkb_res_type *t, int *scale) {
@@ -72,6 +73,16 @@ static int to_result(tr_ctx *x, const tr_rel *rel, char **names, dkb_result *res
     if (!cols) return x->err->code ? x->err->code : DKB_EINTERNAL;
     for (int i = 0; i < nc; i++)
         if (!result_type(x, &cols[i], &types[i], &scales[i])) return x->err->code;
+    if (dkb__rec_on()) { /* --emit c: the core's outputs, decimals at their result scale */
+        dkb_tensor *v[64], *valid[64];
+        for (int i = 0; i < nc; i++) {
+            if (types[i] == DKB_RES_DECIMAL && cols[i].v->dtype != DKB_TP_F64 && cols[i].v->scale != scales[i])
+                cols[i].v = tr_rescale(x, cols[i].v, scales[i]);
+            if (tr_bad(x)) return x->err->code;
+            v[i] = cols[i].v, valid[i] = cols[i].valid;
+        }
+        dkb__rec_result(nc, names, v, valid, types, scales, rel->norder, rel->order);
+    }
     int rc = dkb_result_init(res, nc, (const char *const *)names, types, scales);
     if (rc) return tr_fail(x, rc, "result: %s", dkb_strerror(rc)), rc;
     for (int64_t r = 0; r < rel->n; r++)

@@ -203,4 +203,8 @@ tr_rel *tr_aggregate(tr_ctx *x, const cJSON *op, const tr_rel *in);
 /* The distinct rows of r (DELIM_GET's input, DISTINCT, UNION). */
 tr_rel *tr_distinct(tr_ctx *x, const tr_rel *r);
 
+/* Every dkb_tp_* call below goes through the recorder of `dkb sql --emit c`
+ * (emit_rec.h; a plain call when no recording is on). */
+#include "sql/emit_rec.h"
+
 #endif

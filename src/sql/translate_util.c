@@ -192,6 +192,7 @@ dkb_tensor *tr_relabel(tr_ctx *x, const dkb_tensor *t, int scale, const dkb_tp_d
     *r = *t;
     r->scale = scale;
     r->dict = dict;
+    dkb__rec_relabel(r, t, scale, dict);
     return r;
 }
 
