@@ -29,6 +29,9 @@ typedef struct stmt {
     int nuses, capuses;
     bool live;
     bool reads_in;   /* a dkb_set_get of the input set */
+    bool relabels;   /* calls the file's relabel helper */
+    bool fills;      /* calls the file's from_host_fill helper */
+    bool concats;    /* calls the file's concat helper */
 } stmt;
 
 typedef struct name_ent {
@@ -39,6 +42,7 @@ typedef struct name_ent {
 
 typedef struct recorder {
     bool on, failed;
+    int paused;      /* inside a step recorded as one statement (concat) */
     char msg[300];
     const dkb_store *db;
     stmt *s;
@@ -50,7 +54,6 @@ typedef struct recorder {
     int nvar, nlit, nhead, ndict, ngroup, njoin;
     const char *ctab[DKB_SET_MAX], *ccol[DKB_SET_MAX];  /* store columns read */
     int ncols;
-    bool fill_helper;
     char *outputs;   /* the dkb_set_put lines of core */
     char *finish;    /* the finish body */
     int nout;
@@ -317,7 +320,10 @@ static const char *D(const dkb_tp_dict *d) {
 
 /* ---- the wrappers ---- */
 
-#define REC if (R.on && !R.failed)
+#define REC if (R.on && !R.failed && !R.paused)
+
+void dkb__rec_pause(void) { R.paused++; }
+void dkb__rec_resume(void) { R.paused--; }
 
 dkb_tensor *dkb__rec_column(dkb_tp *tp, const dkb_store_column *col) {
     dkb_tensor *r = dkb_tp_column(tp, col);
@@ -385,6 +391,7 @@ static void emit_str(const dkb_tensor *r, int64_t n, const int64_t *off, const c
     const char *k = lit_name();
     char kn[32];
     snprintf(kn, sizeof kn, "%s", k);
+    if (n > 8) sb_add(&LIT, "/* %lld strings the translator computed on the host from the data */\n", (long long)n);
     sb_add(&LIT, "static const int64_t %s_off[] = {", kn);
     for (int64_t i = 0; i <= n; i++) sb_add(&LIT, "%s%s", i ? ", " : "", I(off[i] - off[0]));
     sb_add(&LIT, "};\nstatic const char %s_bytes[] = ", kn);
@@ -410,17 +417,25 @@ dkb_tensor *dkb__rec_from_host(dkb_tp *tp, dkb_tp_dtype t, int64_t n, const void
         snprintf(kn, sizeof kn, "%s", k);
         if (same && n > 8) {
             /* n copies of one value */
-            R.fill_helper = true;
+            cur()->fills = true;
             sb_add(&LIT, "static const %s %s[] = {", elem_type(t), kn);
             lit_elem(&LIT, t, data, 0);
             sb_add(&LIT, "};\n");
             emit_tensor(r, "from_host_fill(tp, %s, %s, %s, sizeof %s[0])", dtype_c(t), I(n), kn, kn);
             return r;
         }
+        bool iota = t == DKB_TP_I64 && n > 8;
+        for (int64_t i = 0; i < n && iota; i++) iota = ((const int64_t *)data)[i] == i;
+        if (iota) {
+            emit_tensor(r, "dkb_tp_arange(tp, %s)", I(n));
+            return r;
+        }
         if (n > MAX_LITERAL) {
             rfail("--emit c: a host-computed tensor of %lld rows is too large to write as a literal", (long long)n);
             return r;
         }
+        if (n > 8)
+            sb_add(&LIT, "/* %lld values the translator computed on the host from the data */\n", (long long)n);
         sb_add(&LIT, "static const %s %s[] = {", elem_type(t), kn);
         for (int64_t i = 0; i < n; i++) {
             if (i) sb_add(&LIT, i % 16 ? ", " : ",\n    ");
@@ -760,7 +775,20 @@ void dkb__rec_relabel(const dkb_tensor *out, const dkb_tensor *t, int scale, con
         char tcopy[64], dcopy[64];
         snprintf(tcopy, sizeof tcopy, "%s", tn);
         snprintf(dcopy, sizeof dcopy, "%s", dn);
+        cur()->relabels = true;
         emit_tensor(out, "relabel(&H[%d], %s, %d, %s)", R.nhead++, tcopy, scale, dcopy);
+    }
+}
+
+void dkb__rec_concat(const dkb_tensor *out, const dkb_tensor *a, const dkb_tensor *b) {
+    REC {
+        begin();
+        cur()->concats = true;
+        const char *an = T(a), *bn = T(b);
+        char ac[64], bc[64];
+        snprintf(ac, sizeof ac, "%s", an);
+        snprintf(bc, sizeof bc, "%s", bn);
+        emit_tensor(out, "concat(tp, %s, %s)", ac, bc);
     }
 }
 
@@ -888,20 +916,65 @@ static void write_file(FILE *out, const char *sql, const char *name, int nlive) 
         }
     if (any) fputc('\n', out);
     fputs("/* ---- plan ---- */\n\n", out);
-    if (R.nhead) {
+    bool relabels = false, fills = false, concats = false;
+    for (int i = 0; i < R.ns; i++) {
+        concats |= R.s[i].live && R.s[i].concats;
+        relabels |= R.s[i].live && R.s[i].relabels;
+        fills |= R.s[i].live && R.s[i].fills;
+    }
+    if (relabels) {
         fprintf(out, "/* Tensor headers that relabel a tensor's scale or dictionary (same data). */\n"
                      "static dkb_tensor H[%d];\n\n"
                      "static dkb_tensor *relabel(dkb_tensor *h, const dkb_tensor *t, int scale, const dkb_tp_dict *dict) {\n"
                      "    if (!t) return NULL;\n    *h = *t;\n    h->scale = scale;\n    h->dict = dict;\n    return h;\n}\n\n",
                 R.nhead);
     }
-    if (R.fill_helper)
+    if (fills)
         fputs("/* n copies of the value at v (size bytes) as a tensor of dtype t. */\n"
               "static dkb_tensor *from_host_fill(dkb_tp *tp, dkb_tp_dtype t, int64_t n, const void *v, size_t size) {\n"
               "    char *h = malloc(size * (size_t)(n > 0 ? n : 1));\n"
               "    if (!h) return dkb_tp_fail(tp, DKB_ENOMEM, \"out of memory\");\n"
               "    for (int64_t i = 0; i < n; i++) memcpy(h + (size_t)i * size, v, size);\n"
               "    dkb_tensor *r = dkb_tp_from_host(tp, t, n, h);\n    free(h);\n    return r;\n}\n\n",
+              out);
+    if (concats)
+        fputs("/* Rows of a, then rows of b (one dtype; STR too), through host memory: the\n"
+              " * translator's concatenation (UNION ALL, the unmatched rows of outer joins). */\n"
+              "static dkb_tensor *concat(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {\n"
+              "    if (!a || !b) return NULL;\n"
+              "    if (a->dtype != b->dtype) return dkb_tp_fail(tp, DKB_EINTERNAL, \"concat: two dtypes\");\n"
+              "    int64_t n = a->n + b->n;\n"
+              "    if (a->dtype == DKB_TP_STR) {\n"
+              "        int64_t *ha = dkb_tp_host_copy(tp, a), *hb = dkb_tp_host_copy(tp, b);\n"
+              "        if (!ha || !hb) return NULL;\n"
+              "        int64_t na = ha[a->n], nb = hb[b->n];\n"
+              "        int64_t *off = malloc((size_t)(n + 1) * sizeof *off);\n"
+              "        char *bytes = malloc((size_t)(na + nb + 1));\n"
+              "        dkb_tensor *r = NULL;\n"
+              "        if (off && bytes) {\n"
+              "            for (int64_t i = 0; i <= a->n; i++) off[i] = ha[i];\n"
+              "            for (int64_t i = 1; i <= b->n; i++) off[a->n + i] = na + hb[i];\n"
+              "            memcpy(bytes, (char *)(ha + a->n + 1), (size_t)na);\n"
+              "            memcpy(bytes + na, (char *)(hb + b->n + 1), (size_t)nb);\n"
+              "            r = dkb_tp_from_host_str(tp, n, off, bytes);\n"
+              "        } else {\n"
+              "            dkb_tp_fail(tp, DKB_ENOMEM, \"out of memory\");\n"
+              "        }\n"
+              "        free(off), free(bytes);\n"
+              "        return r;\n"
+              "    }\n"
+              "    size_t es = dkb_tp_dtype_size(a->dtype);\n"
+              "    char *ha = a->n ? dkb_tp_host_copy(tp, a) : NULL, *hb = b->n ? dkb_tp_host_copy(tp, b) : NULL;\n"
+              "    if ((a->n && !ha) || (b->n && !hb)) return NULL;\n"
+              "    char *buf = malloc(es * (size_t)n + 1);\n"
+              "    if (!buf) return dkb_tp_fail(tp, DKB_ENOMEM, \"out of memory\");\n"
+              "    if (a->n) memcpy(buf, ha, es * (size_t)a->n);\n"
+              "    if (b->n) memcpy(buf + es * (size_t)a->n, hb, es * (size_t)b->n);\n"
+              "    dkb_tensor *r = dkb_tp_from_host(tp, a->dtype, n, buf);\n"
+              "    free(buf);\n"
+              "    if (r) r->scale = a->scale, r->dict = a->dict == b->dict ? a->dict : NULL;\n"
+              "    return r;\n"
+              "}\n\n",
               out);
     fputs("static int prepare(dkb_tp *tp, const dkb_store *db, const dkb_params *p, dkb_tensor_set *in) {\n"
           "    (void)p;\n", out);

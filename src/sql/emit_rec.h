@@ -51,6 +51,11 @@ dkb_tensor *dkb__rec_sort(dkb_tp *tp, const dkb_sort_key *keys, int nkeys);
 dkb_tensor *dkb__rec_topk(dkb_tp *tp, const dkb_sort_key *keys, int nkeys, int64_t k);
 /* tr_relabel's new header (not a TensorPlan call): t with scale and dict. */
 void dkb__rec_relabel(const dkb_tensor *out, const dkb_tensor *t, int scale, const dkb_tp_dict *dict);
+/* concat_tensor (translate_util.c): its host copies and upload are one
+ * statement, concat(tp, a, b) in the file; pause/resume bracket them. */
+void dkb__rec_pause(void);
+void dkb__rec_resume(void);
+void dkb__rec_concat(const dkb_tensor *out, const dkb_tensor *a, const dkb_tensor *b);
 
 #ifndef DKB_SQL_NO_REC
 #define dkb_tp_column(...) dkb__rec_column(__VA_ARGS__)

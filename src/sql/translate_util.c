@@ -339,7 +339,18 @@ dkb_tensor *tr_truth(tr_ctx *x, const tr_col *c) {
 }
 
 /* Host concatenation of two tensors of one dtype (STR: offsets rebased). */
+static dkb_tensor *concat_host(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b);
+
+/* concat_host, recorded for --emit c as one step, concat(tp, a, b) (emit_rec.h). */
 static dkb_tensor *concat_tensor(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b) {
+    dkb__rec_pause();
+    dkb_tensor *r = concat_host(x, a, b);
+    dkb__rec_resume();
+    if (r) dkb__rec_concat(r, a, b);
+    return r;
+}
+
+static dkb_tensor *concat_host(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b) {
     dkb_tp *tp = x->tp;
     if (!a || !b) return NULL;
     if (a->dtype != b->dtype) return tr_fail(x, DKB_EINTERNAL, "concatenating tensors of two dtypes");
