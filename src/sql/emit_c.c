@@ -36,7 +36,7 @@ typedef struct stmt {
 
 typedef struct name_ent {
     const void *p;
-    char name[48];
+    char name[64];
     int stmt;        /* defining statement, -1: none (a dictionary of a column, say) */
 } name_ent;
 
