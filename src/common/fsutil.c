@@ -192,3 +192,22 @@ int dkb__read_file_st(const char *path, size_t max, char **out, size_t *len, str
     *len = n;
     return 0;
 }
+
+int dkb__copy_file(const char *from, const char *to, dkb_error *err) {
+    FILE *in = fopen(from, "rb");
+    if (!in) return dkb_fail(err, dkb_errno_code(errno), "cannot open %s: %s", from, strerror(errno));
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        fclose(in);
+        return dkb_fail(err, dkb_errno_code(errno), "cannot create %s: %s", to, strerror(errno));
+    }
+    char buf[65536];
+    size_t got;
+    int bad = 0;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, got, out) != got) bad = 1;
+    if (ferror(in)) bad = 1;
+    fclose(in);
+    if (fclose(out) != 0) bad = 1;
+    return bad ? dkb_fail(err, DKB_EIO, "cannot copy %s to %s", from, to) : 0;
+}

@@ -1,6 +1,6 @@
 /* fsutil.h: small file-system helpers (internal): whole
- * writes and reads with errors that name the file, directory creation,
- * recursive removal, directory fsync. */
+ * writes and reads with errors that name the file, file copies, directory
+ * creation, recursive removal, directory fsync. */
 #ifndef DKB_STORE_FSUTIL_H
 #define DKB_STORE_FSUTIL_H
 
@@ -39,6 +39,10 @@ int dkb__path_kind(const char *path);
 
 /* malloc'd "a/b" (or a copy of b when a is empty); NULL when out of memory. */
 char *dkb__path_join(const char *a, const char *b);
+
+/* Copy the file at from to a new file to (created or truncated); errors
+ * name the file. */
+int dkb__copy_file(const char *from, const char *to, dkb_error *err);
 
 /* Read a whole (small) file into a malloc'd, NUL-terminated buffer. */
 int dkb__read_file(const char *path, size_t max, char **out, size_t *len, dkb_error *err);

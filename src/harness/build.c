@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common/countof.h"
-#include "common/fsutil.h"            // defines: dkb__source_root
+#include "common/fsutil.h"            // defines: dkb__source_root, dkb__copy_file
 #include "harness/cuda_interpose.h"    // defines: dkb__cuda_wrapped_names
 #include "harness/harness.h"
 #include "harness/heap_interpose.h"
@@ -168,25 +168,6 @@ static int find_candidate_header(char *out, size_t n) {
     if ((size_t)snprintf(out, n, "%s/include/dkb/candidate.h", dkb__source_root()) < n && access(out, R_OK) == 0)
         return 0;
     return -1;
-}
-
-static int copy_file(const char *from, const char *to, dkb_error *err) {
-    FILE *in = fopen(from, "rb");
-    if (!in) return dkb_fail(err, dkb_errno_code(errno), "cannot open %s: %s", from, strerror(errno));
-    FILE *out = fopen(to, "wb");
-    if (!out) {
-        fclose(in);
-        return dkb_fail(err, dkb_errno_code(errno), "cannot create %s: %s", to, strerror(errno));
-    }
-    char buf[65536];
-    size_t got;
-    int bad = 0;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, got, out) != got) bad = 1;
-    if (ferror(in)) bad = 1;
-    fclose(in);
-    if (fclose(out) != 0) bad = 1;
-    return bad ? dkb_fail(err, DKB_EIO, "cannot copy %s to %s", from, to) : 0;
 }
 
 static int make_dir(const char *path, dkb_error *err) {
@@ -554,14 +535,14 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
     snprintf(hdr, sizeof hdr, "%s/candidate.h", incdkb);
     if (find_candidate_header(ours, sizeof ours) != 0)
         return dkb_fail(err, DKB_ENOENT, "build: cannot find dkb/candidate.h near the dkb binary or in its source tree; set DKB_CANDIDATE_H");
-    if ((rc = make_dir(inc, err)) || (rc = make_dir(incdkb, err)) || (rc = copy_file(ours, hdr, err))) return rc;
+    if ((rc = make_dir(inc, err)) || (rc = make_dir(incdkb, err)) || (rc = dkb__copy_file(ours, hdr, err))) return rc;
     /* the optional candidate toolkit beside it (include/dkb/cand_*.h) */
     for (size_t i = 0; i < DKB_COUNTOF(TOOLKIT); i++) {
         char from[4096 + 64], to[4096 + 64];
         const char *slash = strrchr(ours, '/');
         snprintf(from, sizeof from, "%.*s/%s", (int)(slash ? slash - ours : 0), ours, TOOLKIT[i]);
         snprintf(to, sizeof to, "%s/%s", incdkb, TOOLKIT[i]);
-        if (access(from, R_OK) == 0 && (rc = copy_file(from, to, err))) return rc;
+        if (access(from, R_OK) == 0 && (rc = dkb__copy_file(from, to, err))) return rc;
     }
 
     /* names: SCRATCH/<base>.so, .d, .log (base: the file name less .c / .cu) */

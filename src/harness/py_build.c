@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fsutil.h"             // defines: dkb__copy_file
 #include "harness/py_build.h"
 #include "py_bridge_src.h"   // defines: dkb__py_bridge_src (generated from python/py_bridge.py)
 
@@ -62,25 +63,6 @@ static int find_shim(char *out, size_t n) {
     *slash = 0;
     if ((size_t)snprintf(out, n, "%s/dkb_pyshim.so", exe) >= n) return -1;
     return access(out, R_OK);
-}
-
-static int copy_bytes(const char *from, const char *to, dkb_error *err) {
-    FILE *in = fopen(from, "rb");
-    if (!in) return dkb_fail(err, dkb_errno_code(errno), "cannot open %s: %s", from, strerror(errno));
-    FILE *out = fopen(to, "wb");
-    if (!out) {
-        fclose(in);
-        return dkb_fail(err, dkb_errno_code(errno), "cannot create %s: %s", to, strerror(errno));
-    }
-    char buf[65536];
-    size_t got;
-    int bad = 0;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, got, out) != got) bad = 1;
-    if (ferror(in)) bad = 1;
-    fclose(in);
-    if (fclose(out) != 0) bad = 1;
-    return bad ? dkb_fail(err, DKB_EIO, "cannot copy %s to %s", from, to) : 0;
 }
 
 /* The whole text of path (malloc'd, at most max bytes), or NULL. */
@@ -139,7 +121,7 @@ int dkb__py_build(const char *src, dkb_mode mode, const char *scratch_dir, dkb_b
         snprintf(what, sizeof what, "%lld", (long long)st.st_size);
         return verdict(b, DKB_VERDICT_COMPILE_ERROR, "source is %s bytes (limit 1 MiB)", what);
     }
-    int rc = copy_bytes(src, copy, err);
+    int rc = dkb__copy_file(src, copy, err);
     if (rc) return rc;
 
     char python[4096], shim[4096];
@@ -190,7 +172,7 @@ int dkb__py_build(const char *src, dkb_mode mode, const char *scratch_dir, dkb_b
 
     if (mkdir(cache, 0755) != 0 && errno != EEXIST)
         return dkb_fail(err, dkb_errno_code(errno), "cannot create %s: %s", cache, strerror(errno));
-    if ((rc = copy_bytes(shim, b->so_path, err))) return rc;
+    if ((rc = dkb__copy_file(shim, b->so_path, err))) return rc;
     FILE *f = fopen(cfg, "w");
     if (!f) return dkb_fail(err, dkb_errno_code(errno), "cannot create %s: %s", cfg, strerror(errno));
     fprintf(f, "libpython %s\nprefix %s\nsource %s\nmode %s\nbackend cpu\ncache %s\n", lib, prefix, copy,
