@@ -31,9 +31,9 @@ expect_fail 2 "bench: option --out needs a value" -- "$DKB" bench --out
 expect_fail 2 "bench: unexpected argument 'x'" -- "$DKB" bench x
 
 # ---- --help ----
-"$DKB" bench --help | grep -q "^usage: dkb bench \[--sf SF\]" || fail "bench --help"
-"$DKB" bench -h | grep -q -- "--experts DIR" || fail "bench -h"
-"$DKB" --help | grep -q "^  bench " || fail "dkb --help lists bench"
+grep -q "^usage: dkb bench \[--sf SF\]" <<<"$("$DKB" bench --help)" || fail "bench --help"
+grep -q -- "--experts DIR" <<<"$("$DKB" bench -h)" || fail "bench -h"
+grep -q "^  bench " <<<"$("$DKB" --help)" || fail "dkb --help lists bench"
 pass "--help"
 
 # ---- errors (exit 1) ----

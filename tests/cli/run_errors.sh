@@ -135,7 +135,9 @@ expect_fail 2 "--sf 0: scale factor must be positive" -- "$DKB" sql q11 --sf 0
 expect_fail 2 "--sf x: not a number" -- "$DKB" sql q11 --sf x
 expect_fail 2 "unexpected argument 'q07'" -- "$DKB" sql q06 q07
 
-"$DKB" run --help | grep -q "usage: dkb run QUERY --data STORE" || fail "run --help"
-"$DKB" sql --help | grep -q "usage: dkb sql QUERY" || fail "sql --help"
-"$DKB" --help | grep -q "^  run " || fail "--help lists run"
+# (the help text is captured first: grep -q stops reading at its match,
+# which under pipefail would fail the pipeline with SIGPIPE)
+help=$("$DKB" run --help) && grep -q "usage: dkb run QUERY --data STORE" <<<"$help" || fail "run --help"
+help=$("$DKB" sql --help) && grep -q "usage: dkb sql QUERY" <<<"$help" || fail "sql --help"
+help=$("$DKB" --help) && grep -q "^  run " <<<"$help" || fail "--help lists run"
 pass "help"
