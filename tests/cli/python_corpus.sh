@@ -4,7 +4,7 @@
 # checked against the baseline on seed 0 and 5 random seeds, as always) and
 # tests/candidates/python/adversarial/CASE (crash, recursion, never_ends,
 # wrong_answer, unfilled_output, writes_input, import_os / subprocess /
-# socket / ctypes, opens_file, dunder_escape, library_state, module_cache,
+# socket / ctypes, opens_file, dunder_escape, library_state, library_alias_state, module_cache,
 # raises, syntax_error, bad_entry, bad_result, extra_threads): each directory evaluated on
 # its own at SF 0.01 with one thread, every row of results.json of the class
 # its EXPECTED file names (lib/corpus_results.py). Also: C files beside the

@@ -270,9 +270,62 @@ def init(path, mode, backend, threads):
     s.normpath = os.path.normpath
     s.views = {}
     s.parsed = {}
+    s.guarded = 0
     _state = s
+    _guard_libraries(s)
     sys.addaudithook(_audit)
     return 0
+
+
+_LIBRARY_ROOTS = ("torch", "numpy", "math", "triton")
+
+
+def _library_store(module, name, value):
+    """Called before every attribute store or delete on an allowed
+    library's module: while the candidate runs, a store is state that
+    would survive the call (however the module was reached: an alias, an
+    argument, a container), so it is a violation and fails. The import
+    system binding a submodule to its parent is not a store of the
+    candidate's."""
+    s = _state
+    if s is None or not s.active:
+        return
+    if value is not None and sys.modules.get("%s.%s" % (module.__name__, name)) is value:
+        return
+    if s.violation is None:
+        s.violation = "store into %s.%s (state kept on a library survives between calls)" % (module.__name__, name)
+    raise AttributeError("candidates may not change the library module %s" % module.__name__)
+
+
+def _guarded_class(cls, cache={}):  # noqa: B006 (one guarded subclass per module class)
+    g = cache.get(cls)
+    if g is None:
+        def setattr_(self, name, value):
+            _library_store(self, name, value)
+            cls.__setattr__(self, name, value)
+
+        def delattr_(self, name):
+            _library_store(self, name, None)
+            cls.__delattr__(self, name)
+
+        g = cache[cls] = type("Guarded" + cls.__name__, (cls,), {"__setattr__": setattr_, "__delattr__": delattr_})
+    return g
+
+
+def _guard_libraries(s):
+    """Every loaded module of the allowed libraries gets a guarded class
+    (its attribute stores go through _library_store); run at init and
+    after each call, for modules a call imported."""
+    if len(sys.modules) == s.guarded:
+        return
+    for name, mod in list(sys.modules.items()):
+        if mod is None or name.split(".")[0] not in _LIBRARY_ROOTS or type(mod).__name__.startswith("Guarded"):
+            continue
+        try:
+            mod.__class__ = _guarded_class(type(mod))
+        except TypeError:
+            pass  # a module object whose class cannot be swapped (none among these today)
+    s.guarded = len(sys.modules)
 
 
 def _torch_junk_fill(ctypes):
@@ -921,6 +974,7 @@ def call(mode, a, b, c, d):
     finally:
         s.active = False
         s.filling = False
+    _guard_libraries(s)
     if s.violation is not None:  # even when the candidate caught the exception: refused
         _say("forbidden", s.violation)
         return PY_RC_FORBIDDEN
