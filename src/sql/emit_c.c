@@ -536,32 +536,32 @@ dkb_tensor *dkb__rec_lookup_mask(dkb_tp *tp, const dkb_tensor *codes, const bool
     return r;
 }
 
-dkb_tensor *dkb__rec_and(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {
-    dkb_tensor *r = dkb_tp_and(tp, a, b);
-    REC {
-        begin();
-        emit_tensor(r, "dkb_tp_and(tp, %s, %s)", T(a), T(b));
+/* The recorder of a call of one or two tensor arguments and nothing else:
+ * the call itself, then (recording) its one statement. */
+#define REC_TENSOR_CALL1(op)                                                                                         \
+    dkb_tensor *dkb__rec_##op(dkb_tp *tp, const dkb_tensor *a) {                                                     \
+        dkb_tensor *r = dkb_tp_##op(tp, a);                                                                          \
+        REC {                                                                                                        \
+            begin();                                                                                                 \
+            emit_tensor(r, "dkb_tp_" #op "(tp, %s)", T(a));                                                          \
+        }                                                                                                            \
+        return r;                                                                                                    \
     }
-    return r;
-}
+#define REC_TENSOR_CALL2(op)                                                                                         \
+    dkb_tensor *dkb__rec_##op(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {                                \
+        dkb_tensor *r = dkb_tp_##op(tp, a, b);                                                                       \
+        REC {                                                                                                        \
+            begin();                                                                                                 \
+            emit_tensor(r, "dkb_tp_" #op "(tp, %s, %s)", T(a), T(b));                                                \
+        }                                                                                                            \
+        return r;                                                                                                    \
+    }
 
-dkb_tensor *dkb__rec_or(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b) {
-    dkb_tensor *r = dkb_tp_or(tp, a, b);
-    REC {
-        begin();
-        emit_tensor(r, "dkb_tp_or(tp, %s, %s)", T(a), T(b));
-    }
-    return r;
-}
+REC_TENSOR_CALL2(and)
 
-dkb_tensor *dkb__rec_not(dkb_tp *tp, const dkb_tensor *a) {
-    dkb_tensor *r = dkb_tp_not(tp, a);
-    REC {
-        begin();
-        emit_tensor(r, "dkb_tp_not(tp, %s)", T(a));
-    }
-    return r;
-}
+REC_TENSOR_CALL2(or)
+
+REC_TENSOR_CALL1(not)
 
 dkb_tensor *dkb__rec_arith(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, const dkb_tensor *b) {
     dkb_tensor *r = dkb_tp_arith(tp, a, op, b);
@@ -599,14 +599,7 @@ dkb_tensor *dkb__rec_where(dkb_tp *tp, const dkb_tensor *cond, const dkb_tensor 
     return r;
 }
 
-dkb_tensor *dkb__rec_year(dkb_tp *tp, const dkb_tensor *days) {
-    dkb_tensor *r = dkb_tp_year(tp, days);
-    REC {
-        begin();
-        emit_tensor(r, "dkb_tp_year(tp, %s)", T(days));
-    }
-    return r;
-}
+REC_TENSOR_CALL1(year)
 
 dkb_tensor *dkb__rec_pack2(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b, int64_t b_max) {
     dkb_tensor *r = dkb_tp_pack2(tp, a, b, b_max);
@@ -638,23 +631,9 @@ dkb_tensor *dkb__rec_substr(dkb_tp *tp, const dkb_tensor *str, int start, int le
     return r;
 }
 
-dkb_tensor *dkb__rec_compress(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *mask) {
-    dkb_tensor *r = dkb_tp_compress(tp, a, mask);
-    REC {
-        begin();
-        emit_tensor(r, "dkb_tp_compress(tp, %s, %s)", T(a), T(mask));
-    }
-    return r;
-}
+REC_TENSOR_CALL2(compress)
 
-dkb_tensor *dkb__rec_nonzero(dkb_tp *tp, const dkb_tensor *mask) {
-    dkb_tensor *r = dkb_tp_nonzero(tp, mask);
-    REC {
-        begin();
-        emit_tensor(r, "dkb_tp_nonzero(tp, %s)", T(mask));
-    }
-    return r;
-}
+REC_TENSOR_CALL1(nonzero)
 
 dkb_tensor *dkb__rec_gather(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *idx, int64_t fill) {
     dkb_tensor *r = dkb_tp_gather(tp, a, idx, fill);
@@ -683,14 +662,7 @@ dkb_join_result dkb__rec_join(dkb_tp *tp, const dkb_tensor *build_keys, const dk
     return r;
 }
 
-dkb_tensor *dkb__rec_semi_join(dkb_tp *tp, const dkb_tensor *build_keys, const dkb_tensor *probe_keys) {
-    dkb_tensor *r = dkb_tp_semi_join(tp, build_keys, probe_keys);
-    REC {
-        begin();
-        emit_tensor(r, "dkb_tp_semi_join(tp, %s, %s)", T(build_keys), T(probe_keys));
-    }
-    return r;
-}
+REC_TENSOR_CALL2(semi_join)
 
 dkb_groups dkb__rec_group(dkb_tp *tp, const dkb_tensor *const *keys, int nkeys) {
     dkb_groups g = dkb_tp_group(tp, keys, nkeys);
