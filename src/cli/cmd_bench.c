@@ -202,12 +202,10 @@ static int run_bench(bench_cli *c, const char *cmd) {
         return DKB_EXIT_FAIL;
     }
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
+    if (dkb__self_exe(exe, sizeof exe)) {
         fprintf(stderr, "dkb bench: error: /proc/self/exe: cannot find the dkb binary for the harness workers\n");
         return DKB_EXIT_FAIL;
     }
-    exe[n] = '\0';
 
     /* the store */
     cli_bar bar;

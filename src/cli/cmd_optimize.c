@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fsutil.h" // defines: dkb__self_exe
 #include "cli.h"
 #include "cli_verify.h"
 #include "harness/eval.h"
@@ -263,13 +264,11 @@ int cmd_optimize(int argc, char **argv) {
         return rc;
     }
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
+    if (dkb__self_exe(exe, sizeof exe)) {
         free(cmd);
         fprintf(stderr, "dkb optimize: error: /proc/self/exe: cannot find the dkb binary for the harness workers\n");
         return DKB_EXIT_FAIL;
     }
-    exe[n] = '\0';
     o.exe = exe;
 
     dkb_opt_outcome out;

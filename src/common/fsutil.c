@@ -211,3 +211,11 @@ int dkb__copy_file(const char *from, const char *to, dkb_error *err) {
     if (fclose(out) != 0) bad = 1;
     return bad ? dkb_fail(err, DKB_EIO, "cannot copy %s to %s", from, to) : 0;
 }
+
+int dkb__self_exe(char *buf, size_t cap) {
+    if (cap < 2) return -1;
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0 || (size_t)n >= cap - 1) return -1;
+    buf[n] = 0;
+    return 0;
+}

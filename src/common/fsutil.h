@@ -51,6 +51,10 @@ int dkb__read_file(const char *path, size_t max, char **out, size_t *len, dkb_er
 struct stat;
 int dkb__read_file_st(const char *path, size_t max, char **out, size_t *len, struct stat *st, dkb_error *err);
 
+/* The path of the running executable (/proc/self/exe), NUL-terminated in
+ * buf: 0, or -1 when it cannot be read or does not fit. */
+int dkb__self_exe(char *buf, size_t cap);
+
 /* The source tree this binary was built from (srcroot.c; "." if unknown). */
 const char *dkb__source_root(void);
 

@@ -154,8 +154,7 @@ static int find_candidate_header(char *out, size_t n) {
         return access(out, R_OK);
     }
     char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[len > 0 ? len : 0] = 0;
+    if (dkb__self_exe(exe, sizeof exe)) exe[0] = 0;
     for (int up = 0; up <= 4; up++) {
         char *slash = strrchr(exe, '/');
         if (!slash) break;

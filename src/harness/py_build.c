@@ -55,9 +55,7 @@ static int find_shim(char *out, size_t n) {
         return access(out, R_OK);
     }
     char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) return -1;
-    exe[len] = 0;
+    if (dkb__self_exe(exe, sizeof exe)) return -1;
     char *slash = strrchr(exe, '/');
     if (!slash) return -1;
     *slash = 0;

@@ -57,9 +57,7 @@ static int try_open(const char *path, int is_file, void **h, dkb_error *err) {
 /* The directory above the running binary's directory (build-x/dkb -> the
  * tree holding build-x), into buf; 0 or -1. */
 static int exe_parent_dir(char *buf, size_t cap) {
-    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-    if (n <= 0) return -1;
-    buf[n] = 0;
+    if (dkb__self_exe(buf, cap)) return -1;
     for (int up = 0; up < 2; up++) {
         char *slash = strrchr(buf, '/');
         if (!slash) return -1;
