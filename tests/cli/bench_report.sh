@@ -31,9 +31,9 @@ expect_fail 2 "bench: option --out needs a value" -- "$DKB" bench --out
 expect_fail 2 "bench: unexpected argument 'x'" -- "$DKB" bench x
 
 # ---- --help ----
-grep -q "^usage: dkb bench \[--sf SF\]" <<<"$("$DKB" bench --help)" || fail "bench --help"
-grep -q -- "--experts DIR" <<<"$("$DKB" bench -h)" || fail "bench -h"
-grep -q "^  bench " <<<"$("$DKB" --help)" || fail "dkb --help lists bench"
+help=$("$DKB" bench --help) && grep -q "^usage: dkb bench \[--sf SF\]" <<<"$help" || fail "bench --help"
+help=$("$DKB" bench -h) && grep -q -- "--experts DIR" <<<"$help" || fail "bench -h"
+help=$("$DKB" --help) && grep -q "^  bench " <<<"$help" || fail "dkb --help lists bench"
 pass "--help"
 
 # ---- errors (exit 1) ----

@@ -35,9 +35,9 @@ expect_fail 2 "eval: unknown option -x" -- "$DKB" eval "$E" --data "$S" -x
 expect_fail 2 "eval: option --data needs a value" -- "$DKB" eval "$E" --data
 
 # ---- --help ----
-grep -q "^usage: dkb eval DIR --data STORE" <<<"$("$DKB" eval --help)" || fail "eval --help"
-grep -q -- "--threshold X" <<<"$("$DKB" eval -h)" || fail "eval -h"
-grep -q "^  eval " <<<"$("$DKB" --help)" || fail "dkb --help lists eval"
+help=$("$DKB" eval --help) && grep -q "^usage: dkb eval DIR --data STORE" <<<"$help" || fail "eval --help"
+help=$("$DKB" eval -h) && grep -q -- "--threshold X" <<<"$help" || fail "eval -h"
+help=$("$DKB" --help) && grep -q "^  eval " <<<"$help" || fail "dkb --help lists eval"
 pass "--help"
 
 # ---- harness errors (exit 1) ----

@@ -20,8 +20,8 @@ expect_fail 1 "not empty.*--force" -- "$DKB" gen --sf 0.01 --format tbl --table 
 pass "--force replaces a non-empty directory"
 ls "$WORK" | grep -q tmp && fail "temporary directories left: $(ls "$WORK")"
 
-grep -q "usage: dkb gen" <<<"$("$DKB" gen --help)" || fail "gen --help"
-grep -q "commands:" <<<"$("$DKB" --help)" || fail "--help"
+help=$("$DKB" gen --help) && grep -q "usage: dkb gen" <<<"$help" || fail "gen --help"
+help=$("$DKB" --help) && grep -q "commands:" <<<"$help" || fail "--help"
 pass "help"
 
 # A full disk (simulated by a file-size limit: writes fail with EFBIG):

@@ -29,8 +29,8 @@ expect_fail 2 "unknown query 'q23'" -- "$DKB" optimize --model m --data "$S" --q
 expect_fail 2 "prompt: unknown query 'q99'" -- "$DKB" prompt q99 --data "$S"
 expect_fail 2 "report: missing RUNDIR" -- "$DKB" report
 expect_fail 1 "dkb report: error: .*nothere: not a dkb optimize run directory" -- "$DKB" report "$WORK/nothere"
-grep -q "^usage: dkb optimize" <<<"$("$DKB" optimize --help)" || fail "optimize --help"
-grep -q "^  optimize " <<<"$("$DKB" --help)" || fail "dkb --help lists optimize"
+help=$("$DKB" optimize --help) && grep -q "^usage: dkb optimize" <<<"$help" || fail "optimize --help"
+help=$("$DKB" --help) && grep -q "^  optimize " <<<"$help" || fail "dkb --help lists optimize"
 pass "command line"
 
 # ---- dkb prompt: every section, and the ablation switches ----

@@ -87,7 +87,7 @@ S="$WORK/sf001"
 expect_fail 2 "--target rust: expected python" -- "$DKB" eval "$CAND/honest" --data "$S" --target rust
 expect_fail 1 "--target python: only with --backend cpu" -- \
     "$DKB" eval "$CAND/honest" --data "$S" --target python --backend cuda --out "$WORK/cuda"
-grep -q -- "--target T" <<<"$("$DKB" eval --help)" || fail "eval --help lists --target"
+help=$("$DKB" eval --help) && grep -q -- "--target T" <<<"$help" || fail "eval --help lists --target"
 pass "--target: errors and --help"
 
 # C candidates beside the Python ones are not rows (and the .py files are not
