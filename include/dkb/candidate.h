@@ -24,6 +24,10 @@
  *     int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p,
  *                            dkb_cand_result *res, const dkb_cand_env *env);
  *
+ *   Under a memory budget the largest tables may reach a full-mode
+ *   candidate only partition by partition, through a loader in env: see
+ *   "full mode under a memory budget" below.
+ *
  * Both return 0 (DKB_CAND_OK) on success; any other value reports a
  * failure (verdict returned_error). Return one of the DKB_CAND_E* codes
  * below, so the report can say what went wrong ("returned 4
@@ -238,11 +242,137 @@ typedef struct dkb_cand_result {
     int64_t nrows;             /* set it */
 } dkb_cand_result;
 
+/* ---- full mode under a memory budget (`dkb eval --mem-budget SIZE`) ----
+ *
+ * When the query's columns do not fit the budget, the harness streams the
+ * query's large tables by partition (docs/partitions.md: lineitem and
+ * orders co-partitioned by orderkey, or partsupp and part by partkey; the
+ * same tables the baseline streams) and env->budget describes it:
+ *
+ *   - db still lists every table and column (names, types, scales,
+ *     dictionaries, rows), but the columns of the streamed tables have
+ *     data == NULL and bytes == NULL: the only way to their values is
+ *     budget->load, which copies rows of whole partitions into harness
+ *     memory, read-only, and hands out their descriptors. The other tables
+ *     are in db whole, as without a budget.
+ *   - The loads a candidate holds at once (loaded, not yet released) may
+ *     total at most budget->load_limit bytes (the budget minus the
+ *     baseline's resident columns: the same room the baseline's runs of
+ *     partitions get); a load past it fails with DKB_CAND_ENOMEM. Release
+ *     each load when done with it: its memory is then unmapped for the
+ *     rest of the call, so a pointer kept past the release faults (crash,
+ *     "read a partition it had released"), as a write into a load does
+ *     (wrote_input). A call may load at most 4 x the streamed tables'
+ *     bytes in all.
+ *   - The candidate chooses what to load (which columns, which
+ *     partitions, how many at once) and in which order: to overlap, hold
+ *     the next load while working on the current one (within load_limit).
+ *     load and release may be called from any thread (they lock); the
+ *     harness times the whole call, loads included.
+ *   - A candidate that can run this way says so by defining, once at file
+ *     scope, DKB_CANDIDATE_STREAMS (below). One that does not is not run
+ *     when the query streams (verdict bad_entry, "does not stream"); with
+ *     no budget, or when the query fits it, env->budget is NULL or has
+ *     nstreamed == 0, db is whole, and nothing changes.
+ *
+ * Bytes a load counts: per column, rows x element size (text: rows x 8 for
+ * the offsets plus the characters), the rows being those of its table in
+ * the partitions loaded. load_size tells the count before loading.
+ *
+ * A complete full-mode Q6 that streams lineitem (and runs whole without a
+ * budget), in C:
+ *
+ *   #include <dkb/candidate.h>
+ *   DKB_CANDIDATE_STREAMS;
+ *
+ *   static __int128 q6_rows(const int32_t *ship, const int64_t *disc, const int64_t *qty,
+ *                           const int64_t *price, int64_t n, const dkb_cand_params *p) {
+ *       int64_t lo = dkb_cand_param_find(p, "date")->i, hi = ...; // DATE + 1 year
+ *       ... the sum of price * disc over qualifying rows ...
+ *   }
+ *
+ *   int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p,
+ *                          dkb_cand_result *res, const dkb_cand_env *env) {
+ *       static const char *const cols[] = {"l_shipdate", "l_discount", "l_quantity",
+ *                                          "l_extendedprice"};
+ *       const dkb_cand_budget *b = env->budget;
+ *       __int128 sum = 0;
+ *       if (!b || !b->nstreamed) {                   // whole tables in db
+ *           const dkb_cand_vec *c[4];
+ *           for (int i = 0; i < 4; i++) c[i] = dkb_cand_column(db, "lineitem", cols[i]);
+ *           sum = q6_rows(c[0]->data, c[1]->data, c[2]->data, c[3]->data, c[0]->n, p);
+ *       } else {                                     // one partition at a time
+ *           for (int part = 0; part < b->nparts; part++) {
+ *               dkb_cand_load l;
+ *               int rc = b->load(env, part, 1, 4, cols, &l);
+ *               if (rc) return rc;                   // DKB_CAND_ENOMEM: over load_limit
+ *               sum += q6_rows(l.cols[0].data, l.cols[1].data, l.cols[2].data,
+ *                              l.cols[3].data, l.cols[0].n, p);
+ *               if ((rc = b->release(env, &l))) return rc;
+ *           }
+ *       }
+ *       res->cols[0].dec[0] = sum;
+ *       res->nrows = 1;
+ *       return DKB_CAND_OK;
+ *   }
+ *
+ * (src/kernels/cpu/q06.full.c is the same, whole; the experts that stream
+ * are listed in docs/partitions.md.) */
+
+struct dkb_cand_env;
+
+/* One load: rows of partitions first .. first + count - 1 of the streamed
+ * tables, for the columns asked for (filled by budget->load). */
+typedef struct dkb_cand_load {
+    int first, count;          /* the partitions */
+    int64_t row_start[2];      /* per streamed table (budget->streamed order): the
+                                * first row loaded, in the whole table */
+    int64_t rows[2];           /* and how many rows of it */
+    int64_t bytes;             /* what it counts against load_limit */
+    int ncols;
+    const dkb_cand_vec *cols;  /* the columns, in the order asked for: read-only;
+                                * n = the rows of its table in this load; STR
+                                * offsets start at 0; dict as in db */
+    uint64_t id;               /* the loader's (for release) */
+} dkb_cand_load;
+
+typedef struct dkb_cand_budget {
+    int64_t budget;            /* --mem-budget, bytes */
+    int64_t load_limit;        /* loads held at once: at most this many bytes */
+    int nstreamed;             /* streamed tables: 0 (the query fits: db is whole), 1 or 2 */
+    const char *streamed[2];   /* their names, e.g. "lineitem", "orders" */
+    int nparts;                /* partitions of the streamed tables (co-partitioned) */
+    const int64_t *part_start[2]; /* per streamed table, nparts + 1 row offsets:
+                                * partition i is rows [part_start[s][i], part_start[s][i + 1]) */
+    /* Load partitions first .. first + count - 1 (1 <= count, first + count
+     * <= nparts) of the ncols named columns (each a column of a streamed
+     * table; from both tables at once when two stream) into *out.
+     * DKB_CAND_OK; DKB_CAND_EINVAL (a bad range, name or argument: *out
+     * untouched); DKB_CAND_ENOMEM (it would hold more than load_limit, or
+     * the call's loads passed 4 x the streamed tables' bytes). */
+    int (*load)(const struct dkb_cand_env *env, int first, int count, int ncols, const char *const *cols,
+                dkb_cand_load *out);
+    /* Give a load back (its memory unmapped). DKB_CAND_OK, DKB_CAND_EINVAL
+     * (not a load of this call, or released already). */
+    int (*release)(const struct dkb_cand_env *env, const dkb_cand_load *load);
+    /* The bytes the same load would count, or -1 for bad arguments. */
+    int64_t (*load_size)(const struct dkb_cand_env *env, int first, int count, int ncols, const char *const *cols);
+} dkb_cand_budget;
+
+/* Define once at file scope in a full-mode candidate that handles
+ * env->budget with nstreamed > 0 (an exported marker the harness looks for). */
+#ifdef __cplusplus
+#define DKB_CANDIDATE_STREAMS extern "C" const int dkb_candidate_streams = 1
+#else
+#define DKB_CANDIDATE_STREAMS const int dkb_candidate_streams = 1
+#endif
+
 /* What the candidate may use. */
 typedef struct dkb_cand_env {
     int abi_version;           /* DKB_CANDIDATE_ABI_VERSION */
     int threads;               /* OpenMP threads to use */
     void *stream;              /* CUDA targets: the cudaStream_t to launch on */
+    const dkb_cand_budget *budget; /* full mode under --mem-budget, else NULL (above) */
 } dkb_cand_env;
 
 /* Entry points (define exactly one). */
@@ -281,6 +411,13 @@ static inline const dkb_cand_vec *dkb_cand_column(const dkb_cand_db *db, const c
 static inline const dkb_cand_param *dkb_cand_param_find(const dkb_cand_params *p, const char *name) {
     for (int i = 0; i < p->n; i++)
         if (strcmp(p->p[i].name, name) == 0) return &p->p[i];
+    return NULL;
+}
+
+/* Column `name` of a load, or NULL. */
+static inline const dkb_cand_vec *dkb_cand_load_column(const dkb_cand_load *l, const char *name) {
+    for (int i = 0; l && i < l->ncols; i++)
+        if (strcmp(l->cols[i].name, name) == 0) return &l->cols[i];
     return NULL;
 }
 
