@@ -24,9 +24,12 @@
  *   strings  dkb_like (SQL LIKE), dkb_find (a substring, AVX2 where built
  *            with it; host only), dkb_find_row (the next row of a text
  *            column holding a substring: one scan of its bytes);
- *   inputs   dkb_bind_cols / dkb_bind_params: a table of the columns and
- *            parameters a candidate reads, found and type-checked at once;
- *            DKB_BIND: those two and dkb_bind_res in one test;
+ *   inputs   DKB_BIND_COLS (a table's columns by a spec string:
+ *            "l_orderkey:i32 l_discount:dec2 l_returnflag:dict"),
+ *            DKB_BIND_PARAMS, DKB_BIND_RES (the same for parameters and
+ *            result columns): found and type-checked in one call each;
+ *            dkb_bind_cols / dkb_bind_params / dkb_bind_res: the same from
+ *            tables of structs; DKB_BIND: those three in one test;
  *   results  dkb_res_col (a declared result column by name and type),
  *            dkb_bind_res (a table of them),
  *            dkb_put_str / dkb_put_text / dkb_put_dict / dkb_put_strcol
@@ -38,7 +41,9 @@
 #ifndef DKB_CAND_UTIL_H
 #define DKB_CAND_UTIL_H
 
+#include <stdarg.h> /* defines: va_list (the dkb_bind_*_spec tables) */
 #include <stdint.h>
+#include <stdio.h>  /* defines: fprintf (a binding's failure, named on stderr) */
 #include <string.h>
 
 #include "dkb/candidate.h"
@@ -563,6 +568,204 @@ static inline void dkb_topk_insert(void *top, int *n, int k, const void *x, size
 #define DKB_BIND(db, cols, params, want_params, res, want_res)                                             \
     (dkb_bind_cols((db), (cols), DKB_COUNT(cols)) | dkb_bind_params((params), (want_params), DKB_COUNT(want_params)) | \
      dkb_bind_res((res), (want_res), DKB_COUNT(want_res)))
+
+/* ---- binding by spec: a table's columns, the parameters, the result
+ * columns, each in one call ----
+ *
+ * A spec is a string of words "name:kind" separated by spaces, one word per
+ * pointer that follows it, in order. Kinds of a table's columns:
+ *   i32 i64 f64 u8 str  of that type (i64: any scale);
+ *   decN                 I64 at exactly scale N (dec2: hundredths);
+ *   dict                 U8 codes with a dictionary;
+ *   any (or no kind)     whatever it is.
+ * Parameters: str (a string), or any. Result columns: int, float, date,
+ * str, dec (any scale), decN (a scale of at least N: values at scale N are
+ * written scaled up to it). */
+
+/* The next word of spec *s: its name into name[0..cap) (NUL-terminated),
+ * its kind as kind[0..*klen) (empty when there is no ':'); *s moves past
+ * it. 1; 0 at the spec's end; -1 when the name is empty or does not fit
+ * (name and kind then empty). */
+static inline int dkb_spec_word(const char **s, char *name, size_t cap, const char **kind, size_t *klen) {
+    const char *p = *s, *e, *k;
+    *kind = p, *klen = 0;
+    if (cap) name[0] = 0;
+    while (*p == ' ') p++;
+    *s = p;
+    if (!*p) return 0;
+    for (e = p; *e && *e != ' ' && *e != ':'; e++) {}
+    if (e == p || (size_t)(e - p) >= cap) return -1;
+    memcpy(name, p, (size_t)(e - p));
+    name[e - p] = 0;
+    for (k = *e == ':' ? e + 1 : e, e = k; *e && *e != ' '; e++) {}
+    *kind = k, *klen = (size_t)(e - k), *s = e;
+    return 1;
+}
+
+/* kind[0..klen) is the word w (NUL-terminated); for "dec" kinds (w "dec"),
+ * *digits := the scale after it, or DKB_ANY when there is none: 1 or 0. */
+static inline int dkb_spec_is(const char *kind, size_t klen, const char *w, int *digits) {
+    const size_t wl = strlen(w);
+    if (klen < wl || memcmp(kind, w, wl) != 0) return 0;
+    if (!digits) return klen == wl;
+    *digits = DKB_ANY;
+    if (klen == wl) return 1;
+    if (klen > wl + 2) return 0;
+    int d = 0;
+    for (size_t i = wl; i < klen; i++) {
+        if (kind[i] < '0' || kind[i] > '9') return 0;
+        d = d * 10 + (kind[i] - '0');
+    }
+    *digits = d;
+    return d <= 18;
+}
+
+/* The type, scale and dictionary a column kind asks for (as in a
+ * dkb_col_want): 1, or 0 for a kind that is none of the above. */
+static inline int dkb_spec_col_kind(const char *kind, size_t klen, int *type, int *scale, int *dict) {
+    static const struct {
+        const char *w;
+        int type, dict;
+    } plain[] = {{"i32", DKB_CAND_I32, 0}, {"i64", DKB_CAND_I64, 0}, {"f64", DKB_CAND_F64, 0},
+                 {"u8", DKB_CAND_U8, 0},   {"str", DKB_CAND_STR, 0}, {"dict", DKB_CAND_U8, 1}};
+    *type = DKB_ANY, *scale = DKB_ANY, *dict = 0;
+    if (klen == 0 || dkb_spec_is(kind, klen, "any", NULL)) return 1;
+    for (int i = 0; i < DKB_COUNT(plain); i++)
+        if (dkb_spec_is(kind, klen, plain[i].w, NULL)) {
+            *type = plain[i].type, *dict = plain[i].dict;
+            return 1;
+        }
+    if (!dkb_spec_is(kind, klen, "dec", scale) || *scale == DKB_ANY) return 0;
+    *type = DKB_CAND_I64;
+    return 1;
+}
+
+/* The columns of `table` that spec names (see above), then one
+ * `const dkb_cand_vec **` per word, then a NULL one (DKB_BIND_COLS adds
+ * it): each *out := the column, NULL when missing. DKB_CAND_OK;
+ * DKB_CAND_EINVAL when a column is missing or not of its kind (a line on
+ * stderr for each); DKB_CAND_EINTERNAL when the spec is malformed or names
+ * more or fewer columns than there are pointers (later pointers then
+ * unset). */
+static inline int dkb_bind_table(const dkb_cand_db *db, const char *table, const char *spec, ...) {
+    va_list ap;
+    char name[64];
+    const char *s = spec, *kind = spec;
+    size_t kl = 0;
+    int rc = DKB_CAND_OK, w, type, scale, dict;
+    va_start(ap, spec);
+    while ((w = dkb_spec_word(&s, name, sizeof name, &kind, &kl)) != 0) {
+        const dkb_cand_vec **out = va_arg(ap, const dkb_cand_vec **);
+        if (w < 0 || !out || !dkb_spec_col_kind(kind, kl, &type, &scale, &dict)) {
+            fprintf(stderr, "dkb_bind_table: %s: \"%s:%.*s\": a bad spec word, or no pointer for it\n", table,
+                    name, (int)kl, kind);
+            va_end(ap);
+            return DKB_CAND_EINTERNAL;
+        }
+        const dkb_cand_vec *v = *out = dkb_cand_column(db, table, name);
+        if (!v || (type != DKB_ANY && (int)v->type != type) || (scale != DKB_ANY && v->scale != scale) ||
+            (dict && !v->dict)) {
+            fprintf(stderr, "%s.%s: %s (wanted %.*s)\n", table, name, v ? "not of the kind wanted" : "missing",
+                    (int)kl, kl ? kind : "any");
+            rc = DKB_CAND_EINVAL;
+        }
+    }
+    if (va_arg(ap, const dkb_cand_vec **) != NULL) {
+        fprintf(stderr, "dkb_bind_table: %s: more pointers than the spec \"%s\" names\n", table, spec);
+        rc = DKB_CAND_EINTERNAL;
+    }
+    va_end(ap);
+    return rc;
+}
+
+/* The parameters spec names (kinds: str, any), then one
+ * `const dkb_cand_param **` per word and a NULL one (DKB_BIND_PARAMS adds
+ * it); as dkb_bind_table. */
+static inline int dkb_bind_param_spec(const dkb_cand_params *params, const char *spec, ...) {
+    va_list ap;
+    char name[64];
+    const char *s = spec, *kind = spec;
+    size_t kl = 0;
+    int rc = DKB_CAND_OK, w;
+    va_start(ap, spec);
+    while ((w = dkb_spec_word(&s, name, sizeof name, &kind, &kl)) != 0) {
+        const dkb_cand_param **out = va_arg(ap, const dkb_cand_param **);
+        const int str = dkb_spec_is(kind, kl, "str", NULL);
+        if (w < 0 || !out || !(str || kl == 0 || dkb_spec_is(kind, kl, "any", NULL))) {
+            fprintf(stderr, "dkb_bind_param_spec: \"%s:%.*s\": a bad spec word, or no pointer for it\n", name,
+                    (int)kl, kind);
+            va_end(ap);
+            return DKB_CAND_EINTERNAL;
+        }
+        const dkb_cand_param *p = *out = dkb_cand_param_find(params, name);
+        if (!p || (str && !p->s)) {
+            fprintf(stderr, "parameter %s: %s\n", name, p ? "not a string" : "missing");
+            rc = DKB_CAND_EINVAL;
+        }
+    }
+    if (va_arg(ap, const dkb_cand_param **) != NULL) {
+        fprintf(stderr, "dkb_bind_param_spec: more pointers than the spec \"%s\" names\n", spec);
+        rc = DKB_CAND_EINTERNAL;
+    }
+    va_end(ap);
+    return rc;
+}
+
+/* The result columns spec names (kinds: int, float, date, str, dec, decN),
+ * then one `dkb_cand_res_col **` per word and a NULL one (DKB_BIND_RES
+ * adds it); as dkb_bind_table. */
+static inline int dkb_bind_res_spec(dkb_cand_result *res, const char *spec, ...) {
+    static const struct {
+        const char *w;
+        dkb_cand_res_type type;
+    } kinds[] = {{"int", DKB_CAND_RES_INT},
+                 {"float", DKB_CAND_RES_FLOAT},
+                 {"date", DKB_CAND_RES_DATE},
+                 {"str", DKB_CAND_RES_STRING},
+                 {"dec", DKB_CAND_RES_DECIMAL}};
+    va_list ap;
+    char name[64];
+    const char *s = spec, *kind = spec;
+    size_t kl = 0;
+    int rc = DKB_CAND_OK, w;
+    va_start(ap, spec);
+    while ((w = dkb_spec_word(&s, name, sizeof name, &kind, &kl)) != 0) {
+        dkb_cand_res_col **out = va_arg(ap, dkb_cand_res_col **);
+        int k = 0, digits = DKB_ANY;
+        while (k < DKB_COUNT(kinds) && !dkb_spec_is(kind, kl, kinds[k].w, k == DKB_COUNT(kinds) - 1 ? &digits : NULL))
+            k++;
+        if (w < 0 || !out || k == DKB_COUNT(kinds)) {
+            fprintf(stderr, "dkb_bind_res_spec: \"%s:%.*s\": a bad spec word, or no pointer for it\n", name,
+                    (int)kl, kind);
+            va_end(ap);
+            return DKB_CAND_EINTERNAL;
+        }
+        dkb_cand_res_col *c = *out = dkb_res_col(res, name, kinds[k].type);
+        if (!c || (digits != DKB_ANY && c->scale < digits)) {
+            fprintf(stderr, "result column %s: %s (wanted %.*s)\n", name, c ? "of too small a scale" : "missing or of another type",
+                    (int)kl, kind);
+            rc = DKB_CAND_EINVAL;
+        }
+    }
+    if (va_arg(ap, dkb_cand_res_col **) != NULL) {
+        fprintf(stderr, "dkb_bind_res_spec: more pointers than the spec \"%s\" names\n", spec);
+        rc = DKB_CAND_EINTERNAL;
+    }
+    va_end(ap);
+    return rc;
+}
+
+/* One call per table, one for the parameters, one for the result:
+ *   if (DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_discount:dec2", &lkey, &ldisc) ||
+ *       DKB_BIND_PARAMS(params, "segment:str date", &segment, &date) ||
+ *       DKB_BIND_RES(res, "l_orderkey:int revenue:dec4", &c_key, &c_rev))
+ *       return DKB_CAND_EINVAL;
+ * (the pointers' count is checked against the spec's words at run time). */
+#define DKB_BIND_COLS(db, table, spec, ...) \
+    dkb_bind_table((db), (table), (spec), __VA_ARGS__, (const dkb_cand_vec **)NULL)
+#define DKB_BIND_PARAMS(params, spec, ...) \
+    dkb_bind_param_spec((params), (spec), __VA_ARGS__, (const dkb_cand_param **)NULL)
+#define DKB_BIND_RES(res, spec, ...) dkb_bind_res_spec((res), (spec), __VA_ARGS__, (dkb_cand_res_col **)NULL)
 
 #ifdef __cplusplus
 }

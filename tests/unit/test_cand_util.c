@@ -4,7 +4,8 @@
  * and year arithmetic (the day clamped to the month's end, leap years,
  * negative intervals) against a reference built from the same walk; exact
  * rescaling at its edges; lower bounds over arrays of awkward lengths with
- * duplicates; the result writers' caps. */
+ * duplicates; the result writers' caps; the bindings, by table and by
+ * spec string. */
 #include <stdlib.h>
 
 #include "dkb/cand_util.h"
@@ -497,6 +498,99 @@ static void test_bind(void) {
     }
 }
 
+/* The spec forms: DKB_BIND_COLS (each kind, found and refused: a missing
+ * column, another type, another scale, no dictionary; a malformed spec, too
+ * few or too many pointers), DKB_BIND_PARAMS (any, str; missing) and
+ * DKB_BIND_RES (int, dec, decN against the column's scale; another type);
+ * dkb_spec_word's words (no kind, a name too long, the end). */
+static void test_bind_spec(void) {
+    const char *ds[1] = {"A"};
+    const size_t dl[1] = {1};
+    const dkb_cand_dict dict = {1, ds, dl};
+    int32_t k[2] = {1, 2};
+    int64_t price[2] = {100, 200}, offs[3] = {0, 1, 2};
+    uint8_t code[2] = {0, 0};
+    double f[2] = {0.5, 1.5};
+    char text[2] = {'a', 'b'};
+    const dkb_cand_vec cols[6] = {{"l_orderkey", DKB_CAND_I32, 0, 2, k, NULL, 0, NULL, 0, 0},
+                                  {"l_extendedprice", DKB_CAND_I64, 2, 2, price, NULL, 0, NULL, 0, 0},
+                                  {"l_returnflag", DKB_CAND_U8, 0, 2, code, NULL, 0, &dict, 0, 0},
+                                  {"l_codes", DKB_CAND_U8, 0, 2, code, NULL, 0, NULL, 0, 0},
+                                  {"l_ratio", DKB_CAND_F64, 0, 2, f, NULL, 0, NULL, 0, 0},
+                                  {"l_comment", DKB_CAND_STR, 0, 2, offs, text, 2, NULL, 0, 0}};
+    const dkb_cand_table tables[1] = {{"lineitem", 2, 6, cols}};
+    const dkb_cand_db db = {1.0, 1, tables};
+    const dkb_cand_vec *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *g = NULL;
+    CHECK(DKB_BIND_COLS(&db, "lineitem",
+                        "l_orderkey:i32 l_extendedprice:dec2 l_returnflag:dict l_codes:u8 l_ratio:f64 l_comment:str",
+                        &a, &b, &c, &d, &e, &g) == DKB_CAND_OK &&
+              a == &cols[0] && b == &cols[1] && c == &cols[2] && d == &cols[3] && e == &cols[4] && g == &cols[5],
+          "bind spec: every kind found");
+    a = b = c = NULL;
+    CHECK(DKB_BIND_COLS(&db, "lineitem", "  l_orderkey  l_extendedprice:i64 l_returnflag:any ", &a, &b, &c) ==
+                  DKB_CAND_OK && a == &cols[0] && b == &cols[1] && c == &cols[2],
+          "bind spec: no kind, i64 at any scale, any; spaces around");
+    static const char *const refused[] = {"l_orderkey:i64", "l_extendedprice:dec4", "l_codes:dict",
+                                          "l_shipdate:i32", "l_comment:u8", "l_ratio:dec2"};
+    for (int i = 0; i < DKB_COUNT(refused); i++) {
+        a = &cols[0];
+        const int rc = DKB_BIND_COLS(&db, "lineitem", refused[i], &a);
+        CHECK(rc == DKB_CAND_EINVAL && (i == 3 ? a == NULL : a != NULL), "bind spec: %s refused (%d)", refused[i], rc);
+    }
+    CHECK(DKB_BIND_COLS(&db, "orders", "o_orderkey:i32", &a) == DKB_CAND_EINVAL && a == NULL, "bind spec: no table");
+    static const char *const malformed[] = {"l_orderkey:int", "l_orderkey:dec", "l_orderkey:dec123", ":i32",
+                                            "l_orderkey:i32x"};
+    for (int i = 0; i < DKB_COUNT(malformed); i++)
+        CHECK(DKB_BIND_COLS(&db, "lineitem", malformed[i], &a) == DKB_CAND_EINTERNAL, "bind spec: \"%s\" malformed",
+              malformed[i]);
+    CHECK(DKB_BIND_COLS(&db, "lineitem", "l_orderkey l_codes", &a) == DKB_CAND_EINTERNAL, "bind spec: too few pointers");
+    CHECK(DKB_BIND_COLS(&db, "lineitem", "l_orderkey", &a, &b) == DKB_CAND_EINTERNAL, "bind spec: too many pointers");
+    CHECK(DKB_BIND_COLS(&db, "lineitem", "", &a) == DKB_CAND_EINTERNAL, "bind spec: an empty spec, a pointer");
+
+    char name[8];
+    const char *s = " ab:cd e", *kind = NULL;
+    size_t kl = 0;
+    CHECK(dkb_spec_word(&s, name, sizeof name, &kind, &kl) == 1 && !strcmp(name, "ab") && kl == 2 &&
+              !memcmp(kind, "cd", 2),
+          "spec word: name and kind");
+    CHECK(dkb_spec_word(&s, name, sizeof name, &kind, &kl) == 1 && !strcmp(name, "e") && kl == 0, "spec word: no kind");
+    CHECK(dkb_spec_word(&s, name, sizeof name, &kind, &kl) == 0, "spec word: the end");
+    s = "abcdefgh:i32";
+    CHECK(dkb_spec_word(&s, name, sizeof name, &kind, &kl) == -1, "spec word: a name over its buffer");
+
+    const dkb_cand_param ps[2] = {{"date", DKB_CAND_PARAM_DATE, 0, 9000, NULL},
+                                  {"segment", DKB_CAND_PARAM_STRING, 0, 0, "BUILDING"}};
+    const dkb_cand_params params = {2, ps};
+    const dkb_cand_param *p1 = NULL, *p2 = NULL;
+    CHECK(DKB_BIND_PARAMS(&params, "date segment:str", &p1, &p2) == DKB_CAND_OK && p1 == &ps[0] && p2 == &ps[1],
+          "bind params: found");
+    CHECK(DKB_BIND_PARAMS(&params, "date:str", &p1) == DKB_CAND_EINVAL && p1 == &ps[0], "bind params: not a string");
+    CHECK(DKB_BIND_PARAMS(&params, "segment:any dat", &p1, &p2) == DKB_CAND_EINVAL && p1 == &ps[1] && p2 == NULL,
+          "bind params: missing");
+    CHECK(DKB_BIND_PARAMS(&params, "date:int", &p1) == DKB_CAND_EINTERNAL, "bind params: a bad kind");
+    CHECK(DKB_BIND_PARAMS(&params, "date", &p1, &p2) == DKB_CAND_EINTERNAL, "bind params: too many pointers");
+
+    dkb_cand_res_col rc[5];
+    memset(rc, 0, sizeof rc);
+    rc[0].name = "revenue", rc[0].type = DKB_CAND_RES_DECIMAL, rc[0].scale = 4;
+    rc[1].name = "n", rc[1].type = DKB_CAND_RES_INT;
+    rc[2].name = "avg", rc[2].type = DKB_CAND_RES_FLOAT;
+    rc[3].name = "day", rc[3].type = DKB_CAND_RES_DATE;
+    rc[4].name = "s", rc[4].type = DKB_CAND_RES_STRING;
+    dkb_cand_result res = {5, rc, 10, 0};
+    dkb_cand_res_col *r0 = NULL, *r1 = NULL, *r2 = NULL, *r3 = NULL, *r4 = NULL;
+    CHECK(DKB_BIND_RES(&res, "revenue:dec4 n:int avg:float day:date s:str", &r0, &r1, &r2, &r3, &r4) == DKB_CAND_OK &&
+              r0 == &rc[0] && r1 == &rc[1] && r2 == &rc[2] && r3 == &rc[3] && r4 == &rc[4],
+          "bind res: every kind found");
+    CHECK(DKB_BIND_RES(&res, "revenue:dec revenue:dec2", &r0, &r1) == DKB_CAND_OK && r0 == &rc[0] && r1 == &rc[0],
+          "bind res: dec at any scale, at least 2");
+    CHECK(DKB_BIND_RES(&res, "revenue:dec6", &r0) == DKB_CAND_EINVAL && r0 == &rc[0], "bind res: scale 4 below 6");
+    CHECK(DKB_BIND_RES(&res, "n:dec", &r0) == DKB_CAND_EINVAL && r0 == NULL, "bind res: another type");
+    CHECK(DKB_BIND_RES(&res, "x:int", &r0) == DKB_CAND_EINVAL && r0 == NULL, "bind res: missing");
+    CHECK(DKB_BIND_RES(&res, "n", &r0) == DKB_CAND_EINTERNAL, "bind res: no kind");
+    CHECK(DKB_BIND_RES(&res, "n:int s:str", &r0) == DKB_CAND_EINTERNAL, "bind res: too few pointers");
+}
+
 int main(void) {
     test_dates();
     test_decimals();
@@ -511,6 +605,7 @@ int main(void) {
     test_walk();
     test_topk();
     test_bind();
+    test_bind_spec();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else printf("test_cand_util: ok\n");
     return failures != 0;
