@@ -15,6 +15,7 @@
 #include "harness/eval.h"
 #include "optimize/loop.h"
 #include "optimize/summary.h"
+#include "optimize/target.h"   // defines: dkb__opt_target_find, dkb__opt_target_names
 
 int cli_parse_context(const char *s, int *workload, int *hardware);   /* cmd_prompt.c */
 
@@ -48,9 +49,12 @@ static void usage(FILE *f) {
             "  --sql FILE.sql      a SQL task instead of --queries: the model writes\n"
             "                      NAME.full.c (NAME the file's stem), evaluated as dkb eval\n"
             "                      --sql does (full mode only; libduckdb needed)\n"
-            "  --target T          c (default) or cuda: qNN.MODE.cu files evaluated as\n"
+            "  --target T          c (default); cuda: qNN.MODE.cu files evaluated as\n"
             "                      dkb eval --backend cuda (needs a GPU: without one the\n"
-            "                      command fails before it asks anything)\n"
+            "                      command fails before it asks anything); python:\n"
+            "                      qNN.MODE.py (PyTorch) evaluated as dkb eval --target\n"
+            "                      python on the CPU; triton: Python with Triton on the\n"
+            "                      GPU (refused: its evaluation is not built yet)\n"
             "  --mode M            core, full or all (default core)\n"
             "  --rounds R          rounds per query (default 5)\n"
             "  --samples K         independent replies per round (default 1)\n"
@@ -72,12 +76,14 @@ static void usage(FILE *f) {
             "Exit status: 0 when the loop ran (whatever the model did), 1 when the run\n"
             "directory, store (missing or corrupt), templates or model backend are\n"
             "unusable (the endpoint answers 401, 403 or 404 or cannot be reached: the loop\n"
-            "stops asking and the run resumes once it is fixed) or --target cuda finds no\n"
-            "GPU, 2 for a bad command line.\n"
+            "stops asking and the run resumes once it is fixed), --target cuda finds no\n"
+            "GPU or the target cannot be evaluated (triton; python with --sql), 2 for a\n"
+            "bad command line.\n"
             "\n"
             "example:\n"
             "  dkb optimize --model gpt-4.1 --data data/sf1 --queries q01,q06 --out runs/gpt41\n"
-            "  dkb optimize --model gpt-4.1 --data data/sf1 --target cuda --out runs/gpt41-cuda\n");
+            "  dkb optimize --model gpt-4.1 --data data/sf1 --target cuda --out runs/gpt41-cuda\n"
+            "  dkb optimize --model gpt-4.1 --data data/sf1 --target python --mode full --out runs/gpt41-py\n");
 }
 
 /* The loop's events on stderr: warnings unless --quiet, one line per
@@ -180,7 +186,8 @@ int cmd_optimize(int argc, char **argv) {
         case O_QUERIES: queries = optarg, queries_given = 1; break;
         case O_SQL: o.sql = optarg; break;
         case O_TARGET:
-            if (strcmp(optarg, "c") && strcmp(optarg, "cuda")) rc = cli_usage_error("--target %s: expected c or cuda", optarg);
+            if (!dkb__opt_target_find(optarg))
+                rc = cli_usage_error("--target %s: expected %s", optarg, dkb__opt_target_names());
             o.target = optarg;
             break;
         case O_MODE:

@@ -10,6 +10,7 @@
 #include "dkb/query.h"
 #include "dkb/store.h"
 #include "optimize/prompt.h"
+#include "optimize/target.h"     // defines: dkb__opt_target_find, dkb__opt_target_names
 #include "optimize/template.h"
 #include "sql/task.h"   // defines: dkb__sql_task_plan, dkb__sql_task_program
 
@@ -29,7 +30,8 @@ static void usage(FILE *f) {
             "                      as the baseline, its translated TensorPlan program (as\n"
             "                      dkb sql --explain=tensorplan prints it); full mode only;\n"
             "                      libduckdb needed (it plans the SQL)\n"
-            "  --target T          c (default) or cuda\n"
+            "  --target T          c (default), cuda, python (PyTorch, dkb eval --target\n"
+            "                      python) or triton (PyTorch and Triton on the GPU)\n"
             "  --mode M            core (default) or full\n"
             "  --context LIST      workload,hardware (default), workload, hardware or none\n"
             "  --templates DIR     template directory (default $DKB_PROMPTS, else prompts/\n"
@@ -37,7 +39,8 @@ static void usage(FILE *f) {
             "  -h, --help          this help\n"
             "\n"
             "example:\n"
-            "  dkb prompt q06 --data data/sf1 --target cuda --mode core\n");
+            "  dkb prompt q06 --data data/sf1 --target cuda --mode core\n"
+            "  dkb prompt q06 --data data/sf1 --target triton --mode full\n");
 }
 
 /* "workload,hardware" / "none" -> flags; 0 or a usage error. */
@@ -134,7 +137,8 @@ int cmd_prompt(int argc, char **argv) {
         switch (ch) {
         case O_DATA: store = optarg; break;
         case O_TARGET:
-            if (strcmp(optarg, "c") && strcmp(optarg, "cuda")) return cli_usage_error("--target %s: expected c or cuda", optarg);
+            if (!dkb__opt_target_find(optarg))
+                return cli_usage_error("--target %s: expected %s", optarg, dkb__opt_target_names());
             po.target = optarg;
             break;
         case O_SQL: sql = optarg; break;

@@ -89,8 +89,13 @@ void dkb_model_reply_free(dkb_model_reply *r);
 /* Free m. Accepts NULL. No request may be running on m. */
 void dkb_model_close(dkb_model *m);
 
-/* The code of a reply: the first fenced code block (```lang ... ```) whose
- * language is cuda/cu/c/cpp/c++ or none; the longest one if several. DKB_ENOENT with err
+/* Which code blocks of a reply count: C, C++ or CUDA (cuda/cu/c/cpp/c++ and
+ * the header names below), or Python (python/py/python3); a block with no
+ * language counts for both. */
+typedef enum { DKB_CODE_C = 0, DKB_CODE_PYTHON } dkb_code_lang;
+
+/* The code of a reply: the fenced code block (```lang ... ```) whose
+ * language is one of `want`'s or none; the longest one if several. DKB_ENOENT with err
  * "no fenced code block" when none; DKB_EPARSE "unterminated code block" for a cut reply. malloc'd.
  *
  * Details: a fence is a line starting (after at most 3 spaces) with 3 or
@@ -101,7 +106,7 @@ void dkb_model_close(dkb_model *m);
  * An accepted block that is never closed gives DKB_EPARSE even when a
  * complete one exists (the reply was cut; its code cannot be trusted).
  * CRLF line ends become LF in the code. *code is NULL on failure. */
-int dkb_model_extract_code(const char *reply, char **code, dkb_error *err);
+int dkb_model_extract_code(const char *reply, dkb_code_lang want, char **code, dkb_error *err);
 
 #ifdef __cplusplus
 }

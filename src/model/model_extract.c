@@ -1,8 +1,9 @@
 /* model_extract.c: the code of a model's reply: scan it line by line for
  * fenced code blocks (``` or ~~~, as in CommonMark: up to 3 spaces before
  * the fence, a closing fence of the same character at least as long and
- * with nothing after it), keep those in C, C++ or CUDA or with no
- * language, and return the longest, with CRLF line ends made LF. */
+ * with nothing after it), keep those in the languages asked for (C, C++
+ * or CUDA; or Python) or with no language, and return the longest, with
+ * CRLF line ends made LF. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,14 @@
 
 #define LANG_MAX 16
 
-static const char *const accepted_langs[] = {"", "c", "cu", "cuda", "cpp", "c++", "cuh", "h", "hpp", "cc", "cxx"};
+static const char *const c_langs[] = {"", "c", "cu", "cuda", "cpp", "c++", "cuh", "h", "hpp", "cc", "cxx"};
+static const char *const python_langs[] = {"", "python", "py", "python3"};
 
-static int lang_accepted(const char *lang) {
-    for (size_t i = 0; i < DKB_COUNTOF(accepted_langs); i++)
-        if (strcmp(lang, accepted_langs[i]) == 0) return 1;
+static int lang_accepted(dkb_code_lang want, const char *lang) {
+    const char *const *langs = want == DKB_CODE_PYTHON ? python_langs : c_langs;
+    size_t n = want == DKB_CODE_PYTHON ? DKB_COUNTOF(python_langs) : DKB_COUNTOF(c_langs);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(lang, langs[i]) == 0) return 1;
     return 0;
 }
 
@@ -63,7 +67,7 @@ static char *copy_lf(const char *s, size_t len) {
     return out;
 }
 
-int dkb_model_extract_code(const char *reply, char **code, dkb_error *err) {
+int dkb_model_extract_code(const char *reply, dkb_code_lang want, char **code, dkb_error *err) {
     if (code) *code = NULL;
     if (!reply || !code) return dkb_fail(err, DKB_EINVAL, "dkb_model_extract_code: NULL reply or output");
     const char *best = NULL;
@@ -85,7 +89,7 @@ int dkb_model_extract_code(const char *reply, char **code, dkb_error *err) {
             char lang[LANG_MAX];
             info_lang(info, info_len, lang);
             inside = 1;
-            accepted = lang_accepted(lang);
+            accepted = lang_accepted(want, lang);
             if (!accepted && !other_lang[0]) memcpy(other_lang, lang, LANG_MAX);
             fence_ch = ch;
             fence_len = run;
@@ -106,8 +110,8 @@ int dkb_model_extract_code(const char *reply, char **code, dkb_error *err) {
     if (!best) {
         if (other_blocks)
             return dkb_fail(err, DKB_ENOENT,
-                            "no fenced code block in C, C++ or CUDA (%zu in other languages, e.g. '%s')",
-                            other_blocks, other_lang);
+                            "no fenced code block in %s (%zu in other languages, e.g. '%s')",
+                            want == DKB_CODE_PYTHON ? "Python" : "C, C++ or CUDA", other_blocks, other_lang);
         if (empty_blocks) return dkb_fail(err, DKB_ENOENT, "no fenced code block with code (%zu empty)", empty_blocks);
         return dkb_fail(err, DKB_ENOENT, "no fenced code block in the reply");
     }

@@ -10,6 +10,7 @@
 
 #include "common/date.h"           // defines: dkb__civil_from_days
 #include "dkb/tensor.h"
+#include "optimize/target.h"       // defines: dkb__opt_target_find
 #include "optimize/template.h"     // defines: dkb_opt_buf
 
 /* A main predicate of a query, in terms of the baseline's prepared inputs:
@@ -222,6 +223,20 @@ static void read_line(const char *path, char *buf, size_t n) {
     fclose(f);
 }
 
+/* The line that says how the target's code is built and run. */
+static void toolchain_line(dkb_opt_buf *b, const dkb_opt_target *t) {
+    if (!strcmp(t->name, "cuda"))
+        dkb__opt_buf_puts(b, "- Compiler: nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90] "
+                             "(one stream: dkb_cand_stream(env))\n");
+    else if (!strcmp(t->name, "triton"))
+        dkb__opt_buf_puts(b, "- Runtime: CPython with torch and Triton (kernels JIT-compiled in the untimed warm-up; "
+                             "one stream: env.stream)\n");
+    else if (!strcmp(t->name, "python"))
+        dkb__opt_buf_puts(b, "- Runtime: CPython with torch on the CPU (torch's intra-op threads: env.threads)\n");
+    else
+        dkb__opt_buf_puts(b, "- Compiler: cc -std=c11 -O3 -march=native -fopenmp (OpenMP threads: env->threads)\n");
+}
+
 static void cpu_context(dkb_opt_buf *b) {
     char model[256] = "unknown", line[512];
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -258,13 +273,14 @@ static void cpu_context(dkb_opt_buf *b) {
         fclose(f);
     }
     if (mem[0]) dkb__opt_buf_printf(b, "- %s\n", mem);
-    dkb__opt_buf_puts(b, "- Compiler: cc -std=c11 -O3 -march=native -fopenmp (OpenMP threads: env->threads)\n");
 }
 
 int dkb__opt_hardware_context(const char *target, char **out, dkb_error *err) {
     *out = NULL;
     dkb_opt_buf b = {0};
-    if (!strcmp(target, "cuda")) {
+    const dkb_opt_target *t = dkb__opt_target_find(target);
+    if (!t) return dkb_fail(err, DKB_EINVAL, "hardware context: unknown target '%s'", target ? target : "(null)");
+    if (t->gpu) {
         dkb_tp_device_info d;
         int rc = dkb_tp_device_query(&d, err);
         if (rc) return rc;
@@ -274,11 +290,10 @@ int dkb__opt_hardware_context(const char *target, char **out, dkb_error *err) {
         dkb__opt_buf_printf(&b, "- Global memory: %.1f GiB", (double)d.mem_bytes / (1 << 30));
         if (bw > 0) dkb__opt_buf_printf(&b, ", peak bandwidth about %.0f GB/s", bw);
         dkb__opt_buf_printf(&b, "\n- L2 cache: %.1f MiB\n", (double)d.l2_bytes / (1 << 20));
-        dkb__opt_buf_puts(&b, "- Compiler: nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90] "
-                              "(one stream: dkb_cand_stream(env))\n");
     } else {
         cpu_context(&b);
     }
+    toolchain_line(&b, t);
     *out = dkb__opt_buf_take(&b);
     return *out ? 0 : dkb_fail(err, DKB_ENOMEM, "hardware context: out of memory");
 }

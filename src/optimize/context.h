@@ -21,8 +21,9 @@
 int dkb__opt_workload_context(const dkb_query *q, const dkb_store *db, const dkb_params *p, char **out,
                               dkb_error *err);
 
-/* The hardware context for target "cuda" (the GPU; DKB_ENOENT when there is
- * none) or "c" (the CPU), malloc'd into *out. */
+/* The hardware context for a target (target.h): the GPU for "cuda" and
+ * "triton" (DKB_ENOENT when there is none), the CPU for "c" and "python",
+ * then how the target's code is built or run; malloc'd into *out. */
 int dkb__opt_hardware_context(const char *target, char **out, dkb_error *err);
 
 /* The number of main predicates whose selectivity the workload context

@@ -19,9 +19,10 @@
 #include "harness/eval.h"        // defines: dkb__eval_run, dkb_eval_results
 #include "harness/report.h"      // defines: dkb__results_write
 #include "optimize/prompt.h"     // defines: dkb__opt_build_prompt, dkb__opt_feedback
-#include "sql/task.h"            // defines: dkb__sql_task_plan (a SQL task, o->sql)
+#include "optimize/target.h"     // defines: dkb__opt_target_find (language, files, backend of o->target)
 #include "optimize/template.h"   // defines: dkb_opt_buf, dkb__opt_templates_dir
 #include "optimize/traj.h"       // defines: dkb_traj
+#include "sql/task.h"            // defines: dkb__sql_task_plan (a SQL task, o->sql)
 
 typedef struct task {
     const dkb_query *q;
@@ -269,7 +270,8 @@ static char *checks_text(const run *R, const task *t, const cJSON *checks) {
 static dkb_eval_opts eval_opts(const dkb_opt_opts *o, const task *t, const char *dir, const char *out,
                                const char *command_line) {
     return (dkb_eval_opts){.dir = dir, .store = o->store, .out = out, .exe = o->exe,
-                           .backend = !strcmp(o->target, "cuda") ? "cuda" : "cpu", .modes = 1u << t->mode,
+                           .backend = dkb__opt_target_find(o->target)->backend,
+                           .target = dkb__opt_target_find(o->target)->eval_target, .modes = 1u << t->mode,
                            .queries = o->sql ? NULL : t->q->name, .sql = o->sql, .nseeds = o->nseeds, .threshold = o->threshold,
                            .threads = o->threads, .timeout_s = o->timeout_s, .warmup = o->warmup,
                            .min_runs = o->min_runs, .min_seconds = o->min_seconds, .command_line = command_line,
@@ -441,7 +443,8 @@ static int ask(run *R, const task *t, const history *h, int round, int sample, d
         }
     } else {
         dkb_error xe = {0};
-        int xrc = dkb_model_extract_code(reply.text ? reply.text : "", &a->code, &xe);
+        int xrc = dkb_model_extract_code(reply.text ? reply.text : "", dkb__opt_target_find(o->target)->code,
+                                         &a->code, &xe);
         int cut = !strcmp(reply.finish_reason, "length") || !strcmp(reply.finish_reason, "truncated");
         if (xrc) {
             a->code = NULL;
@@ -730,14 +733,25 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
         return dkb_fail(err, DKB_EINVAL, "optimize: rounds, samples, jobs, queries and modes must be set");
     if (o->sql && o->modes != DKB_EVAL_FULL)
         return dkb_fail(err, DKB_EINVAL, "--mode core: a SQL task (--sql) is full mode only");
-    int cuda = !strcmp(o->target, "cuda");
+    const dkb_opt_target *tg = dkb__opt_target_find(o->target);
+    if (!tg) return dkb_fail(err, DKB_EINVAL, "--target %s: expected %s", o->target, dkb__opt_target_names());
+    if (tg->eval_target && o->sql)
+        return dkb_fail(err, DKB_EINVAL, "--target %s: not with a SQL task (--sql) yet: dkb eval --sql takes C or CUDA files",
+                        tg->name);
+    if (tg->eval_target && tg->gpu)
+        return dkb_fail(err, DKB_EINVAL,
+                        "--target %s: the harness cannot evaluate Python candidates on the GPU yet (dkb eval --target "
+                        "python runs on the CPU backend only); nothing was asked or evaluated (dkb prompt --target %s "
+                        "shows the prompt)",
+                        tg->name, tg->name);
+    int cuda = tg->gpu;
     if (cuda) {
         /* before anything is written, asked or evaluated: every evaluation needs the GPU */
         dkb_tp_device_info dev;
         dkb_error ge = {0};
         if (dkb_tp_device_query(&dev, &ge))
-            return dkb_fail(err, DKB_ENOENT, "--target cuda: no usable GPU (%s); nothing was asked or evaluated",
-                            ge.msg);
+            return dkb_fail(err, DKB_ENOENT, "--target %s: no usable GPU (%s); nothing was asked or evaluated",
+                            tg->name, ge.msg);
     }
     run R = {.o = o, .start = dkb__now_s()};
     R.po = (dkb_opt_prompt_opts){.templates = dkb__opt_templates_dir(o->templates), .target = o->target,

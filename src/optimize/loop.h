@@ -44,7 +44,7 @@ typedef struct dkb_opt_opts {
     const char *out;          /* IN: run directory */
     const char *exe;          /* IN: the dkb binary (harness workers) */
     const char *templates;    /* IN: template directory (NULL: default) */
-    const char *target;       /* IN: "c" or "cuda" */
+    const char *target;       /* IN: a target of target.h ("c", "cuda", "python", "triton") */
     unsigned modes;           /* IN: DKB_EVAL_FULL | DKB_EVAL_CORE */
     uint32_t queries;         /* IN: bit q for query q */
     const char *sql;          /* IN: a SQL task file NAME.sql instead of queries (src/sql/task.h):
@@ -76,7 +76,9 @@ typedef struct dkb_opt_outcome {
 /* Run (or resume) the loop. 0 when it ran (whatever the models did), an
  * error code with err set when the run directory, store or templates are
  * unusable (a corrupt store fails before anything is written or asked),
- * or (DKB_ENOENT) when target "cuda" finds no GPU: then nothing is
+ * (DKB_ENOENT) when a GPU target finds no GPU, or (DKB_EINVAL) for a
+ * target the harness cannot evaluate here (triton: Python on the GPU is
+ * not built yet; a Python target with a SQL task): then nothing is
  * written, asked or evaluated. */
 int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err);
 

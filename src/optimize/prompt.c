@@ -10,16 +10,24 @@
 #include "common/countof.h"       // defines: DKB_COUNTOF
 #include "common/fsutil.h"        // defines: dkb__read_file
 #include "optimize/context.h"     // defines: dkb__opt_workload_context, dkb__opt_hardware_context
+#include "optimize/target.h"      // defines: dkb__opt_target_find, dkb_opt_target
 #include "optimize/template.h"    // defines: dkb__opt_render, dkb_opt_buf
 
-static const char *language(const char *target) { return !strcmp(target, "cuda") ? "CUDA C" : "C11"; }
+/* The target called name (the commands accept only the table's names; an
+ * unknown one reads as "c"). */
+static const dkb_opt_target *target_of(const char *name) {
+    const dkb_opt_target *t = dkb__opt_target_find(name);
+    return t ? t : dkb__opt_target_find("c");
+}
+
+static int is_python(const dkb_opt_target *t) { return t->code == DKB_CODE_PYTHON; }
 
 void dkb__opt_file_name(int qnum, dkb_mode mode, const char *target, char *buf, size_t n) {
-    snprintf(buf, n, "q%02d.%s.%s", qnum, mode == DKB_MODE_CORE ? "core" : "full", !strcmp(target, "cuda") ? "cu" : "c");
+    snprintf(buf, n, "q%02d.%s.%s", qnum, mode == DKB_MODE_CORE ? "core" : "full", target_of(target)->ext);
 }
 
 void dkb__opt_task_file_name(const dkb_opt_prompt_opts *o, int qnum, char *buf, size_t n) {
-    if (o->sql_task) snprintf(buf, n, "%s.full.%s", o->sql_task, !strcmp(o->target, "cuda") ? "cu" : "c");
+    if (o->sql_task) snprintf(buf, n, "%s.full.%s", o->sql_task, target_of(o->target)->ext);
     else dkb__opt_file_name(qnum, o->mode, o->target, buf, n);
 }
 
@@ -81,6 +89,21 @@ static const char CUDA_ABI[] =
     " * assembly, files and threads. A kernel fault is judged a crash, a kernel\n"
     " * that never ends a timeout. */\n\n";
 
+/* How candidate.py applies on the GPU (target "triton"), shown before it. */
+static const char TRITON_ABI[] =
+    "# Triton target: how this ABI applies to your .py file on the GPU.\n"
+    "#\n"
+    "# env.device is \"cuda\": every column, input and output tensor is a CUDA\n"
+    "# tensor, a zero-copy view of the harness's resident device memory\n"
+    "# (read-only inputs). Launch your @triton.jit kernels and torch work on\n"
+    "# env.stream (a torch.cuda.Stream): the harness times from before the call\n"
+    "# until the device is idle after it, so all work you start counts. Triton\n"
+    "# compiles a kernel the first time it runs: the harness's untimed warm-up\n"
+    "# calls pay for that, with a compile cache of the row's own. Allowed:\n"
+    "# torch, triton (triton.language as tl), numpy, math. The report says how\n"
+    "# much of your device time was in your own Triton kernels and how much in\n"
+    "# torch's library kernels.\n\n";
+
 /* Append the optional toolkit header rel (include/dkb/...) to b, introduced
  * as optional; nothing when the tree has none. */
 static void append_toolkit(dkb_opt_buf *b, const char *rel, const char *what) {
@@ -99,14 +122,16 @@ static void append_toolkit(dkb_opt_buf *b, const char *rel, const char *what) {
 int dkb__opt_candidate_abi(const char *target, char **out, dkb_error *err) {
     *out = NULL;
     char *hdr = NULL;
-    int rc = read_source("include/dkb/candidate.h", &hdr, err);
+    const dkb_opt_target *t = target_of(target);
+    int rc = read_source(t->abi_file, &hdr, err);
     if (rc) return rc;
-    int cuda = !strcmp(target, "cuda");
+    int cuda = !strcmp(t->name, "cuda");
     dkb_opt_buf b = {0};
     if (cuda) dkb__opt_buf_puts(&b, CUDA_ABI);
+    if (!strcmp(t->name, "triton")) dkb__opt_buf_puts(&b, TRITON_ABI);
     dkb__opt_buf_puts(&b, hdr);
     free(hdr);
-    append_toolkit(&b, "include/dkb/cand_util.h", "dates, decimals, searches, result writers");
+    if (!is_python(t)) append_toolkit(&b, "include/dkb/cand_util.h", "dates, decimals, searches, result writers");
     if (cuda) append_toolkit(&b, "include/dkb/cand_cuda.cuh", "device helpers: error checks, grids, chunk bounds, text");
     *out = dkb__opt_buf_take(&b);
     return *out ? 0 : dkb_fail(err, DKB_ENOMEM, "candidate ABI for target %s: out of memory", target);
@@ -156,6 +181,16 @@ int dkb__opt_plan_source(int qnum, dkb_mode mode, char **out, dkb_error *err) {
     return 0;
 }
 
+/* What a candidate returns, by language ({{status_rules}} of the task). */
+static const char C_STATUS[] =
+    "Return 0 when it worked. When it cannot finish, return one of candidate.h's `DKB_CAND_E*` codes "
+    "(`DKB_CAND_EINVAL`, `DKB_CAND_ENOMEM`, `DKB_CAND_ECUDA`, `DKB_CAND_ECAP`, `DKB_CAND_EINTERNAL`): the "
+    "feedback then names the failure. Any nonzero return fails the candidate.";
+static const char PYTHON_STATUS[] =
+    "Return the answer as candidate.py's docstrings say (full mode: the result's columns; core mode: what "
+    "each output holds). When it cannot finish, raise an exception: the feedback then names it. An answer "
+    "of the wrong shape fails the candidate.";
+
 /* Render template `name` with vars into *out. */
 static int render_file(const char *dir, const char *name, const dkb_opt_var *vars, int n, char **out,
                        dkb_error *err) {
@@ -169,7 +204,7 @@ static int render_file(const char *dir, const char *name, const dkb_opt_var *var
 static int reply_format(const dkb_opt_prompt_opts *o, int qnum, char **out, dkb_error *err) {
     char file[80];
     dkb__opt_task_file_name(o, qnum, file, sizeof file);
-    const dkb_opt_var vars[] = {{"file", file}, {"fence", !strcmp(o->target, "cuda") ? "cuda" : "c"}};
+    const dkb_opt_var vars[] = {{"file", file}, {"fence", target_of(o->target)->fence}};
     return render_file(o->templates, "reply_format.md", vars, 2, out, err);
 }
 
@@ -179,7 +214,8 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
     char *sql = NULL, *plan = NULL, *cand_h = NULL, *wl = NULL, *hw = NULL, *wl_sec = NULL, *hw_sec = NULL,
          *fmt = NULL;
     int rc = 0;
-    const dkb_opt_var sys_vars[] = {{"language", language(o->target)}};
+    const dkb_opt_target *tg = target_of(o->target);
+    const dkb_opt_var sys_vars[] = {{"language", tg->language}};
     if ((rc = render_file(o->templates, "system.md", sys_vars, 1, system, err))) goto done;
     sql = dkb_query_sql(q, p);
     if (!sql) {
@@ -203,15 +239,15 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
     if (o->hardware) {
         dkb_error he = {0};
         if ((rc = dkb__opt_hardware_context(o->target, &hw, &he))) {
-            if (rc != DKB_ENOENT || o->need_gpu || strcmp(o->target, "cuda")) {
+            if (rc != DKB_ENOENT || o->need_gpu || !tg->gpu) {
                 rc = dkb_fail(err, rc, "%s", he.msg);
                 goto done;
             }
             /* dkb prompt on a machine without a GPU: the section says so */
             rc = asprintf(&hw,
-                          "- GPU: none found where this prompt was made (%s); dkb optimize --target cuda "
+                          "- GPU: none found where this prompt was made (%s); dkb optimize --target %s "
                           "describes the GPU it runs on\n",
-                          he.msg) < 0
+                          he.msg, tg->name) < 0
                      ? dkb_fail(err, DKB_ENOMEM, "hardware context: out of memory")
                      : 0;
             if (rc) {
@@ -230,9 +266,14 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
         {"query", q->name},
         {"title", q->title},
         {"mode", mode},
-        {"language", language(o->target)},
+        {"language", tg->language},
         {"file", file},
-        {"entry", o->mode == DKB_MODE_CORE ? "dkb_candidate_core" : "dkb_candidate_full"},
+        {"entry", is_python(tg) ? (o->mode == DKB_MODE_CORE ? "core" : "full")
+                                : (o->mode == DKB_MODE_CORE ? "dkb_candidate_core" : "dkb_candidate_full")},
+        {"abi_name", tg->abi_file + strlen("include/")},
+        {"abi_file", tg->abi_file},
+        {"abi_fence", is_python(tg) ? "python" : "c"},
+        {"status_rules", is_python(tg) ? PYTHON_STATUS : C_STATUS},
         {"sql", sql},
         {"plan_source", plan},
         {"candidate_h", cand_h},

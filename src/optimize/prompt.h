@@ -14,7 +14,7 @@
 
 typedef struct dkb_opt_prompt_opts {
     const char *templates;   /* template directory (dkb__opt_templates_dir) */
-    const char *target;      /* "c" or "cuda" */
+    const char *target;      /* a target of target.h: "c", "cuda", "python", "triton" */
     dkb_mode mode;
     int workload, hardware;  /* include these context sections */
     int need_gpu;            /* target "cuda": 1 makes a failed GPU query an error
@@ -26,10 +26,11 @@ typedef struct dkb_opt_prompt_opts {
                               * shown as the baseline instead of src/queries/qNN.c */
 } dkb_opt_prompt_opts;
 
-/* The candidate ABI as the prompt shows it: include/dkb/candidate.h, and for
- * target "cuda" a comment before it saying how the ABI applies on the GPU
- * (device pointers, host descriptors, the stream, what is forbidden).
- * malloc'd. */
+/* The candidate ABI as the prompt shows it: include/dkb/candidate.h (the
+ * Python targets: include/dkb/candidate.py), and for targets "cuda" and
+ * "triton" a comment before it saying how the ABI applies on the GPU
+ * (device pointers or CUDA tensors, the stream, what is forbidden); the C
+ * targets' optional toolkit headers after it. malloc'd. */
 int dkb__opt_candidate_abi(const char *target, char **out, dkb_error *err);
 
 /* The candidate file name for a query and target: "q06.core.c", "q06.full.cu". */

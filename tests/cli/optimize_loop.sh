@@ -19,7 +19,7 @@ QUICK=(--data "$S" --queries q06 --mode core --seeds 1 --warmup 1 --min-runs 3 -
 # ---- command line ----
 expect_fail 2 "optimize: missing --model NAME" -- "$DKB" optimize --data "$S"
 expect_fail 2 "optimize: missing --data STORE" -- "$DKB" optimize --model m
-expect_fail 2 "--target gpu: expected c or cuda" -- "$DKB" optimize --model m --data "$S" --target gpu
+expect_fail 2 "--target gpu: expected c, cuda, python or triton" -- "$DKB" optimize --model m --data "$S" --target gpu
 expect_fail 2 "--context disk: expected workload" -- "$DKB" optimize --model m --data "$S" --context disk
 expect_fail 2 "--rounds 0: expected an integer" -- "$DKB" optimize --model m --data "$S" --rounds 0
 expect_fail 2 "optimize: missing --model NAME" -- "$DKB" optimize --model "" --data "$S"

@@ -2,7 +2,8 @@
  * blocks with and without a language, several blocks (the longest wins,
  * other languages are skipped), an unterminated block, no block, CRLF line
  * ends, ~~~ fences, longer fences around ``` lines, indented fences, and
- * inline triple backticks that are not fences. */
+ * inline triple backticks that are not fences; the Python target's blocks
+ * (python, py, python3; C blocks skipped). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,13 @@
 #include "model/model.h"
 #include "test_check.h"
 
-/* Extract from reply and expect code want (NULL: expect an error code). */
-static void expect(const char *name, const char *reply, const char *want, int want_rc, const char *want_msg) {
+/* Extract lang's code from reply and expect code want (NULL: expect an
+ * error code). */
+static void expect_lang(dkb_code_lang lang, const char *name, const char *reply, const char *want, int want_rc,
+                        const char *want_msg) {
     char *code = (char *)"unset";
     dkb_error e = {0};
-    int rc = dkb_model_extract_code(reply, &code, &e);
+    int rc = dkb_model_extract_code(reply, lang, &code, &e);
     if (want) {
         CHECK(rc == 0, "%s: rc %s: %s", name, dkb_err_name(rc), e.msg);
         CHECK(rc != 0 || (code && strcmp(code, want) == 0), "%s: got '%s' want '%s'", name, code ? code : "(null)",
@@ -26,6 +29,10 @@ static void expect(const char *name, const char *reply, const char *want, int wa
         CHECK(code == NULL, "%s: code not NULL on failure", name);
     }
     free(code);
+}
+
+static void expect(const char *name, const char *reply, const char *want, int want_rc, const char *want_msg) {
+    expect_lang(DKB_CODE_C, name, reply, want, want_rc, want_msg);
 }
 
 int main(void) {
@@ -57,10 +64,21 @@ int main(void) {
     expect("closing with info is content", "```c\nint p;\n```c\nint q;\n```\n", "int p;\n```c\nint q;\n", 0, NULL);
     expect("last line without newline", "```c\nint r;\n```", "int r;\n", 0, NULL);
 
+    expect_lang(DKB_CODE_PYTHON, "python", "Here:\n```python\ndef full(db, params, env):\n    pass\n```\n",
+                "def full(db, params, env):\n    pass\n", 0, NULL);
+    expect_lang(DKB_CODE_PYTHON, "py and python3", "```py\na = 1\n```\n```Python3\nbb = 22\n```\n", "bb = 22\n", 0,
+                NULL);
+    expect_lang(DKB_CODE_PYTHON, "python: C skipped", "```c\nint a_much_longer_c_block;\n```\n```python\nx = 1\n```\n",
+                "x = 1\n", 0, NULL);
+    expect_lang(DKB_CODE_PYTHON, "python: no language", "```\nimport torch\n```\n", "import torch\n", 0, NULL);
+    expect_lang(DKB_CODE_PYTHON, "python: only C", "```cuda\n__global__ void k() {}\n```\n", NULL, DKB_ENOENT,
+                "no fenced code block in Python (1 in other languages, e.g. 'cuda')");
+    expect_lang(DKB_CODE_PYTHON, "python: cut", "```python\ndef full(db,", NULL, DKB_EPARSE, "unterminated code block");
+
     char *code = NULL;
     dkb_error e = {0};
-    CHECK_ERR(dkb_model_extract_code(NULL, &code, &e), DKB_EINVAL, e, "NULL");
-    CHECK_ERR(dkb_model_extract_code("x", NULL, &e), DKB_EINVAL, e, "NULL");
+    CHECK_ERR(dkb_model_extract_code(NULL, DKB_CODE_C, &code, &e), DKB_EINVAL, e, "NULL");
+    CHECK_ERR(dkb_model_extract_code("x", DKB_CODE_C, NULL, &e), DKB_EINVAL, e, "NULL");
     if (failures) fprintf(stderr, "test_model_extract: %d failures\n", failures);
     return failures != 0;
 }
