@@ -22,7 +22,9 @@
 #include "cli_query.h"
 #include "common/timing.h"  // defines: dkb__now_ms, dkb__timing_summary
 #include "dkb/schema.h" // defines: dkb_table_def_get, DKB_TABLE_COUNT
-#include "queries/partition.h" // defines: dkb__query_run_budget, dkb__part_info
+#include "dist/comm.h"         // defines: dkb__comm (mpirun ranks)
+#include "dist/dist_store.h"   // defines: dkb__dist_store_check
+#include "queries/partition.h" // defines: dkb__query_run_ranks, dkb__part_info
 #include "store/verify_cache.h" // defines: dkb__store_verify_cached
 
 #define MAX_OVERRIDES 64
@@ -62,6 +64,7 @@ typedef struct run_env {
     double floor_ms_sum;     /* sum of the timed queries' floor ms (--bandwidth) */
     int64_t floor_bytes_sum; /* and of their floor bytes */
     int noted;               /* the query whose partitioned run was last described */
+    dkb__comm *comm;         /* the ranks (mpirun), or this process alone */
 } run_env;
 
 /* One query's load before timing: what its prepare made resident, and its
@@ -167,7 +170,25 @@ typedef struct profile_run {
 static int run_budget(const run_opts *o, run_env *env, const dkb_query *q, const dkb_params *p, dkb_result *res,
                       dkb_error *err) {
     dkb__part_info info;
-    int rc = dkb__query_run_budget(q, env->tp, env->db, p, o->mem_budget, o->threads, res, &info, err);
+    int rc = dkb__query_run_ranks(q, env->tp, env->db, p, o->mem_budget, o->threads, env->comm, res, &info, err);
+    int ranks = dkb__comm_size(env->comm);
+    if (!rc && ranks > 1 && env->noted != q->number) {
+        env->noted = q->number; /* described once, by rank 0 */
+        if (!dkb__comm_rank(env->comm)) {
+            fprintf(stderr, "dkb run: %s on %d ranks: %d partition%s split over the ranks, rank 0 runs ", q->name, ranks,
+                    info.partitions, info.partitions == 1 ? "" : "s");
+            if (info.part_hi > info.part_lo)
+                fprintf(stderr, "%d-%d in %d run%s per pass", info.part_lo, info.part_hi - 1, info.chunks,
+                        info.chunks == 1 ? "" : "s");
+            else
+                fprintf(stderr, "none");
+            fprintf(stderr, ", %d pass%s", info.passes, info.passes == 1 ? "" : "es");
+            if (o->mem_budget > 0)
+                fprintf(stderr, "; resident %lld bytes, at most %lld bytes at once (--mem-budget %lld)",
+                        (long long)info.resident_bytes, (long long)info.peak_bytes, (long long)o->mem_budget);
+            fprintf(stderr, "\n");
+        }
+    }
     if (!rc && info.partitioned && env->noted != q->number) {
         env->noted = q->number;
         fprintf(stderr,
@@ -338,7 +359,7 @@ static void run_outcome(const run_opts *o, run_env *env, outcome *oc) {
         rc = check_result(o, oc->file, &oc->res, &oc->err);
         oc->checked = 1;
     }
-    oc->rc = rc;
+    oc->rc = dkb__comm_agree(env->comm, rc, &oc->err);  /* a failure on any rank is the query's */
 }
 
 /* The result itself is printed unless an --expect option was given
@@ -545,7 +566,7 @@ static int run_query(const run_opts *o, run_env *env, const dkb_query *q, int al
     case CLI_FMT_TABLE: print_table(o, env, &oc); break;
     }
     fflush(stdout);
-    if (oc.rc) print_error(o, &oc);
+    if (oc.rc && !dkb__comm_rank(env->comm)) print_error(o, &oc);  /* rank 0 speaks for all */
     dkb_result_free(&oc.res);
     free(oc.t.ms);
     return oc.rc ? DKB_EXIT_FAIL : 0;
@@ -681,11 +702,39 @@ static int holds_tbl(const char *dir) {
     return 0;
 }
 
+static int run_main(run_opts o, const char *qarg, dkb__comm *comm);
+
+/* Under mpirun every rank runs this: the ranks agree on the store (the same
+ * one, checked on every rank) before any query, rank 0 prints, the others
+ * write nothing on stdout (docs/distributed.md). */
 int cmd_run(int argc, char **argv) {
     run_opts o = {.backend = DKB_TP_CPU, .backend_name = "cpu", .runs = 5, .warmup = 1};
     const char *qarg = NULL;
     int rc = parse(argc, argv, &o, &qarg);
     if (rc) return rc < 0 ? DKB_EXIT_OK : rc;
+    dkb__comm *comm = NULL;
+    dkb_error err = {0};
+    if ((rc = dkb__comm_open(&comm, &err))) return cli_fail("run", rc, &err);
+    if (dkb__comm_size(comm) > 1) {
+        if (dkb__comm_rank(comm) && !freopen("/dev/null", "w", stdout)) {
+            fprintf(stderr, "dkb run: error: rank %d: /dev/null: cannot open for stdout\n", dkb__comm_rank(comm));
+            dkb__comm_abort(comm, DKB_EXIT_FAIL);
+        }
+        rc = dkb__dist_store_check(comm, o.data, o.verify < 0 ? 0 : o.verify ? 2 : 1, &err);
+        if (rc) {
+            if (!dkb__comm_rank(comm)) fprintf(stderr, "dkb run: error: %s\n", err.msg);
+            dkb__comm_close(comm);
+            return DKB_EXIT_FAIL;
+        }
+    }
+    rc = run_main(o, qarg, comm);
+    dkb__comm_close(comm);
+    return rc;
+}
+
+/* dkb run after parsing, on this rank of comm. */
+static int run_main(run_opts o, const char *qarg, dkb__comm *comm) {
+    int rc;
     int all = !strcmp(qarg, "all");
     const dkb_query *single = NULL;
     if (!all) {
@@ -694,7 +743,7 @@ int cmd_run(int argc, char **argv) {
         if ((rc = cli_query_params("run", single, o.seed, 1, o.ov, o.nov, &p))) return rc;
     }
 
-    run_env env = {0};
+    run_env env = {.comm = comm};
     dkb_error err = {0};
     double t0 = dkb__now_ms();
     if ((rc = dkb_store_open(o.data, 0, &env.db, &err))) {

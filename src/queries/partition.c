@@ -176,6 +176,10 @@ static int merge(dkb_tp *tp, const dkb__part_pass *ps, htable *h, dkb_error *err
 
 /* ---- the budgeted run ---- */
 
+/* Several ranks share the partitions (NULL or one rank: this process runs
+ * them all, as without ranks). */
+static int ranked(const dkb__comm *comm) { return comm && dkb__comm_size(comm) > 1; }
+
 /* A step's outcome as dkb_query_run reports it: "qNN step: message". */
 static int step_status(const dkb_query *q, dkb_tp *tp, const char *step, int rc, dkb_error *err) {
     dkb_error tperr = {0};
@@ -237,7 +241,8 @@ static void chunk_inputs(dkb_tp *work, const dkb__part_plan *pl, const dkb_store
 /* Cut the streamed tables into runs of partitions that fit beside the
  * resident columns (fewest runs, greedily). */
 static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_store *db, const dkb_tensor_set *in,
-                       int64_t budget, int64_t resident, chunking *ck, dkb__part_info *info, dkb_error *err) {
+                       int64_t budget, int64_t resident, dkb__comm *comm, chunking *ck, dkb__part_info *info,
+                       dkb_error *err) {
     char b1[32], b2[32];
     memset(ck, 0, sizeof *ck);
     ck->nparts = -1;
@@ -268,7 +273,7 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
     char streamed[64];
     snprintf(streamed, sizeof streamed, "%s%s%s", ck->tb[0] ? pl->stream[0] : "",
              ck->tb[0] && ck->tb[1] ? " and " : "", ck->tb[1] ? pl->stream[1] : "");
-    if (ck->nparts <= 1)
+    if (ck->nparts <= 1 && !ranked(comm))
         return dkb_fail(err, DKB_EINVAL,
                         "%s: not partitioned: its columns need %s, over --mem-budget %s, and the store has one "
                         "partition of %s (make it with dkb gen --partitions P)",
@@ -280,15 +285,17 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
                         "the largest partition of %s %lld)",
                         q->name, size_text(budget, b1, sizeof b1), size_text(resident + largest, b2, sizeof b2),
                         (long long)(resident + largest), (long long)resident, streamed, (long long)largest);
-    int k = 0;
-    ck->first[0] = 0;
-    for (int i = 0; i < ck->nparts; i++) {
+    int k = 0, lo = 0, hi = ck->nparts;
+    if (ranked(comm)) dkb__comm_share(comm, ck->nparts, &lo, &hi);  /* this rank's partitions */
+    info->part_lo = lo, info->part_hi = hi;
+    ck->first[0] = lo;
+    for (int i = lo; i < hi; i++) {
         if (i > ck->first[k] && resident + chunk_bytes(ck, ck->first[k], i) > budget) ck->first[++k] = i;
         int64_t b = resident + chunk_bytes(ck, ck->first[k], i);
         if (b > info->peak_bytes) info->peak_bytes = b;
     }
-    ck->nchunks = k + 1;
-    ck->first[ck->nchunks] = ck->nparts;
+    ck->nchunks = hi > lo ? k + 1 : 0;
+    ck->first[ck->nchunks] = hi;
     return 0;
 }
 
@@ -302,9 +309,122 @@ static int merge_status(const dkb_query *q, dkb_tp *tp, int rc, dkb_error *err) 
     return dkb_fail(err, rc, "%s merge: %s", q->name, msg);
 }
 
+/* ---- the ranks of a distributed run (src/dist/comm.h) ---- */
+
+/* The index in `in` of an input with dictionary d (dictionaries are the
+ * store's, at other addresses on every rank; the inputs are the same), or
+ * -1. */
+static int dict_index(const dkb_tensor_set *in, const dkb_tp_dict *d) {
+    for (int i = 0; d && i < in->n; i++)
+        if (in->t[i] && in->t[i]->dict == d) return i;
+    return -1;
+}
+
+/* h as bytes: have, then per column dtype, scale, dictionary (index in
+ * `in`), rows and the values. OUT *buf (malloc'ed), *len. */
+static int htable_pack(const htable *h, const dkb_tensor_set *in, unsigned char **buf, int64_t *len,
+                       dkb_error *err) {
+    int64_t n = 8;
+    for (int i = 0; h->have && i < h->ncols; i++)
+        n += 20 + h->c[i].n * (int64_t)dkb_tp_dtype_size(h->c[i].dtype);
+    unsigned char *b = malloc((size_t)n), *w = b;
+    if (!b) return dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
+    int32_t hdr[2] = {h->have, h->have ? h->ncols : 0};
+    memcpy(w, hdr, 8), w += 8;
+    for (int i = 0; h->have && i < h->ncols; i++) {
+        const hcol *c = &h->c[i];
+        int32_t m[3] = {(int32_t)c->dtype, c->scale, dict_index(in, c->dict)};
+        if (c->dict && m[2] < 0) {
+            free(b);
+            return dkb_fail(err, DKB_EINTERNAL, "partial output %s: its dictionary is no input's", c->name);
+        }
+        size_t bytes = (size_t)c->n * dkb_tp_dtype_size(c->dtype);
+        memcpy(w, m, 12), w += 12;
+        memcpy(w, &c->n, 8), w += 8;
+        if (bytes) memcpy(w, c->data, bytes), w += bytes;
+    }
+    *buf = b, *len = n;
+    return 0;
+}
+
+/* The htable of pass ps that `rank` packed into b[0, len). */
+static int htable_unpack(const dkb__part_pass *ps, const dkb_tensor_set *in, int rank, const unsigned char *b,
+                         int64_t len, htable *h, dkb_error *err) {
+    const unsigned char *r = b, *end = b + len;
+    int32_t hdr[2];
+    memset(h, 0, sizeof *h);
+    h->ncols = ps->ncols;
+    if (len < 8) return dkb_fail(err, DKB_ECORRUPT, "partials of rank %d: %lld bytes", rank, (long long)len);
+    memcpy(hdr, r, 8), r += 8;
+    if (!hdr[0]) return 0; /* a rank without partitions */
+    if (hdr[1] != ps->ncols)
+        return dkb_fail(err, DKB_ECORRUPT, "partials of rank %d: %d columns, the pass has %d", rank, hdr[1], ps->ncols);
+    for (int i = 0; i < ps->ncols; i++) {
+        int32_t m[3];
+        int64_t n;
+        if (end - r < 20) return dkb_fail(err, DKB_ECORRUPT, "partials of rank %d: truncated", rank);
+        memcpy(m, r, 12), r += 12;
+        memcpy(&n, r, 8), r += 8;
+        if (m[0] < 0 || m[0] >= DKB_TP_NTYPES || m[0] == DKB_TP_STR || m[2] >= in->n || n < 0 ||
+            n > (end - r) / (int64_t)dkb_tp_dtype_size((dkb_tp_dtype)m[0]))
+            return dkb_fail(err, DKB_ECORRUPT, "partials of rank %d: column %s malformed", rank, ps->cols[i].name);
+        size_t bytes = (size_t)n * dkb_tp_dtype_size((dkb_tp_dtype)m[0]);
+        hcol *c = &h->c[i];
+        *c = (hcol){ps->cols[i].name, (dkb_tp_dtype)m[0], m[1], m[2] >= 0 ? in->t[m[2]]->dict : NULL, n,
+                    malloc(bytes ? bytes : 1)};
+        if (!c->data) {
+            htable_free(h);
+            return dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
+        }
+        if (bytes) memcpy(c->data, r, bytes), r += bytes;
+    }
+    h->have = 1;
+    return 0;
+}
+
+/* After a pass's runs of partitions: every rank's merged partials (*acc,
+ * or nothing for a rank without partitions), gathered in rank order, so
+ * partition order, concatenated and merged as one process merges its
+ * runs; *acc then holds the merge of all partitions, on every rank. rc:
+ * this rank's outcome so far (every rank takes part whatever it is; the
+ * lowest failing rank's error is everyone's). */
+static int gather_ranks(const dkb_query *q, dkb_tp *work, const dkb__part_pass *ps, dkb__comm *comm,
+                        const dkb_tensor_set *in, htable *acc, int rc, dkb_error *err) {
+    if ((rc = dkb__comm_agree(comm, rc, err))) return rc;
+    unsigned char *mine = NULL, *all = NULL;
+    int64_t len = 0, *lens = calloc((size_t)dkb__comm_size(comm), sizeof *lens);
+    rc = lens ? htable_pack(acc, in, &mine, &len, err) : dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
+    if ((rc = dkb__comm_agree(comm, rc, err))) goto done;
+    if ((rc = dkb__comm_allgather_bytes(comm, mine, len, &all, lens, err))) goto done;
+    htable_free(acc);
+    int64_t at = 0;
+    int parts = 0;
+    for (int r = 0; r < dkb__comm_size(comm) && !rc; r++) {
+        htable h;
+        rc = htable_unpack(ps, in, r, all + at, lens[r], &h, err);
+        at += lens[r];
+        if (!rc && h.have) {
+            parts++;
+            rc = concat(acc, &h, err);
+        }
+        htable_free(&h);
+    }
+    if (!rc && !parts) rc = dkb_fail(err, DKB_EINTERNAL, "no rank ran a partition");
+    if (!rc && parts > 1) {
+        dkb_tp_reset(work);
+        rc = merge(work, ps, acc, err);
+    }
+    rc = merge_status(q, work, rc, err);
+done:
+    free(mine);
+    free(all);
+    free(lens);
+    return rc;
+}
+
 /* Every pass of the plan over every chunk, merged into `in`. */
 static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, dkb_tp *work, const dkb_store *db,
-                      const chunking *ck, dkb_tensor_set *in, dkb_error *err) {
+                      const chunking *ck, dkb__comm *comm, dkb_tensor_set *in, dkb_error *err) {
     dkb_tensor slices[DKB_SET_MAX];
     htable acc = {0}, part = {0};
     int rc = 0;
@@ -325,6 +445,7 @@ static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, 
                 rc = merge_status(q, work, merge(work, pass, &acc, err), err);
             }
         }
+        if (ranked(comm)) rc = gather_ranks(q, work, pass, comm, in, &acc, rc, err);
         for (int i = 0; i < pass->ncols && !rc; i++) dkb_set_put(tp, in, pass->cols[i].name, upload(tp, &acc.c[i]));
         if (!rc) rc = step_status(q, tp, "merge", 0, err);
     }
@@ -336,10 +457,16 @@ static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, 
 
 int dkb__query_run_budget(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p,
                           int64_t budget, int threads, dkb_result *res, dkb__part_info *info, dkb_error *err) {
+    return dkb__query_run_ranks(q, tp, db, p, budget, threads, NULL, res, info, err);
+}
+
+int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p, int64_t budget,
+                         int threads, dkb__comm *comm, dkb_result *res, dkb__part_info *info, dkb_error *err) {
     dkb__part_info dummy;
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
     info->chunks = 1;
+    if (ranked(comm) && budget <= 0) budget = INT64_MAX;  /* split over the ranks, no budget */
     if (budget <= 0) return dkb_query_run(q, tp, db, p, res, err);
     if (!q || !tp || !db || !p || !res) return dkb_fail(err, DKB_EINVAL, "query run: missing argument");
     int rc;
@@ -351,14 +478,16 @@ int dkb__query_run_budget(const dkb_query *q, dkb_tp *tp, const dkb_store *db, c
     dkb_tensor_set in, out;
     memset(&in, 0, sizeof in);
     memset(&out, 0, sizeof out);
-    if ((rc = step_status(q, tp, "prepare", q->prepare(tp, db, p, &in), err))) return rc;
+    rc = step_status(q, tp, "prepare", q->prepare(tp, db, p, &in), err);
+    if (ranked(comm)) rc = dkb__comm_agree(comm, rc, err);
+    if (rc) return rc;
     for (int i = 0; i < in.n; i++) {
         int64_t b = tensor_bytes(in.t[i]);
         if (streamed_of(pl, db, in.name[i], in.t[i]) >= 0) info->streamed_bytes += b;
         else info->resident_bytes += b;
     }
     info->peak_bytes = info->resident_bytes + info->streamed_bytes;
-    if (info->peak_bytes <= budget) {
+    if (info->peak_bytes <= budget && !ranked(comm)) {
         rc = step_status(q, tp, "core", q->core(tp, &in, &out), err);
     } else if (!pl) {
         char b1[32], b2[32];
@@ -367,13 +496,18 @@ int dkb__query_run_budget(const dkb_query *q, dkb_tp *tp, const dkb_store *db, c
     } else {
         chunking ck;
         info->peak_bytes = 0;
-        if ((rc = plan_chunks(q, pl, db, &in, budget, info->resident_bytes, &ck, info, err))) return rc;
+        dkb_tp *work = NULL;
+        rc = plan_chunks(q, pl, db, &in, budget, info->resident_bytes, comm, &ck, info, err);
+        if (!rc) rc = dkb_tp_create(dkb_tp_backend_of(tp), threads, &work, err);
+        if (ranked(comm)) rc = dkb__comm_agree(comm, rc, err);
+        if (rc) {
+            dkb_tp_destroy(work);
+            return rc;
+        }
         info->partitioned = 1;
         info->chunks = ck.nchunks;
         info->passes = pl->npasses;
-        dkb_tp *work = NULL;
-        if ((rc = dkb_tp_create(dkb_tp_backend_of(tp), threads, &work, err))) return rc;
-        rc = run_passes(q, pl, tp, work, db, &ck, &in, err);
+        rc = run_passes(q, pl, tp, work, db, &ck, comm, &in, err);
         dkb_tp_destroy(work);
         if (!rc) rc = step_status(q, tp, "final", pl->final(tp, &in, &out), err);
     }

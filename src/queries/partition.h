@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "dkb/query.h"  // defines: dkb_query, dkb_tp, dkb_tensor_set, dkb_store, dkb_result
+#include "dist/comm.h"  // defines: dkb__comm (the ranks of a distributed run)
 
 /* How one output of a partial merges with the same output of the other
  * partitions. Within one pass either some outputs are KEYs (rows with
@@ -78,6 +79,7 @@ typedef struct dkb__part_info {
     int64_t resident_bytes; /* columns of the tables kept whole */
     int64_t streamed_bytes; /* columns of the streamed tables, whole */
     int64_t peak_bytes;     /* resident + the largest run of partitions */
+    int part_lo, part_hi;   /* partitions [part_lo, part_hi) ran here (all but with ranks) */
 } dkb__part_info;
 
 /* dkb_query_run under a budget of `budget` bytes for the query's columns
@@ -90,6 +92,20 @@ typedef struct dkb__part_info {
  * form, or the store has one partition). info may be NULL. */
 int dkb__query_run_budget(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p,
                           int64_t budget, int threads, dkb_result *res, dkb__part_info *info, dkb_error *err);
+
+/* dkb__query_run_budget over the ranks of comm (a collective: every rank
+ * calls it with the same query, parameters and budget on the same store).
+ * comm NULL or of one rank: exactly dkb__query_run_budget. With several
+ * ranks the query always runs partitioned (budget 0: no budget): rank r
+ * runs the partials of its share of the streamed tables' partitions
+ * (dkb__comm_share: consecutive, in order; none when there are fewer
+ * partitions than ranks), in runs of partitions that fit the budget; after
+ * each pass the ranks' merged partials are gathered in rank order, so
+ * partition order, and merged as one process merges its runs, so every
+ * rank has the same result, bit for bit the one-process run's. An error on
+ * any rank is every rank's ("rank R: ..." unless all ranks failed alike). */
+int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p, int64_t budget,
+                         int threads, dkb__comm *comm, dkb_result *res, dkb__part_info *info, dkb_error *err);
 
 /* ---- helpers for partials and finals ---- */
 
