@@ -25,7 +25,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_days_from_civil, dkb_put_dec, dkb_put_dict */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_days_from_civil, dkb_put_dec, dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -41,28 +41,21 @@ typedef struct {
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *flag, *status, *qty, *price, *disc, *tax;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
-        {"lineitem", "l_returnflag", DKB_CAND_U8, DKB_ANY, 1, &flag},
-        {"lineitem", "l_linestatus", DKB_CAND_U8, DKB_ANY, 1, &status},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &qty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
-        {"lineitem", "l_tax", DKB_CAND_I64, 2, 0, &tax},
-    };
     const dkb_cand_param *delta;
-    const dkb_param_want want_params[] = {{"delta", 0, &delta}};
     dkb_cand_res_col *c_flag, *c_status, *c_qty, *c_price, *c_dprice, *c_charge, *c_aqty, *c_aprice, *c_adisc,
         *c_count;
-    const dkb_res_want want_res[] = {
-        {"l_returnflag", DKB_CAND_RES_STRING, &c_flag},  {"l_linestatus", DKB_CAND_RES_STRING, &c_status},
-        {"sum_qty", DKB_CAND_RES_DECIMAL, &c_qty},       {"sum_base_price", DKB_CAND_RES_DECIMAL, &c_price},
-        {"sum_disc_price", DKB_CAND_RES_DECIMAL, &c_dprice}, {"sum_charge", DKB_CAND_RES_DECIMAL, &c_charge},
-        {"avg_qty", DKB_CAND_RES_FLOAT, &c_aqty},        {"avg_price", DKB_CAND_RES_FLOAT, &c_aprice},
-        {"avg_disc", DKB_CAND_RES_FLOAT, &c_adisc},      {"count_order", DKB_CAND_RES_INT, &c_count},
-    };
-    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
-    if (c_qty->scale < 2 || c_price->scale < 2 || c_dprice->scale < 4 || c_charge->scale < 6) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "lineitem",
+                      "l_shipdate:i32 l_returnflag:dict l_linestatus:dict l_quantity:dec2 l_extendedprice:dec2 "
+                      "l_discount:dec2 l_tax:dec2",
+                      &ship, &flag, &status, &qty, &price, &disc, &tax) ||
+        DKB_BIND_PARAMS(params, "delta", &delta) ||
+        DKB_BIND_RES(res,
+                     "l_returnflag:str l_linestatus:str sum_qty:dec2 sum_base_price:dec2 sum_disc_price:dec4 "
+                     "sum_charge:dec avg_qty:float avg_price:float avg_disc:float count_order:int",
+                     &c_flag, &c_status, &c_qty, &c_price, &c_dprice, &c_charge, &c_aqty, &c_aprice, &c_adisc,
+                     &c_count))
+        return DKB_CAND_EINVAL;
+    if (c_charge->scale < 6) return DKB_CAND_EINVAL;
 
     const int32_t hi_day = (int32_t)(dkb_days_from_civil(1998, 12, 1) - delta->i);
     const int nf = flag->dict->size, ns = status->dict->size, ng = nf * ns;
