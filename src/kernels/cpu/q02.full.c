@@ -25,8 +25,8 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_like, dkb_max_i32, dkb_put_dec, dkb_put_dict, dkb_put_str, dkb_put_text,
-                              dkb_res_col */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_like, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+                              dkb_put_str, dkb_put_text */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -57,42 +57,22 @@ static int order(const void *a, const void *b) {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *rkey = dkb_cand_column(db, "region", "r_regionkey");
-    const dkb_cand_vec *rname = dkb_cand_column(db, "region", "r_name");
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *nreg = dkb_cand_column(db, "nation", "n_regionkey");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *pmfgr = dkb_cand_column(db, "part", "p_mfgr");
-    const dkb_cand_vec *psize = dkb_cand_column(db, "part", "p_size");
-    const dkb_cand_vec *ptype = dkb_cand_column(db, "part", "p_type");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *sname = dkb_cand_column(db, "supplier", "s_name");
-    const dkb_cand_vec *saddr = dkb_cand_column(db, "supplier", "s_address");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *sphone = dkb_cand_column(db, "supplier", "s_phone");
-    const dkb_cand_vec *sbal = dkb_cand_column(db, "supplier", "s_acctbal");
-    const dkb_cand_vec *scomment = dkb_cand_column(db, "supplier", "s_comment");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
-    const dkb_cand_param *size = dkb_cand_param_find(params, "size");
-    const dkb_cand_param *type = dkb_cand_param_find(params, "type");
-    const dkb_cand_param *region = dkb_cand_param_find(params, "region");
-    if (!rkey || !rname || !nkey || !nname || !nreg || !pkey || !pmfgr || !psize || !ptype || !skey || !sname ||
-        !saddr || !snat || !sphone || !sbal || !scomment || !pspart || !pssupp || !pscost || !size || !type ||
-        !type->s || !region || !region->s)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *r_bal = dkb_res_col(res, "s_acctbal", DKB_CAND_RES_DECIMAL);
-    dkb_cand_res_col *r_sname = dkb_res_col(res, "s_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_nname = dkb_res_col(res, "n_name", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_pkey = dkb_res_col(res, "p_partkey", DKB_CAND_RES_INT);
-    dkb_cand_res_col *r_mfgr = dkb_res_col(res, "p_mfgr", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_addr = dkb_res_col(res, "s_address", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_phone = dkb_res_col(res, "s_phone", DKB_CAND_RES_STRING);
-    dkb_cand_res_col *r_comment = dkb_res_col(res, "s_comment", DKB_CAND_RES_STRING);
-    if (!r_bal || !r_sname || !r_nname || !r_pkey || !r_mfgr || !r_addr || !r_phone || !r_comment ||
-        r_bal->scale < sbal->scale || !ptype->dict || ptype->dict->size > 256)
+    const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *pkey, *pmfgr, *psize, *ptype, *skey, *sname, *saddr,
+        *snat, *sphone, *sbal, *scomment, *pspart, *pssupp, *pscost;
+    const dkb_cand_param *size, *type, *region;
+    dkb_cand_res_col *r_bal, *r_sname, *r_nname, *r_pkey, *r_mfgr, *r_addr, *r_phone, *r_comment;
+    if (DKB_BIND_COLS(db, "region", "r_regionkey:i32 r_name:dict", &rkey, &rname) ||
+        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict n_regionkey:i32", &nkey, &nname, &nreg) ||
+        DKB_BIND_COLS(db, "part", "p_partkey:i32 p_mfgr:dict p_size:i32 p_type:dict", &pkey, &pmfgr, &psize, &ptype) ||
+        DKB_BIND_COLS(db, "supplier",
+                      "s_suppkey:i32 s_name:str s_address:str s_nationkey:i32 s_phone:str s_acctbal:i64 s_comment:str",
+                      &skey, &sname, &saddr, &snat, &sphone, &sbal, &scomment) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32 ps_supplycost:i64", &pspart, &pssupp, &pscost) ||
+        DKB_BIND_PARAMS(params, "size type:str region:str", &size, &type, &region) ||
+        DKB_BIND_RES(res, "s_acctbal:dec s_name:str n_name:str p_partkey:int p_mfgr:str s_address:str s_phone:str "
+                          "s_comment:str",
+                     &r_bal, &r_sname, &r_nname, &r_pkey, &r_mfgr, &r_addr, &r_phone, &r_comment) ||
+        r_bal->scale < sbal->scale || ptype->dict->size > 256)
         return DKB_CAND_EINVAL;
 
     /* the region's nations (name code per nation key) */
