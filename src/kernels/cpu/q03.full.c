@@ -31,7 +31,8 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_max_i32, dkb_put_dec, dkb_topk_insert, dkb_walk_* */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_max_i32, dkb_put_dec, dkb_topk_insert,
+                                       dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -59,26 +60,16 @@ static int before(const void *pa, const void *pb) {
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ckey, *cseg, *okey, *ocust, *odate, *oprio, *lkey, *lship, *lprice, *ldisc;
-    const dkb_col_want cols[] = {
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_mktsegment", DKB_CAND_U8, DKB_ANY, 1, &cseg},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
-        {"orders", "o_shippriority", DKB_CAND_I32, DKB_ANY, 0, &oprio},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-    };
     const dkb_cand_param *segment, *date;
-    const dkb_param_want want_params[] = {{"segment", 1, &segment}, {"date", 0, &date}};
     dkb_cand_res_col *c_key, *c_rev, *c_date, *c_prio;
-    const dkb_res_want want_res[] = {{"l_orderkey", DKB_CAND_RES_INT, &c_key},
-                                     {"revenue", DKB_CAND_RES_DECIMAL, &c_rev},
-                                     {"o_orderdate", DKB_CAND_RES_DATE, &c_date},
-                                     {"o_shippriority", DKB_CAND_RES_INT, &c_prio}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_rev->scale < 4)
+    if (DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_mktsegment:dict", &ckey, &cseg) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32 o_shippriority:i32", &okey, &ocust,
+                      &odate, &oprio) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_shipdate:i32 l_extendedprice:dec2 l_discount:dec2", &lkey,
+                      &lship, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "segment:str date", &segment, &date) ||
+        DKB_BIND_RES(res, "l_orderkey:int revenue:dec4 o_orderdate:date o_shippriority:int", &c_key, &c_rev, &c_date,
+                     &c_prio))
         return DKB_CAND_EINVAL;
 
     /* customers of the segment: a bitmap over custkey */
