@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_put_dict, dkb_select_range_i32,
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_put_dict, dkb_select_range_i32,
                               dkb_walk_init, dkb_walk_guess, dkb_walk_to */
 
 /* below this many rows one thread is faster than waking a team */
@@ -37,20 +37,14 @@ enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *okey, *odate, *oprio, *lkey, *lcommit, *lreceipt;
-    const dkb_col_want cols[] = {
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
-        {"orders", "o_orderpriority", DKB_CAND_U8, DKB_ANY, 1, &oprio},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
-        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
-    };
     const dkb_cand_param *date;
-    const dkb_param_want want_params[] = {{"date", 0, &date}};
     dkb_cand_res_col *c_prio, *c_count;
-    const dkb_res_want want_res[] = {{"o_orderpriority", DKB_CAND_RES_STRING, &c_prio},
-                                     {"order_count", DKB_CAND_RES_INT, &c_count}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderdate:i32 o_orderpriority:dict", &okey, &odate, &oprio) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_commitdate:i32 l_receiptdate:i32", &lkey, &lcommit,
+                      &lreceipt) ||
+        DKB_BIND_PARAMS(params, "date", &date) ||
+        DKB_BIND_RES(res, "o_orderpriority:str order_count:int", &c_prio, &c_count))
+        return DKB_CAND_EINVAL;
 
     const int32_t lo_day = (int32_t)date->i, hi_day = (int32_t)dkb_add_months(date->i, 3); /* [lo, hi) */
     const int32_t *ok = okey->data, *od = odate->data, *lk = lkey->data;
