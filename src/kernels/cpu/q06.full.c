@@ -13,7 +13,7 @@
  * The parameters are converted to the columns' units exactly (a discount
  * at any scale; an empty sum is NULL). */
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_years, dkb_put_dec, dkb_rescale */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_years, dkb_put_dec, dkb_rescale */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -23,17 +23,13 @@ enum { BLOCK = 8192 };
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *disc, *qty, *price;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
-        {"lineitem", "l_discount", DKB_CAND_I64, DKB_ANY, 0, &disc},
-        {"lineitem", "l_quantity", DKB_CAND_I64, DKB_ANY, 0, &qty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, DKB_ANY, 0, &price},
-    };
     const dkb_cand_param *date, *discount, *quantity;
-    const dkb_param_want want_params[] = {{"date", 0, &date}, {"discount", 0, &discount}, {"quantity", 0, &quantity}};
     dkb_cand_res_col *revenue;
-    const dkb_res_want want_res[] = {{"revenue", DKB_CAND_RES_DECIMAL, &revenue}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res) || res->cap < 1) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_discount:i64 l_quantity:i64 l_extendedprice:i64", &ship, &disc,
+                      &qty, &price) ||
+        DKB_BIND_PARAMS(params, "date discount quantity", &date, &discount, &quantity) ||
+        DKB_BIND_RES(res, "revenue:dec", &revenue) || res->cap < 1)
+        return DKB_CAND_EINVAL;
 
     const int64_t slo = date->i, shi = dkb_add_years(date->i, 1) - 1;
     int64_t centre, cent, qlt;
