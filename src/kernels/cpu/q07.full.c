@@ -32,7 +32,8 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_days_from_civil, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_days_from_civil, dkb_max_i32, dkb_put_dec,
+                                       dkb_put_dict,
                               dkb_walk_* */
 
 /* below this many rows one thread is faster than waking a team */
@@ -55,29 +56,17 @@ static int8_t *side_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const i
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *nkey, *nname, *ckey, *cnat, *skey, *snat, *okey, *ocust, *lkey, *lsupp, *lship, *lprice, *ldisc;
-    const dkb_col_want cols[] = {
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-    };
     const dkb_cand_param *p1, *p2;
-    const dkb_param_want want_params[] = {{"nation1", 1, &p1}, {"nation2", 1, &p2}};
     dkb_cand_res_col *c_s, *c_c, *c_y, *c_r;
-    const dkb_res_want want_res[] = {{"supp_nation", DKB_CAND_RES_STRING, &c_s},
-                                     {"cust_nation", DKB_CAND_RES_STRING, &c_c},
-                                     {"l_year", DKB_CAND_RES_INT, &c_y},
-                                     {"revenue", DKB_CAND_RES_DECIMAL, &c_r}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_r->scale < 4)
+    if (DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_nationkey:i32", &ckey, &cnat) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32", &okey, &ocust) ||
+        DKB_BIND_COLS(db, "lineitem",
+                      "l_orderkey:i32 l_suppkey:i32 l_shipdate:i32 l_extendedprice:dec2 l_discount:dec2", &lkey, &lsupp,
+                      &lship, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "nation1:str nation2:str", &p1, &p2) ||
+        DKB_BIND_RES(res, "supp_nation:str cust_nation:str l_year:int revenue:dec4", &c_s, &c_c, &c_y, &c_r))
         return DKB_CAND_EINVAL;
 
     /* the two nations: name code -> nation key (-2: absent, matches nothing) */
