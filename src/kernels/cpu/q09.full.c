@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_days_from_civil, dkb_find_row, dkb_gallop_i32, dkb_like,
-                              dkb_lower_bound_i32, dkb_max_i32, dkb_put_dec, dkb_put_dict,
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS, dkb_days_from_civil, dkb_find_row, dkb_gallop_i32,
+                              dkb_like, dkb_lower_bound_i32, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_select_bits */
 
 /* below this many rows one thread is faster than waking a team */
@@ -56,30 +56,20 @@ static inline uint64_t hash_key(uint64_t k) {
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *nkey = dkb_cand_column(db, "nation", "n_nationkey");
-    const dkb_cand_vec *nname = dkb_cand_column(db, "nation", "n_name");
-    const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
-    const dkb_cand_vec *pname = dkb_cand_column(db, "part", "p_name");
-    const dkb_cand_vec *skey = dkb_cand_column(db, "supplier", "s_suppkey");
-    const dkb_cand_vec *snat = dkb_cand_column(db, "supplier", "s_nationkey");
-    const dkb_cand_vec *pspart = dkb_cand_column(db, "partsupp", "ps_partkey");
-    const dkb_cand_vec *pssupp = dkb_cand_column(db, "partsupp", "ps_suppkey");
-    const dkb_cand_vec *pscost = dkb_cand_column(db, "partsupp", "ps_supplycost");
-    const dkb_cand_vec *okey = dkb_cand_column(db, "orders", "o_orderkey");
-    const dkb_cand_vec *odate = dkb_cand_column(db, "orders", "o_orderdate");
-    const dkb_cand_vec *lkey = dkb_cand_column(db, "lineitem", "l_orderkey");
-    const dkb_cand_vec *lpart = dkb_cand_column(db, "lineitem", "l_partkey");
-    const dkb_cand_vec *lsupp = dkb_cand_column(db, "lineitem", "l_suppkey");
-    const dkb_cand_vec *lqty = dkb_cand_column(db, "lineitem", "l_quantity");
-    const dkb_cand_vec *lprice = dkb_cand_column(db, "lineitem", "l_extendedprice");
-    const dkb_cand_vec *ldisc = dkb_cand_column(db, "lineitem", "l_discount");
-    const dkb_cand_param *color = dkb_cand_param_find(params, "color");
-    if (!nkey || !nname || !pkey || !pname || !skey || !snat || !pspart || !pssupp || !pscost || !okey ||
-        !odate || !lkey || !lpart || !lsupp || !lqty || !lprice || !ldisc || !color || !color->s)
+    const dkb_cand_vec *nkey, *nname, *pkey, *pname, *skey, *snat, *pspart, *pssupp, *pscost, *okey, *odate, *lkey,
+        *lpart, *lsupp, *lqty, *lprice, *ldisc;
+    const dkb_cand_param *color;
+    if (DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_COLS(db, "part", "p_partkey:i32 p_name:str", &pkey, &pname) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32 ps_supplycost:dec2", &pspart, &pssupp, &pscost) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderdate:i32", &okey, &odate) ||
+        DKB_BIND_COLS(db, "lineitem",
+                      "l_orderkey:i32 l_partkey:i32 l_suppkey:i32 l_quantity:dec2 l_extendedprice:dec2 l_discount:dec2",
+                      &lkey, &lpart, &lsupp, &lqty, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "color:str", &color))
         return DKB_CAND_EINVAL;
-    if (okey->type != DKB_CAND_I32 || lkey->type != DKB_CAND_I32 || pname->type != DKB_CAND_STR ||
-        lprice->scale != 2 || ldisc->scale != 2 || lqty->scale != 2 || pscost->scale != 2 || res->ncols != 3 ||
-        res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT ||
+    if (res->ncols != 3 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT ||
         res->cols[2].type != DKB_CAND_RES_DECIMAL || res->cols[2].scale < 4)
         return DKB_CAND_EINVAL;
     const int nt = env->threads > 0 ? env->threads : 1;
