@@ -23,7 +23,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_max_i32, dkb_put_dec */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_max_i32, dkb_put_dec */
 
 /* below this many rows one thread is faster than waking a team */
 enum { PAR_MIN = 1 << 17 };
@@ -42,21 +42,14 @@ static int by_value_desc(const void *a, const void *b) {
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *nkey, *nname, *skey, *snat, *pspart, *pssupp, *psqty, *pscost;
-    const dkb_col_want cols[] = {
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
-        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
-        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
-        {"partsupp", "ps_availqty", DKB_CAND_I32, DKB_ANY, 0, &psqty},
-        {"partsupp", "ps_supplycost", DKB_CAND_I64, DKB_ANY, 0, &pscost},
-    };
     const dkb_cand_param *nation, *fraction;
-    const dkb_param_want want_params[] = {{"nation", 1, &nation}, {"fraction", 0, &fraction}};
     dkb_cand_res_col *c_key, *c_val;
-    const dkb_res_want want_res[] = {{"ps_partkey", DKB_CAND_RES_INT, &c_key}, {"value", DKB_CAND_RES_DECIMAL, &c_val}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_val->scale < pscost->scale ||
+    if (DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32 ps_availqty:i32 ps_supplycost:i64", &pspart,
+                      &pssupp, &psqty, &pscost) ||
+        DKB_BIND_PARAMS(params, "nation:str fraction", &nation, &fraction) ||
+        DKB_BIND_RES(res, "ps_partkey:int value:dec", &c_key, &c_val) || c_val->scale < pscost->scale ||
         fraction->scale < 0 || fraction->scale > 30 || fraction->i < 0)
         return DKB_CAND_EINVAL;
 
