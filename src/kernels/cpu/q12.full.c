@@ -19,7 +19,8 @@
  * end; groups come out in code order, which is string order. Integer
  * counts: exact. */
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_gallop_i32, dkb_put_dict, dkb_select_mask */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_gallop_i32, dkb_put_dict,
+                                       dkb_select_mask */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -29,22 +30,14 @@ enum { BLOCK = 1 << 14 };
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lmode, *lship, *lcommit, *lreceipt, *okey, *oprio;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_shipmode", DKB_CAND_U8, DKB_ANY, 1, &lmode},
-        {"lineitem", "l_shipdate", DKB_ANY, DKB_ANY, 0, &lship},
-        {"lineitem", "l_commitdate", DKB_ANY, DKB_ANY, 0, &lcommit},
-        {"lineitem", "l_receiptdate", DKB_ANY, DKB_ANY, 0, &lreceipt},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_orderpriority", DKB_CAND_U8, DKB_ANY, 1, &oprio},
-    };
     const dkb_cand_param *pm1, *pm2, *pdate;
-    const dkb_param_want want_params[] = {{"shipmode1", 1, &pm1}, {"shipmode2", 1, &pm2}, {"date", 0, &pdate}};
     dkb_cand_res_col *c_mode, *c_high, *c_low;
-    const dkb_res_want want_res[] = {{"l_shipmode", DKB_CAND_RES_STRING, &c_mode},
-                                     {"high_line_count", DKB_CAND_RES_INT, &c_high},
-                                     {"low_line_count", DKB_CAND_RES_INT, &c_low}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_shipmode:dict l_shipdate l_commitdate l_receiptdate", &lkey,
+                      &lmode, &lship, &lcommit, &lreceipt) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderpriority:dict", &okey, &oprio) ||
+        DKB_BIND_PARAMS(params, "shipmode1:str shipmode2:str date", &pm1, &pm2, &pdate) ||
+        DKB_BIND_RES(res, "l_shipmode:str high_line_count:int low_line_count:int", &c_mode, &c_high, &c_low))
+        return DKB_CAND_EINVAL;
 
     uint8_t mode_ok[256] = {0}, high[256] = {0};
     const int m1 = dkb_cand_dict_code(lmode->dict, pm1->s), m2 = dkb_cand_dict_code(lmode->dict, pm2->s);
