@@ -24,7 +24,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_find, dkb_find_row */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_find, dkb_find_row */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -43,15 +43,12 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                        const dkb_cand_env *env) {
     const dkb_cand_table *customer = dkb_cand_table_find(db, "customer");
     const dkb_cand_vec *ocust, *ocomment;
-    const dkb_col_want cols[] = {
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-        {"orders", "o_comment", DKB_CAND_STR, DKB_ANY, 0, &ocomment},
-    };
     const dkb_cand_param *pw1, *pw2;
-    const dkb_param_want want_params[] = {{"word1", 1, &pw1}, {"word2", 1, &pw2}};
     dkb_cand_res_col *c_count, *c_dist;
-    const dkb_res_want want_res[] = {{"c_count", DKB_CAND_RES_INT, &c_count}, {"custdist", DKB_CAND_RES_INT, &c_dist}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res) || !customer) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "orders", "o_custkey:i32 o_comment:str", &ocust, &ocomment) ||
+        DKB_BIND_PARAMS(params, "word1:str word2:str", &pw1, &pw2) ||
+        DKB_BIND_RES(res, "c_count:int custdist:int", &c_count, &c_dist) || !customer)
+        return DKB_CAND_EINVAL;
 
     const int64_t ncust = customer->rows, n = ocust->n;
     /* threads only for enough work (like the baseline): a region's barrier can wait
