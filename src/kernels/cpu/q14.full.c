@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_select_range_i32 */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_select_range_i32 */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -29,18 +29,13 @@ enum { BLOCK = 1 << 12 };
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *lpart, *price, *disc, *ptype;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
-        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
-    };
     const dkb_cand_param *pdate;
-    const dkb_param_want want_params[] = {{"date", 0, &pdate}};
     dkb_cand_res_col *out;
-    const dkb_res_want want_res[] = {{"promo_revenue", DKB_CAND_RES_FLOAT, &out}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res) || res->cap < 1) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_partkey:i32 l_extendedprice:dec2 l_discount:dec2", &ship,
+                      &lpart, &price, &disc) ||
+        DKB_BIND_COLS(db, "part", "p_type:dict", &ptype) || DKB_BIND_PARAMS(params, "date", &pdate) ||
+        DKB_BIND_RES(res, "promo_revenue:float", &out) || res->cap < 1)
+        return DKB_CAND_EINVAL;
 
     uint8_t promo[256] = {0};
     for (int c = 0; c < ptype->dict->size && c < 256; c++)
