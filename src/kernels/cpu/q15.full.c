@@ -24,7 +24,8 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_add_months, dkb_select_range_i32, dkb_put_dec, dkb_put_strcol */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_select_range_i32, dkb_put_dec,
+                                       dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
@@ -32,25 +33,15 @@ enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *lsupp, *price, *disc, *skey, *sname, *saddr, *sphone;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
-        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_name", DKB_ANY, DKB_ANY, 0, &sname},
-        {"supplier", "s_address", DKB_ANY, DKB_ANY, 0, &saddr},
-        {"supplier", "s_phone", DKB_ANY, DKB_ANY, 0, &sphone},
-    };
     const dkb_cand_param *pdate;
-    const dkb_param_want want_params[] = {{"date", 0, &pdate}};
     dkb_cand_res_col *c_key, *c_name, *c_addr, *c_phone, *c_rev;
-    const dkb_res_want want_res[] = {
-        {"s_suppkey", DKB_CAND_RES_INT, &c_key},     {"s_name", DKB_CAND_RES_STRING, &c_name},
-        {"s_address", DKB_CAND_RES_STRING, &c_addr}, {"s_phone", DKB_CAND_RES_STRING, &c_phone},
-        {"total_revenue", DKB_CAND_RES_DECIMAL, &c_rev},
-    };
-    if (DKB_BIND(db, cols, params, want_params, res, want_res) || c_rev->scale < 4) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_suppkey:i32 l_extendedprice:dec2 l_discount:dec2", &ship,
+                      &lsupp, &price, &disc) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_name s_address s_phone", &skey, &sname, &saddr, &sphone) ||
+        DKB_BIND_PARAMS(params, "date", &pdate) ||
+        DKB_BIND_RES(res, "s_suppkey:int s_name:str s_address:str s_phone:str total_revenue:dec4", &c_key, &c_name,
+                     &c_addr, &c_phone, &c_rev))
+        return DKB_CAND_EINVAL;
 
     const int64_t ns = skey->n, n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
     /* threads only for enough work (like the baseline): a region's barrier can wait
