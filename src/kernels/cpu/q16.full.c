@@ -28,7 +28,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND, dkb_find, dkb_find_row, dkb_put_dict */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_find, dkb_find_row, dkb_put_dict */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -38,22 +38,14 @@ static const char *const SIZE_NAME[8] = {"size1", "size2", "size3", "size4", "si
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *pbrand, *ptype, *psize, *pspart, *pssupp, *scomment;
-    const dkb_col_want cols[] = {
-        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
-        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
-        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
-        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
-        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
-        {"supplier", "s_comment", DKB_CAND_STR, DKB_ANY, 0, &scomment},
-    };
     const dkb_cand_param *pb, *pt;
-    const dkb_param_want want_params[] = {{"brand", 1, &pb}, {"type", 1, &pt}};
     dkb_cand_res_col *c_brand, *c_type, *c_size, *c_cnt;
-    const dkb_res_want want_res[] = {{"p_brand", DKB_CAND_RES_STRING, &c_brand},
-                                     {"p_type", DKB_CAND_RES_STRING, &c_type},
-                                     {"p_size", DKB_CAND_RES_INT, &c_size},
-                                     {"supplier_cnt", DKB_CAND_RES_INT, &c_cnt}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res)) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "part", "p_brand:dict p_type:dict p_size:i32", &pbrand, &ptype, &psize) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32", &pspart, &pssupp) ||
+        DKB_BIND_COLS(db, "supplier", "s_comment:str", &scomment) ||
+        DKB_BIND_PARAMS(params, "brand:str type:str", &pb, &pt) ||
+        DKB_BIND_RES(res, "p_brand:str p_type:str p_size:int supplier_cnt:int", &c_brand, &c_type, &c_size, &c_cnt))
+        return DKB_CAND_EINVAL;
 
     uint64_t size_mask = 0;
     for (int k = 0; k < 8; k++) {
