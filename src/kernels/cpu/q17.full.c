@@ -21,7 +21,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: DKB_BIND */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -50,19 +50,13 @@ static int push(hit_list *l, hit x) {
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *pkey, *pbrand, *pcont, *lpart, *lqty, *lprice;
-    const dkb_col_want cols[] = {
-        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
-        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
-        {"part", "p_container", DKB_CAND_U8, DKB_ANY, 1, &pcont},
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-    };
     const dkb_cand_param *pb, *pc;
-    const dkb_param_want want_params[] = {{"brand", 1, &pb}, {"container", 1, &pc}};
     dkb_cand_res_col *out;
-    const dkb_res_want want_res[] = {{"avg_yearly", DKB_CAND_RES_FLOAT, &out}};
-    if (DKB_BIND(db, cols, params, want_params, res, want_res) || res->cap < 1) return DKB_CAND_EINVAL;
+    if (DKB_BIND_COLS(db, "part", "p_partkey:i32 p_brand:dict p_container:dict", &pkey, &pbrand, &pcont) ||
+        DKB_BIND_COLS(db, "lineitem", "l_partkey:i32 l_quantity:dec2 l_extendedprice:dec2", &lpart, &lqty, &lprice) ||
+        DKB_BIND_PARAMS(params, "brand:str container:str", &pb, &pc) || DKB_BIND_RES(res, "avg_yearly:float", &out) ||
+        res->cap < 1)
+        return DKB_CAND_EINVAL;
     res->nrows = 1;
     out->f64[0] = 0;
     out->is_null[0] = 1;
