@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_res, dkb_put_dec, dkb_select_mask */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_put_dec, dkb_select_mask */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -35,27 +35,20 @@ static const char *const CONTAINER[NBRANCH][NCONT] = {
     {"LG CASE", "LG BOX", "LG PACK", "LG PKG"},
 };
 static const int MAX_SIZE[NBRANCH] = {5, 10, 15};
-static const char *const BRAND[NBRANCH] = {"brand1", "brand2", "brand3"};
-static const char *const QUANTITY[NBRANCH] = {"quantity1", "quantity2", "quantity3"};
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *lpart, *lqty, *lprice, *ldisc, *lmode, *linstr, *pbrand, *pcont, *psize;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-        {"lineitem", "l_shipmode", DKB_CAND_U8, DKB_ANY, 1, &lmode},
-        {"lineitem", "l_shipinstruct", DKB_CAND_U8, DKB_ANY, 1, &linstr},
-        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
-        {"part", "p_container", DKB_CAND_U8, DKB_ANY, 1, &pcont},
-        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
-    };
+    const dkb_cand_param *pb[NBRANCH], *pq[NBRANCH];
     dkb_cand_res_col *out;
-    const dkb_res_want want_res[] = {{"revenue", DKB_CAND_RES_DECIMAL, &out}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) | dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || res->cap < 1 ||
-        out->scale < 4)
+    if (DKB_BIND_COLS(db, "lineitem",
+                      "l_partkey:i32 l_quantity:dec2 l_extendedprice:dec2 l_discount:dec2 l_shipmode:dict "
+                      "l_shipinstruct:dict",
+                      &lpart, &lqty, &lprice, &ldisc, &lmode, &linstr) ||
+        DKB_BIND_COLS(db, "part", "p_brand:dict p_container:dict p_size:i32", &pbrand, &pcont, &psize) ||
+        DKB_BIND_PARAMS(params, "brand1:str brand2:str brand3:str quantity1 quantity2 quantity3", &pb[0], &pb[1],
+                        &pb[2], &pq[0], &pq[1], &pq[2]) ||
+        DKB_BIND_RES(res, "revenue:dec4", &out) || res->cap < 1)
         return DKB_CAND_EINVAL;
 
     /* common conditions: the mode and instruction codes (-1: absent, matches nothing) */
@@ -64,18 +57,15 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int in_person = dkb_cand_dict_code(linstr->dict, "DELIVER IN PERSON");
     int64_t qlo[NBRANCH], qhi[NBRANCH];
     for (int b = 0; b < NBRANCH; b++) {
-        const dkb_cand_param *pb = dkb_cand_param_find(params, BRAND[b]);
-        const dkb_cand_param *pq = dkb_cand_param_find(params, QUANTITY[b]);
-        if (!pb || !pq || !pb->s) return DKB_CAND_EINVAL;
-        if (pq->i > INT64_MAX / 100 - 10 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
-        const int bc = dkb_cand_dict_code(pbrand->dict, pb->s);
+        if (pq[b]->i > INT64_MAX / 100 - 10 || pq[b]->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
+        const int bc = dkb_cand_dict_code(pbrand->dict, pb[b]->s);
         if (bc >= 0) brand_bits[bc] |= (uint8_t)(1u << b);
         for (int c = 0; c < NCONT; c++) {
             const int cc = dkb_cand_dict_code(pcont->dict, CONTAINER[b][c]);
             if (cc >= 0) cont_bits[cc] |= (uint8_t)(1u << b);
         }
-        qlo[b] = pq->i * 100;
-        qhi[b] = (pq->i + 10) * 100;
+        qlo[b] = pq[b]->i * 100;
+        qhi[b] = (pq[b]->i + 10) * 100;
     }
 
     const int32_t *lp = lpart->data, *ps = psize->data;
