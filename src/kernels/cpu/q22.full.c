@@ -26,7 +26,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_util.h" /* defines: dkb_bind_cols, dkb_bind_res, dkb_put_dec, dkb_put_str */
+#include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/RES, dkb_put_dec, dkb_put_str */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
@@ -53,17 +53,10 @@ static int64_t parse_int(const char *s) {
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *ckey, *cphone, *cbal, *ocust;
-    const dkb_col_want cols[] = {
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_phone", DKB_CAND_STR, DKB_ANY, 0, &cphone},
-        {"customer", "c_acctbal", DKB_CAND_I64, 2, 0, &cbal},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-    };
     dkb_cand_res_col *c_code, *c_num, *c_bal;
-    const dkb_res_want want_res[] = {{"cntrycode", DKB_CAND_RES_STRING, &c_code},
-                                     {"numcust", DKB_CAND_RES_INT, &c_num},
-                                     {"totacctbal", DKB_CAND_RES_DECIMAL, &c_bal}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) | dkb_bind_res(res, want_res, DKB_COUNT(want_res)) || c_bal->scale < 2)
+    if (DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_phone:str c_acctbal:dec2", &ckey, &cphone, &cbal) ||
+        DKB_BIND_COLS(db, "orders", "o_custkey:i32", &ocust) |
+            DKB_BIND_RES(res, "cntrycode:str numcust:int totacctbal:dec2", &c_code, &c_num, &c_bal))
         return DKB_CAND_EINVAL;
     res->nrows = 0;
 
