@@ -40,7 +40,15 @@ static void usage(FILE *f) {
             "                      TensorPlan program (planned once by DuckDB: libduckdb\n"
             "                      needed); full mode only; no parameters, so seed 0 only\n"
             "                      (docs/sql.md, \"SQL files as benchmark tasks\")\n"
-            "  --mode M            full, core or all (default): which files to evaluate\n"
+            "  --mode M            full, core or all (default; full with --mem-budget): which\n"
+            "                      files to evaluate\n"
+            "  --mem-budget SIZE   memory a query's columns may take at once (64M, 16G; K, M,\n"
+            "                      G, T are powers of 1024): the baseline runs partitioned\n"
+            "                      where they do not fit, and a full-mode candidate gets the\n"
+            "                      budget and a loader of partitions (env->budget in\n"
+            "                      dkb/candidate.h; docs/partitions.md). Full mode, --backend\n"
+            "                      cpu, C candidates; the store needs dkb gen --partitions P.\n"
+            "                      A budget too small for a query stops the evaluation (exit 1)\n"
             "  --queries LIST      evaluate these queries (q01,q06,... or all); a query\n"
             "                      without a file is scored as the baseline ('missing').\n"
             "                      Default: the queries that have a file\n"
@@ -67,8 +75,9 @@ static void usage(FILE *f) {
             "worker or the compiler could not start, a baseline that failed), 2 for a\n"
             "bad command line. See docs/harness.md.\n"
             "\n"
-            "example:\n"
-            "  dkb eval tests/candidates/honest --data data/sf1 --out results/honest\n");
+            "examples:\n"
+            "  dkb eval tests/candidates/honest --data data/sf1 --out results/honest\n"
+            "  dkb eval src/kernels/cpu --data data/sf0.1-p8 --mem-budget 8M --queries q01,q06\n");
 }
 
 typedef struct eval_cli {
@@ -80,7 +89,7 @@ typedef struct eval_cli {
 
 static int parse(int argc, char **argv, eval_cli *c) {
     enum { O_DATA = 256, O_BACKEND, O_MODE, O_QUERIES, O_SEEDS, O_THRESHOLD, O_OUT, O_THREADS, O_TIMEOUT, O_MEM,
-           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY, O_TARGET, O_SQL };
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY, O_TARGET, O_SQL, O_MEM_BUDGET };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
                                               {"target", required_argument, 0, O_TARGET},
@@ -98,6 +107,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
                                               {"format", required_argument, 0, O_FORMAT},
                                               {"no-verify", no_argument, 0, O_NO_VERIFY},
                                               {"sql", required_argument, 0, O_SQL},
+                                              {"mem-budget", required_argument, 0, O_MEM_BUDGET},
                                               {"verbose", no_argument, 0, 'v'},
                                               {"quiet", no_argument, 0, 'q'},
                                               {"help", no_argument, 0, 'h'},
@@ -176,6 +186,9 @@ static int parse(int argc, char **argv, eval_cli *c) {
             break;
         case O_NO_VERIFY: o->no_verify = true; break;
         case O_SQL: o->sql = optarg; break;
+        case O_MEM_BUDGET:
+            if (cli_parse_size("--mem-budget", optarg, &o->mem_budget)) return DKB_EXIT_USAGE;
+            break;
         case 'v': c->verbose = 1; break;
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return -1;
@@ -191,6 +204,15 @@ static int parse(int argc, char **argv, eval_cli *c) {
             return cli_usage_error("eval: --mode core: a SQL task (--sql) is full mode only");
         if (o->queries) return cli_usage_error("eval: --queries: not with --sql (the SQL file is the one query)");
         if (o->target) return cli_usage_error("eval: --target python: not with --sql yet");
+        o->modes = DKB_EVAL_FULL;
+    }
+    if (o->mem_budget) {
+        if (o->modes & DKB_EVAL_CORE)
+            return cli_usage_error("eval: --mem-budget: full mode only (core mode's inputs are the prepared whole "
+                                   "columns); use --mode full");
+        if (strcmp(o->backend, "cpu")) return cli_usage_error("eval: --mem-budget: --backend cpu only so far");
+        if (o->target) return cli_usage_error("eval: --mem-budget: not with --target python yet");
+        if (o->sql) return cli_usage_error("eval: --mem-budget: not with --sql");
         o->modes = DKB_EVAL_FULL;
     }
     return 0;

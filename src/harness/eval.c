@@ -46,6 +46,14 @@ static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
         return dkb_fail(err, DKB_EINVAL, "--mode core: a SQL task is full mode only (its baseline is one translated program)");
     if (o->sql && o->queries) return dkb_fail(err, DKB_EINVAL, "--queries: not with a SQL task (--sql)");
     if (o->sql && o->target) return dkb_fail(err, DKB_EINVAL, "--target python: not with a SQL task (--sql) yet");
+    if (o->mem_budget < 0) return dkb_fail(err, DKB_EINVAL, "--mem-budget: expected a positive size");
+    if (o->mem_budget && (o->modes & DKB_EVAL_CORE))
+        return dkb_fail(err, DKB_EINVAL, "--mem-budget: full mode only (core mode's inputs are the prepared whole "
+                                         "columns); use --mode full");
+    if (o->mem_budget && o->backend && strcmp(o->backend, "cpu"))
+        return dkb_fail(err, DKB_EINVAL, "--mem-budget: --backend cpu only so far (CUDA streaming is not built yet)");
+    if (o->mem_budget && o->target) return dkb_fail(err, DKB_EINVAL, "--mem-budget: not with --target python yet");
+    if (o->mem_budget && o->sql) return dkb_fail(err, DKB_EINVAL, "--mem-budget: not with a SQL task (--sql)");
     if (o->threads < 0 || o->warmup < 0 || o->min_runs < 1 || !isfinite(o->min_seconds) || o->min_seconds < 0)
         return dkb_fail(err, DKB_EINVAL, "eval: bad timing options");
     return 0;
@@ -92,7 +100,7 @@ static const char *cand_ext(const dkb_eval_opts *o) { return is_python(o) ? "py"
 /* One row per (query, mode) as eval.h says, by query then mode. */
 static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t listed, dkb_eval_results *res,
                      dkb_error *err) {
-    unsigned modes = o->modes ? o->modes : DKB_EVAL_FULL | DKB_EVAL_CORE;
+    unsigned modes = o->modes ? o->modes : o->mem_budget ? DKB_EVAL_FULL : DKB_EVAL_FULL | DKB_EVAL_CORE;
     res->items = calloc(DKB_NQUERIES * DKB_NMODES, sizeof *res->items);
     if (!res->items) return dkb_fail(err, DKB_ENOMEM, "out of memory");
     for (int q = 1; q <= DKB_NQUERIES; q++)
@@ -108,6 +116,7 @@ static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t l
             it->verdict = DKB_VERDICT_OK;
             it->baseline = it->candidate = dkb__timing_none();
             it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
+            it->streamed_baseline = it->streamed_candidate = NAN;
             if (has) {
                 char name[80];
                 snprintf(name, sizeof name, "%s.%s.%s", it->query, dkb__eval_mode_name(it->mode), cand_ext(o));
@@ -173,6 +182,7 @@ static void job_base(const eval_ctx *c, const dkb_eval_item *it, dkb_job *job) {
     job->warmup = c->o->warmup;
     job->min_runs = c->o->min_runs;
     job->min_seconds = c->o->min_seconds;
+    job->mem_budget = c->o->mem_budget;
     job->cuda = c->cuda != NULL;
     job->cuda_columns = c->cuda ? (char *)dkb__eval_cuda_columns(c->cuda) : NULL;  /* borrowed */
     if (c->sql) {   /* borrowed too */
@@ -218,6 +228,20 @@ static int run_job(const eval_ctx *c, const dkb_job *job, const char *dir, dkb_r
     return rc;
 }
 
+/* The budget's findings of a report into the row; a budget the query
+ * cannot run under (the worker's budget_error) stops the evaluation with
+ * that one line. */
+static int take_budget(const dkb_report *rep, dkb_eval_item *it, dkb_error *err) {
+    if (rep->budget_error[0]) return dkb_fail(err, DKB_ENOMEM, "%s", rep->budget_error);
+    if (!rep->budgeted) return 0;
+    it->budgeted = 1;
+    it->partitioned = rep->partitioned;
+    it->chunks = rep->chunks;
+    it->streamed_baseline = rep->streamed_baseline;
+    if (!isnan(rep->streamed_candidate)) it->streamed_candidate = rep->streamed_candidate;
+    return 0;
+}
+
 /* Time the baseline alone (mode of the row, no candidate). */
 static int run_baseline(const eval_ctx *c, dkb_eval_item *it, const char *wdir, dkb_error *err) {
     dkb_job job;
@@ -230,6 +254,7 @@ static int run_baseline(const eval_ctx *c, dkb_eval_item *it, const char *wdir, 
     dkb_report rep;
     dkb_sandbox_result sr;
     int rc = run_job(c, &job, dir, &rep, &sr, it, err);
+    if (!rc) rc = take_budget(&rep, it, err);
     if (!rc) {
         it->baseline = rep.baseline;
         if (isnan(it->floor_ms)) it->floor_ms = rep.floor_ms;
@@ -274,6 +299,7 @@ static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir,
     dkb_sandbox_result sr;
     char *dir = dkb__path_join(wdir, "run");
     rc = dir ? run_job(c, &job, dir, &rep, &sr, it, err) : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    if (dir && !rc) rc = take_budget(&rep, it, err);
     if (dir && !rc) {
         it->verdict = rep.verdict;
         if (is_python(c->o)) dkb__py_refine_verdict(&it->verdict, rep.detail, sizeof rep.detail, sr.output_tail);

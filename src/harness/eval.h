@@ -54,6 +54,11 @@ typedef struct dkb_eval_opts {
                                 * (.cu on cuda); planned here with DuckDB (libduckdb needed),
                                 * translated in the worker; no parameters, so seed 0 only
                                 * (nseeds is not used); modes must be 0 or full; queries NULL */
+    int64_t mem_budget;        /* IN: bytes a query's columns may take at once (0: none):
+                                * the baseline runs partitioned where they do not fit
+                                * (docs/partitions.md), a full-mode candidate gets
+                                * env->budget (candidate.h); full mode, CPU, C only; a
+                                * budget a query cannot run under stops the evaluation */
     bool no_verify;            /* IN: trust the store: skip its crc32 and structure check
                                 * (done once, before anything is written or run; a
                                 * record of an earlier pass stands, verify_cache.h) */
@@ -80,6 +85,12 @@ typedef struct dkb_eval_item {
     dkb_attribution attribution;   /* CUDA: own vs library kernel time of one untimed call
                                     * (attrib.h); not recorded for CPU rows */
     double compile_s, run_s;   /* wall seconds: build; worker runs (all jobs) */
+    int budgeted;              /* under --mem-budget: the four below are known */
+    int partitioned;           /* the baseline ran partitioned */
+    int chunks;                /* its runs of partitions per pass */
+    double streamed_baseline;  /* bytes one baseline call streamed (0 when it fit) */
+    double streamed_candidate; /* bytes the candidate's loads totalled in one call, the most
+                                * over its calls (NaN: it did not run) */
     dkb_score_row score;       /* filled by dkb__score_rows */
 } dkb_eval_item;
 

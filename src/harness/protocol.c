@@ -126,6 +126,7 @@ int dkb__job_write(const dkb_job *j, const char *path, dkb_error *err) {
         bad |= !cJSON_AddNumberToObject(o, "min_seconds", j->min_seconds);
         bad |= !cJSON_AddNumberToObject(o, "floor_slack", j->floor_slack);
         bad |= !cJSON_AddStringToObject(o, "backend", j->cuda ? "cuda" : "cpu");
+        if (j->mem_budget > 0) bad |= !cJSON_AddNumberToObject(o, "mem_budget", (double)j->mem_budget);
         if (j->cuda && !bad) {
             cJSON *cols = cJSON_Parse(j->cuda_columns ? j->cuda_columns : "");
             bad |= !cJSON_IsArray(cols) || !cJSON_AddItemToObject(o, "cuda_columns", cols);
@@ -262,6 +263,12 @@ int dkb__job_read(const char *path, dkb_job *j, dkb_error *err) {
     if (!rc) rc = get_int(o, "min_runs", 1, 100000000, &j->min_runs, path, err);
     if (!rc) rc = get_double(o, "min_seconds", 0, 1e6, &j->min_seconds, path, err);
     if (!rc) rc = get_double(o, "floor_slack", 0, 1e6, &j->floor_slack, path, err);
+    double budget = 0;
+    if (!rc) rc = get_double(o, "mem_budget", 0, EXACT_LIMIT, &budget, path, err);
+    if (!rc && budget != floor(budget)) rc = dkb_fail(err, DKB_EPARSE, "%s: \"mem_budget\" must be whole bytes", path);
+    j->mem_budget = (int64_t)budget;
+    if (!rc && j->mem_budget && j->mode == DKB_JOB_CORE)
+        rc = dkb_fail(err, DKB_EPARSE, "%s: \"mem_budget\" is for full mode (and the baseline) only", path);
     const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(o, "seeds");
     if (!rc && seeds) {
         int n = cJSON_GetArraySize(seeds);
@@ -289,6 +296,7 @@ void dkb__report_init(dkb_report *r) {
     r->baseline = r->candidate = dkb__timing_none();
     r->bytes_read = r->bandwidth_gbs = r->floor_ms = NAN;
     r->floor_slack = NAN;
+    r->streamed_baseline = r->streamed_candidate = r->load_limit = NAN;
 }
 
 void dkb__report_free(dkb_report *r) {
@@ -343,6 +351,13 @@ char *dkb__report_json(const dkb_report *r) {
          add_num(o, "floor_ms", r->floor_ms) && add_num(o, "floor_slack", r->floor_slack) &&
          cJSON_AddNumberToObject(o, "threads", r->threads) && !dkb__attrib_add_json(o, "attribution", &r->attribution) &&
          (!r->nonce[0] || cJSON_AddStringToObject(o, "nonce", r->nonce));
+    if (ok && r->budgeted) {
+        cJSON *st = cJSON_AddObjectToObject(o, "streamed");
+        ok = st && cJSON_AddBoolToObject(st, "partitioned", r->partitioned) &&
+             cJSON_AddNumberToObject(st, "chunks", r->chunks) && add_num(st, "baseline_bytes", r->streamed_baseline) &&
+             add_num(st, "candidate_bytes", r->streamed_candidate) && add_num(st, "load_limit", r->load_limit);
+    }
+    if (ok && r->budget_error[0]) ok = cJSON_AddStringToObject(o, "budget_error", r->budget_error) != NULL;
     char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (!text) return NULL;
@@ -415,6 +430,18 @@ int dkb__report_parse(const char *json, dkb_report *r, dkb_error *err) {
     double th = num_or_nan(o, "threads");
     r->threads = th >= 0 && th < 1e6 ? (int)th : 0;
     dkb__attrib_from_json(o, "attribution", &r->attribution);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "streamed");
+    if (cJSON_IsObject(st)) {
+        r->budgeted = true;
+        r->partitioned = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "partitioned"));
+        double ch = num_or_nan(st, "chunks");
+        r->chunks = ch >= 0 && ch < 1e6 ? (int)ch : 0;
+        r->streamed_baseline = num_or_nan(st, "baseline_bytes");
+        r->streamed_candidate = num_or_nan(st, "candidate_bytes");
+        r->load_limit = num_or_nan(st, "load_limit");
+    }
+    const cJSON *be = cJSON_GetObjectItemCaseSensitive(o, "budget_error");
+    if (cJSON_IsString(be)) snprintf(r->budget_error, sizeof r->budget_error, "%s", be->valuestring);
     const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(o, "nonce");
     if (cJSON_IsString(nonce)) snprintf(r->nonce, sizeof r->nonce, "%s", nonce->valuestring);
     cJSON_Delete(o);

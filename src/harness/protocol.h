@@ -22,9 +22,12 @@
  *                                (worker_cuda.h: one object per column)
  *    "sql": "SELECT ...",        a SQL task (src/sql/task.h): "query" is its
  *    "sql_plan": "{...}",        name, these its SQL text, DuckDB's plan JSON
- *    "sql_columns": ["a", ...]}  (as a string) and its result column names,
+ *    "sql_columns": ["a", ...],  (as a string) and its result column names,
  *                                all made by the evaluating process, so the
  *                                worker needs no libduckdb; all three or none
+ *    "mem_budget": 8388608}      bytes (0: none): the baseline runs under it
+ *                                (dkb__query_run_budget) and a full-mode
+ *                                candidate gets env->budget (worker_stream.h)
  *
  * Report:
  *   {"verdict": "ok",            a dkb_verdict name (harness.h)
@@ -42,6 +45,16 @@
  *                                extra, untimed call's device time splits into
  *                                own and library kernels (attrib.h)
  *    "attribution_note": "..." | null, why attribution is null (or a caveat)
+ *    "streamed": {...} | null,   with a budget: "partitioned" (bool), "chunks"
+ *                                (the baseline's runs of partitions per pass),
+ *                                "baseline_bytes" and "candidate_bytes"
+ *                                (bytes streamed by one call: the baseline's
+ *                                streamed columns x passes; what the
+ *                                candidate's loads totalled, largest call),
+ *                                "load_limit"
+ *    "budget_error": "..." | null, the budget cannot run this query (too
+ *                                small, or a store of one partition): the
+ *                                message, for the evaluation to stop on
  *    "nonce": "9f0c..."}         the nonce the sandbox handed the worker (see
  *                                dkb__sandbox_run); absent when none
  * Checks list the first pass (one per seed). Every timed call's answer and
@@ -81,6 +94,7 @@ typedef struct dkb_job {
     char *sql;                 /* malloc'd or NULL: a SQL task's text ... */
     char *sql_plan;            /* ... its plan JSON ... */
     char *sql_columns;         /* ... and its column names (JSON array text) */
+    int64_t mem_budget;        /* bytes; 0: no budget */
 } dkb_job;
 
 /* Defaults for a job (strings NULL, seeds {0}). */
@@ -119,6 +133,12 @@ typedef struct dkb_report {
     dkb_attribution attribution;   /* the kernel attribution call (attrib.h): CUDA rows that
                                     * passed both checks; else not recorded, its note
                                     * saying why ("" for CPU rows) */
+    /* with a memory budget (job mem_budget > 0) */
+    bool budgeted;
+    bool partitioned;          /* the baseline ran partitioned */
+    int chunks;                /* its runs of partitions per pass */
+    double streamed_baseline, streamed_candidate, load_limit;  /* bytes; NaN: unknown */
+    char budget_error[512];    /* "" unless the budget cannot run the query */
 } dkb_report;
 
 /* A report with verdict HARNESS_ERROR, no checks, no timings

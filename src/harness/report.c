@@ -76,6 +76,7 @@ static void add_config(cJSON *doc, const dkb_eval_results *res) {
     if (m & DKB_EVAL_CORE) cJSON_AddItemToArray(modes, cJSON_CreateString("core"));
     add_str(c, "queries", o->queries);
     if (o->sql) add_str(c, "sql_file", o->sql);   /* a SQL task (docs/sql.md); absent otherwise */
+    if (o->mem_budget) add_num(c, "mem_budget", (double)o->mem_budget);   /* bytes; absent without a budget */
     cJSON *seeds = cJSON_AddArrayToObject(c, "seeds");
     for (int i = 0; i < res->nseeds; i++) cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)res->seeds[i]));
     add_num(c, "threshold", o->threshold);
@@ -128,6 +129,15 @@ static void add_item(cJSON *arr, const dkb_eval_item *it, double threshold) {
     add_num(j, "compile_s", it->compile_s);
     add_num(j, "run_s", it->run_s);
     (void)dkb__attrib_add_json(j, "attribution", &it->attribution);   /* and "attribution_note" */
+    if (it->budgeted) {   /* under --mem-budget (docs/partitions.md) */
+        cJSON *st = cJSON_AddObjectToObject(j, "streamed");
+        if (st) {
+            cJSON_AddBoolToObject(st, "partitioned", it->partitioned);
+            cJSON_AddNumberToObject(st, "chunks", it->chunks);
+            add_num(st, "baseline_bytes", it->streamed_baseline);
+            add_num(st, "candidate_bytes", it->streamed_candidate);
+        }
+    }
 }
 
 cJSON *dkb__results_json(const dkb_eval_results *res) {

@@ -49,6 +49,8 @@
 #include "harness/heap_interpose.h"
 #include "harness/protocol.h"
 #include "harness/worker_guard.h"
+#include "harness/worker_stream.h"
+#include "queries/partition.h"   // defines: dkb__query_run_budget, dkb__part_plan_get
 #include "sql/task.h"   // defines: dkb__sql_task_from_parts
 
 #define MAX_RANGES 4096
@@ -177,10 +179,18 @@ typedef struct worker {
     /* the implausibility floor: bytes any correct implementation must read
      * (dkb__set_store_must_read) at the measured bandwidth */
     double must_read_bytes, must_read_ms;
+    /* --mem-budget (job mem_budget > 0): the baseline runs under it; how
+     * the seeds' runs went (part: seed 0's; resident: the most over the
+     * seeds); the candidate's largest total of loads in one call */
+    int64_t budget;
+    dkb__part_info part;
+    int64_t resident_max;
+    int64_t cand_loaded_max;
 } worker;
 
 /* Write the report and leave (never returns). */
 static void finish_report(worker *w) {
+    if (w->budget && w->full_entry) w->rep.streamed_candidate = (double)w->cand_loaded_max;
     snprintf(w->rep.nonce, sizeof w->rep.nonce, "%s", dkb__guard_nonce());
     /* messages may quote the candidate's strings: keep the report valid text */
     dkb__text_sanitize(w->rep.detail, strlen(w->rep.detail));
@@ -292,7 +302,8 @@ static double baseline_call(worker *w, int s) {
         dkb_result res = {0};
         timed_window(1);
         t0 = dkb__now_ms();
-        int rc = dkb_query_run(w->q, w->tp, w->db, &w->params[s], &res, &e);
+        int rc = w->budget ? dkb__query_run_budget(w->q, w->tp, w->db, &w->params[s], w->budget, w->threads, &res, NULL, &e)
+                           : dkb_query_run(w->q, w->tp, w->db, &w->params[s], &res, &e);
         t1 = dkb__now_ms();
         /* the CUDA window closes before the result is freed, as a
          * candidate's before the harness's housekeeping */
@@ -325,6 +336,7 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     o->msg[0] = 0;
     if (w->core) dkb__out_set_reset(&w->oset, poison);
     else dkb__out_result_reset(&w->ores, poison);
+    if (w->budget) dkb__wstream_call_begin();
     dkb_error e = {0};
     if (w->cuda) {
         /* device outputs, poisoned; the device state pristine; the cache
@@ -353,6 +365,12 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     o->ms = t1 - t0;
     const int cuda_failed = w->cuda && dkb__wcuda_time_end(w->cu, &o->ms, &e);
     timed_window(0);
+    if (w->budget) {
+        /* everything the call loaded unmapped, before anything else runs */
+        int64_t loaded = 0;
+        dkb__wstream_call_end(&loaded);
+        if (loaded > w->cand_loaded_max) w->cand_loaded_max = loaded;
+    }
     dkb__guard_openmp_restore();
     /* every block the call left allocated freed (overwritten, or unmapped) */
     dkb__heap_call_end();
@@ -368,6 +386,11 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     if (rc != 0) {
         o->v = DKB_VERDICT_RETURNED_ERROR;
         dkb__cand_status_text(rc, o->msg, sizeof o->msg);
+        const char *why = w->budget ? dkb__wstream_last_error() : "";
+        if (*why) {
+            size_t used = strlen(o->msg);
+            snprintf(o->msg + used, sizeof o->msg - used, " (the loader: %.400s)", why);
+        }
         return;
     }
     if (count) {
@@ -434,6 +457,25 @@ static void measure_floor(worker *w) {
     w->must_read_ms = w->must_read_bytes / (w->rep.bandwidth_gbs * 1e9) * 1e3;
 }
 
+/* Seed index s's expected result under the budget; the runs recorded. A
+ * budget the query cannot run under (too small, or a store of one
+ * partition: dkb__query_run_budget's messages, which name --mem-budget) is
+ * the report's budget_error as well. */
+static void expected_budgeted(worker *w, int s) {
+    uint64_t seed = w->job.seeds[s];
+    dkb_error e = {0};
+    dkb__part_info info;
+    if (dkb__query_run_budget(w->q, w->tp, w->db, &w->params[s], w->budget, w->threads, &w->expected[s], &info, &e)) {
+        if (strstr(e.msg, "--mem-budget")) snprintf(w->rep.budget_error, sizeof w->rep.budget_error, "%s", e.msg);
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
+    }
+    if (s == 0) w->part = info;
+    if (info.resident_bytes > w->resident_max) w->resident_max = info.resident_bytes;
+    w->rep.partitioned = w->part.partitioned;
+    w->rep.chunks = w->part.chunks;
+    w->rep.streamed_baseline = w->part.partitioned ? (double)w->part.streamed_bytes * w->part.passes : 0;
+}
+
 static void setup(worker *w, const char *job_path) {
     dkb_error e = {0};
     if (dkb__job_read(job_path, &w->job, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
@@ -465,6 +507,10 @@ static void setup(worker *w, const char *job_path) {
     /* cuda: baseline and prepared inputs on the GPU over the shared columns;
      * the finish over the candidate's (copied back) outputs on the CPU */
     w->cuda = w->job.cuda;
+    w->budget = w->job.mem_budget;
+    w->rep.budgeted = w->budget > 0;
+    if (w->budget && (w->cuda || w->core))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: --mem-budget is for full mode on the CPU backend (so far)");
     dkb_tp_backend be = w->cuda ? DKB_TP_CUDA : DKB_TP_CPU;
     if (w->cuda && dkb__wcuda_open(w->job.cuda_columns, w->db, &w->cu, &e))
         fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
@@ -488,8 +534,11 @@ static void setup(worker *w, const char *job_path) {
             fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: parameters of seed %llu: %s", (unsigned long long)seed, e.msg);
         set_phase("the baseline", seed);
         dkb_tp_reset(w->tp);
-        if (dkb_query_run(w->q, w->tp, w->db, &w->params[s], &w->expected[s], &e))
+        if (w->budget) {
+            expected_budgeted(w, s);
+        } else if (dkb_query_run(w->q, w->tp, w->db, &w->params[s], &w->expected[s], &e)) {
             fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
+        }
         dkb_tp_reset(w->tp);
         if (w->core) step_ok(w, w->q->prepare(w->tp_prep, w->db, &w->params[s], &w->prep[s]), w->tp_prep, "prepare", seed);
     }
@@ -525,6 +574,28 @@ static void cuda_check_inputs(worker *w, const char *when) {
     if (dkb__wcuda_watch_check(w->cu, changed, sizeof changed, &n, &e))
         fail_report(w, DKB_VERDICT_CRASH, "checking the inputs %s: %s", when, e.msg);
     if (n) fail_report(w, DKB_VERDICT_WROTE_INPUT, "wrote to read-only device %s (checksum changed %s)", changed, when);
+}
+
+/* Under a budget: env->budget, and when the query streams the db view's
+ * streamed tables hidden and the loader's region reserved
+ * (worker_stream.h). A candidate that does not declare that it streams is
+ * not run on a query that streams (bad_entry). */
+static void setup_budget(worker *w, dkb_cand_env *env) {
+    const dkb__part_plan *pl = dkb__part_plan_get(w->q->number);
+    const char *streamed[2] = {NULL, NULL};
+    if (w->part.partitioned && pl) streamed[0] = pl->stream[0], streamed[1] = pl->stream[1];
+    if (streamed[0] && !dlsym(w->so, "dkb_candidate_streams"))
+        fail_report(w, DKB_VERDICT_BAD_ENTRY,
+                    "does not stream: under this --mem-budget %s streams %s%s%s by partition, and the candidate does "
+                    "not define DKB_CANDIDATE_STREAMS (dkb/candidate.h, \"full mode under a memory budget\")",
+                    w->q->name, streamed[0], streamed[1] ? " and " : "", streamed[1] ? streamed[1] : "");
+    int64_t limit = w->budget - w->resident_max;
+    const dkb_cand_budget *b = NULL;
+    dkb_error e = {0};
+    if (dkb__wstream_setup(w->db, w->cdb, streamed, w->budget, limit, &w->ro, &b, &e))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: the loader: %s", e.msg);
+    env->budget = b;
+    w->rep.load_limit = streamed[0] ? (double)limit : NAN;
 }
 
 /* The candidate's inputs and outputs, in read-only memory and harness
@@ -577,6 +648,7 @@ static void setup_candidate(worker *w) {
     env->abi_version = DKB_CANDIDATE_ABI_VERSION;
     env->threads = w->threads;
     env->stream = w->cuda ? dkb__wcuda_stream(w->cu) : NULL;
+    if (w->budget) setup_budget(w, env);
     w->env = env;
     if (w->cuda) cuda_watch_inputs(w);
     if (dkb__ro_seal(&w->ro, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);

@@ -86,6 +86,7 @@ const char *dkb__guard_nonce(void) {
 static struct {
     uintptr_t lo, hi;
     const char *label;
+    const char *read_label;   /* not NULL: reads fault here too (a crash so named) */
 } g_ranges[MAX_RANGES];
 static int g_nranges;
 static char g_phase[256] = "the harness's setup";
@@ -99,11 +100,27 @@ void dkb__guard_phase(const char *fmt, ...) {
 }
 
 void dkb__guard_add_range(uintptr_t lo, uintptr_t hi, const char *label) {
+    dkb__guard_add_range_unmapped(lo, hi, label, NULL);
+}
+
+void dkb__guard_add_range_unmapped(uintptr_t lo, uintptr_t hi, const char *label, const char *read_label) {
     if (g_nranges < MAX_RANGES && hi > lo) {
         g_ranges[g_nranges].lo = lo;
         g_ranges[g_nranges].hi = hi;
+        g_ranges[g_nranges].read_label = read_label;
         g_ranges[g_nranges++].label = label;
     }
+}
+
+/* Was the fault a write? (x86-64: the page-fault error code's bit 1; else
+ * unknown, taken as a write.) */
+static int fault_was_write(const void *uctx) {
+#if defined(__x86_64__) && defined(REG_ERR)
+    return uctx && (((const ucontext_t *)uctx)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+    (void)uctx;
+    return 1;
+#endif
 }
 
 /* small async-signal-safe formatting */
@@ -151,7 +168,6 @@ static const char *sig_text(int sig) {
  * wrote_input, then _exit; anything else: crash, then the default action
  * kills the process); others wait for it. */
 static void on_fault(int sig, siginfo_t *si, void *uctx) {
-    (void)uctx;
     if (atomic_exchange(&g_faulted, 1)) {
         for (;;) pause();
     }
@@ -164,7 +180,13 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
     size_t at = put_str(b, 0, sizeof b, "\n{\"nonce\":\"");
     at = put_str(b, at, sizeof b, dkb__guard_nonce());
     at = put_str(b, at, sizeof b, "\",");
-    if (hit >= 0) {
+    if (hit >= 0 && g_ranges[hit].read_label && !fault_was_write(uctx)) {
+        /* a read of memory the harness unmapped (a released partition) */
+        at = put_str(b, at, sizeof b, "\"verdict\":\"crash\",\"detail\":\"SIGSEGV: ");
+        at = put_str(b, at, sizeof b, g_ranges[hit].read_label);
+        at = put_str(b, at, sizeof b, " at ");
+        hit = -2;
+    } else if (hit >= 0) {
         at = put_str(b, at, sizeof b, "\"verdict\":\"wrote_input\",\"detail\":\"wrote to read-only ");
         at = put_str(b, at, sizeof b, g_ranges[hit].label);
         at = put_str(b, at, sizeof b, " at ");
@@ -177,7 +199,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
         at = put_uint(b, at, sizeof b, (unsigned)si->si_syscall);
         at = put_str(b, at, sizeof b, ", not allowed in the worker)");
     } else if (si->si_code > 0) { /* a fault: si_addr means something */
-        at = put_str(b, at, sizeof b, hit >= 0 ? "" : sig == SIGSEGV || sig == SIGBUS ? " at address " : " at ");
+        at = put_str(b, at, sizeof b, hit != -1 ? "" : sig == SIGSEGV || sig == SIGBUS ? " at address " : " at ");
         at = put_hex(b, at, sizeof b, a);
     }
     at = put_str(b, at, sizeof b, " during ");

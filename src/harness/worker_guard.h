@@ -52,6 +52,11 @@ void dkb__guard_phase(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 /* A read-only range [lo, hi) whose writes are wrote_input, with its label
  * (kept, not copied). At most a few thousand; extra ones are dropped. */
 void dkb__guard_add_range(uintptr_t lo, uintptr_t hi, const char *label);
+/* The same for a range the harness maps and unmaps while candidate code
+ * runs (a loader's partitions): a write there is wrote_input naming label,
+ * a read a crash naming read_label (x86-64, from the fault's error code;
+ * elsewhere every fault there counts as a write). */
+void dkb__guard_add_range_unmapped(uintptr_t lo, uintptr_t hi, const char *label, const char *read_label);
 /* Install the handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
  * SIGTRAP and SIGSYS on an alternate stack. */
 int dkb__guard_install_handlers(dkb_error *err);

@@ -1,0 +1,342 @@
+/* worker_stream.c: the loader a full-mode candidate calls under a memory
+ * budget, and the budget's description (worker_stream.h; the ABI in
+ * candidate.h, "full mode under a memory budget").
+ *
+ * Every load is copied from the store's mapping into one region reserved
+ * at setup (PROT_NONE, no swap reserved), at the next page boundary:
+ * made writable, filled (descriptors, then each column 64-byte aligned,
+ * text offsets rebased to 0), made read-only, and handed out. A release,
+ * and the end of every call, makes its pages PROT_NONE again and drops
+ * them (MADV_DONTNEED: zero-filled when next touched), so nothing a call
+ * loaded is there for a later call, and a pointer kept past its release
+ * faults. Addresses are never reused within a call. */
+#include "harness/worker_stream.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness/worker_guard.h"  // defines: dkb__guard_add_range_unmapped
+
+#define MAX_LOADS 4096     /* loads per call */
+#define MAX_LOAD_COLS 64   /* columns per load */
+#define REGION_SLACK ((size_t)64 << 20)
+#define HUGE ((size_t)2 << 20)  /* loads start on 2 MiB boundaries: transparent huge pages where the kernel
+                                 * allows them (MADV_HUGEPAGE), 512 times fewer page faults per load */
+
+typedef struct load_rec {
+    uint64_t id;
+    char *lo;
+    size_t len;
+    int64_t bytes;
+    int live;
+} load_rec;
+
+static struct {
+    int on;
+    int ns, nparts;
+    const dkb_store_table *tb[2];
+    const dkb_cand_table *ct[2];   /* the view's descriptors (data hidden) */
+    int64_t load_limit;
+    char *base;
+    size_t size, used;
+    int64_t held, total;
+    load_rec loads[MAX_LOADS];
+    int nloads;
+    uint64_t next_id;
+    pthread_mutex_t mu;
+    char last_err[512];
+} g = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t page_size(void) {
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+/* Under g.mu: remember why the loader refused; returns rc. */
+static int refuse(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse(int rc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g.last_err, sizeof g.last_err, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* A streamed column by name: its table s and store column. */
+typedef struct scol {
+    int s;
+    const dkb_store_column *col;
+    const dkb_cand_vec *desc;
+    size_t es;   /* element size (text: its offsets') */
+    int text;
+} scol;
+
+static int find_col(const char *name, scol *c) {
+    for (int s = 0; s < g.ns; s++)
+        for (int i = 0; i < g.ct[s]->ncols; i++)
+            if (!strcmp(g.ct[s]->cols[i].name, name)) {
+                c->s = s;
+                c->desc = &g.ct[s]->cols[i];
+                c->col = dkb_store_table_column(g.tb[s], name);
+                c->text = dkb_column_type(c->col) == DKB_TYPE_TEXT;
+                dkb_dtype_t dt = dkb_column_dtype(c->col);
+                c->es = c->text || dt == DKB_DTYPE_INT64 ? 8 : dt == DKB_DTYPE_INT32 ? 4 : 1;
+                return c->col != NULL;
+            }
+    return 0;
+}
+
+/* Rows [*start, *start + *rows) of streamed table s in partitions first .. first + count - 1. */
+static void part_rows(int s, int first, int count, int64_t *start, int64_t *rows) {
+    const dkb_store_partition *a = dkb_store_table_partition(g.tb[s], first);
+    const dkb_store_partition *z = dkb_store_table_partition(g.tb[s], first + count - 1);
+    *start = a->row_start;
+    *rows = z->row_start + z->rows - a->row_start;
+}
+
+/* Check a request and size it: what it counts (*bytes) and its mapping
+ * (*len). 0, or DKB_CAND_EINVAL with g.last_err set. Under g.mu. */
+static int plan_load(int first, int count, int ncols, const char *const *cols, scol *sc, int64_t *bytes, size_t *len) {
+    if (!g.on) return refuse(DKB_CAND_EINVAL, "load: nothing streams in this run");
+    if (first < 0 || count < 1 || first >= g.nparts || count > g.nparts - first)
+        return refuse(DKB_CAND_EINVAL, "load: partitions %d..%d: the streamed tables have partitions 0..%d", first,
+                      first + count - 1, g.nparts - 1);
+    if (ncols < 1 || ncols > MAX_LOAD_COLS || !cols)
+        return refuse(DKB_CAND_EINVAL, "load: %d columns (1..%d, named in cols)", ncols, MAX_LOAD_COLS);
+    *bytes = 0;
+    size_t l = round_up((size_t)ncols * sizeof(dkb_cand_vec), 64);
+    for (int i = 0; i < ncols; i++) {
+        if (!cols[i]) return refuse(DKB_CAND_EINVAL, "load: column %d is NULL", i);
+        if (!find_col(cols[i], &sc[i]))
+            return refuse(DKB_CAND_EINVAL, "load: '%.60s' is not a column of %s%s%s", cols[i], g.ct[0]->name,
+                          g.ns > 1 ? " or " : "", g.ns > 1 ? g.ct[1]->name : "");
+        int64_t start, rows;
+        part_rows(sc[i].s, first, count, &start, &rows);
+        int64_t b = rows * (int64_t)sc[i].es;
+        l += round_up((size_t)(sc[i].text ? rows + 1 : rows) * sc[i].es, 64);
+        if (sc[i].text) {
+            const int64_t *off = dkb_column_text_offsets(sc[i].col);
+            int64_t chars = off[start + rows] - off[start];
+            b += chars;
+            l += round_up((size_t)chars, 64);
+        }
+        *bytes += b;
+    }
+    *len = round_up(l ? l : 1, l >= HUGE / 2 ? HUGE : page_size());
+    return 0;
+}
+
+/* Fill the mapping at p (writable) for the request; out's fields. */
+static void fill(char *p, int first, int count, int ncols, const scol *sc, dkb_cand_load *out) {
+    dkb_cand_vec *v = (dkb_cand_vec *)p;
+    char *at = p + round_up((size_t)ncols * sizeof *v, 64);
+    for (int i = 0; i < ncols; i++) {
+        int64_t start, rows;
+        part_rows(sc[i].s, first, count, &start, &rows);
+        v[i] = *sc[i].desc;
+        v[i].n = rows;
+        v[i].data = at;
+        if (sc[i].text) {
+            const int64_t *off = dkb_column_text_offsets(sc[i].col);
+            int64_t *o = (int64_t *)at;
+            for (int64_t r = 0; r <= rows; r++) o[r] = off[start + r] - off[start];
+            at += round_up((size_t)(rows + 1) * 8, 64);
+            uint64_t nb = 0;
+            const char *bytes = dkb_column_text_bytes(sc[i].col, &nb);
+            v[i].bytes = at;
+            v[i].nbytes = o[rows];
+            memcpy(at, bytes + off[start], (size_t)o[rows]);
+            at += round_up((size_t)o[rows], 64);
+        } else {
+            const char *src = (const char *)dkb_column_data(sc[i].col) + (size_t)start * sc[i].es;
+            memcpy(at, src, (size_t)rows * sc[i].es);
+            v[i].bytes = NULL;
+            v[i].nbytes = 0;
+            at += round_up((size_t)rows * sc[i].es, 64);
+        }
+    }
+    memset(out, 0, sizeof *out);
+    out->first = first;
+    out->count = count;
+    for (int s = 0; s < g.ns; s++) part_rows(s, first, count, &out->row_start[s], &out->rows[s]);
+    out->ncols = ncols;
+    out->cols = v;
+}
+
+static int load(const dkb_cand_env *env, int first, int count, int ncols, const char *const *cols,
+                dkb_cand_load *out) {
+    (void)env;
+    scol sc[MAX_LOAD_COLS];
+    int64_t bytes;
+    size_t len;
+    pthread_mutex_lock(&g.mu);
+    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &len);
+    if (!rc && !out) rc = refuse(DKB_CAND_EINVAL, "load: out is NULL");
+    if (!rc && g.held + bytes > g.load_limit)
+        rc = refuse(DKB_CAND_ENOMEM,
+                    "load of partitions %d..%d (%lld bytes) refused: with the %lld bytes held it would pass "
+                    "load_limit %lld",
+                    first, first + count - 1, (long long)bytes, (long long)g.held, (long long)g.load_limit);
+    size_t at = len % HUGE == 0 ? round_up(g.used, HUGE) : g.used;
+    if (!rc && (g.nloads == MAX_LOADS || at > g.size || len > g.size - at))
+        rc = refuse(DKB_CAND_ENOMEM, "load of partitions %d..%d refused: this call has loaded %lld bytes in %d loads, "
+                    "the most one call may (4 x the streamed tables, %d loads)",
+                    first, first + count - 1, (long long)g.total, g.nloads, MAX_LOADS);
+    char *p = g.base + at;
+    if (!rc && mprotect(p, len, PROT_READ | PROT_WRITE) != 0)
+        rc = refuse(DKB_CAND_ENOMEM, "load: mprotect: %s", strerror(errno));
+    if (!rc) {
+        fill(p, first, count, ncols, sc, out);
+        out->bytes = bytes;
+        out->id = ++g.next_id;
+        if (mprotect(p, len, PROT_READ) != 0) {
+            /* cannot make it read-only: take it back */
+            mprotect(p, len, PROT_NONE);
+            rc = refuse(DKB_CAND_ENOMEM, "load: mprotect: %s", strerror(errno));
+        }
+        g.used = at + len;
+        if (!rc) {
+            g.loads[g.nloads++] = (load_rec){out->id, p, len, bytes, 1};
+            g.held += bytes;
+            g.total += bytes;
+        }
+    }
+    pthread_mutex_unlock(&g.mu);
+    return rc;
+}
+
+static int release(const dkb_cand_env *env, const dkb_cand_load *l) {
+    (void)env;
+    pthread_mutex_lock(&g.mu);
+    int rc = DKB_CAND_EINVAL;
+    if (!l) {
+        refuse(rc, "release: load is NULL");
+    } else {
+        uint64_t id = l->id;
+        int i = 0;
+        while (i < g.nloads && !(g.loads[i].id == id && g.loads[i].live)) i++;
+        if (i == g.nloads) {
+            refuse(rc, "release: load %llu is not held (released already, or not a load of this call)",
+                   (unsigned long long)id);
+        } else {
+            mprotect(g.loads[i].lo, g.loads[i].len, PROT_NONE);
+            madvise(g.loads[i].lo, g.loads[i].len, MADV_DONTNEED);
+            g.loads[i].live = 0;
+            g.held -= g.loads[i].bytes;
+            rc = DKB_CAND_OK;
+        }
+    }
+    pthread_mutex_unlock(&g.mu);
+    return rc;
+}
+
+static int64_t load_size(const dkb_cand_env *env, int first, int count, int ncols, const char *const *cols) {
+    (void)env;
+    scol sc[MAX_LOAD_COLS];
+    int64_t bytes;
+    size_t len;
+    pthread_mutex_lock(&g.mu);
+    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &len);
+    pthread_mutex_unlock(&g.mu);
+    return rc ? -1 : bytes;
+}
+
+void dkb__wstream_call_begin(void) {
+    pthread_mutex_lock(&g.mu);
+    g.last_err[0] = 0;
+    g.total = g.held = 0;
+    g.nloads = 0;
+    pthread_mutex_unlock(&g.mu);
+}
+
+void dkb__wstream_call_end(int64_t *loaded_bytes) {
+    pthread_mutex_lock(&g.mu);
+    if (g.used) {
+        mprotect(g.base, g.used, PROT_NONE);
+        madvise(g.base, g.used, MADV_DONTNEED);
+    }
+    g.used = 0;
+    g.nloads = 0;
+    g.held = 0;
+    if (loaded_bytes) *loaded_bytes = g.total;
+    pthread_mutex_unlock(&g.mu);
+}
+
+const char *dkb__wstream_last_error(void) { return g.last_err; }
+
+/* ---- setup ---- */
+
+static const dkb_cand_table *view_table(const dkb_cand_db *cdb, const char *name) {
+    for (int t = 0; t < cdb->ntables; t++)
+        if (!strcmp(cdb->tables[t].name, name)) return &cdb->tables[t];
+    return NULL;
+}
+
+int dkb__wstream_setup(const dkb_store *db, const dkb_cand_db *cdb, const char *const streamed[2], int64_t budget,
+                       int64_t load_limit, dkb_ro_arena *ro, const dkb_cand_budget **out, dkb_error *err) {
+    *out = NULL;
+    dkb_cand_budget *b = dkb__ro_alloc(ro, sizeof *b);
+    if (!b) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    b->budget = budget;
+    b->load_limit = load_limit;
+    b->load = load;
+    b->release = release;
+    b->load_size = load_size;
+    size_t total = 0;
+    for (int s = 0; s < 2 && streamed[s]; s++) {
+        const dkb_store_table *tb = dkb_store_table_find(db, streamed[s]);
+        const dkb_cand_table *ct = view_table(cdb, streamed[s]);
+        if (!tb || !ct) return dkb_fail(err, DKB_EINVAL, "the store has no table %s to stream", streamed[s]);
+        int np = dkb_store_table_npartitions(tb);
+        if (s && np != b->nparts)
+            return dkb_fail(err, DKB_EINVAL, "%s and %s have %d and %d partitions", streamed[0], streamed[1],
+                            b->nparts, np);
+        b->nparts = np;
+        int64_t *start = dkb__ro_alloc(ro, (size_t)(np + 1) * sizeof *start);
+        if (!start) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+        for (int i = 0; i < np; i++) start[i] = dkb_store_table_partition(tb, i)->row_start;
+        start[np] = dkb_store_table_rows(tb);
+        b->part_start[s] = start;
+        b->streamed[s] = ct->name;
+        b->nstreamed = s + 1;
+        g.tb[s] = tb;
+        g.ct[s] = ct;
+        /* the view keeps names, types and rows; the data only through load */
+        for (int c = 0; c < ct->ncols; c++) {
+            dkb_cand_vec *v = (dkb_cand_vec *)&ct->cols[c];
+            const dkb_store_column *col = dkb_store_table_column_at(tb, c);
+            total += (size_t)dkb_column_rows(col) * 8 + 64;
+            if (v->type == DKB_CAND_STR) total += (size_t)v->nbytes + 64;
+            v->data = NULL;
+            v->bytes = NULL;
+            v->nbytes = 0;
+        }
+    }
+    if (b->nstreamed) {
+        g.ns = b->nstreamed;
+        g.nparts = b->nparts;
+        g.load_limit = load_limit;
+        g.size = round_up(4 * total + REGION_SLACK, HUGE);
+        void *m = mmap(NULL, g.size + HUGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED)
+            return dkb_fail(err, DKB_ENOMEM, "cannot reserve %zu bytes of address space for the loads: %s", g.size,
+                            strerror(errno));
+        g.base = (char *)round_up((size_t)m, HUGE);   /* the slack before it stays reserved, unused */
+        madvise(g.base, g.size, MADV_HUGEPAGE);        /* a hint: fine to fail */
+        g.used = 0;
+        g.on = 1;
+        dkb__guard_add_range_unmapped((uintptr_t)g.base, (uintptr_t)g.base + g.size,
+                                      "loaded partition (env->budget->load)",
+                                      "read a partition it had released, or memory no load gave it "
+                                      "(env->budget->load's region)");
+    }
+    *out = b;
+    return 0;
+}
