@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_select_range_i32 */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -26,30 +27,35 @@ enum { PAR_MIN = 262144 };
 
 enum { BLOCK = 1 << 12 };
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_vec *ship, *lpart, *price, *disc, *ptype;
-    const dkb_cand_param *pdate;
-    dkb_cand_res_col *out;
-    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_partkey:i32 l_extendedprice:dec2 l_discount:dec2", &ship,
-                      &lpart, &price, &disc) ||
-        DKB_BIND_COLS(db, "part", "p_type:dict", &ptype) || DKB_BIND_PARAMS(params, "date", &pdate) ||
-        DKB_BIND_RES(res, "promo_revenue:float", &out) || res->cap < 1)
-        return DKB_CAND_EINVAL;
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
 
-    uint8_t promo[256] = {0};
-    for (int c = 0; c < ptype->dict->size && c < 256; c++)
-        promo[c] = ptype->dict->len[c] >= 5 && memcmp(ptype->dict->str[c], "PROMO", 5) == 0;
-    const int32_t lo = (int32_t)pdate->i;
-    const int64_t hi = dkb_add_months(pdate->i, 1); /* [lo, hi) */
-    const int32_t *sd = ship->data, *pk = lpart->data;
-    const int64_t *pr = price->data, *dc = disc->data;
-    const uint8_t *ty = ptype->data;
-    const uint32_t nparts = (uint32_t)ptype->n;
-    const int64_t n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
+/* What the scan needs and adds up (dkb_stream_rows' context). */
+typedef struct q14_scan {
+    const uint8_t *promo, *ty; /* PROMO per type code; p_type codes by part */
+    uint32_t nparts;
+    int32_t lo;
+    int64_t hi;
+    int threads;
+    __int128 promo_sum, total;
+    int64_t hits;
+    int bad;
+} q14_scan;
+
+/* Add the month's lines of cols (l_shipdate, l_partkey, l_extendedprice,
+ * l_discount: whole, or one load of partitions) to sc. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q14_scan *sc = ctx;
+    (void)row_start;
+    const int32_t lo = sc->lo;
+    const int64_t hi = sc->hi;
+    const uint8_t *promo = sc->promo, *ty = sc->ty;
+    const uint32_t nparts = sc->nparts;
+    const int32_t *sd = cols[0].data, *pk = cols[1].data;
+    const int64_t *pr = cols[2].data, *dc = cols[3].data;
+    const int64_t n = cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
     /* threads only for enough work (like the baseline): a region's barrier can wait
      * milliseconds for a second thread on a busy machine */
-    const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const int nt = n < PAR_MIN ? 1 : (sc->threads > 0 ? sc->threads : 1);
     __int128 promo_sum = 0, total = 0;
     int64_t hits = 0;
     int bad = 0;
@@ -93,6 +99,37 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             hits += my_hits;
         }
     }
+    sc->promo_sum += promo_sum;
+    sc->total += total;
+    sc->hits += hits;
+    sc->bad |= bad;
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *ship, *lpart, *price, *disc, *ptype;
+    const dkb_cand_param *pdate;
+    dkb_cand_res_col *out;
+    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_partkey:i32 l_extendedprice:dec2 l_discount:dec2", &ship,
+                      &lpart, &price, &disc) ||
+        DKB_BIND_COLS(db, "part", "p_type:dict", &ptype) || DKB_BIND_PARAMS(params, "date", &pdate) ||
+        DKB_BIND_RES(res, "promo_revenue:float", &out) || res->cap < 1)
+        return DKB_CAND_EINVAL;
+
+    uint8_t promo[256] = {0};
+    for (int c = 0; c < ptype->dict->size && c < 256; c++)
+        promo[c] = ptype->dict->len[c] >= 5 && memcmp(ptype->dict->str[c], "PROMO", 5) == 0;
+    const int32_t lo = (int32_t)pdate->i;
+    const int64_t hi = dkb_add_months(pdate->i, 1); /* [lo, hi) */
+    /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
+    q14_scan sc = {promo, ptype->data, (uint32_t)ptype->n, lo, hi, env->threads, 0, 0, 0, 0};
+    static const char *const COLS[] = {"l_shipdate", "l_partkey", "l_extendedprice", "l_discount"};
+    int rc = dkb_stream_rows(db, env, 4, COLS, scan_rows, &sc);
+    if (rc) return rc;
+    const __int128 promo_sum = sc.promo_sum, total = sc.total;
+    const int64_t hits = sc.hits;
+    const int bad = sc.bad;
     if (bad) return DKB_CAND_EINTERNAL;
     res->nrows = 1;
     if (hits == 0) {
