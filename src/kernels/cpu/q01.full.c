@@ -25,6 +25,7 @@
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_days_from_civil, dkb_put_dec, dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
@@ -38,35 +39,29 @@ typedef struct {
     __int128 qty, price, disc, disc_price, charge;
 } totals;
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_vec *ship, *flag, *status, *qty, *price, *disc, *tax;
-    const dkb_cand_param *delta;
-    dkb_cand_res_col *c_flag, *c_status, *c_qty, *c_price, *c_dprice, *c_charge, *c_aqty, *c_aprice, *c_adisc,
-        *c_count;
-    if (DKB_BIND_COLS(db, "lineitem",
-                      "l_shipdate:i32 l_returnflag:dict l_linestatus:dict l_quantity:dec2 l_extendedprice:dec2 "
-                      "l_discount:dec2 l_tax:dec2",
-                      &ship, &flag, &status, &qty, &price, &disc, &tax) ||
-        DKB_BIND_PARAMS(params, "delta", &delta) ||
-        DKB_BIND_RES(res,
-                     "l_returnflag:str l_linestatus:str sum_qty:dec2 sum_base_price:dec2 sum_disc_price:dec4 "
-                     "sum_charge:dec avg_qty:float avg_price:float avg_disc:float count_order:int",
-                     &c_flag, &c_status, &c_qty, &c_price, &c_dprice, &c_charge, &c_aqty, &c_aprice, &c_adisc,
-                     &c_count))
-        return DKB_CAND_EINVAL;
-    if (c_charge->scale < 6) return DKB_CAND_EINVAL;
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
 
-    const int32_t hi_day = (int32_t)(dkb_days_from_civil(1998, 12, 1) - delta->i);
-    const int nf = flag->dict->size, ns = status->dict->size, ng = nf * ns;
-    const int nt = env->threads > 0 ? env->threads : 1;
-    totals *part = calloc((size_t)nt * (size_t)ng + 1, sizeof(totals));
-    if (!part) return DKB_CAND_ENOMEM;
+/* The scan's inputs and per-thread totals (dkb_stream_rows' context). */
+typedef struct q1_scan {
+    totals *part;  /* nt x ng, added to */
+    int nf, ns, nt;
+    int32_t hi_day;
+    int bad;
+} q1_scan;
 
-    const int32_t *S = ship->data;
-    const uint8_t *F = flag->data, *ST = status->data;
-    const int64_t *Q = qty->data, *P = price->data, *D = disc->data, *T = tax->data;
-    const int64_t n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
+/* Add the rows of cols (l_shipdate, l_returnflag, l_linestatus,
+ * l_quantity, l_extendedprice, l_discount, l_tax: whole, or one load of
+ * partitions) to sc's per-thread totals. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q1_scan *sc = ctx;
+    (void)row_start;
+    totals *const part = sc->part;
+    const int nf = sc->nf, ns = sc->ns, ng = nf * ns, nt = sc->nt;
+    const int32_t hi_day = sc->hi_day;
+    const int32_t *S = cols[0].data;
+    const uint8_t *F = cols[1].data, *ST = cols[2].data;
+    const int64_t *Q = cols[3].data, *P = cols[4].data, *D = cols[5].data, *T = cols[6].data;
+    const int64_t n = cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
     int bad = 0;
 
 #pragma omp parallel num_threads(nt) reduction(| : bad) if(n >= PAR_MIN)
@@ -115,6 +110,46 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     }
+
+    sc->bad |= bad;
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *ship, *flag, *status, *qty, *price, *disc, *tax;
+    const dkb_cand_param *delta;
+    dkb_cand_res_col *c_flag, *c_status, *c_qty, *c_price, *c_dprice, *c_charge, *c_aqty, *c_aprice, *c_adisc,
+        *c_count;
+    if (DKB_BIND_COLS(db, "lineitem",
+                      "l_shipdate:i32 l_returnflag:dict l_linestatus:dict l_quantity:dec2 l_extendedprice:dec2 "
+                      "l_discount:dec2 l_tax:dec2",
+                      &ship, &flag, &status, &qty, &price, &disc, &tax) ||
+        DKB_BIND_PARAMS(params, "delta", &delta) ||
+        DKB_BIND_RES(res,
+                     "l_returnflag:str l_linestatus:str sum_qty:dec2 sum_base_price:dec2 sum_disc_price:dec4 "
+                     "sum_charge:dec avg_qty:float avg_price:float avg_disc:float count_order:int",
+                     &c_flag, &c_status, &c_qty, &c_price, &c_dprice, &c_charge, &c_aqty, &c_aprice, &c_adisc,
+                     &c_count))
+        return DKB_CAND_EINVAL;
+    if (c_charge->scale < 6) return DKB_CAND_EINVAL;
+
+    const int32_t hi_day = (int32_t)(dkb_days_from_civil(1998, 12, 1) - delta->i);
+    const int nf = flag->dict->size, ns = status->dict->size, ng = nf * ns;
+    const int nt = env->threads > 0 ? env->threads : 1;
+    totals *part = calloc((size_t)nt * (size_t)ng + 1, sizeof(totals));
+    if (!part) return DKB_CAND_ENOMEM;
+
+    /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
+    q1_scan sc = {part, nf, ns, nt, hi_day, 0};
+    static const char *const COLS[] = {"l_shipdate", "l_returnflag",    "l_linestatus", "l_quantity",
+                                       "l_extendedprice", "l_discount", "l_tax"};
+    int bad = dkb_stream_rows(db, env, 7, COLS, scan_rows, &sc);
+    if (bad) {
+        free(part);
+        return bad;
+    }
+    bad = sc.bad;
 
     int64_t r = 0;
     for (int g = 0; g < ng && !bad; g++) {
