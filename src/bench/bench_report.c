@@ -66,6 +66,13 @@ cJSON *dkb__bench_json(const dkb_eval_results *res, const dkb_bench_info *info) 
         add_num(j, "counted_speedup", res->items[i].score.speedup);
         add_num(j, "floor_ms", r.floor_ms);
         add_num(j, "time_floor", r.time_floor);
+        const dkb_eval_item *it = &res->items[i];
+        if (it->budgeted) {   /* --mem-budget: what one call streamed (docs/partitions.md) */
+            cJSON_AddBoolToObject(j, "partitioned", it->partitioned);
+            cJSON_AddNumberToObject(j, "baseline_runs", it->chunks);
+            add_num(j, "baseline_streamed_bytes", it->streamed_baseline);
+            add_num(j, "expert_streamed_bytes", it->streamed_candidate);
+        }
     }
     const dkb_score_totals *t = &res->totals;
     cJSON *tj = cJSON_AddObjectToObject(b, "totals");
@@ -94,6 +101,23 @@ static const char *fmt(char *buf, size_t n, const char *f, double v) {
     return buf;
 }
 
+/* Under --mem-budget: per query whether the baseline ran partitioned (its
+ * runs of partitions per pass) and the bytes one call of each side
+ * streamed (the expert's: its loads, the largest call). */
+static void print_streamed(const dkb_eval_results *res, FILE *f) {
+    if (!res->opts.mem_budget) return;
+    fprintf(f, "\nstreamed under --mem-budget %lld bytes (one call):\n%-5s %-12s %18s %18s\n",
+            (long long)res->opts.mem_budget, "query", "baseline", "baseline bytes", "expert bytes");
+    for (int i = 0; i < res->n; i++) {
+        const dkb_eval_item *it = &res->items[i];
+        char runs[32], b1[32], b2[32];
+        if (it->budgeted && it->partitioned) snprintf(runs, sizeof runs, "%d runs", it->chunks);
+        else snprintf(runs, sizeof runs, "%s", it->budgeted ? "fits" : "-");
+        fprintf(f, "%-5s %-12s %18s %18s\n", it->query, runs, fmt(b1, sizeof b1, "%.0f", it->streamed_baseline),
+                fmt(b2, sizeof b2, "%.0f", it->streamed_candidate));
+    }
+}
+
 int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *info, FILE *f, dkb_error *err) {
     enum { NOTE_MAX = 60 };
     fprintf(f, "%-5s %12s %12s %9s %10s %10s  %-4s  %-16s %s\n", "query", "baseline ms", "expert ms", "speedup",
@@ -112,6 +136,7 @@ int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *in
         free(note);
     }
     if (!res->n) fprintf(f, "(no queries)\n");
+    print_streamed(res, f);
     const dkb_score_totals *t = &res->totals;
     fprintf(f, "\npass rate %.1f%% (%d of %d experts valid", 100 * t->pass_rate, t->valid, t->candidates);
     if (t->missing) fprintf(f, "; %d quer%s without an expert", t->missing, t->missing == 1 ? "y" : "ies");

@@ -44,6 +44,11 @@ static void usage(FILE *f) {
             "  --quick             short timing (1 warm-up, at least 3 runs and 0.2 s per query;\n"
             "                      default 2 warm-ups, at least 10 runs and 1 s)\n"
             "  --timeout S         wall-clock limit per worker run (default 300)\n"
+            "  --mem-budget SIZE   memory a query's columns may take at once (64M, 16G): the\n"
+            "                      baseline runs partitioned where they do not fit, the experts\n"
+            "                      get the budget and a loader (dkb eval --mem-budget; CPU only\n"
+            "                      so far; the store needs dkb gen --partitions P); the table\n"
+            "                      adds per query the bytes each side streamed\n"
             "  --out DIR           results (default bench-results): results.json, report.html,\n"
             "                      summary.md, work/\n"
             "  --format FMT        table (default), json (results.json) or csv on stdout\n"
@@ -61,7 +66,8 @@ static void usage(FILE *f) {
             "\n"
             "examples:\n"
             "  dkb bench                          # SF 1 on a CPU machine, SF 10 with a GPU\n"
-            "  dkb bench --sf 0.1 --queries q01,q06 --quick\n");
+            "  dkb bench --sf 0.1 --queries q01,q06 --quick\n"
+            "  dkb bench --backend cpu --data data/sf0.1-p8 --mem-budget 4M --quick\n");
 }
 
 typedef struct bench_cli {
@@ -84,7 +90,7 @@ static int parse_sf(const char *s, double *sf) {
 
 static int parse(int argc, char **argv, bench_cli *c) {
     enum { O_SF = 256, O_DATA, O_BACKEND, O_EXPERTS, O_QUERIES, O_SEEDS, O_OUT, O_FORMAT, O_THREADS, O_QUICK,
-           O_TIMEOUT, O_NO_VERIFY };
+           O_TIMEOUT, O_NO_VERIFY, O_MEM_BUDGET };
     static const struct option longopts[] = {
         {"sf", required_argument, 0, O_SF},           {"data", required_argument, 0, O_DATA},
         {"backend", required_argument, 0, O_BACKEND}, {"experts", required_argument, 0, O_EXPERTS},
@@ -93,6 +99,7 @@ static int parse(int argc, char **argv, bench_cli *c) {
         {"threads", required_argument, 0, O_THREADS}, {"quick", no_argument, 0, O_QUICK},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"quiet", no_argument, 0, 'q'},
         {"no-verify", no_argument, 0, O_NO_VERIFY},   {"verbose", no_argument, 0, 'v'},
+        {"mem-budget", required_argument, 0, O_MEM_BUDGET},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     dkb_eval_opts *o = &c->o;
     long v;
@@ -145,6 +152,9 @@ static int parse(int argc, char **argv, bench_cli *c) {
             o->timeout_s = d;
             break;
         case O_NO_VERIFY: o->no_verify = true; break;
+        case O_MEM_BUDGET:
+            if (cli_parse_size("--mem-budget", optarg, &o->mem_budget)) return DKB_EXIT_USAGE;
+            break;
         case 'v': c->verbose = 1; break;
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return -1;
@@ -176,6 +186,10 @@ static int run_bench(bench_cli *c, const char *cmd) {
     if (!strcmp(backend, "auto")) backend = dkb_tp_cuda_available() ? "cuda" : "cpu";
     else if (!strcmp(backend, "cuda") && !dkb_tp_cuda_available()) {
         fprintf(stderr, "dkb bench: error: --backend cuda: no usable GPU (or a build without CUDA); use --backend cpu\n");
+        return DKB_EXIT_FAIL;
+    }
+    if (c->o.mem_budget && strcmp(backend, "cpu")) {
+        fprintf(stderr, "dkb bench: error: --mem-budget: --backend cpu only so far (CUDA streaming is not built yet)\n");
         return DKB_EXIT_FAIL;
     }
     if (!strcmp(backend, "cuda")) {

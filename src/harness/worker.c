@@ -186,11 +186,12 @@ typedef struct worker {
     dkb__part_info part;
     int64_t resident_max;
     int64_t cand_loaded_max;
+    int cand_called;           /* the candidate has been called (its loads are known) */
 } worker;
 
 /* Write the report and leave (never returns). */
 static void finish_report(worker *w) {
-    if (w->budget && w->full_entry) w->rep.streamed_candidate = (double)w->cand_loaded_max;
+    if (w->budget && w->cand_called) w->rep.streamed_candidate = (double)w->cand_loaded_max;
     snprintf(w->rep.nonce, sizeof w->rep.nonce, "%s", dkb__guard_nonce());
     /* messages may quote the candidate's strings: keep the report valid text */
     dkb__text_sanitize(w->rep.detail, strlen(w->rep.detail));
@@ -337,6 +338,7 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     if (w->core) dkb__out_set_reset(&w->oset, poison);
     else dkb__out_result_reset(&w->ores, poison);
     if (w->budget) dkb__wstream_call_begin();
+    w->cand_called = 1;
     dkb_error e = {0};
     if (w->cuda) {
         /* device outputs, poisoned; the device state pristine; the cache
