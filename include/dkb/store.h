@@ -134,18 +134,23 @@ const dkb_store_table *dkb_store_table_get(const dkb_store *s, dkb_table_id id);
 /* ---- tables ---- */
 
 const char *dkb_store_table_name(const dkb_store_table *t);
-/* The schema definition; its columns are the table's columns, same order. */
+/* The schema definition. The table holds its columns, in the same order, or
+ * a subset of them (a store written by `dkb gen --columns`). */
 const dkb_table_def *dkb_store_table_def(const dkb_store_table *t);
 int64_t dkb_store_table_rows(const dkb_store_table *t);
 /* Partitions tile [0, rows) in order; there is always at least one. */
 int dkb_store_table_npartitions(const dkb_store_table *t);
 /* Partition i, or NULL when i is out of range. */
 const dkb_store_partition *dkb_store_table_partition(const dkb_store_table *t, int i);
-/* Number of columns (== dkb_store_table_def(t)->ncols). */
+/* Number of columns the store holds (dkb_store_table_def(t)->ncols, or
+ * fewer for a column subset). */
 int dkb_store_table_ncolumns(const dkb_store_table *t);
-/* Column i in schema order, or NULL when i is out of range. */
+/* 1 when the store holds only some of the table's columns. */
+int dkb_store_table_is_subset(const dkb_store_table *t);
+/* Column i of those held, in schema order, or NULL when i is out of range. */
 const dkb_store_column *dkb_store_table_column_at(const dkb_store_table *t, int i);
-/* The column called name ("l_shipdate"), or NULL. */
+/* The column called name ("l_shipdate"), or NULL (no such column, or one
+ * a column subset left out). */
 const dkb_store_column *dkb_store_table_column(const dkb_store_table *t, const char *name);
 /* Total size of the table's files in bytes. */
 uint64_t dkb_store_table_disk_bytes(const dkb_store_table *t);

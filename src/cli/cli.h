@@ -8,6 +8,7 @@
 
 #include "common/progress.h"
 #include "dkb/error.h"
+#include "dkb/schema.h"   // defines: DKB_TABLE_COUNT
 
 /* Exit codes (stable; documented in the README). */
 enum {
@@ -40,6 +41,11 @@ int cli_parse_format(const char *opt, const char *s, cli_format *out);
 int cli_parse_size(const char *opt, const char *s, int64_t *out);
 /* Tables from a comma-separated list ("lineitem,orders") as a bit mask. */
 int cli_parse_tables(const char *opt, const char *s, unsigned *mask);
+/* A column list for option opt: "queries" (the columns the 22 TPC-H
+ * queries read) or column names ("l_shipdate,l_discount", case and blanks
+ * ignored); keep[t] |= bit c per column c of table t, *tables |= bit t per
+ * table with a column. 0, or a usage error naming the unknown column. */
+int cli_parse_columns(const char *opt, const char *s, uint32_t keep[DKB_TABLE_COUNT], unsigned *tables);
 /* Number of threads to use by default (online processors). */
 int cli_default_threads(void);
 /* "dkb ARGS..." as typed (for reports; call before getopt permutes argv);

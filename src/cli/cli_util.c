@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "dkb/schema.h"
+#include "queries/referenced.h"   // defines: dkb__referenced_columns
 
 int cli_usage_error(const char *fmt, ...) {
     va_list ap;
@@ -90,6 +91,35 @@ int cli_parse_tables(const char *opt, const char *s, unsigned *mask) {
         *mask |= 1u << t->id;
     }
     if (!*mask) return cli_usage_error("%s: no table named", opt);
+    return 0;
+}
+
+int cli_parse_columns(const char *opt, const char *s, uint32_t keep[DKB_TABLE_COUNT], unsigned *tables) {
+    char buf[2048];
+    if (strlen(s) >= sizeof buf) return cli_usage_error("%s: list too long", opt);
+    strcpy(buf, s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*tok)) tok++;
+        size_t n = strlen(tok);
+        while (n > 0 && isspace((unsigned char)tok[n - 1])) tok[--n] = '\0';
+        if (!n) continue;
+        for (char *c = tok; *c; c++) *c = (char)tolower((unsigned char)*c);
+        if (!strcmp(tok, "queries")) {
+            dkb__referenced_columns(keep);
+            continue;
+        }
+        int found = 0;
+        for (int t = 0; t < DKB_TABLE_COUNT && !found; t++) {
+            int c = dkb_table_def_column(dkb_table_def_get((dkb_table_id)t), tok);
+            if (c >= 0) keep[t] |= 1u << c, found = 1;
+        }
+        if (!found)
+            return cli_usage_error("%s %s: unknown column '%s' (TPC-H column names such as l_shipdate, or "
+                                   "'queries')", opt, s, tok);
+    }
+    for (int t = 0; t < DKB_TABLE_COUNT; t++)
+        if (keep[t]) *tables |= 1u << t;
+    if (!*tables) return cli_usage_error("%s: no column named", opt);
     return 0;
 }
 

@@ -37,9 +37,9 @@ static void print_json(const dkb_store *s, int verified) {
     printf(", \"verified\": %s, \"tables\": [", verified ? "true" : "false");
     for (int i = 0; i < dkb_store_ntables(s); i++) {
         const dkb_store_table *t = dkb_store_table_at(s, i);
-        printf("%s{\"name\": \"%s\", \"rows\": %lld, \"bytes\": %llu, \"partitions\": [", i ? ", " : "",
-               dkb_store_table_name(t), (long long)dkb_store_table_rows(t),
-               (unsigned long long)dkb_store_table_disk_bytes(t));
+        printf("%s{\"name\": \"%s\", \"rows\": %lld, \"bytes\": %llu, \"column_subset\": %s, \"partitions\": [",
+               i ? ", " : "", dkb_store_table_name(t), (long long)dkb_store_table_rows(t),
+               (unsigned long long)dkb_store_table_disk_bytes(t), dkb_store_table_is_subset(t) ? "true" : "false");
         for (int p = 0; p < dkb_store_table_npartitions(t); p++) {
             const dkb_store_partition *pp = dkb_store_table_partition(t, p);
             printf("%s{\"row_start\": %lld, \"rows\": %lld", p ? ", " : "", (long long)pp->row_start,
@@ -88,9 +88,12 @@ static void print_table(const dkb_store *s, int verified) {
     for (int i = 0; i < dkb_store_ntables(s); i++) {
         const dkb_store_table *t = dkb_store_table_at(s, i);
         total += dkb_store_table_disk_bytes(t);
-        printf("\n%-16s %12lld rows  %3d partition%s %12.1f MB\n", dkb_store_table_name(t),
+        printf("\n%-16s %12lld rows  %3d partition%s %12.1f MB", dkb_store_table_name(t),
                (long long)dkb_store_table_rows(t), dkb_store_table_npartitions(t),
                dkb_store_table_npartitions(t) == 1 ? " " : "s", dkb_store_table_disk_bytes(t) / 1e6);
+        if (dkb_store_table_is_subset(t))
+            printf("  (%d of %d columns)", dkb_store_table_ncolumns(t), dkb_store_table_def(t)->ncols);
+        printf("\n");
         for (int c = 0; c < dkb_store_table_ncolumns(t); c++) {
             const dkb_store_column *col = dkb_store_table_column_at(t, c);
             printf("  %-16s %-8s %-6s %12.1f MB", dkb_column_name(col), dkb_type_name(dkb_column_type(col)),

@@ -228,7 +228,7 @@ int dkb__gen_run(const dkb_gen_opts *opts, dkb_gen_summary *sum, dkb_error *err)
         char source[64];
         snprintf(source, sizeof source, "dkb gen %s", DKB_VERSION);
         dkb_store_writer_opts wo = {.scale_factor = sum->sf, .part = opts->part, .parts = opts->parts,
-                                    .force = opts->force, .source = source};
+                                    .force = opts->force, .source = source, .keep_cols = opts->keep_cols};
         rc = dkb__store_writer_open(opts->out, &wo, &k.store, err);
     }
     if (rc) {

@@ -18,6 +18,8 @@ typedef struct dkb_gen_opts {
     unsigned tables;         /* bit (1u << dkb_table_id) per table to write */
     int part, parts;         /* write slice `part` (1-based) of `parts` */
     int partitions;          /* store only: partitions per table (>= 1) */
+    const uint32_t *keep_cols; /* store only: NULL (every column), or per table
+                              * the columns to write (bit c: column c) */
     dkb_out_format format;
     const char *out;         /* output directory (created; must not exist
                               * or be empty, unless force) */

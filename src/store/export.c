@@ -145,6 +145,10 @@ static int prepare(const dkb_store *s, const char *out_dir, const dkb_export_opt
         if (!wanted) continue;
         const char *name = dkb_table_def_get((dkb_table_id)id)->name;
         if (!t) return dkb_fail(err, DKB_ENOENT, "%s: the store has no table %s", dkb_store_dir(s), name);
+        if (dkb_store_table_is_subset(t))
+            return dkb_fail(err, DKB_EINVAL, "%s: table %s holds %d of its %d columns (a column subset): a .tbl "
+                            "file needs every column", dkb_store_dir(s), name, dkb_store_table_ncolumns(t),
+                            dkb_store_table_def(t)->ncols);
         out_file *o = &files[n++];
         *nfiles = n;
         o->t = t;

@@ -249,16 +249,26 @@ static int read_table(const rctx *x, const cJSON *jt, const fpath *tp, dkb_store
     const cJSON *cols = NULL;
     fpath cp;
     if ((rc = get(x, jt, tp, "columns", is_arr, "an array", &cols, &cp))) return rc;
-    if (cJSON_GetArraySize(cols) != t->def->ncols) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "expected %d columns", t->def->ncols);
+    int n = cJSON_GetArraySize(cols);
+    if (n < 1 || n > t->def->ncols) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected 1 to %d columns (all of the table's, or a subset)", t->def->ncols);
         return bad(x, &cp, msg);
     }
-    for (int c = 0; c < t->def->ncols; c++) {
+    /* every column of the schema, or a subset of them, in schema order */
+    int next = 0;
+    for (int c = 0; c < n; c++) {
         fpath p = sub(tp, "columns", c);
-        rc = read_column(x, cJSON_GetArrayItem(cols, c), &p, &t->cols[c], &t->def->cols[c], t->rows);
+        const cJSON *jc = cJSON_GetArrayItem(cols, c);
+        const cJSON *jn = is_obj(jc) ? cJSON_GetObjectItemCaseSensitive(jc, "name") : NULL;
+        int k = cJSON_IsString(jn) ? dkb_table_def_column(t->def, jn->valuestring) : -1;
+        const dkb_column_def *def = k >= next ? &t->def->cols[k] : next < t->def->ncols ? &t->def->cols[next] : NULL;
+        if (!def) return bad(x, &p, "more columns than the table has");
+        rc = read_column(x, jc, &p, &t->cols[c], def, t->rows);
         if (rc) return rc;
+        next = k + 1;
     }
+    t->ncols = n;
     return 0;
 }
 

@@ -111,7 +111,8 @@ static cJSON *build(const dkb_store_writer *w) {
         add_str(&b, o, "key", t->def->cols[0].name);
         add_partitions(&b, o, t);
         cJSON *cols = add(&b, o, "columns", cJSON_CreateArray());
-        for (int c = 0; c < t->def->ncols; c++) add_column(&b, cols, &t->cols[c]);
+        for (int c = 0; c < t->def->ncols; c++)
+            if (!t->cols[c].absent) add_column(&b, cols, &t->cols[c]);
     }
     if (!b.ok) {
         cJSON_Delete(root);

@@ -137,7 +137,7 @@ int dkb_store_open(const char *dir, unsigned flags, dkb_store **out, dkb_error *
     if (!rc) rc = dkb__manifest_read(s, text, len, err);
     free(text);
     for (int t = 0; t < s->ntables && !rc; t++)
-        for (int c = 0; c < s->tables[t].def->ncols && !rc; c++)
+        for (int c = 0; c < s->tables[t].ncols && !rc; c++)
             rc = map_column(s, &s->tables[t].cols[c], err);
     if (!rc && (flags & DKB_STORE_VERIFY)) rc = dkb_store_verify(s, err);
     if (rc) {
@@ -152,7 +152,7 @@ void dkb_store_close(dkb_store *s) {
     if (!s) return;
     for (int t = 0; t < s->ntables; t++) {
         dkb_store_table *tb = &s->tables[t];
-        for (int c = 0; tb->def && c < tb->def->ncols; c++) {
+        for (int c = 0; tb->def && c < tb->ncols; c++) {
             dkb_store_column *col = &tb->cols[c];
             for (int i = 0; i < col->nfiles; i++)
                 if (col->map_len[i]) munmap((void *)col->files[i].map, (size_t)col->map_len[i]);
@@ -206,20 +206,23 @@ const dkb_store_partition *dkb_store_table_partition(const dkb_store_table *t, i
     return i >= 0 && i < t->nparts ? &t->parts[i] : NULL;
 }
 
-int dkb_store_table_ncolumns(const dkb_store_table *t) { return t->def->ncols; }
+int dkb_store_table_ncolumns(const dkb_store_table *t) { return t->ncols; }
+
+int dkb_store_table_is_subset(const dkb_store_table *t) { return t->ncols < t->def->ncols; }
 
 const dkb_store_column *dkb_store_table_column_at(const dkb_store_table *t, int i) {
-    return i >= 0 && i < t->def->ncols ? &t->cols[i] : NULL;
+    return i >= 0 && i < t->ncols ? &t->cols[i] : NULL;
 }
 
 const dkb_store_column *dkb_store_table_column(const dkb_store_table *t, const char *name) {
-    int i = dkb_table_def_column(t->def, name);
-    return i >= 0 ? &t->cols[i] : NULL;
+    for (int i = 0; name && i < t->ncols; i++)
+        if (strcmp(t->cols[i].def->name, name) == 0) return &t->cols[i];
+    return NULL;
 }
 
 uint64_t dkb_store_table_disk_bytes(const dkb_store_table *t) {
     uint64_t n = 0;
-    for (int c = 0; c < t->def->ncols; c++) n += dkb_column_disk_bytes(&t->cols[c]);
+    for (int c = 0; c < t->ncols; c++) n += dkb_column_disk_bytes(&t->cols[c]);
     return n;
 }
 

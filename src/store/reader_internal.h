@@ -36,6 +36,8 @@ struct dkb_store_table {
     int64_t rows;
     int nparts;
     dkb_store_partition *parts;
+    int ncols;                 /* the columns the store holds: all of the schema's, or a
+                                * subset (dkb gen --columns), in schema order */
     dkb_store_column cols[DKB_MAX_COLUMNS];
 };
 

@@ -32,6 +32,11 @@ typedef struct dkb_store_writer_opts {
     int part, parts;       /* this store holds slice part of parts (1 of 1 normally) */
     int force;             /* replace DIR if it exists and is not empty */
     const char *source;    /* "dkb gen 0.1.0" or "import /path"; recorded */
+    /* NULL: every column. Else indexed by dkb_table_id: bit c keeps column c
+     * of that table (a column subset, `dkb gen --columns`); the others are
+     * encoded and written nowhere and left out of the manifest. A table
+     * written must keep at least one column. */
+    const uint32_t *keep_cols;
 } dkb_store_writer_opts;
 
 /* Calls must follow the order above; a call out of order returns

@@ -46,7 +46,7 @@ static bool scanned(const dkb_store_column *col, int f, bool crc) {
 static size_t count_pieces(const dkb_store *s, bool crc) {
     size_t n = 0;
     for (int t = 0; t < s->ntables; t++)
-        for (int c = 0; c < s->tables[t].def->ncols; c++)
+        for (int c = 0; c < s->tables[t].ncols; c++)
             for (int f = 0; f < s->tables[t].cols[c].nfiles; f++)
                 if (scanned(&s->tables[t].cols[c], f, crc))
                     n += (size_t)((s->tables[t].cols[c].files[f].bytes + PIECE - 1) / PIECE) + 1;
@@ -56,7 +56,7 @@ static size_t count_pieces(const dkb_store *s, bool crc) {
 static size_t make_pieces(const dkb_store *s, bool crc, piece *ps) {
     size_t n = 0;
     for (int t = 0; t < s->ntables; t++)
-        for (int c = 0; c < s->tables[t].def->ncols; c++) {
+        for (int c = 0; c < s->tables[t].ncols; c++) {
             const dkb_store_column *col = &s->tables[t].cols[c];
             for (int f = 0; f < col->nfiles; f++) {
                 if (!scanned(col, f, crc)) continue;

@@ -49,7 +49,7 @@ static char *make_record(const dkb_store *s, const char *abs, dkb__verify_level 
     fprintf(f, "store %s\nmanifest crc32 0x%08x", abs, (unsigned)s->manifest_crc);
     put_stamp(f, &s->manifest_stamp);
     for (int t = 0; t < s->ntables; t++)
-        for (int c = 0; c < s->tables[t].def->ncols; c++) {
+        for (int c = 0; c < s->tables[t].ncols; c++) {
             const dkb_store_column *col = &s->tables[t].cols[c];
             for (int i = 0; i < col->nfiles; i++) {
                 fprintf(f, "file %s", col->files[i].path);
@@ -66,7 +66,7 @@ static char *make_record(const dkb_store *s, const char *abs, dkb__verify_level 
 static int count_files(const dkb_store *s) {
     int n = 0;
     for (int t = 0; t < s->ntables; t++)
-        for (int c = 0; c < s->tables[t].def->ncols; c++) n += s->tables[t].cols[c].nfiles;
+        for (int c = 0; c < s->tables[t].ncols; c++) n += s->tables[t].cols[c].nfiles;
     return n;
 }
 
@@ -115,7 +115,7 @@ static bool too_young(const dkb_store *s) {
     bool fine = false, any = false;
     int64_t new_s = 0, new_ns = 0;   /* the newest ctime */
     for (int t = 0; t < s->ntables; t++)
-        for (int c = 0; c < s->tables[t].def->ncols; c++)
+        for (int c = 0; c < s->tables[t].ncols; c++)
             for (int i = 0; i < s->tables[t].cols[c].nfiles; i++) {
                 const dkb__file_stamp *st = &s->tables[t].cols[c].stamp[i];
                 fine |= st->ctime_ns != 0 || st->mtime_ns != 0;

@@ -74,6 +74,10 @@ int dkb__store_writer_open(const char *dir, const dkb_store_writer_opts *opts,
     w->sf = opts->scale_factor;
     w->part = opts->part;
     w->parts = opts->parts;
+    if (opts->keep_cols) {
+        w->subset = true;
+        memcpy(w->keep_cols, opts->keep_cols, sizeof w->keep_cols);
+    }
     int rc = dkb__outdir_begin(&w->out, dir, opts->force, err);
     if (rc) {
         writer_free(w);
@@ -152,6 +156,9 @@ int dkb__store_writer_begin_table(dkb_store_writer *w, const dkb_table_def *t, d
     for (int i = 0; i < w->ntables; i++)
         if (w->tables[i].def == t)
             return wfail(w, err, DKB_EINVAL, "%s: table written twice", t->name);
+    _Static_assert(DKB_MAX_COLUMNS < 32, "keep_cols holds a bit per column");
+    if (w->subset && !(w->keep_cols[t->id] & ((1u << t->ncols) - 1u)))
+        return wfail(w, err, DKB_EINVAL, "%s: a column subset without any of its columns", t->name);
     char *tdir = dkb__path_join(w->out.tmp, t->name);
     if (!tdir) return wfail(w, err, DKB_ENOMEM, "%s: out of memory", w->out.dir);
     int rc = mkdir(tdir, 0777) != 0 && errno != EEXIST ? dkb__io_fail(err, tdir, "mkdir failed") : 0;
@@ -165,8 +172,12 @@ int dkb__store_writer_begin_table(dkb_store_writer *w, const dkb_table_def *t, d
     w->in_table = true;
     w->gen++;
     w->part_cur = (wpart){0};
-    for (int c = 0; c < t->ncols && !rc; c++)
-        rc = open_column(w, &w->cur.cols[c], &t->cols[c], t->name, err);
+    uint32_t keep = w->subset ? w->keep_cols[t->id] : ~0u;
+    for (int c = 0; c < t->ncols && !rc; c++) {
+        w->cur.cols[c].def = &t->cols[c];
+        w->cur.cols[c].absent = !(keep >> c & 1u);
+        if (!w->cur.cols[c].absent) rc = open_column(w, &w->cur.cols[c], &t->cols[c], t->name, err);
+    }
     return rc;
 }
 
@@ -219,7 +230,7 @@ int dkb__store_writer_end_table(dkb_store_writer *w, dkb_error *err) {
 #pragma omp parallel for schedule(dynamic, 1)
     for (int c = 0; c < ncols; c++) {
         wcol *k = &w->cur.cols[c];
-        int r = k->def->type == DKB_TYPE_DICT ? dkb__dict_finish(k, &errs[c]) : 0;
+        int r = k->def->type == DKB_TYPE_DICT && !k->absent ? dkb__dict_finish(k, &errs[c]) : 0;
         int r2 = dkb__wcol_close(k, true, r ? NULL : &errs[c]);
         if (r || r2) {
 #pragma omp critical(dkb_store_end_table)

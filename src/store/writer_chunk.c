@@ -206,6 +206,7 @@ static int encode(dkb_store_writer *w, const dkb_batch *b, dkb_store_chunk *k, c
         k->gen = w->gen;
     }
     for (int c = 0; c < b->table->ncols; c++) {
+        if (w->cur.cols[c].absent) continue;
         int rc = encode_column(o, w, b, c, k, err);
         if (rc) return rc;
     }
@@ -261,6 +262,7 @@ int dkb__store_writer_reserve(dkb_store_writer *w, dkb_store_chunk *k, dkb_error
     const dkb_table_def *t = w->cur.def;
     for (int c = 0; c < t->ncols; c++) {
         wcol *col = &w->cur.cols[c];
+        if (col->absent) continue;
         switch (t->cols[c].type) {
         case DKB_TYPE_DICT: /* crc at end_table, after the codes are remapped */
             k->at_a[c] = place(&col->f[0], &k->a[c], false, false);
@@ -295,6 +297,7 @@ int dkb__store_writer_flush(dkb_store_writer *w, dkb_store_chunk *k, dkb_error *
     int rc = 0;
     for (int c = 0; c < t->ncols && !rc; c++) {
         wcol *col = &w->cur.cols[c];
+        if (col->absent) continue;
         if (k->a[c].len)
             rc = dkb__pwrite_all(col->f[0].fd, k->a[c].p, k->a[c].len, (off_t)k->at_a[c], col->f[0].path, err);
         if (!rc && t->cols[c].type == DKB_TYPE_TEXT && k->b[c].len)

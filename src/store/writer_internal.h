@@ -38,6 +38,7 @@ typedef struct wdict {
 
 typedef struct wcol {
     const dkb_column_def *def;
+    bool absent;        /* left out of a column subset: no files, not encoded */
     dkb_dtype_t dtype;
     int nfiles;
     wfile f[2];         /* data | codes+dictionary | offsets+bytes */
@@ -65,6 +66,8 @@ struct dkb_store_writer {
     char *source;
     double sf;
     int part, parts;
+    bool subset;                          /* opts.keep_cols given */
+    uint32_t keep_cols[DKB_TABLE_COUNT];  /* when subset: bit c keeps column c */
     bool failed;
     atomic_bool io_failed;  /* a flush failed (flushes run concurrently) */
     atomic_int pending;     /* chunks reserved and not yet flushed */

@@ -190,10 +190,40 @@ static void test_manifest(const char *root) {
     save_manifest(dir, m);
     CHECK_ERR(open_err(dir, 0, &err), DKB_ECORRUPT, err, "field tables[0].name: not a TPC-H table");
 
+    /* a column left out is a column subset (dkb gen --columns): it opens,
+     * without that column */
     RESET();
     cJSON_DeleteItemFromArray(cJSON_GetObjectItem(table0(m), "columns"), 3);
     save_manifest(dir, m);
-    CHECK_ERR(open_err(dir, 0, &err), DKB_ECORRUPT, err, "field tables[0].columns: expected 16 columns");
+    {
+        dkb_store *sub = NULL;
+        CHECK(dkb_store_open(dir, DKB_STORE_VERIFY, &sub, &err) == 0);
+        const dkb_store_table *li = sub ? dkb_store_table_find(sub, "lineitem") : NULL;
+        CHECK(li && dkb_store_table_ncolumns(li) == 15 && dkb_store_table_is_subset(li));
+        CHECK(li && !dkb_store_table_column(li, "l_linenumber") && dkb_store_table_column(li, "l_quantity"));
+        CHECK(li && strcmp(dkb_column_name(dkb_store_table_column_at(li, 3)), "l_quantity") == 0);
+        dkb_store_close(sub);
+    }
+
+    RESET();
+    cJSON_AddItemToArray(cJSON_GetObjectItem(table0(m), "columns"),
+                         cJSON_Duplicate(col0(m), 1));
+    save_manifest(dir, m);
+    CHECK_ERR(open_err(dir, 0, &err), DKB_ECORRUPT, err,
+              "field tables[0].columns: expected 1 to 16 columns (all of the table's, or a subset)");
+
+    RESET();
+    cJSON_ReplaceItemInObject(table0(m), "columns", cJSON_CreateArray());
+    save_manifest(dir, m);
+    CHECK_ERR(open_err(dir, 0, &err), DKB_ECORRUPT, err, "field tables[0].columns: expected 1 to 16 columns");
+
+    RESET();
+    cJSON *cols = cJSON_GetObjectItem(table0(m), "columns");
+    cJSON *second = cJSON_DetachItemFromArray(cols, 1);
+    cJSON_InsertItemInArray(cols, 0, second);   /* l_partkey before l_orderkey */
+    save_manifest(dir, m);
+    CHECK_ERR(open_err(dir, 0, &err), DKB_ECORRUPT, err,
+              "field tables[0].columns[1].name: expected \"l_suppkey\" (columns are in schema order)");
 
     RESET();
     cJSON *p1 = cJSON_GetArrayItem(cJSON_GetObjectItem(table0(m), "partitions"), 1);
@@ -204,6 +234,12 @@ static void test_manifest(const char *root) {
 
     RESET();
     cJSON_ReplaceItemInObject(col0(m), "name", cJSON_CreateString("l_partkey"));
+    save_manifest(dir, m);
+    CHECK_ERR(open_err(dir, 0, &err), DKB_ECORRUPT, err,
+              "field tables[0].columns[1].name: expected \"l_suppkey\" (columns are in schema order)");
+
+    RESET();
+    cJSON_ReplaceItemInObject(col0(m), "name", cJSON_CreateString("l_nosuch"));
     save_manifest(dir, m);
     CHECK_ERR(open_err(dir, 0, &err), DKB_ECORRUPT, err,
               "field tables[0].columns[0].name: expected \"l_orderkey\" (columns are in schema order)");
