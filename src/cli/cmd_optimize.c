@@ -55,7 +55,10 @@ static void usage(FILE *f) {
             "                      qNN.MODE.py (PyTorch) evaluated as dkb eval --target\n"
             "                      python on the CPU; triton: Python with Triton on the\n"
             "                      GPU (refused: its evaluation is not built yet)\n"
-            "  --mode M            core, full or all (default core)\n"
+            "  --mode M            core, full or all (default core; full with --mem-budget)\n"
+            "  --mem-budget SIZE   full mode under a memory budget (64M, 16G): candidates are\n"
+            "                      evaluated as dkb eval --mem-budget does and the prompt\n"
+            "                      describes the partitioned ABI (--target c only so far)\n"
             "  --rounds R          rounds per query (default 5)\n"
             "  --samples K         independent replies per round (default 1)\n"
             "  --context LIST      workload,hardware (default), workload, hardware or none\n"
@@ -103,7 +106,7 @@ int cmd_optimize(int argc, char **argv) {
     enum { O_MODEL = 256, O_BASE_URL, O_KEY_ENV, O_MODEL_CMD, O_TEMP, O_REPLY_TOKENS, O_REQ_TIMEOUT, O_PRICE_IN,
            O_PRICE_OUT, O_MAX_TOKENS, O_MAX_COST, O_MAX_WALL, O_DATA, O_QUERIES, O_TARGET, O_MODE, O_ROUNDS,
            O_SAMPLES, O_CONTEXT, O_TEMPLATES, O_JOBS, O_OUT, O_SEEDS, O_THRESHOLD, O_THREADS, O_TIMEOUT,
-           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_NO_VERIFY, O_SQL };
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_NO_VERIFY, O_SQL, O_MEM_BUDGET };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},           {"base-url", required_argument, 0, O_BASE_URL},
         {"api-key-env", required_argument, 0, O_KEY_ENV},   {"model-cmd", required_argument, 0, O_MODEL_CMD},
@@ -122,6 +125,7 @@ int cmd_optimize(int argc, char **argv) {
         {"min-runs", required_argument, 0, O_MIN_RUNS},     {"min-seconds", required_argument, 0, O_MIN_SECONDS},
         {"sql", required_argument, 0, O_SQL},               {"no-verify", no_argument, 0, O_NO_VERIFY},         {"verbose", no_argument, 0, 'v'},
         {"quiet", no_argument, 0, 'q'},                     {"help", no_argument, 0, 'h'},
+        {"mem-budget", required_argument, 0, O_MEM_BUDGET},
         {0, 0, 0, 0}};
     dkb_opt_opts o = {.target = "c", .modes = DKB_EVAL_CORE, .rounds = 5, .samples = 1, .jobs = 4, .workload = 1,
                       .hardware = 1, .out = "optimize-run", .nseeds = 5, .threshold = 1.0, .timeout_s = 120,
@@ -237,6 +241,7 @@ int cmd_optimize(int argc, char **argv) {
             o.min_seconds = d;
             break;
         case O_NO_VERIFY: o.no_verify = true; break;
+        case O_MEM_BUDGET: rc = cli_parse_size("--mem-budget", optarg, &o.mem_budget); break;
         case 'v': verbose = 1; break;
         case 'q': quiet = 1; break;
         case 'h':
@@ -265,6 +270,14 @@ int cmd_optimize(int argc, char **argv) {
     } else if (!rc) {
         dkb_error qe = {0};
         if (dkb__eval_parse_queries(queries, &o.queries, &qe)) rc = cli_usage_error("%s", qe.msg);
+    }
+    if (!rc && o.mem_budget) {
+        /* candidates stream in full mode, C, so far: the default mode becomes full */
+        if (mode_given && o.modes != DKB_EVAL_FULL)
+            rc = cli_usage_error("optimize: --mem-budget: full mode only (core mode's inputs are whole columns)");
+        else if (strcmp(o.target, "c")) rc = cli_usage_error("optimize: --mem-budget: --target c only so far");
+        else if (o.sql) rc = cli_usage_error("optimize: --mem-budget: not with --sql");
+        o.modes = DKB_EVAL_FULL;
     }
     if (rc) {
         free(cmd);

@@ -34,13 +34,18 @@ static void usage(FILE *f) {
             "                      python) or triton (PyTorch and Triton on the GPU)\n"
             "  --mode M            core (default) or full\n"
             "  --context LIST      workload,hardware (default), workload, hardware or none\n"
+            "  --mem-budget SIZE   full mode under a memory budget (64M, 16G): the prompt says\n"
+            "                      whether the query fits, what streams in how many partitions\n"
+            "                      and the load limit (measured by running the baseline under\n"
+            "                      it), and shows dkb/cand_stream.h; --target c only so far\n"
             "  --templates DIR     template directory (default $DKB_PROMPTS, else prompts/\n"
             "                      of the source tree)\n"
             "  -h, --help          this help\n"
             "\n"
             "example:\n"
             "  dkb prompt q06 --data data/sf1 --target cuda --mode core\n"
-            "  dkb prompt q06 --data data/sf1 --target triton --mode full\n");
+            "  dkb prompt q06 --data data/sf1 --target triton --mode full\n"
+            "  dkb prompt q06 --data data/sf0.1-p8 --mode full --mem-budget 4M\n");
 }
 
 /* "workload,hardware" / "none" -> flags; 0 or a usage error. */
@@ -118,13 +123,14 @@ static int prompt_sql(dkb_opt_prompt_opts *po, const char *sql, const char *stor
 }
 
 int cmd_prompt(int argc, char **argv) {
-    enum { O_DATA = 256, O_TARGET, O_MODE, O_CONTEXT, O_TEMPLATES, O_SQL };
+    enum { O_DATA = 256, O_TARGET, O_MODE, O_CONTEXT, O_TEMPLATES, O_SQL, O_MEM_BUDGET };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"target", required_argument, 0, O_TARGET},
                                               {"mode", required_argument, 0, O_MODE},
                                               {"context", required_argument, 0, O_CONTEXT},
                                               {"templates", required_argument, 0, O_TEMPLATES},
                                               {"sql", required_argument, 0, O_SQL},
+                                              {"mem-budget", required_argument, 0, O_MEM_BUDGET},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
     const char *store = NULL, *templates = NULL, *sql = NULL;
@@ -152,11 +158,17 @@ int cmd_prompt(int argc, char **argv) {
             if (cli_parse_context(optarg, &po.workload, &po.hardware)) return DKB_EXIT_USAGE;
             break;
         case O_TEMPLATES: templates = optarg; break;
+        case O_MEM_BUDGET:
+            if (cli_parse_size("--mem-budget", optarg, &po.mem_budget)) return DKB_EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return DKB_EXIT_OK;
         case ':': return cli_usage_error("prompt: option %s needs a value", argv[optind - 1]);
         default: return cli_usage_error("prompt: unknown option %s", argv[optind - 1]);
         }
     }
+    if (po.mem_budget && (po.mode != DKB_MODE_FULL || strcmp(po.target, "c") || sql))
+        return cli_usage_error("prompt: --mem-budget: --mode full, --target c, no --sql (candidates stream in full "
+                               "mode, C, so far)");
     if (sql) return prompt_sql(&po, sql, store, templates, mode_given, argc, argv);
     if (cli_one_operand("prompt", "QUERY (q01..q22)", argc, argv)) return DKB_EXIT_USAGE;
     const char *name = argv[optind];

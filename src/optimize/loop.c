@@ -275,6 +275,7 @@ static dkb_eval_opts eval_opts(const dkb_opt_opts *o, const task *t, const char 
                            .queries = o->sql ? NULL : t->q->name, .sql = o->sql, .nseeds = o->nseeds, .threshold = o->threshold,
                            .threads = o->threads, .timeout_s = o->timeout_s, .warmup = o->warmup,
                            .min_runs = o->min_runs, .min_seconds = o->min_seconds, .command_line = command_line,
+                           .mem_budget = o->mem_budget,
                            .no_verify = true /* verified once, in dkb__opt_run */};
 }
 
@@ -755,7 +756,8 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     }
     run R = {.o = o, .start = dkb__now_s()};
     R.po = (dkb_opt_prompt_opts){.templates = dkb__opt_templates_dir(o->templates), .target = o->target,
-                                 .workload = o->workload, .hardware = o->hardware, .need_gpu = cuda};
+                                 .workload = o->workload, .hardware = o->hardware, .need_gpu = cuda,
+                                 .mem_budget = o->mem_budget};
     pthread_mutex_init(&R.lock, NULL);
     pthread_mutex_init(&R.eval_lock, NULL);
     pthread_mutex_init(&R.event_lock, NULL);

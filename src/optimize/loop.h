@@ -60,6 +60,8 @@ typedef struct dkb_opt_opts {
     dkb_opt_progress_fn progress;  /* IN: events as they happen (NULL: none) */
     void *progress_ctx;       /* IN: passed to progress */
     bool no_verify;           /* IN: trust the store (else verified once at the start, verify_cache.h) */
+    int64_t mem_budget;       /* IN: bytes (0: none): full mode, target c: evaluated as dkb eval
+                               * --mem-budget, the prompt describes the partitioned ABI */
     const char *command_line; /* recorded in run.json */
 } dkb_opt_opts;
 

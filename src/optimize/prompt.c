@@ -9,6 +9,7 @@
 
 #include "common/countof.h"       // defines: DKB_COUNTOF
 #include "common/fsutil.h"        // defines: dkb__read_file
+#include "optimize/budget.h"      // defines: dkb__opt_budget_context
 #include "optimize/context.h"     // defines: dkb__opt_workload_context, dkb__opt_hardware_context
 #include "optimize/target.h"      // defines: dkb__opt_target_find, dkb_opt_target
 #include "optimize/template.h"    // defines: dkb__opt_render, dkb_opt_buf
@@ -212,7 +213,7 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
                           const dkb_params *p, char **system, char **user, dkb_error *err) {
     *system = *user = NULL;
     char *sql = NULL, *plan = NULL, *cand_h = NULL, *wl = NULL, *hw = NULL, *wl_sec = NULL, *hw_sec = NULL,
-         *fmt = NULL;
+         *fmt = NULL, *bud = NULL, *bud_sec = NULL;
     int rc = 0;
     const dkb_opt_target *tg = target_of(o->target);
     const dkb_opt_var sys_vars[] = {{"language", tg->language}};
@@ -231,6 +232,20 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
         goto done;
     }
     if ((rc = dkb__opt_candidate_abi(o->target, &cand_h, err))) goto done;
+    if (o->mem_budget && o->mode == DKB_MODE_FULL && !o->sql_task) {
+        /* the budget: measured under it (budget.h), and the streaming helper after the ABI */
+        if ((rc = dkb__opt_budget_context(q, db, p, o->mem_budget, &bud, err))) goto done;
+        const dkb_opt_var v[] = {{"budget_context", bud}};
+        if ((rc = render_file(o->templates, "budget.md", v, 1, &bud_sec, err))) goto done;
+        dkb_opt_buf ab = {0};
+        dkb__opt_buf_puts(&ab, cand_h);
+        append_toolkit(&ab, "include/dkb/cand_stream.h", "visit columns whole or load by load under a budget");
+        free(cand_h);
+        if (!(cand_h = dkb__opt_buf_take(&ab))) {
+            rc = dkb_fail(err, DKB_ENOMEM, "%s: out of memory", q->name);
+            goto done;
+        }
+    }
     if (o->workload) {
         if ((rc = dkb__opt_workload_context(q, db, p, &wl, err))) goto done;
         const dkb_opt_var v[] = {{"workload_context", wl}};
@@ -279,6 +294,7 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
         {"candidate_h", cand_h},
         {"workload_section", wl_sec ? wl_sec : ""},
         {"hardware_section", hw_sec ? hw_sec : ""},
+        {"budget_section", bud_sec ? bud_sec : ""},
         {"reply_format", fmt},
     };
     rc = render_file(o->templates, o->sql_task ? "task_sql.md" : o->mode == DKB_MODE_CORE ? "task_core.md" : "task_full.md", vars,
@@ -292,6 +308,8 @@ done:
     free(wl_sec);
     free(hw_sec);
     free(fmt);
+    free(bud);
+    free(bud_sec);
     if (rc) {
         free(*system);
         free(*user);

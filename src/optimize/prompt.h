@@ -7,6 +7,8 @@
 #ifndef DKB_OPTIMIZE_PROMPT_H
 #define DKB_OPTIMIZE_PROMPT_H
 
+#include <stdint.h>
+
 #include "dkb/error.h"
 #include "dkb/query.h"
 #include "dkb/store.h"
@@ -24,6 +26,9 @@ typedef struct dkb_opt_prompt_opts {
                               * NAME.full.c / .cu, the template task_sql.md, full mode */
     const char *plan_source; /* a SQL task: its TensorPlan program (dkb__sql_task_program),
                               * shown as the baseline instead of src/queries/qNN.c */
+    int64_t mem_budget;      /* bytes (0: none): full mode under --mem-budget; the prompt
+                              * adds the budget section (budget.md, budget.h) and the
+                              * optional dkb/cand_stream.h after the ABI */
 } dkb_opt_prompt_opts;
 
 /* The candidate ABI as the prompt shows it: include/dkb/candidate.h (the
