@@ -19,7 +19,10 @@
 # the infinite loop gets a 5 s timeout, every worker a 1 GB memory limit.
 #
 # Environment: CASES="a b" runs only those case directories ("honest" is
-# the honest one); KEEP_WORK=1 keeps $WORK (results under $WORK/results).
+# the honest one); KEEP_WORK=1 keeps $WORK (results under $WORK/results);
+# MEM_BUDGET=SIZE evaluates the full-mode files only, under --mem-budget
+# SIZE (a budget the queries fit: the budget path on, nothing streamed; the
+# streaming cases are tests/cli/eval_budget.sh's).
 source "$(dirname "$0")/lib/common.bash"
 
 CAND="$(cd "$(dirname "$0")/../candidates" && pwd)"
@@ -45,8 +48,14 @@ S="$WORK/sf001"
 
 # check_results JSON EXPECTED DIR: every candidate file of DIR has one row,
 # of the expected class (and speed); lib/corpus_results.py says what is checked.
+budget=()
+ext=.c
+if [ -n "${MEM_BUDGET:-}" ]; then
+    budget=(--mem-budget "$MEM_BUDGET")
+    ext=.full.c
+fi
 check_results() {
-    python3 "$(dirname "$0")/lib/corpus_results.py" "$@" .c
+    python3 "$(dirname "$0")/lib/corpus_results.py" "$@" "$ext"
 }
 
 # eval_case NAME DIR EXPECTED [dkb eval options...]
@@ -55,7 +64,7 @@ eval_case() {
     local name=$1 dir=$2 expected=$3
     shift 3
     local out="$WORK/results/$name" rc=0
-    "$DKB" eval "$dir" --data "$S" --out "$out" --seeds 5 --min-seconds 0.2 --mem-limit 1 -q "$@" \
+    "$DKB" eval "$dir" --data "$S" --out "$out" --seeds 5 --min-seconds 0.2 --mem-limit 1 -q "${budget[@]}" "$@" \
         >"$WORK/$name.stdout" 2>"$WORK/$name.stderr" || rc=$?
     if [ "$rc" != 0 ]; then
         echo "FAIL: dkb eval $name exited $rc: $(tail -3 "$WORK/$name.stderr")" >&2
