@@ -98,31 +98,21 @@ __global__ void __launch_bounds__(TPB) q01_scan(const int32_t *__restrict__ ship
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *flag, *status, *qty, *price, *disc, *tax;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
-        {"lineitem", "l_returnflag", DKB_CAND_U8, DKB_ANY, 1, &flag},
-        {"lineitem", "l_linestatus", DKB_CAND_U8, DKB_ANY, 1, &status},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &qty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
-        {"lineitem", "l_tax", DKB_CAND_I64, 2, 0, &tax},
-    };
     const dkb_cand_param *delta;
-    const dkb_param_want want_params[] = {{"delta", 0, &delta}};
     dkb_cand_res_col *c_flag, *c_status, *c_sum_qty, *c_sum_price, *c_sum_disc_price, *c_sum_charge, *c_avg_qty,
         *c_avg_price, *c_avg_disc, *c_count;
-    const dkb_res_want outs[] = {
-        {"l_returnflag", DKB_CAND_RES_STRING, &c_flag},       {"l_linestatus", DKB_CAND_RES_STRING, &c_status},
-        {"sum_qty", DKB_CAND_RES_DECIMAL, &c_sum_qty},        {"sum_base_price", DKB_CAND_RES_DECIMAL, &c_sum_price},
-        {"sum_disc_price", DKB_CAND_RES_DECIMAL, &c_sum_disc_price},
-        {"sum_charge", DKB_CAND_RES_DECIMAL, &c_sum_charge},  {"avg_qty", DKB_CAND_RES_FLOAT, &c_avg_qty},
-        {"avg_price", DKB_CAND_RES_FLOAT, &c_avg_price},      {"avg_disc", DKB_CAND_RES_FLOAT, &c_avg_disc},
-        {"count_order", DKB_CAND_RES_INT, &c_count},
-    };
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, outs, DKB_COUNT(outs)))
+    if (DKB_BIND_COLS(db, "lineitem",
+                      "l_shipdate:i32 l_returnflag:dict l_linestatus:dict l_quantity:dec2 l_extendedprice:dec2 "
+                      "l_discount:dec2 l_tax:dec2",
+                      &ship, &flag, &status, &qty, &price, &disc, &tax) ||
+        DKB_BIND_PARAMS(params, "delta", &delta) ||
+        DKB_BIND_RES(res,
+                     "l_returnflag:str l_linestatus:str sum_qty:dec2 sum_base_price:dec2 sum_disc_price:dec4 "
+                     "sum_charge:dec avg_qty:float avg_price:float avg_disc:float count_order:int",
+                     &c_flag, &c_status, &c_sum_qty, &c_sum_price, &c_sum_disc_price, &c_sum_charge, &c_avg_qty,
+                     &c_avg_price, &c_avg_disc, &c_count))
         return DKB_CAND_EINVAL;
-    if (c_sum_qty->scale < 2 || c_sum_price->scale < 2 || c_sum_disc_price->scale < 4 || c_sum_charge->scale < 6)
+    if (c_sum_charge->scale < 6)
         return DKB_CAND_EINVAL;
 
     const int64_t hi64 = dkb_days_from_civil(1998, 12, 1) - delta->i;
