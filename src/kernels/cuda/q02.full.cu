@@ -510,44 +510,25 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *pkey, *pmfgr, *psize, *ptype, *skey, *sname, *saddr,
         *snat, *sphone, *sbal, *scomment, *pspart, *pssupp, *pscost;
-    const dkb_col_want cols[] = {
-        {"region", "r_regionkey", DKB_CAND_I32, DKB_ANY, 0, &rkey},
-        {"region", "r_name", DKB_CAND_U8, DKB_ANY, 1, &rname},
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-        {"nation", "n_regionkey", DKB_CAND_I32, DKB_ANY, 0, &nreg},
-        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
-        {"part", "p_mfgr", DKB_CAND_U8, DKB_ANY, 1, &pmfgr},
-        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
-        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_name", DKB_CAND_STR, DKB_ANY, 0, &sname},
-        {"supplier", "s_address", DKB_CAND_STR, DKB_ANY, 0, &saddr},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
-        {"supplier", "s_phone", DKB_CAND_STR, DKB_ANY, 0, &sphone},
-        {"supplier", "s_acctbal", DKB_CAND_I64, DKB_ANY, 0, &sbal},
-        {"supplier", "s_comment", DKB_CAND_STR, DKB_ANY, 0, &scomment},
-        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
-        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
-        {"partsupp", "ps_supplycost", DKB_CAND_I64, DKB_ANY, 0, &pscost},
-    };
     const dkb_cand_param *size, *type, *region;
-    const dkb_param_want want[] = {{"size", 0, &size}, {"type", 1, &type}, {"region", 1, &region}};
     dkb_cand_res_col *r_bal, *r_sname, *r_nname, *r_pkey, *r_mfgr, *r_addr, *r_phone, *r_comment;
-    const dkb_res_want outs[] = {
-        {"s_acctbal", DKB_CAND_RES_DECIMAL, &r_bal},  {"s_name", DKB_CAND_RES_STRING, &r_sname},
-        {"n_name", DKB_CAND_RES_STRING, &r_nname},    {"p_partkey", DKB_CAND_RES_INT, &r_pkey},
-        {"p_mfgr", DKB_CAND_RES_STRING, &r_mfgr},     {"s_address", DKB_CAND_RES_STRING, &r_addr},
-        {"s_phone", DKB_CAND_RES_STRING, &r_phone},   {"s_comment", DKB_CAND_RES_STRING, &r_comment},
-    };
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
-        ptype->dict->size > 256 || nkey->n > MAXNAT || rkey->n > MAXNAT || nreg->n < nkey->n ||
-        nname->n < nkey->n || rname->n < rkey->n) {
+    if (DKB_BIND_COLS(db, "region", "r_regionkey:i32 r_name:dict", &rkey, &rname) ||
+        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict n_regionkey:i32", &nkey, &nname, &nreg) ||
+        DKB_BIND_COLS(db, "part", "p_partkey:i32 p_mfgr:dict p_size:i32 p_type:dict", &pkey, &pmfgr, &psize, &ptype) ||
+        DKB_BIND_COLS(db, "supplier",
+                      "s_suppkey:i32 s_name:str s_address:str s_nationkey:i32 s_phone:str s_acctbal:i64 s_comment:str",
+                      &skey, &sname, &saddr, &snat, &sphone, &sbal, &scomment) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32 ps_supplycost:i64", &pspart, &pssupp, &pscost) ||
+        DKB_BIND_PARAMS(params, "size type:str region:str", &size, &type, &region) || ptype->dict->size > 256 ||
+        nkey->n > MAXNAT || rkey->n > MAXNAT || nreg->n < nkey->n || nname->n < nkey->n || rname->n < rkey->n) {
         fprintf(stderr, "q02.full.cu: a column or parameter is missing or of an unexpected type, or the "
                         "nation/region tables are too large\n");
         return DKB_CAND_EINVAL;
     }
-    if (dkb_bind_res(res, outs, DKB_COUNT(outs)) || r_bal->scale < sbal->scale) {
+    if (DKB_BIND_RES(
+            res, "s_acctbal:dec s_name:str n_name:str p_partkey:int p_mfgr:str s_address:str s_phone:str s_comment:str",
+            &r_bal, &r_sname, &r_nname, &r_pkey, &r_mfgr, &r_addr, &r_phone, &r_comment) ||
+        r_bal->scale < sbal->scale) {
         fprintf(stderr, "q02.full.cu: the result columns are not as expected\n");
         return DKB_CAND_EINVAL;
     }
