@@ -231,21 +231,13 @@ __global__ void __launch_bounds__(MERGE_TPB) top_merge(const cand *__restrict__ 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ckey, *cseg, *okey, *ocust, *odate, *oprio, *lkey, *lship, *lprice, *ldisc;
-    const dkb_col_want cols[] = {
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_mktsegment", DKB_CAND_U8, DKB_ANY, 0, &cseg},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
-        {"orders", "o_shippriority", DKB_CAND_I32, DKB_ANY, 0, &oprio},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-    };
     const dkb_cand_param *segment, *date;
-    const dkb_param_want want_params[] = {{"segment", 1, &segment}, {"date", 0, &date}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    if (DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_mktsegment:u8", &ckey, &cseg) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32 o_shippriority:i32", &okey, &ocust,
+                      &odate, &oprio) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_shipdate:i32 l_extendedprice:dec2 l_discount:dec2", &lkey,
+                      &lship, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "segment:str date", &segment, &date))
         return DKB_CAND_EINVAL;
     if (res->ncols != 4) return DKB_CAND_EINVAL;
     dkb_cand_res_col *c_key = &res->cols[0], *c_rev = &res->cols[1], *c_date = &res->cols[2], *c_prio = &res->cols[3];
