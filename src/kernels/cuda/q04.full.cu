@@ -81,17 +81,11 @@ __global__ void __launch_bounds__(TPB) q04_join(const int32_t *__restrict__ okey
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *okey, *odate, *oprio, *lkey, *lcommit, *lreceipt;
-    const dkb_col_want cols[] = {
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
-        {"orders", "o_orderpriority", DKB_CAND_U8, DKB_ANY, 1, &oprio},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
-        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
-    };
     const dkb_cand_param *date;
-    const dkb_param_want want_params[] = {{"date", 0, &date}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    if (DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderdate:i32 o_orderpriority:dict", &okey, &odate, &oprio) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_commitdate:i32 l_receiptdate:i32", &lkey, &lcommit,
+                      &lreceipt) ||
+        DKB_BIND_PARAMS(params, "date", &date))
         return DKB_CAND_EINVAL;
     if (res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_STRING || res->cols[1].type != DKB_CAND_RES_INT)
         return DKB_CAND_EINVAL;
