@@ -71,15 +71,10 @@ __global__ void __launch_bounds__(TPB) q06_scan(const int32_t *__restrict__ ship
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *disc, *qty, *price;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
-        {"lineitem", "l_discount", DKB_CAND_I64, DKB_ANY, 0, &disc},
-        {"lineitem", "l_quantity", DKB_CAND_I64, DKB_ANY, 0, &qty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, DKB_ANY, 0, &price},
-    };
     const dkb_cand_param *date, *discount, *quantity;
-    const dkb_param_want want_params[] = {{"date", 0, &date}, {"discount", 0, &discount}, {"quantity", 0, &quantity}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_discount:i64 l_quantity:i64 l_extendedprice:i64", &ship, &disc,
+                      &qty, &price) ||
+        DKB_BIND_PARAMS(params, "date discount quantity", &date, &discount, &quantity))
         return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1) return DKB_CAND_EINVAL;
     dkb_cand_res_col *revenue = &res->cols[0];
