@@ -139,24 +139,15 @@ __global__ void __launch_bounds__(TPB) q07_join(const int32_t *__restrict__ okey
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *nkey, *nname, *ckey, *cnat, *skey, *snat, *okey, *ocust, *lkey, *lsupp, *lship, *lprice, *ldisc;
-    const dkb_col_want cols[] = {
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-    };
     const dkb_cand_param *p1, *p2;
-    const dkb_param_want want_params[] = {{"nation1", 1, &p1}, {"nation2", 1, &p2}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    if (DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_nationkey:i32", &ckey, &cnat) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32", &okey, &ocust) ||
+        DKB_BIND_COLS(db, "lineitem",
+                      "l_orderkey:i32 l_suppkey:i32 l_shipdate:i32 l_extendedprice:dec2 l_discount:dec2", &lkey, &lsupp,
+                      &lship, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "nation1:str nation2:str", &p1, &p2))
         return DKB_CAND_EINVAL;
     if (nkey->n > MAXNAT || res->ncols != 4 || res->cols[0].type != DKB_CAND_RES_STRING ||
         res->cols[1].type != DKB_CAND_RES_STRING || res->cols[2].type != DKB_CAND_RES_INT ||
