@@ -157,30 +157,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *pkey, *ptype, *ckey, *cnat, *skey, *snat, *okey, *ocust,
         *odate, *lkey, *lpart, *lsupp, *lprice, *ldisc;
-    const dkb_col_want cols[] = {
-        {"region", "r_regionkey", DKB_CAND_I32, DKB_ANY, 0, &rkey},
-        {"region", "r_name", DKB_CAND_U8, DKB_ANY, 1, &rname},
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-        {"nation", "n_regionkey", DKB_CAND_I32, DKB_ANY, 0, &nreg},
-        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
-        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-    };
     const dkb_cand_param *nation, *region, *type;
-    const dkb_param_want want_params[] = {{"nation", 1, &nation}, {"region", 1, &region}, {"type", 1, &type}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    if (DKB_BIND_COLS(db, "region", "r_regionkey:i32 r_name:dict", &rkey, &rname) ||
+        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict n_regionkey:i32", &nkey, &nname, &nreg) ||
+        DKB_BIND_COLS(db, "part", "p_partkey:i32 p_type:dict", &pkey, &ptype) ||
+        DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_nationkey:i32", &ckey, &cnat) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32", &okey, &ocust, &odate) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_partkey:i32 l_suppkey:i32 l_extendedprice:dec2 l_discount:dec2",
+                      &lkey, &lpart, &lsupp, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "nation:str region:str type:str", &nation, &region, &type))
         return DKB_CAND_EINVAL;
     if (nkey->n > MAXNAT || rkey->n > MAXNAT || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT ||
         res->cols[1].type != DKB_CAND_RES_FLOAT)
