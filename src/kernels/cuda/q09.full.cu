@@ -444,28 +444,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *nkey, *nname, *pkey, *pname, *skey, *snat, *pspart, *pssupp, *pscost, *okey, *odate, *lkey,
         *lpart, *lsupp, *lqty, *lprice, *ldisc;
-    const dkb_col_want cols[] = {
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
-        {"part", "p_name", DKB_CAND_STR, DKB_ANY, 0, &pname},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
-        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
-        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
-        {"partsupp", "ps_supplycost", DKB_CAND_I64, 2, 0, &pscost},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-    };
     const dkb_cand_param *color;
-    const dkb_param_want want[] = {{"color", 1, &color}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)))
+    if (DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_COLS(db, "part", "p_partkey:i32 p_name:str", &pkey, &pname) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32 ps_supplycost:dec2", &pspart, &pssupp, &pscost) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderdate:i32", &okey, &odate) ||
+        DKB_BIND_COLS(db, "lineitem",
+                      "l_orderkey:i32 l_partkey:i32 l_suppkey:i32 l_quantity:dec2 l_extendedprice:dec2 l_discount:dec2",
+                      &lkey, &lpart, &lsupp, &lqty, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "color:str", &color))
         return DKB_CAND_EINVAL;
     if (nkey->n > NAT || res->ncols != 3 || res->cols[0].type != DKB_CAND_RES_STRING ||
         res->cols[1].type != DKB_CAND_RES_INT || res->cols[2].type != DKB_CAND_RES_DECIMAL || res->cols[2].scale < 4)
