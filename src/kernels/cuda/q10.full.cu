@@ -240,37 +240,22 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *nkey, *nname, *ckey, *cname, *caddr, *cnat, *cphone, *cbal, *ccomment, *okey, *ocust, *odate,
         *lkey, *lflag, *lprice, *ldisc;
-    const dkb_col_want cols[] = {
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_name", DKB_CAND_STR, DKB_ANY, 0, &cname},
-        {"customer", "c_address", DKB_CAND_STR, DKB_ANY, 0, &caddr},
-        {"customer", "c_nationkey", DKB_CAND_I32, DKB_ANY, 0, &cnat},
-        {"customer", "c_phone", DKB_CAND_STR, DKB_ANY, 0, &cphone},
-        {"customer", "c_acctbal", DKB_CAND_I64, DKB_ANY, 0, &cbal},
-        {"customer", "c_comment", DKB_CAND_STR, DKB_ANY, 0, &ccomment},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_returnflag", DKB_CAND_U8, DKB_ANY, 1, &lflag},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-    };
     const dkb_cand_param *date;
-    const dkb_param_want want[] = {{"date", 0, &date}};
     dkb_cand_res_col *r_key, *r_name, *r_rev, *r_bal, *r_nat, *r_addr, *r_phone, *r_comment;
-    const dkb_res_want outs[] = {
-        {"c_custkey", DKB_CAND_RES_INT, &r_key},      {"c_name", DKB_CAND_RES_STRING, &r_name},
-        {"revenue", DKB_CAND_RES_DECIMAL, &r_rev},    {"c_acctbal", DKB_CAND_RES_DECIMAL, &r_bal},
-        {"n_name", DKB_CAND_RES_STRING, &r_nat},      {"c_address", DKB_CAND_RES_STRING, &r_addr},
-        {"c_phone", DKB_CAND_RES_STRING, &r_phone},   {"c_comment", DKB_CAND_RES_STRING, &r_comment},
-    };
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
-        dkb_bind_res(res, outs, DKB_COUNT(outs)))
+    if (DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_COLS(db, "customer",
+                      "c_custkey:i32 c_name:str c_address:str c_nationkey:i32 c_phone:str c_acctbal:i64 c_comment:str",
+                      &ckey, &cname, &caddr, &cnat, &cphone, &cbal, &ccomment) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32", &okey, &ocust, &odate) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_returnflag:dict l_extendedprice:dec2 l_discount:dec2", &lkey,
+                      &lflag, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "date", &date) ||
+        DKB_BIND_RES(
+            res,
+            "c_custkey:int c_name:str revenue:dec4 c_acctbal:dec n_name:str c_address:str c_phone:str c_comment:str",
+            &r_key, &r_name, &r_rev, &r_bal, &r_nat, &r_addr, &r_phone, &r_comment))
         return DKB_CAND_EINVAL;
-    if (r_rev->scale < 4 || r_bal->scale < cbal->scale || nkey->n > MAXNAT || nname->n != nkey->n)
+    if (r_bal->scale < cbal->scale || nkey->n > MAXNAT || nname->n != nkey->n)
         return DKB_CAND_EINVAL;
     const int64_t hi_day = dkb_add_months(date->i, 3);
     if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return DKB_CAND_EINVAL;
