@@ -286,20 +286,13 @@ typedef struct {
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *nkey, *nname, *pkey, *skey, *snat, *pspart, *pssupp, *psqty, *pscost;
-    const dkb_col_want cols[] = {
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-        {"part", "p_partkey", DKB_ANY, DKB_ANY, 0, &pkey},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snat},
-        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
-        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
-        {"partsupp", "ps_availqty", DKB_CAND_I32, DKB_ANY, 0, &psqty},
-        {"partsupp", "ps_supplycost", DKB_CAND_I64, DKB_ANY, 0, &pscost},
-    };
     const dkb_cand_param *nation, *fraction;
-    const dkb_param_want want[] = {{"nation", 1, &nation}, {"fraction", 0, &fraction}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)))
+    if (DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_COLS(db, "part", "p_partkey", &pkey) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32 ps_availqty:i32 ps_supplycost:i64", &pspart,
+                      &pssupp, &psqty, &pscost) ||
+        DKB_BIND_PARAMS(params, "nation:str fraction", &nation, &fraction))
         return DKB_CAND_EINVAL;
     if (nkey->n > MAXNAT || res->ncols != 2 || res->cols[0].type != DKB_CAND_RES_INT ||
         res->cols[1].type != DKB_CAND_RES_DECIMAL || res->cols[1].scale < pscost->scale || fraction->scale < 0 ||
