@@ -225,23 +225,14 @@ __global__ void __launch_bounds__(TPB) q12_scan(const uint8_t *__restrict__ lmod
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lmode, *lship, *lcommit, *lreceipt, *okey, *oprio;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_shipmode", DKB_CAND_U8, DKB_ANY, 1, &lmode},
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
-        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
-        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_orderpriority", DKB_CAND_U8, DKB_ANY, 1, &oprio},
-    };
     const dkb_cand_param *pm1, *pm2, *pdate;
-    const dkb_param_want want_params[] = {{"shipmode1", 1, &pm1}, {"shipmode2", 1, &pm2}, {"date", 0, &pdate}};
     dkb_cand_res_col *c_mode, *c_high, *c_low;
-    const dkb_res_want outs[] = {{"l_shipmode", DKB_CAND_RES_STRING, &c_mode},
-                                 {"high_line_count", DKB_CAND_RES_INT, &c_high},
-                                 {"low_line_count", DKB_CAND_RES_INT, &c_low}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, outs, DKB_COUNT(outs)))
+    if (DKB_BIND_COLS(db, "lineitem",
+                      "l_orderkey:i32 l_shipmode:dict l_shipdate:i32 l_commitdate:i32 l_receiptdate:i32", &lkey, &lmode,
+                      &lship, &lcommit, &lreceipt) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderpriority:dict", &okey, &oprio) ||
+        DKB_BIND_PARAMS(params, "shipmode1:str shipmode2:str date", &pm1, &pm2, &pdate) ||
+        DKB_BIND_RES(res, "l_shipmode:str high_line_count:int low_line_count:int", &c_mode, &c_high, &c_low))
         return DKB_CAND_EINVAL;
     const int64_t hi_day = dkb_add_months(pdate->i, 12);
     if (pdate->i < INT32_MIN || hi_day > INT32_MAX || hi_day <= pdate->i) return DKB_CAND_EINVAL;
