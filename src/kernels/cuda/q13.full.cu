@@ -188,14 +188,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                   const dkb_cand_env *env) {
     const dkb_cand_table *customer = dkb_cand_table_find(db, "customer");
     const dkb_cand_vec *ocust, *ocomment;
-    const dkb_col_want cols[] = {{"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-                                 {"orders", "o_comment", DKB_CAND_STR, DKB_ANY, 0, &ocomment}};
     const dkb_cand_param *pw1, *pw2;
-    const dkb_param_want want[] = {{"word1", 1, &pw1}, {"word2", 1, &pw2}};
     dkb_cand_res_col *c_count, *c_dist;
-    const dkb_res_want outs[] = {{"c_count", DKB_CAND_RES_INT, &c_count}, {"custdist", DKB_CAND_RES_INT, &c_dist}};
-    if (!customer || dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
-        dkb_bind_res(res, outs, DKB_COUNT(outs)))
+    if (!customer || DKB_BIND_COLS(db, "orders", "o_custkey:i32 o_comment:str", &ocust, &ocomment) ||
+        DKB_BIND_PARAMS(params, "word1:str word2:str", &pw1, &pw2) ||
+        DKB_BIND_RES(res, "c_count:int custdist:int", &c_count, &c_dist))
         return DKB_CAND_EINVAL;
     res->nrows = 0;
 
