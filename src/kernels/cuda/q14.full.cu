@@ -126,17 +126,11 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *lpart, *price, *disc, *pkey, *ptype;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
-        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
-        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
-    };
     const dkb_cand_param *pdate;
-    const dkb_param_want want_params[] = {{"date", 0, &pdate}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_partkey:i32 l_extendedprice:dec2 l_discount:dec2", &ship,
+                      &lpart, &price, &disc) ||
+        DKB_BIND_COLS(db, "part", "p_partkey:i32 p_type:dict", &pkey, &ptype) ||
+        DKB_BIND_PARAMS(params, "date", &pdate))
         return DKB_CAND_EINVAL;
     if (ptype->dict->size > NO_PART) return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
