@@ -257,26 +257,14 @@ __global__ void i32_gather(const int32_t *__restrict__ col, const int64_t *__res
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *lsupp, *price, *disc, *skey, *sname, *saddr, *sphone;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &ship},
-        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &price},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &disc},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_name", DKB_ANY, DKB_ANY, 0, &sname}, /* text or dictionary: dkb_fetch_text checks */
-        {"supplier", "s_address", DKB_ANY, DKB_ANY, 0, &saddr},
-        {"supplier", "s_phone", DKB_ANY, DKB_ANY, 0, &sphone},
-    };
     const dkb_cand_param *pdate;
-    const dkb_param_want want_params[] = {{"date", 0, &pdate}};
     dkb_cand_res_col *c_key, *c_name, *c_addr, *c_phone, *c_rev;
-    const dkb_res_want outs[] = {
-        {"s_suppkey", DKB_CAND_RES_INT, &c_key},         {"s_name", DKB_CAND_RES_STRING, &c_name},
-        {"s_address", DKB_CAND_RES_STRING, &c_addr},     {"s_phone", DKB_CAND_RES_STRING, &c_phone},
-        {"total_revenue", DKB_CAND_RES_DECIMAL, &c_rev},
-    };
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, outs, DKB_COUNT(outs)))
+    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_suppkey:i32 l_extendedprice:dec2 l_discount:dec2", &ship,
+                      &lsupp, &price, &disc) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_name s_address s_phone", &skey, &sname, &saddr, &sphone) ||
+        DKB_BIND_PARAMS(params, "date", &pdate) ||
+        DKB_BIND_RES(res, "s_suppkey:int s_name:str s_address:str s_phone:str total_revenue:dec", &c_key, &c_name,
+                     &c_addr, &c_phone, &c_rev))
         return DKB_CAND_EINVAL;
     if (c_rev->scale < 4) return DKB_CAND_EINVAL;
     const int64_t hi = dkb_add_months(pdate->i, 3) - 1;
