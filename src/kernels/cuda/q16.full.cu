@@ -250,26 +250,15 @@ static inline int put_code(dkb_cand_res_col *col, int64_t r, const padded_dict *
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *pbrand, *ptype, *psize, *pspart, *pssupp, *scomment;
-    const dkb_col_want cols[] = {
-        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
-        {"part", "p_type", DKB_CAND_U8, DKB_ANY, 1, &ptype},
-        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
-        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
-        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
-        {"supplier", "s_comment", DKB_CAND_STR, DKB_ANY, 0, &scomment},
-    };
     const dkb_cand_param *pb, *pt, *ps[8];
-    const dkb_param_want want[] = {{"brand", 1, &pb},      {"type", 1, &pt},      {"size1", 0, &ps[0]},
-                                   {"size2", 0, &ps[1]},   {"size3", 0, &ps[2]},  {"size4", 0, &ps[3]},
-                                   {"size5", 0, &ps[4]},   {"size6", 0, &ps[5]},  {"size7", 0, &ps[6]},
-                                   {"size8", 0, &ps[7]}};
     dkb_cand_res_col *c_brand, *c_type, *c_size, *c_cnt;
-    const dkb_res_want outs[] = {{"p_brand", DKB_CAND_RES_STRING, &c_brand},
-                                 {"p_type", DKB_CAND_RES_STRING, &c_type},
-                                 {"p_size", DKB_CAND_RES_INT, &c_size},
-                                 {"supplier_cnt", DKB_CAND_RES_INT, &c_cnt}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
-        dkb_bind_res(res, outs, DKB_COUNT(outs)) || pbrand->dict->size > 256 || ptype->dict->size > 256)
+    if (DKB_BIND_COLS(db, "part", "p_brand:dict p_type:dict p_size:i32", &pbrand, &ptype, &psize) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32", &pspart, &pssupp) ||
+        DKB_BIND_COLS(db, "supplier", "s_comment:str", &scomment) ||
+        DKB_BIND_PARAMS(params, "brand:str type:str size1 size2 size3 size4 size5 size6 size7 size8", &pb, &pt, &ps[0],
+                        &ps[1], &ps[2], &ps[3], &ps[4], &ps[5], &ps[6], &ps[7]) ||
+        DKB_BIND_RES(res, "p_brand:str p_type:str p_size:int supplier_cnt:int", &c_brand, &c_type, &c_size, &c_cnt) ||
+        pbrand->dict->size > 256 || ptype->dict->size > 256)
         return DKB_CAND_EINVAL;
 
     part_tests t;
