@@ -191,17 +191,10 @@ __global__ void __launch_bounds__(TPB) q17_rescan(const int32_t *__restrict__ lp
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *pkey, *pbrand, *pcont, *lpart, *lqty, *lprice;
-    const dkb_col_want cols[] = {
-        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
-        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
-        {"part", "p_container", DKB_CAND_U8, DKB_ANY, 1, &pcont},
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-    };
     const dkb_cand_param *pb, *pc;
-    const dkb_param_want want_params[] = {{"brand", 1, &pb}, {"container", 1, &pc}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    if (DKB_BIND_COLS(db, "part", "p_partkey:i32 p_brand:dict p_container:dict", &pkey, &pbrand, &pcont) ||
+        DKB_BIND_COLS(db, "lineitem", "l_partkey:i32 l_quantity:dec2 l_extendedprice:dec2", &lpart, &lqty, &lprice) ||
+        DKB_BIND_PARAMS(params, "brand:str container:str", &pb, &pc))
         return DKB_CAND_EINVAL;
     if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_FLOAT || res->cap < 1) return DKB_CAND_EINVAL;
     dkb_cand_res_col *out = &res->cols[0];
