@@ -272,28 +272,20 @@ __global__ void __launch_bounds__(SORT_N)
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lqty, *okey, *ocust, *odate, *oprice, *ckey, *cname;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-        {"orders", "o_orderdate", DKB_CAND_I32, DKB_ANY, 0, &odate},
-        {"orders", "o_totalprice", DKB_CAND_I64, 2, 0, &oprice},
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_name", DKB_ANY, DKB_ANY, 0, &cname}, /* text, or codes with a dictionary (below) */
-    };
     const dkb_cand_param *pq;
-    const dkb_param_want want_params[] = {{"quantity", 0, &pq}};
     dkb_cand_res_col *c_name, *c_cust, *c_okey, *c_date, *c_price, *c_qty;
-    const dkb_res_want outs[] = {
-        {"c_name", DKB_CAND_RES_STRING, &c_name},           {"c_custkey", DKB_CAND_RES_INT, &c_cust},
-        {"o_orderkey", DKB_CAND_RES_INT, &c_okey},          {"o_orderdate", DKB_CAND_RES_DATE, &c_date},
-        {"o_totalprice", DKB_CAND_RES_DECIMAL, &c_price},   {"sum(l_quantity)", DKB_CAND_RES_DECIMAL, &c_qty},
-    };
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    if (DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_quantity:dec2", &lkey, &lqty) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32 o_totalprice:dec2", &okey, &ocust,
+                      &odate, &oprice) ||
+        DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_name", &ckey, &cname) ||
+        DKB_BIND_PARAMS(params, "quantity", &pq))
         return DKB_CAND_EINVAL;
-    if (!(cname->type == DKB_CAND_STR || (cname->type == DKB_CAND_U8 && cname->dict))) return DKB_CAND_EINVAL;
-    if (dkb_bind_res(res, outs, DKB_COUNT(outs)) || c_price->scale < 2 || c_qty->scale < 2) return DKB_CAND_EINVAL;
+    if (!(cname->type == DKB_CAND_STR || (cname->type == DKB_CAND_U8 && cname->dict)))
+        return DKB_CAND_EINVAL;
+    if (DKB_BIND_RES(res,
+                     "c_name:str c_custkey:int o_orderkey:int o_orderdate:date o_totalprice:dec2 sum(l_quantity):dec2",
+                     &c_name, &c_cust, &c_okey, &c_date, &c_price, &c_qty))
+        return DKB_CAND_EINVAL;
     if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100) return DKB_CAND_EINVAL;
     const int64_t limit = pq->i * 100; /* hundredths */
     const int64_t no = okey->n, nl = lkey->n, nc = ckey->n;
