@@ -49,8 +49,6 @@ static const char *const CONTAINER[NBRANCH][NCONT] = {
     {"LG CASE", "LG BOX", "LG PACK", "LG PKG"},
 };
 static const int MAX_SIZE[NBRANCH] = {5, 10, 15};
-static const char *const BRAND[NBRANCH] = {"brand1", "brand2", "brand3"};
-static const char *const QUANTITY[NBRANCH] = {"quantity1", "quantity2", "quantity3"};
 
 /* Kernel arguments: the branch masks and quantity ranges. */
 typedef struct {
@@ -133,26 +131,18 @@ __global__ void __launch_bounds__(TPB) q19_scan(const uint8_t *__restrict__ lmod
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *lpart, *lqty, *lprice, *ldisc, *lmode, *linstr, *pkey, *pbrand, *pcont, *psize;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
-        {"lineitem", "l_extendedprice", DKB_CAND_I64, 2, 0, &lprice},
-        {"lineitem", "l_discount", DKB_CAND_I64, 2, 0, &ldisc},
-        {"lineitem", "l_shipmode", DKB_CAND_U8, DKB_ANY, 1, &lmode},
-        {"lineitem", "l_shipinstruct", DKB_CAND_U8, DKB_ANY, 1, &linstr},
-        {"part", "p_partkey", DKB_CAND_I32, DKB_ANY, 0, &pkey},
-        {"part", "p_brand", DKB_CAND_U8, DKB_ANY, 1, &pbrand},
-        {"part", "p_container", DKB_CAND_U8, DKB_ANY, 1, &pcont},
-        {"part", "p_size", DKB_CAND_I32, DKB_ANY, 0, &psize},
-    };
     const dkb_cand_param *pb[NBRANCH], *pq[NBRANCH];
-    const dkb_param_want want_params[] = {{BRAND[0], 1, &pb[0]},    {BRAND[1], 1, &pb[1]},    {BRAND[2], 1, &pb[2]},
-                                          {QUANTITY[0], 0, &pq[0]}, {QUANTITY[1], 0, &pq[1]}, {QUANTITY[2], 0, &pq[2]}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)))
+    dkb_cand_res_col *out;
+    if (DKB_BIND_COLS(db, "lineitem",
+                      "l_partkey:i32 l_quantity:dec2 l_extendedprice:dec2 l_discount:dec2 l_shipmode:dict "
+                      "l_shipinstruct:dict",
+                      &lpart, &lqty, &lprice, &ldisc, &lmode, &linstr) ||
+        DKB_BIND_COLS(db, "part", "p_partkey:i32 p_brand:dict p_container:dict p_size:i32", &pkey, &pbrand, &pcont,
+                      &psize) ||
+        DKB_BIND_PARAMS(params, "brand1:str brand2:str brand3:str quantity1 quantity2 quantity3", &pb[0], &pb[1],
+                        &pb[2], &pq[0], &pq[1], &pq[2]) ||
+        DKB_BIND_RES(res, "revenue:dec4", &out) || res->cap < 1)
         return DKB_CAND_EINVAL;
-    if (res->ncols != 1 || res->cols[0].type != DKB_CAND_RES_DECIMAL || res->cap < 1 || res->cols[0].scale < 4)
-        return DKB_CAND_EINVAL;
-    dkb_cand_res_col *out = &res->cols[0];
 
     /* the branches' brand and container masks by dictionary code, size bounds and quantity ranges */
     part_masks masks;
