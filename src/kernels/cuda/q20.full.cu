@@ -298,27 +298,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *pname, *pspart, *pssupp, *psavail, *lpart, *lsupp, *lqty, *lship, *sname, *saddr, *snation,
         *nkey, *nname;
-    const dkb_col_want cols[] = {
-        {"part", "p_name", DKB_CAND_STR, DKB_ANY, 0, &pname},
-        {"partsupp", "ps_partkey", DKB_CAND_I32, DKB_ANY, 0, &pspart},
-        {"partsupp", "ps_suppkey", DKB_CAND_I32, DKB_ANY, 0, &pssupp},
-        {"partsupp", "ps_availqty", DKB_CAND_I32, DKB_ANY, 0, &psavail},
-        {"lineitem", "l_partkey", DKB_CAND_I32, DKB_ANY, 0, &lpart},
-        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
-        {"lineitem", "l_quantity", DKB_CAND_I64, 2, 0, &lqty},
-        {"lineitem", "l_shipdate", DKB_CAND_I32, DKB_ANY, 0, &lship},
-        {"supplier", "s_name", DKB_CAND_STR, DKB_ANY, 0, &sname},
-        {"supplier", "s_address", DKB_ANY, DKB_ANY, 0, &saddr},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snation},
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-    };
     const dkb_cand_param *pcolor, *pdate, *pnation;
-    const dkb_param_want want[] = {{"color", 1, &pcolor}, {"date", 0, &pdate}, {"nation", 1, &pnation}};
     dkb_cand_res_col *c_name, *c_addr;
-    const dkb_res_want outs[] = {{"s_name", DKB_CAND_RES_STRING, &c_name}, {"s_address", DKB_CAND_RES_STRING, &c_addr}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want, DKB_COUNT(want)) ||
-        dkb_bind_res(res, outs, DKB_COUNT(outs)))
+    if (DKB_BIND_COLS(db, "part", "p_name:str", &pname) ||
+        DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32 ps_availqty:i32", &pspart, &pssupp, &psavail) ||
+        DKB_BIND_COLS(db, "lineitem", "l_partkey:i32 l_suppkey:i32 l_quantity:dec2 l_shipdate:i32", &lpart, &lsupp,
+                      &lqty, &lship) ||
+        DKB_BIND_COLS(db, "supplier", "s_name:str s_address s_nationkey:i32", &sname, &saddr, &snation) ||
+        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_PARAMS(params, "color:str date nation:str", &pcolor, &pdate, &pnation) ||
+        DKB_BIND_RES(res, "s_name:str s_address:str", &c_name, &c_addr))
         return DKB_CAND_EINVAL;
     const int64_t hi = dkb_add_months(pdate->i, 12) - 1;
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
