@@ -213,25 +213,15 @@ static int by_count_then_name(const void *a, const void *b) {
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lsupp, *lcommit, *lreceipt, *okey, *ostatus, *skey, *sname, *snation, *nkey, *nname;
-    const dkb_col_want cols[] = {
-        {"lineitem", "l_orderkey", DKB_CAND_I32, DKB_ANY, 0, &lkey},
-        {"lineitem", "l_suppkey", DKB_CAND_I32, DKB_ANY, 0, &lsupp},
-        {"lineitem", "l_commitdate", DKB_CAND_I32, DKB_ANY, 0, &lcommit},
-        {"lineitem", "l_receiptdate", DKB_CAND_I32, DKB_ANY, 0, &lreceipt},
-        {"orders", "o_orderkey", DKB_CAND_I32, DKB_ANY, 0, &okey},
-        {"orders", "o_orderstatus", DKB_CAND_U8, DKB_ANY, 1, &ostatus},
-        {"supplier", "s_suppkey", DKB_CAND_I32, DKB_ANY, 0, &skey},
-        {"supplier", "s_name", DKB_CAND_STR, DKB_ANY, 0, &sname},
-        {"supplier", "s_nationkey", DKB_CAND_I32, DKB_ANY, 0, &snation},
-        {"nation", "n_nationkey", DKB_CAND_I32, DKB_ANY, 0, &nkey},
-        {"nation", "n_name", DKB_CAND_U8, DKB_ANY, 1, &nname},
-    };
     const dkb_cand_param *pnation;
-    const dkb_param_want want_params[] = {{"nation", 1, &pnation}};
     dkb_cand_res_col *c_name, *c_wait;
-    const dkb_res_want outs[] = {{"s_name", DKB_CAND_RES_STRING, &c_name}, {"numwait", DKB_CAND_RES_INT, &c_wait}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_params(params, want_params, DKB_COUNT(want_params)) ||
-        dkb_bind_res(res, outs, DKB_COUNT(outs)))
+    if (DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_suppkey:i32 l_commitdate:i32 l_receiptdate:i32", &lkey, &lsupp,
+                      &lcommit, &lreceipt) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderstatus:dict", &okey, &ostatus) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_name:str s_nationkey:i32", &skey, &sname, &snation) ||
+        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_PARAMS(params, "nation:str", &pnation) ||
+        DKB_BIND_RES(res, "s_name:str numwait:int", &c_name, &c_wait))
         return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_name->str_off[0] = 0;
