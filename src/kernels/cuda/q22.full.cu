@@ -214,22 +214,13 @@ static int64_t parse_int(const char *s) {
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ckey, *cphone, *cbal, *ocust;
-    const dkb_col_want cols[] = {
-        {"customer", "c_custkey", DKB_CAND_I32, DKB_ANY, 0, &ckey},
-        {"customer", "c_phone", DKB_CAND_STR, DKB_ANY, 0, &cphone},
-        {"customer", "c_acctbal", DKB_CAND_I64, 2, 0, &cbal},
-        {"orders", "o_custkey", DKB_CAND_I32, DKB_ANY, 0, &ocust},
-    };
     const dkb_cand_param *pc[NCODE];
-    const dkb_param_want want_codes[NCODE] = {{"code1", 1, &pc[0]}, {"code2", 1, &pc[1]}, {"code3", 1, &pc[2]},
-                                              {"code4", 1, &pc[3]}, {"code5", 1, &pc[4]}, {"code6", 1, &pc[5]},
-                                              {"code7", 1, &pc[6]}};
     dkb_cand_res_col *c_code, *c_num, *c_bal;
-    const dkb_res_want outs[] = {{"cntrycode", DKB_CAND_RES_STRING, &c_code},
-                                 {"numcust", DKB_CAND_RES_INT, &c_num},
-                                 {"totacctbal", DKB_CAND_RES_DECIMAL, &c_bal}};
-    if (dkb_bind_cols(db, cols, DKB_COUNT(cols)) || dkb_bind_res(res, outs, DKB_COUNT(outs)) || c_bal->scale < 2 ||
-        dkb_bind_params(params, want_codes, NCODE))
+    if (DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_phone:str c_acctbal:dec2", &ckey, &cphone, &cbal) ||
+        DKB_BIND_COLS(db, "orders", "o_custkey:i32", &ocust) ||
+        DKB_BIND_RES(res, "cntrycode:str numcust:int totacctbal:dec2", &c_code, &c_num, &c_bal) ||
+        DKB_BIND_PARAMS(params, "code1:str code2:str code3:str code4:str code5:str code6:str code7:str", &pc[0], &pc[1],
+                        &pc[2], &pc[3], &pc[4], &pc[5], &pc[6]))
         return DKB_CAND_EINVAL;
     res->nrows = 0;
     c_code->str_off[0] = 0;
