@@ -73,17 +73,22 @@ int cli_parse_format(const char *opt, const char *s, cli_format *out) {
     return 0;
 }
 
+/* A name of a comma-separated list, matched ignoring case and surrounding
+ * blanks ("LINEITEM, orders"): tok trimmed and lower-cased in place. */
+static char *name_token(char *tok) {
+    while (isspace((unsigned char)*tok)) tok++;
+    size_t n = strlen(tok);
+    while (n > 0 && isspace((unsigned char)tok[n - 1])) tok[--n] = '\0';
+    for (char *c = tok; *c; c++) *c = (char)tolower((unsigned char)*c);
+    return tok;
+}
+
 int cli_parse_tables(const char *opt, const char *s, unsigned *mask) {
     char buf[256];
     if (strlen(s) >= sizeof buf) return cli_usage_error("%s: list too long", opt);
     strcpy(buf, s);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        /* Names are matched ignoring case and surrounding blanks ("LINEITEM, orders"). */
-        while (isspace((unsigned char)*tok)) tok++;
-        size_t n = strlen(tok);
-        while (n > 0 && isspace((unsigned char)tok[n - 1])) tok[--n] = '\0';
-        if (!n) continue;
-        for (char *c = tok; *c; c++) *c = (char)tolower((unsigned char)*c);
+        if (!*(tok = name_token(tok))) continue;
         const dkb_table_def *t = dkb_table_def_find(tok);
         if (!t)
             return cli_usage_error("%s %s: unknown table '%s' (tables: part, partsupp, supplier, "
@@ -99,11 +104,7 @@ int cli_parse_columns(const char *opt, const char *s, uint32_t keep[DKB_TABLE_CO
     if (strlen(s) >= sizeof buf) return cli_usage_error("%s: list too long", opt);
     strcpy(buf, s);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        while (isspace((unsigned char)*tok)) tok++;
-        size_t n = strlen(tok);
-        while (n > 0 && isspace((unsigned char)tok[n - 1])) tok[--n] = '\0';
-        if (!n) continue;
-        for (char *c = tok; *c; c++) *c = (char)tolower((unsigned char)*c);
+        if (!*(tok = name_token(tok))) continue;
         if (!strcmp(tok, "queries")) {
             dkb__referenced_columns(keep);
             continue;

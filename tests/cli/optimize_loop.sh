@@ -7,6 +7,7 @@
 # run resumes; the command backend; --max-wall; no API key in any file it
 # writes; `dkb prompt` and `dkb report` (tables and HTML).
 source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/fake_server.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 HONEST="$ROOT/tests/candidates/honest/q06.core.c"
@@ -48,14 +49,6 @@ expect_fail 1 "no value for \{\{nosuch\}\}" -- "$DKB" prompt q06 --data "$S" --t
 pass "dkb prompt"
 
 # ---- the fake server ----
-start_server() {   # start_server SCRIPT: sets PORT, SERVER_PID
-    rm -f "$WORK/port"
-    python3 "$ROOT/tests/tools/fake_model_server.py" --script "$1" --port-file "$WORK/port" --log "$WORK/server.log" &
-    SERVER_PID=$!
-    for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-    PORT=$(cat "$WORK/port") || fail "fake server did not start"
-}
-stop_server() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; }
 
 fence() { printf 'Here is the file.\n\n```c\n'; cat "$1"; printf '```\n'; }
 fence "$HONEST" >"$WORK/correct.md"

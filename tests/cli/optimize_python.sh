@@ -10,6 +10,7 @@
 # Exits 77 (skipped) only when the harness's python3 cannot import torch and
 # numpy, as python_corpus.sh (CI installs python3-torch).
 source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/fake_server.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 HONEST="$ROOT/tests/candidates/python/honest/q06.full.py"
@@ -61,14 +62,6 @@ grep -qF "DKB_CAND_EINVAL" <<<"$p" || fail "the C prompt lost candidate.h's retu
 pass "dkb prompt --target python, triton (and c unchanged)"
 
 # ---- the loop against the fake server ----
-start_server() {   # start_server SCRIPT: sets PORT, SERVER_PID
-    rm -f "$WORK/port"
-    python3 "$ROOT/tests/tools/fake_model_server.py" --script "$1" --port-file "$WORK/port" --log "$WORK/server.log" &
-    SERVER_PID=$!
-    for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-    PORT=$(cat "$WORK/port") || fail "fake server did not start"
-}
-stop_server() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; }
 
 fence() { printf 'Here is the module.\n\n```%s\n' "$1"; cat "$2"; printf '```\n'; }
 fence python "$HONEST" >"$WORK/correct.md"

@@ -11,6 +11,7 @@
 # when it cannot be found this test FAILS, unless DKB_ALLOW_NO_DUCKDB=1,
 # where it exits 77.
 source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/fake_server.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 T="$ROOT/tests/sql_tasks"
@@ -92,14 +93,6 @@ grep -q "static int core(" <<<"$p" && fail "prompt --sql shows a hand-written pl
 pass "dkb prompt --sql: SQL, TensorPlan program, file name, contexts"
 
 # ---- dkb optimize --sql against the fake model server: wrong, then honest ----
-start_server() {   # start_server SCRIPT: sets PORT, SERVER_PID
-    rm -f "$WORK/port"
-    python3 "$ROOT/tests/tools/fake_model_server.py" --script "$1" --port-file "$WORK/port" --log "$WORK/server.log" &
-    SERVER_PID=$!
-    for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-    PORT=$(cat "$WORK/port") || fail "fake server did not start"
-}
-stop_server() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; }
 fence() { printf 'Here is the file.\n\n```c\n'; cat "$1"; printf '```\n'; }
 fence "$T/wrong/returnflag_qty.full.c" >"$WORK/wrong.md"
 fence "$T/honest/returnflag_qty.full.c" >"$WORK/correct.md"
