@@ -24,39 +24,42 @@
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_select_range_i32, dkb_put_dec,
                                        dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_vec *ship, *lsupp, *price, *disc, *skey, *sname, *saddr, *sphone;
-    const dkb_cand_param *pdate;
-    dkb_cand_res_col *c_key, *c_name, *c_addr, *c_phone, *c_rev;
-    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_suppkey:i32 l_extendedprice:dec2 l_discount:dec2", &ship,
-                      &lsupp, &price, &disc) ||
-        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_name s_address s_phone", &skey, &sname, &saddr, &sphone) ||
-        DKB_BIND_PARAMS(params, "date", &pdate) ||
-        DKB_BIND_RES(res, "s_suppkey:int s_name:str s_address:str s_phone:str total_revenue:dec4", &c_key, &c_name,
-                     &c_addr, &c_phone, &c_rev))
-        return DKB_CAND_EINVAL;
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
 
-    const int64_t ns = skey->n, n = ship->n, nblocks = (n + BLOCK - 1) / BLOCK;
-    /* threads only for enough work (like the baseline): a region's barrier can wait
-     * milliseconds for a second thread on a busy machine */
-    const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
-    const int32_t lo = (int32_t)pdate->i;
-    const int64_t hi = dkb_add_months(pdate->i, 3); /* [lo, hi) */
-    int64_t *rev = malloc((size_t)nt * (size_t)(ns + 1) * sizeof(int64_t));
-    uint8_t *seen = malloc((size_t)nt * (size_t)(ns + 1));
-    __int128 *total = malloc((size_t)(ns + 1) * sizeof(__int128));
-    if (!rev || !seen || !total) { free(rev); free(seen); free(total); return DKB_CAND_ENOMEM; }
-    memset(rev, 0, (size_t)nt * (size_t)(ns + 1) * sizeof(int64_t)); /* all nt: the team may be smaller */
-    memset(seen, 0, (size_t)nt * (size_t)(ns + 1));
-    const int32_t *sd = ship->data, *sk = lsupp->data;
-    const int64_t *pr = price->data, *dc = disc->data;
+/* The scan's per-thread arrays and window (dkb_stream_rows' context). */
+typedef struct q15_scan {
+    int64_t *rev;   /* nt x (ns + 1) revenues, added to */
+    uint8_t *seen;  /* nt x (ns + 1) flags */
+    int64_t ns;
+    int nt;
+    int32_t lo;
+    int64_t hi;
+    int bad;
+} q15_scan;
+
+/* Add the window's lines of cols (l_shipdate, l_suppkey,
+ * l_extendedprice, l_discount: whole, or one load of partitions) to sc's
+ * per-thread revenues. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q15_scan *sc = ctx;
+    (void)row_start;
+    int64_t *const rev = sc->rev;
+    uint8_t *const seen = sc->seen;
+    const int64_t ns = sc->ns;
+    const int32_t lo = sc->lo;
+    const int64_t hi = sc->hi;
+    const int32_t *sd = cols[0].data, *sk = cols[1].data;
+    const int64_t *pr = cols[2].data, *dc = cols[3].data;
+    const int64_t n = cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
+    /* this load's rows decide the team (at most the nt the arrays have room for) */
+    const int nt = n < PAR_MIN ? 1 : sc->nt;
     int bad = 0;
 
 #pragma omp parallel num_threads(nt) reduction(| : bad)
@@ -90,6 +93,41 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     }
+    sc->bad |= bad;
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *ship, *lsupp, *price, *disc, *skey, *sname, *saddr, *sphone;
+    const dkb_cand_param *pdate;
+    dkb_cand_res_col *c_key, *c_name, *c_addr, *c_phone, *c_rev;
+    if (DKB_BIND_COLS(db, "lineitem", "l_shipdate:i32 l_suppkey:i32 l_extendedprice:dec2 l_discount:dec2", &ship,
+                      &lsupp, &price, &disc) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_name s_address s_phone", &skey, &sname, &saddr, &sphone) ||
+        DKB_BIND_PARAMS(params, "date", &pdate) ||
+        DKB_BIND_RES(res, "s_suppkey:int s_name:str s_address:str s_phone:str total_revenue:dec4", &c_key, &c_name,
+                     &c_addr, &c_phone, &c_rev))
+        return DKB_CAND_EINVAL;
+
+    const int64_t ns = skey->n, n = ship->n;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = n < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const int32_t lo = (int32_t)pdate->i;
+    const int64_t hi = dkb_add_months(pdate->i, 3); /* [lo, hi) */
+    int64_t *rev = malloc((size_t)nt * (size_t)(ns + 1) * sizeof(int64_t));
+    uint8_t *seen = malloc((size_t)nt * (size_t)(ns + 1));
+    __int128 *total = malloc((size_t)(ns + 1) * sizeof(__int128));
+    if (!rev || !seen || !total) { free(rev); free(seen); free(total); return DKB_CAND_ENOMEM; }
+    memset(rev, 0, (size_t)nt * (size_t)(ns + 1) * sizeof(int64_t)); /* all nt: the team may be smaller */
+    memset(seen, 0, (size_t)nt * (size_t)(ns + 1));
+    /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
+    q15_scan sc = {rev, seen, ns, nt, lo, hi, 0};
+    static const char *const COLS[] = {"l_shipdate", "l_suppkey", "l_extendedprice", "l_discount"};
+    int bad = dkb_stream_rows(db, env, 4, COLS, scan_rows, &sc);
+    if (bad) { free(rev); free(seen); free(total); return bad; }
+    bad = sc.bad;
     if (bad) { free(rev); free(seen); free(total); return DKB_CAND_EINTERNAL; }
 
     /* merge per supplier; the maximum over the suppliers seen */
