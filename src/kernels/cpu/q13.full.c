@@ -24,6 +24,7 @@
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_find, dkb_find_row */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -33,35 +34,40 @@ typedef struct {
     int64_t count, dist;
 } hist_row;
 
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders load by load */
+
 static int by_dist_desc(const void *a, const void *b) {
     const hist_row *x = a, *y = b;
     if (x->dist != y->dist) return x->dist > y->dist ? -1 : 1;
     return x->count > y->count ? -1 : x->count < y->count;
 }
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_table *customer = dkb_cand_table_find(db, "customer");
-    const dkb_cand_vec *ocust, *ocomment;
-    const dkb_cand_param *pw1, *pw2;
-    dkb_cand_res_col *c_count, *c_dist;
-    if (DKB_BIND_COLS(db, "orders", "o_custkey:i32 o_comment:str", &ocust, &ocomment) ||
-        DKB_BIND_PARAMS(params, "word1:str word2:str", &pw1, &pw2) ||
-        DKB_BIND_RES(res, "c_count:int custdist:int", &c_count, &c_dist) || !customer)
-        return DKB_CAND_EINVAL;
+/* The scan's words and per-thread counts (dkb_stream_rows' context). */
+typedef struct q13_scan {
+    int32_t *cnt;      /* nt x ncust orders per customer, added to */
+    int64_t ncust;
+    int nt;
+    const char *w1, *w2;
+    size_t l1, l2;
+    int bad;
+} q13_scan;
 
-    const int64_t ncust = customer->rows, n = ocust->n;
-    /* threads only for enough work (like the baseline): a region's barrier can wait
-     * milliseconds for a second thread on a busy machine */
-    const int nt = n * 8 < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+/* Count the orders of cols (o_custkey, o_comment: whole, or one load of
+ * partitions) whose comment does not hold word1 ... word2, per customer. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q13_scan *sc = ctx;
+    (void)row_start;
+    int32_t *const cnt = sc->cnt;
+    const int64_t ncust = sc->ncust, n = cols[0].n;
+    /* this load's rows decide the team (at most the nt there are counts for) */
+    const int nt = n * 8 < PAR_MIN ? 1 : sc->nt;
     const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 16;
-    const int32_t *ck = ocust->data;
+    const int32_t *ck = cols[0].data;
+    const dkb_cand_vec *ocomment = &cols[1];
     const int64_t *off = ocomment->data;
     const char *base = ocomment->bytes;
-    const char *w1 = pw1->s, *w2 = pw2->s;
-    const size_t l1 = strlen(w1), l2 = strlen(w2);
-    int32_t *cnt = calloc((size_t)nt * (size_t)(ncust > 0 ? ncust : 1), sizeof(int32_t));
-    if (!cnt) return DKB_CAND_ENOMEM;
+    const char *w1 = sc->w1, *w2 = sc->w2;
+    const size_t l1 = sc->l1, l2 = sc->l2;
     int bad = 0;
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
@@ -87,6 +93,35 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             else bad = 1;
         }
     }
+    sc->bad |= bad;
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_table *customer = dkb_cand_table_find(db, "customer");
+    const dkb_cand_vec *ocust, *ocomment;
+    const dkb_cand_param *pw1, *pw2;
+    dkb_cand_res_col *c_count, *c_dist;
+    if (DKB_BIND_COLS(db, "orders", "o_custkey:i32 o_comment:str", &ocust, &ocomment) ||
+        DKB_BIND_PARAMS(params, "word1:str word2:str", &pw1, &pw2) ||
+        DKB_BIND_RES(res, "c_count:int custdist:int", &c_count, &c_dist) || !customer)
+        return DKB_CAND_EINVAL;
+
+    const int64_t ncust = customer->rows, n = ocust->n;
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = n * 8 < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const char *w1 = pw1->s, *w2 = pw2->s;
+    const size_t l1 = strlen(w1), l2 = strlen(w2);
+    int32_t *cnt = calloc((size_t)nt * (size_t)(ncust > 0 ? ncust : 1), sizeof(int32_t));
+    if (!cnt) return DKB_CAND_ENOMEM;
+    /* the whole columns, or under a memory budget orders load by load (scan_rows) */
+    q13_scan sc = {cnt, ncust, nt, w1, w2, l1, l2, 0};
+    static const char *const COLS[] = {"o_custkey", "o_comment"};
+    int bad = dkb_stream_rows(db, env, 2, COLS, scan_rows, &sc);
+    if (bad) { free(cnt); return bad; }
+    bad = sc.bad;
     if (bad) { free(cnt); return DKB_CAND_EINTERNAL; }
 
     /* per customer: its total count; the histogram over totals */
