@@ -26,12 +26,15 @@
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/RES, dkb_put_dec, dkb_put_str */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
 
 enum { NCODE = 7 };
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders load by load */
+
 static const char *const CODE[NCODE] = {"code1", "code2", "code3", "code4", "code5", "code6", "code7"};
 
 /* The first two characters of a phone as a number 0..99, or -1. */
@@ -48,6 +51,42 @@ static int64_t parse_int(const char *s) {
     int64_t v = 0;
     while (*s >= '0' && *s <= '9' && v < 1000000000) v = v * 10 + (*s++ - '0');
     return neg ? -v : v;
+}
+
+/* Which customers have an order (dkb_stream_rows' context). */
+typedef struct q22_marks {
+    uint8_t *has;   /* nt x (nc + 1) bytes, set */
+    int64_t nc;
+    int nt;
+    int bad;
+} q22_marks;
+
+/* Mark the customers of the orders in cols (o_custkey: whole, or one load
+ * of partitions): plain stores into the thread's bytes. */
+static int mark_orders(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q22_marks *mk = ctx;
+    (void)row_start;
+    const int32_t *oc = cols[0].data;
+    const int64_t no = cols[0].n, nc = mk->nc;
+    /* this load's rows decide the team (at most the nt there are bytes for) */
+    const int nt = no < PAR_MIN ? 1 : mk->nt;
+    int bad = 0;
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        uint8_t *mine = mk->has + (size_t)tid * (size_t)(nc + 1);
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < no; i++) {
+            const uint64_t c = (uint32_t)oc[i] - 1u, in = c < (uint64_t)nc;
+            bad |= !in;
+            mine[in ? c : (uint64_t)nc] = 1;
+        }
+    }
+    mk->bad |= bad;
+    return 0;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -68,7 +107,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (v >= 0 && v < 100) want[v] = 1;
     }
 
-    const int64_t nc = ckey->n, no = ocust->n;
+    const int64_t nc = ckey->n, no = ocust->n; /* no: the whole table's rows (also under a budget) */
     /* threads only for enough work (like the baseline): a region's barrier can wait
      * milliseconds for a second thread on a busy machine */
     const int nt = no < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
@@ -78,27 +117,23 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         free(has), free(code);
         return DKB_CAND_ENOMEM;
     }
-    const int32_t *oc = ocust->data, *ck = ckey->data;
+    const int32_t *ck = ckey->data;
     const int64_t *off = cphone->data, *bal = cbal->data;
     const char *ph = cphone->bytes;
-    int bad = 0;
+    /* customers with an order: the whole column, or under a memory budget orders load by load (mark_orders) */
+    q22_marks mk = {has, nc, nt, 0};
+    static const char *const COLS[] = {"o_custkey"};
+    int bad = dkb_stream_rows(db, env, 1, COLS, mark_orders, &mk);
+    if (bad) {
+        free(has), free(code);
+        return bad;
+    }
+    bad = mk.bad;
     __int128 pos_sum = 0;
     int64_t pos_cnt = 0;
 
 #pragma omp parallel num_threads(nt) reduction(| : bad)
     {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        /* customers with an order: plain stores into the thread's bytes */
-        uint8_t *mine = has + (size_t)tid * (size_t)(nc + 1);
-#pragma omp for schedule(static) nowait
-        for (int64_t i = 0; i < no; i++) {
-            const uint64_t c = (uint32_t)oc[i] - 1u, in = c < (uint64_t)nc;
-            bad |= !in;
-            mine[in ? c : (uint64_t)nc] = 1;
-        }
         /* each customer's wanted code, and the positive balances' sum and count */
         __int128 my_sum = 0;
         int64_t my_cnt = 0;
