@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_put_dict, dkb_select_range_i32,
                               dkb_walk_init, dkb_walk_guess, dkb_walk_to */
 
@@ -34,28 +35,31 @@ enum { PAR_MIN = 1 << 17 };
 
 enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_vec *okey, *odate, *oprio, *lkey, *lcommit, *lreceipt;
-    const dkb_cand_param *date;
-    dkb_cand_res_col *c_prio, *c_count;
-    if (DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderdate:i32 o_orderpriority:dict", &okey, &odate, &oprio) ||
-        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_commitdate:i32 l_receiptdate:i32", &lkey, &lcommit,
-                      &lreceipt) ||
-        DKB_BIND_PARAMS(params, "date", &date) ||
-        DKB_BIND_RES(res, "o_orderpriority:str order_count:int", &c_prio, &c_count))
-        return DKB_CAND_EINVAL;
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
-    const int32_t lo_day = (int32_t)date->i, hi_day = (int32_t)dkb_add_months(date->i, 3); /* [lo, hi) */
-    const int32_t *ok = okey->data, *od = odate->data, *lk = lkey->data;
-    const int32_t *cd = lcommit->data, *rd = lreceipt->data;
-    const uint8_t *pr = oprio->data;
-    const int64_t no = okey->n, nl = lkey->n;
-    const int nt = env->threads > 0 ? env->threads : 1;
+/* The scan's window and per-chunk counts (dkb_stream_rows' context). */
+typedef struct q4_scan {
+    int64_t *counts;   /* nchunks x 256 late orders per priority code, added to */
+    int nt;
+    int32_t lo_day, hi_day;
+} q4_scan;
+
+/* Count the late orders of cols (o_orderkey, o_orderdate,
+ * o_orderpriority, l_orderkey, l_commitdate, l_receiptdate: whole, or one
+ * load of partitions, whose lines are those of its orders since the tables
+ * are co-partitioned by orderkey) into sc's counts. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q4_scan *sc = ctx;
+    (void)row_start;
+    int64_t *const counts = sc->counts;
+    const int nt = sc->nt;
+    const int32_t lo_day = sc->lo_day, hi_day = sc->hi_day;
+    const int32_t *ok = cols[0].data, *od = cols[1].data, *lk = cols[3].data;
+    const int32_t *cd = cols[4].data, *rd = cols[5].data;
+    const uint8_t *pr = cols[2].data;
+    const int64_t no = cols[0].n, nl = cols[3].n;
+    /* at most the whole tables' chunks, which counts has room for */
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-    int64_t *counts = calloc((size_t)nchunks * 256, sizeof(int64_t));
-    if (!counts) return DKB_CAND_ENOMEM;
-
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
@@ -76,6 +80,37 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 cnt[pr[o]] += late;
             }
         }
+    }
+
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *okey, *odate, *oprio, *lkey, *lcommit, *lreceipt;
+    const dkb_cand_param *date;
+    dkb_cand_res_col *c_prio, *c_count;
+    if (DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderdate:i32 o_orderpriority:dict", &okey, &odate, &oprio) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_commitdate:i32 l_receiptdate:i32", &lkey, &lcommit,
+                      &lreceipt) ||
+        DKB_BIND_PARAMS(params, "date", &date) ||
+        DKB_BIND_RES(res, "o_orderpriority:str order_count:int", &c_prio, &c_count))
+        return DKB_CAND_EINVAL;
+
+    const int32_t lo_day = (int32_t)date->i, hi_day = (int32_t)dkb_add_months(date->i, 3); /* [lo, hi) */
+    const int64_t no = okey->n; /* the whole table's rows (also under a budget) */
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    int64_t *counts = calloc((size_t)nchunks * 256, sizeof(int64_t));
+    if (!counts) return DKB_CAND_ENOMEM;
+    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
+    q4_scan sc = {counts, nt, lo_day, hi_day};
+    static const char *const COLS[] = {"o_orderkey", "o_orderdate",  "o_orderpriority",
+                                       "l_orderkey", "l_commitdate", "l_receiptdate"};
+    int rc = dkb_stream_rows(db, env, 6, COLS, scan_rows, &sc);
+    if (rc) {
+        free(counts);
+        return rc;
     }
 
     int64_t r = 0;
