@@ -7,6 +7,8 @@
  *            with file and line, rc = DKB_CAND_ECUDA, goto done;
  *   memory   dkb_dev_carve: a call's device buffers carved out of one
  *            allocation (freed once), fills done by one memset per value;
+ *            dkb_dev_release: that allocation freed and the stream
+ *            synchronized, the end of a call;
  *   sizing   dkb_sm_count, dkb_resident_grid (one resident wave of a kernel);
  *   copies   dkb_copy_col_to_host (a small device column into host memory);
  *   pieces   dkb_sum_partials (per-block int64 partials to __int128 sums,
@@ -129,6 +131,15 @@ static inline cudaError_t dkb_dev_carve(const dkb_dev_part *parts, int n, void *
         }
     }
     return cudaSuccess;
+}
+
+/* The end of a call (its done: label): block (from dkb_dev_carve; NULL:
+ * none) freed on stream, then stream synchronized, so that none of the
+ * call's work is left running, after a failure too. Errors are ignored:
+ * nothing is left to report them to. */
+static inline void dkb_dev_release(void *block, cudaStream_t stream) {
+    if (block) cudaFreeAsync(block, stream);
+    cudaStreamSynchronize(stream);
 }
 
 /* ---- sizing ---- */

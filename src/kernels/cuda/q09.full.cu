@@ -586,8 +586,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
     res->nrows = r;
 done:
-    if (d_block) cudaFreeAsync(d_block, stream);
     if (d_block2) cudaFreeAsync(d_block2, stream);
-    cudaStreamSynchronize(stream);
+    dkb_dev_release(d_block, stream);
     return rc;
 }

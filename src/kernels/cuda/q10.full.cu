@@ -365,7 +365,6 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = h_n;
 done:
-    if (d_block) cudaFreeAsync(d_block, stream);
-    cudaStreamSynchronize(stream);
+    dkb_dev_release(d_block, stream);
     return rc;
 }

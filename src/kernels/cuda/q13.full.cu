@@ -288,8 +288,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nr;
 done:
-    if (d_block) cudaFreeAsync(d_block, stream);
-    cudaStreamSynchronize(stream);
+    dkb_dev_release(d_block, stream);
     free(h_cnt);
     free(hist);
     free(rows);

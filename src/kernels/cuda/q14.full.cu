@@ -185,7 +185,6 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         out->is_null[0] = 0;
     }
 done:
-    if (d_block) cudaFreeAsync(d_block, stream);
-    cudaStreamSynchronize(stream);
+    dkb_dev_release(d_block, stream);
     return rc;
 }

@@ -308,9 +308,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         out->is_null[0] = 0;
     }
 done:
-    if (d_block) cudaFreeAsync(d_block, stream);
     if (d_block2) cudaFreeAsync(d_block2, stream);
-    cudaStreamSynchronize(stream);
+    dkb_dev_release(d_block, stream);
     free(h_q);
     free(h_limit);
     free(h_part);

@@ -201,7 +201,6 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_put_dec(out, 0, sums[0], 4);
     out->is_null[0] = sums[1] == 0;
 done:
-    if (d_block) cudaFreeAsync(d_block, stream);
-    cudaStreamSynchronize(stream);
+    dkb_dev_release(d_block, stream);
     return rc;
 }

@@ -442,9 +442,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = m;
 done:
-    if (d_block) cudaFreeAsync(d_block, stream);
     if (d_block2) cudaFreeAsync(d_block2, stream);
-    cudaStreamSynchronize(stream);
+    dkb_dev_release(d_block, stream);
     for (int t = 0; t < 2; t++) free(t_off[t]), free(t_bytes[t]);
     free(h_ncode);
     free(h_nkey);

@@ -331,8 +331,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nout;
 done:
-    if (d_block) cudaFreeAsync(d_block, stream);
-    cudaStreamSynchronize(stream);
+    dkb_dev_release(d_block, stream);
     free(h_out);
     free(h_cnt);
     free(h_rows);
