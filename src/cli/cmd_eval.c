@@ -63,6 +63,9 @@ static void usage(FILE *f) {
             "  --min-runs N        timed calls: at least N (default 10) ...\n"
             "  --min-seconds S     ... and at least S seconds (default 1)\n"
             "  --format FMT        table (default), json (results.json) or csv\n"
+            "  --build-jobs N      candidates compiled at once (default: one per core); all\n"
+            "                      are built before the first is run, and timed runs go\n"
+            "                      one at a time\n"
             "  --no-verify         trust the store: skip the check of its crc32s and structure\n"
             "                      (by default done once per version of its files, recorded\n"
             "                      in STORE/.dkb-verified or ~/.cache/dkb; docs/store.md)\n"
@@ -89,7 +92,8 @@ typedef struct eval_cli {
 
 static int parse(int argc, char **argv, eval_cli *c) {
     enum { O_DATA = 256, O_BACKEND, O_MODE, O_QUERIES, O_SEEDS, O_THRESHOLD, O_OUT, O_THREADS, O_TIMEOUT, O_MEM,
-           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY, O_TARGET, O_SQL, O_MEM_BUDGET };
+           O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY, O_TARGET, O_SQL, O_MEM_BUDGET,
+           O_BUILD_JOBS };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
                                               {"target", required_argument, 0, O_TARGET},
@@ -106,6 +110,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
                                               {"min-seconds", required_argument, 0, O_MIN_SECONDS},
                                               {"format", required_argument, 0, O_FORMAT},
                                               {"no-verify", no_argument, 0, O_NO_VERIFY},
+                                              {"build-jobs", required_argument, 0, O_BUILD_JOBS},
                                               {"sql", required_argument, 0, O_SQL},
                                               {"mem-budget", required_argument, 0, O_MEM_BUDGET},
                                               {"verbose", no_argument, 0, 'v'},
@@ -185,6 +190,10 @@ static int parse(int argc, char **argv, eval_cli *c) {
             if (cli_parse_format("--format", optarg, &c->fmt)) return DKB_EXIT_USAGE;
             break;
         case O_NO_VERIFY: o->no_verify = true; break;
+        case O_BUILD_JOBS:
+            if (cli_parse_int("--build-jobs", optarg, 1, 64, &v)) return DKB_EXIT_USAGE;
+            o->build_jobs = (int)v;
+            break;
         case O_SQL: o->sql = optarg; break;
         case O_MEM_BUDGET:
             if (cli_parse_size("--mem-budget", optarg, &o->mem_budget)) return DKB_EXIT_USAGE;

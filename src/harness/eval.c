@@ -1,9 +1,13 @@
 /* eval.c: the evaluation loop (dkb eval): check the options, the store and
- * the results directory; find the rows; for each candidate build it in
- * RESULTS/work/qNN.<mode>/, run the worker job in the sandbox, and when no
- * baseline median came back (build or worker failed before timing, or no
- * candidate) run a baseline-only job; then score every row. */
+ * the results directory; find the rows; build every candidate in
+ * RESULTS/work/qNN.<mode>/, on all cores at once, before anything is timed;
+ * then row by row (one timed worker at a time) run the worker job in the
+ * sandbox, and when no baseline median came back (build or worker failed
+ * before timing, or no candidate) run a baseline-only job; then score every
+ * row. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -157,6 +161,10 @@ typedef struct eval_ctx {
     dkb__eval_cuda *cuda;         /* backend cuda: the resident columns */
     dkb__sql_task *sql;           /* a SQL task (opts.sql), planned here */
     char *sql_columns;            /* its column names as a JSON array */
+    dkb_build *builds;            /* per row, built ahead (build_all) */
+    int *built;                   /* per row: 1 when builds[i] was made */
+    int *build_rc;                /* per row: the build's error code (0: it ran) */
+    dkb_error *build_err;         /* per row: the build's error */
 } eval_ctx;
 
 static cJSON *checks_json(const dkb_report *rep) {
@@ -274,13 +282,15 @@ static int run_baseline(const eval_ctx *c, dkb_eval_item *it, const char *wdir, 
     return rc;
 }
 
-/* Build the candidate; run the full job when it built. */
-static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir, dkb_error *err) {
-    dkb_build b;
-    double t0 = dkb__now_s();
-    int rc = dkb__build_candidate(it->file, it->mode, wdir, &b, err);
-    it->compile_s = b.compile_s > 0 ? b.compile_s : dkb__now_s() - t0;
+/* Row i's candidate, built ahead into b (build_all); run the full job when
+ * it built. */
+static int run_candidate(const eval_ctx *c, int i, const char *wdir, dkb_error *err) {
+    dkb_eval_item *it = &c->res->items[i];
+    dkb_build b = c->builds[i];
+    c->built[i] = 0;   /* ours to free now */
+    int rc = c->build_rc[i];
     if (rc) {
+        if (err) *err = c->build_err[i];
         dkb__build_free(&b);
         return rc;
     }
@@ -325,14 +335,103 @@ static int run_candidate(const eval_ctx *c, dkb_eval_item *it, const char *wdir,
     return rc;
 }
 
-static int eval_row(const eval_ctx *c, dkb_eval_item *it, dkb_error *err) {
+/* RESULTS/work/qNN.<mode> of a row (malloc'd), or NULL. */
+static char *row_dir(const eval_ctx *c, const dkb_eval_item *it) {
     char name[80];
     snprintf(name, sizeof name, "%s.%s", it->query, dkb__eval_mode_name(it->mode));
-    char *wdir = dkb__path_join(c->work_abs, name);
+    return dkb__path_join(c->work_abs, name);
+}
+
+/* Clear a row's scratch directory and build its candidate there. */
+static void build_row(eval_ctx *c, int i) {
+    dkb_eval_item *it = &c->res->items[i];
+    dkb_error *err = &c->build_err[i];
+    char *wdir = row_dir(c, it);
+    int rc = wdir ? 0 : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    if (!rc && dkb__rm_rf(wdir) != 0) rc = dkb__io_fail(err, wdir, "cannot clear the scratch directory");
+    if (!rc) rc = dkb__mkdir_p(wdir, err);
+    if (!rc) {
+        double t0 = dkb__now_s();
+        rc = dkb__build_candidate(it->file, it->mode, wdir, &c->builds[i], err);
+        it->compile_s = c->builds[i].compile_s > 0 ? c->builds[i].compile_s : dkb__now_s() - t0;
+        c->built[i] = 1;
+    }
+    c->build_rc[i] = rc;
+    free(wdir);
+}
+
+/* The rows with a candidate to build (and a baseline to judge it by). */
+static int needs_build(const eval_ctx *c, int i) {
+    const dkb_eval_item *it = &c->res->items[i];
+    return !it->missing && (c->sql || dkb_query_get(it->qnum));
+}
+
+typedef struct build_pool {
+    eval_ctx *c;
+    atomic_int next;   /* the next row to take */
+    atomic_int done;   /* rows built */
+} build_pool;
+
+static void *build_worker(void *arg) {
+    build_pool *p = arg;
+    for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->c->res->n;) {
+        if (!needs_build(p->c, i)) continue;
+        build_row(p->c, i);
+        atomic_fetch_add(&p->done, 1);
+    }
+    return NULL;
+}
+
+/* Build every candidate before any is run: on `jobs` threads (each build
+ * runs its compiler as a process of its own), so the compiles use every
+ * core and never overlap a timed run; this thread reports the progress.
+ * Per-row results in c->builds, c->build_rc, c->build_err. */
+static int build_all(eval_ctx *c, int jobs, const dkb_progress *progress, dkb_error *err) {
+    int n = c->res->n, todo = 0;
+    size_t cap = (size_t)(n ? n : 1);
+    c->builds = calloc(cap, sizeof *c->builds);
+    c->built = calloc(cap, sizeof *c->built);
+    c->build_rc = calloc(cap, sizeof *c->build_rc);
+    c->build_err = calloc(cap, sizeof *c->build_err);
+    if (!c->builds || !c->built || !c->build_rc || !c->build_err) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    for (int i = 0; i < n; i++) todo += needs_build(c, i);
+    if (!todo) return 0;
+    pthread_t tid[64];
+    if (jobs > todo) jobs = todo;
+    if (jobs > (int)(sizeof tid / sizeof tid[0])) jobs = (int)(sizeof tid / sizeof tid[0]);
+    build_pool p = {.c = c};
+    int started = 0;
+    while (started < jobs && pthread_create(&tid[started], NULL, build_worker, &p) == 0) started++;
+    if (!started) build_worker(&p);   /* no thread could start: build here */
+    for (int d; (d = atomic_load(&p.done)) < todo;) {
+        dkb__progress(progress, "build", (uint64_t)d, (uint64_t)todo);
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    dkb__progress(progress, "build", (uint64_t)todo, (uint64_t)todo);
+    return 0;
+}
+
+static void builds_free(eval_ctx *c) {
+    for (int i = 0; c->built && i < c->res->n; i++)
+        if (c->built[i]) dkb__build_free(&c->builds[i]);
+    free(c->builds);
+    free(c->built);
+    free(c->build_rc);
+    free(c->build_err);
+}
+
+static int eval_row(const eval_ctx *c, int i, dkb_error *err) {
+    dkb_eval_item *it = &c->res->items[i];
+    char *wdir = row_dir(c, it);
     if (!wdir) return dkb_fail(err, DKB_ENOMEM, "out of memory");
     int rc = 0;
-    if (dkb__rm_rf(wdir) != 0) rc = dkb__io_fail(err, wdir, "cannot clear the scratch directory");
-    if (!rc) rc = dkb__mkdir_p(wdir, err);
+    if (!needs_build(c, i)) {
+        /* no candidate built here: a fresh scratch directory for the baseline */
+        if (dkb__rm_rf(wdir) != 0) rc = dkb__io_fail(err, wdir, "cannot clear the scratch directory");
+        if (!rc) rc = dkb__mkdir_p(wdir, err);
+    }
     if (!rc && !c->sql && !dkb_query_get(it->qnum)) {
         it->verdict = DKB_VERDICT_HARNESS_ERROR;
         free(it->detail);
@@ -341,7 +440,7 @@ static int eval_row(const eval_ctx *c, dkb_eval_item *it, dkb_error *err) {
         free(wdir);
         return it->detail ? 0 : dkb_fail(err, DKB_ENOMEM, "out of memory");
     }
-    if (!rc && !it->missing) rc = run_candidate(c, it, wdir, err);
+    if (!rc && !it->missing) rc = run_candidate(c, i, wdir, err);
     if (!rc && !it->detail) it->detail = strdup("");
     if (!rc && !(it->baseline.runs > 0)) rc = run_baseline(c, it, wdir, err);
     if (rc && err && !strstr(err->msg, it->query)) {
@@ -409,7 +508,7 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     res->limits.mem_bytes = opts->mem_bytes ? opts->mem_bytes : 2 * res->store_bytes + (2ull << 30);
     res->limits.output_bytes = opts->output_bytes ? opts->output_bytes : 1u << 20;
 
-    eval_ctx c = {opts, res, abs_path(opts->store, err), NULL, NULL, task, task_cols};
+    eval_ctx c = {.o = opts, .res = res, .store_abs = abs_path(opts->store, err), .sql = task, .sql_columns = task_cols};
     if (c.store_abs && is_cuda(opts)) {
         /* the store's columns go onto the GPU once, for every worker */
         if (!dkb_tp_cuda_available()) {
@@ -432,12 +531,14 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     c.work_abs = work ? abs_path(work, err) : NULL;
     free(work);
     if (!c.store_abs || !c.work_abs) rc = err && err->code ? err->code : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    if (!rc) rc = build_all(&c, opts->build_jobs > 0 ? opts->build_jobs : res->cores, progress, err);
     for (int i = 0; !rc && i < res->n; i++) {
         dkb__progress(progress, "eval", (uint64_t)i, (uint64_t)res->n);
         dkb_eval_item *it = &res->items[i];
-        rc = eval_row(&c, it, err);
+        rc = eval_row(&c, i, err);
         res->harness_errors += !rc && (it->verdict == DKB_VERDICT_HARNESS_ERROR || it->baseline_error);
     }
+    builds_free(&c);
     free(c.store_abs);
     free(c.work_abs);
     dkb__eval_cuda_close(c.cuda);

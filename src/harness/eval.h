@@ -59,6 +59,9 @@ typedef struct dkb_eval_opts {
                                 * (docs/partitions.md), a full-mode candidate gets
                                 * env->budget (candidate.h); full mode, CPU, C only; a
                                 * budget a query cannot run under stops the evaluation */
+    int build_jobs;            /* IN: candidates compiled at once, all before the first
+                                * worker runs (0: one per core); timed runs stay one
+                                * at a time */
     bool no_verify;            /* IN: trust the store: skip its crc32 and structure check
                                 * (done once, before anything is written or run; a
                                 * record of an earlier pass stands, verify_cache.h) */

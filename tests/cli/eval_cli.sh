@@ -17,6 +17,7 @@ expect_fail 2 "eval: missing --data STORE" -- "$DKB" eval "$E"
 expect_fail 2 "unexpected argument 'x'" -- "$DKB" eval "$E" x --data "$S"
 expect_fail 2 "--mode fast: expected full, core or all" -- "$DKB" eval "$E" --data "$S" --mode fast
 expect_fail 2 "--backend gpu: expected cpu or cuda" -- "$DKB" eval "$E" --data "$S" --backend gpu
+expect_fail 2 "--build-jobs 0: expected an integer" -- "$DKB" eval "$E" --data "$S" --build-jobs 0
 expect_fail 2 "--seeds -1: expected an integer from 0 to 1000" -- "$DKB" eval "$E" --data "$S" --seeds -1
 expect_fail 2 "--seeds 1001: expected an integer" -- "$DKB" eval "$E" --data "$S" --seeds 1001
 expect_fail 2 "--threshold 0: expected a positive number" -- "$DKB" eval "$E" --data "$S" --threshold 0
