@@ -106,8 +106,8 @@ static void part_rows(int s, int first, int count, int64_t *start, int64_t *rows
 static int plan_load(int first, int count, int ncols, const char *const *cols, scol *sc, int64_t *bytes, size_t *len) {
     if (!g.on) return refuse(DKB_CAND_EINVAL, "load: nothing streams in this run");
     if (first < 0 || count < 1 || first >= g.nparts || count > g.nparts - first)
-        return refuse(DKB_CAND_EINVAL, "load: partitions %d..%d: the streamed tables have partitions 0..%d", first,
-                      first + count - 1, g.nparts - 1);
+        return refuse(DKB_CAND_EINVAL, "load: partitions %d..%lld: the streamed tables have partitions 0..%d", first,
+                      (long long)first + count - 1, g.nparts - 1);
     if (ncols < 1 || ncols > MAX_LOAD_COLS || !cols)
         return refuse(DKB_CAND_EINVAL, "load: %d columns (1..%d, named in cols)", ncols, MAX_LOAD_COLS);
     *bytes = 0;
