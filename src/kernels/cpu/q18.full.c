@@ -23,14 +23,17 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_chunk_runs, dkb_gallop_i32, dkb_put_dec,
                                        dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
 enum { PAR_MIN = 262144 };
 
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+
 typedef struct {
-    int64_t order; /* row in orders */
+    int64_t cust;  /* its o_custkey */
     int64_t qty;   /* sum(l_quantity), hundredths */
     int64_t price;
     int32_t date, key;
@@ -59,33 +62,29 @@ static int by_price_desc(const void *a, const void *b) {
     return (x->key > y->key) - (x->key < y->key);
 }
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_vec *lkey, *lqty, *okey, *ocust, *odate, *oprice, *ckey, *cname;
-    const dkb_cand_param *pq;
-    dkb_cand_res_col *c_name, *c_cust, *c_okey, *c_date, *c_price, *c_qty;
-    if (DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_quantity:dec2", &lkey, &lqty) ||
-        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32 o_totalprice:dec2", &okey, &ocust,
-                      &odate, &oprice) ||
-        DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_name", &ckey, &cname) ||
-        DKB_BIND_PARAMS(params, "quantity", &pq) ||
-        DKB_BIND_RES(res,
-                     "c_name:str c_custkey:int o_orderkey:int o_orderdate:date o_totalprice:dec2 sum(l_quantity):dec2",
-                     &c_name, &c_cust, &c_okey, &c_date, &c_price, &c_qty))
-        return DKB_CAND_EINVAL;
-    if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100)
-        return DKB_CAND_EINVAL;
-    const int64_t limit = pq->i * 100; /* hundredths */
+/* The scan's limit and per-chunk lists (dkb_stream_rows' context). */
+typedef struct q18_scan {
+    big_list *lists;   /* the whole tables' nchunks lists, added to */
+    int64_t limit;     /* sum(l_quantity) above this, hundredths */
+    int nt;
+    int bad;
+} q18_scan;
 
-    const int32_t *lk = lkey->data, *ok = okey->data, *od = odate->data;
-    const int64_t *lq = lqty->data, *op = oprice->data;
-    const int64_t nl = lkey->n, no = okey->n;
-    /* threads only for enough work (like the baseline): a region's barrier can wait
-     * milliseconds for a second thread on a busy machine */
-    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+/* Keep the orders of cols (l_orderkey, l_quantity, o_orderkey, o_custkey,
+ * o_orderdate, o_totalprice: whole, or one load of partitions, whose lines
+ * are those of its orders since the tables are co-partitioned by orderkey)
+ * whose lines' quantity passes the limit, in sc's lists. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q18_scan *sc = ctx;
+    (void)row_start;
+    big_list *const lists = sc->lists;
+    const int64_t limit = sc->limit;
+    const int32_t *lk = cols[0].data, *ok = cols[2].data, *oc = cols[3].data, *od = cols[4].data;
+    const int64_t *lq = cols[1].data, *op = cols[5].data;
+    const int64_t nl = cols[0].n, no = cols[2].n;
+    /* this load's rows decide the team and its chunks (at most the whole tables' nchunks) */
+    const int nt = nl < PAR_MIN ? 1 : sc->nt;
     const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 16;
-    big_list *lists = calloc((size_t)nchunks, sizeof(big_list));
-    if (!lists) return DKB_CAND_ENOMEM;
     int bad = 0;
 
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
@@ -105,9 +104,49 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             for (; e < j1 && lk[e] == k; e++) sum += lq[e];
             if (sum <= limit) continue;
             o = dkb_gallop_i32(ok, o, o1, k); /* its order, if there is one */
-            if (o < o1 && ok[o] == k && !push(&lists[c], (big_order){o, sum, op[o], od[o], k})) bad = 1;
+            if (o < o1 && ok[o] == k && !push(&lists[c], (big_order){oc[o], sum, op[o], od[o], k})) bad = 1;
         }
     }
+    sc->bad |= bad;
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *lkey, *lqty, *okey, *ocust, *odate, *oprice, *ckey, *cname;
+    const dkb_cand_param *pq;
+    dkb_cand_res_col *c_name, *c_cust, *c_okey, *c_date, *c_price, *c_qty;
+    if (DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_quantity:dec2", &lkey, &lqty) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32 o_totalprice:dec2", &okey, &ocust,
+                      &odate, &oprice) ||
+        DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_name", &ckey, &cname) ||
+        DKB_BIND_PARAMS(params, "quantity", &pq) ||
+        DKB_BIND_RES(res,
+                     "c_name:str c_custkey:int o_orderkey:int o_orderdate:date o_totalprice:dec2 sum(l_quantity):dec2",
+                     &c_name, &c_cust, &c_okey, &c_date, &c_price, &c_qty))
+        return DKB_CAND_EINVAL;
+    if (pq->i > INT64_MAX / 100 || pq->i < INT64_MIN / 100)
+        return DKB_CAND_EINVAL;
+    const int64_t limit = pq->i * 100; /* hundredths */
+
+    const int64_t nl = lkey->n; /* the whole table's rows (also under a budget) */
+    /* threads only for enough work (like the baseline): a region's barrier can wait
+     * milliseconds for a second thread on a busy machine */
+    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 16;
+    big_list *lists = calloc((size_t)nchunks, sizeof(big_list));
+    if (!lists) return DKB_CAND_ENOMEM;
+    /* the whole columns, or under a memory budget lineitem and orders load by load (scan_rows) */
+    q18_scan sc = {lists, limit, env->threads > 0 ? env->threads : 1, 0};
+    static const char *const COLS[] = {"l_orderkey", "l_quantity",  "o_orderkey",
+                                       "o_custkey",  "o_orderdate", "o_totalprice"};
+    int bad = dkb_stream_rows(db, env, 6, COLS, scan_rows, &sc);
+    if (bad) {
+        for (int64_t c = 0; c < nchunks; c++) free(lists[c].v);
+        free(lists);
+        return bad;
+    }
+    bad = sc.bad;
     int64_t total = 0;
     for (int64_t c = 0; c < nchunks; c++) total += lists[c].n;
     big_order *all = malloc((size_t)(total > 0 ? total : 1) * sizeof(big_order));
@@ -122,11 +161,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (bad) { free(all); return DKB_CAND_ENOMEM; }
     qsort(all, (size_t)m, sizeof(big_order), by_price_desc);
     const int64_t nout = m < 100 ? m : 100;
-    const int32_t *oc = ocust->data, *ck = ckey->data;
+    const int32_t *ck = ckey->data;
     const int64_t nc = ckey->n;
     for (int64_t r = 0; r < nout; r++) {
         const big_order *b = &all[r];
-        const int64_t c = (int64_t)oc[b->order] - 1;
+        const int64_t c = b->cust - 1;
         if (r >= res->cap || c < 0 || c >= nc || ck[c] != c + 1 || dkb_put_strcol(c_name, r, cname, c)) {
             free(all);
             return DKB_CAND_EINTERNAL;
