@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_max_i32, dkb_put_dec, dkb_topk_insert,
                                        dkb_walk_* */
 
@@ -40,6 +41,8 @@ enum { PAR_MIN = 1 << 17 };
 enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
 
 enum { TOPK = 10 };
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
 typedef struct {
     int64_t revenue;  /* scale 4 */
@@ -57,46 +60,35 @@ static int before(const void *pa, const void *pb) {
     return a->key < b->key;
 }
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_vec *ckey, *cseg, *okey, *ocust, *odate, *oprio, *lkey, *lship, *lprice, *ldisc;
-    const dkb_cand_param *segment, *date;
-    dkb_cand_res_col *c_key, *c_rev, *c_date, *c_prio;
-    if (DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_mktsegment:dict", &ckey, &cseg) ||
-        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32 o_shippriority:i32", &okey, &ocust,
-                      &odate, &oprio) ||
-        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_shipdate:i32 l_extendedprice:dec2 l_discount:dec2", &lkey,
-                      &lship, &lprice, &ldisc) ||
-        DKB_BIND_PARAMS(params, "segment:str date", &segment, &date) ||
-        DKB_BIND_RES(res, "l_orderkey:int revenue:dec4 o_orderdate:date o_shippriority:int", &c_key, &c_rev, &c_date,
-                     &c_prio))
-        return DKB_CAND_EINVAL;
+/* The scan's tests and per-chunk top lists (dkb_stream_rows' context). */
+typedef struct q3_scan {
+    row *tops;             /* the whole tables' nchunks x TOPK, added to */
+    int *ntop;
+    const uint64_t *cbits; /* the segment's customers over custkey */
+    int64_t maxc;
+    int32_t day;
+    int nt;
+} q3_scan;
 
-    /* customers of the segment: a bitmap over custkey */
-    const int seg = dkb_cand_dict_code(cseg->dict, segment->s);
-    const int64_t nc = ckey->n;
-    const int32_t *ck = ckey->data;
-    const uint8_t *cs = cseg->data;
-    const int64_t maxc = dkb_max_i32(ck, nc), nwords = (maxc >> 6) + 1;
-    uint64_t *cbits = calloc((size_t)nwords, sizeof(uint64_t));
-    const int nt = env->threads > 0 ? env->threads : 1;
-    const int64_t no = okey->n, nl = lkey->n;
+/* Put the qualifying orders of cols (o_orderkey, o_custkey, o_orderdate,
+ * o_shippriority, l_orderkey, l_shipdate, l_extendedprice, l_discount:
+ * whole, or one load of partitions, whose lines are those of its orders
+ * since the tables are co-partitioned by orderkey) into sc's top lists. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q3_scan *sc = ctx;
+    (void)row_start;
+    row *const tops = sc->tops;
+    int *const ntop = sc->ntop;
+    const uint64_t *cbits = sc->cbits;
+    const int64_t maxc = sc->maxc;
+    const int32_t day = sc->day;
+    const int nt = sc->nt;
+    const int32_t *ok = cols[0].data, *oc = cols[1].data, *od = cols[2].data, *op = cols[3].data;
+    const int32_t *lk = cols[4].data, *ls = cols[5].data;
+    const int64_t *lp = cols[6].data, *ld = cols[7].data;
+    const int64_t no = cols[0].n, nl = cols[4].n;
+    /* at most the whole tables' chunks, which tops has room for */
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-    row *tops = malloc(sizeof(row) * (size_t)nchunks * TOPK);
-    int *ntop = calloc((size_t)nchunks, sizeof(int));
-    if (!cbits || !tops || !ntop) {
-        free(cbits), free(tops), free(ntop);
-        return DKB_CAND_ENOMEM;
-    }
-    if (seg >= 0)
-        for (int64_t i = 0; i < nc; i++)
-            if (cs[i] == seg && ck[i] >= 0) cbits[ck[i] >> 6] |= 1ull << (ck[i] & 63);
-
-    const int32_t day = (int32_t)date->i;
-    const int32_t *ok = okey->data, *oc = ocust->data, *od = odate->data, *op = oprio->data;
-    const int32_t *lk = lkey->data, *ls = lship->data;
-    const int64_t *lp = lprice->data, *ld = ldisc->data;
-
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
@@ -104,7 +96,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
         int32_t sel[SUB];
         row *top = tops + c * TOPK;
-        int n = 0;
+        int n = ntop[c]; /* earlier loads' candidates stay in the chunk's top 10 */
         for (int64_t b = o0; b < o1; b += SUB) {
             const int64_t be = b + SUB < o1 ? b + SUB : o1;
             int ns = 0;
@@ -133,6 +125,55 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
         ntop[c] = n;
+    }
+
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *ckey, *cseg, *okey, *ocust, *odate, *oprio, *lkey, *lship, *lprice, *ldisc;
+    const dkb_cand_param *segment, *date;
+    dkb_cand_res_col *c_key, *c_rev, *c_date, *c_prio;
+    if (DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_mktsegment:dict", &ckey, &cseg) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32 o_shippriority:i32", &okey, &ocust,
+                      &odate, &oprio) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_shipdate:i32 l_extendedprice:dec2 l_discount:dec2", &lkey,
+                      &lship, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "segment:str date", &segment, &date) ||
+        DKB_BIND_RES(res, "l_orderkey:int revenue:dec4 o_orderdate:date o_shippriority:int", &c_key, &c_rev, &c_date,
+                     &c_prio))
+        return DKB_CAND_EINVAL;
+
+    /* customers of the segment: a bitmap over custkey */
+    const int seg = dkb_cand_dict_code(cseg->dict, segment->s);
+    const int64_t nc = ckey->n;
+    const int32_t *ck = ckey->data;
+    const uint8_t *cs = cseg->data;
+    const int64_t maxc = dkb_max_i32(ck, nc), nwords = (maxc >> 6) + 1;
+    uint64_t *cbits = calloc((size_t)nwords, sizeof(uint64_t));
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t no = okey->n; /* the whole table's rows (also under a budget) */
+    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    row *tops = malloc(sizeof(row) * (size_t)nchunks * TOPK);
+    int *ntop = calloc((size_t)nchunks, sizeof(int));
+    if (!cbits || !tops || !ntop) {
+        free(cbits), free(tops), free(ntop);
+        return DKB_CAND_ENOMEM;
+    }
+    if (seg >= 0)
+        for (int64_t i = 0; i < nc; i++)
+            if (cs[i] == seg && ck[i] >= 0) cbits[ck[i] >> 6] |= 1ull << (ck[i] & 63);
+
+    const int32_t day = (int32_t)date->i;
+    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
+    q3_scan sc = {tops, ntop, cbits, maxc, day, nt};
+    static const char *const COLS[] = {"o_orderkey", "o_custkey",  "o_orderdate",     "o_shippriority",
+                                       "l_orderkey", "l_shipdate", "l_extendedprice", "l_discount"};
+    const int rc = dkb_stream_rows(db, env, 8, COLS, scan_rows, &sc);
+    if (rc) {
+        free(cbits), free(tops), free(ntop);
+        return rc;
     }
 
     row best[TOPK];
