@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_years, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_walk_* */
 
@@ -50,54 +51,39 @@ static int8_t *nation_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const
     return out;
 }
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *ckey, *cnat, *skey, *snat, *okey, *ocust, *odate, *lkey,
-        *lsupp, *lprice, *ldisc;
-    const dkb_cand_param *region, *date;
-    dkb_cand_res_col *c_name, *c_rev;
-    if (DKB_BIND_COLS(db, "region", "r_regionkey:i32 r_name:dict", &rkey, &rname) ||
-        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict n_regionkey:i32", &nkey, &nname, &nreg) ||
-        DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_nationkey:i32", &ckey, &cnat) ||
-        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
-        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32", &okey, &ocust, &odate) ||
-        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_suppkey:i32 l_extendedprice:dec2 l_discount:dec2", &lkey,
-                      &lsupp, &lprice, &ldisc) ||
-        DKB_BIND_PARAMS(params, "region:str date", &region, &date) ||
-        DKB_BIND_RES(res, "n_name:str revenue:dec4", &c_name, &c_rev))
-        return DKB_CAND_EINVAL;
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
-    /* the region's nations */
-    int8_t in_region[MAXNAT] = {0};
-    int name_of[MAXNAT];
-    const int rc = dkb_cand_dict_code(rname->dict, region->s);
-    const int32_t *rk = rkey->data, *nk = nkey->data, *nr = nreg->data;
-    const uint8_t *rn = rname->data, *nn = nname->data;
-    for (int64_t i = 0; i < nkey->n; i++) {
-        if (nk[i] < 0 || nk[i] >= MAXNAT) return DKB_CAND_EINTERNAL;
-        name_of[nk[i]] = nn[i];
-        for (int64_t j = 0; j < rkey->n; j++)
-            if (rn[j] == rc && rk[j] == nr[i]) in_region[nk[i]] = 1;
-    }
+/* The scan's window, nations and per-chunk sums (dkb_stream_rows' context). */
+typedef struct q5_scan {
+    __int128 *sums;         /* the whole tables' nchunks x MAXNAT, added to */
+    int64_t *hits;
+    const int8_t *c_nat, *s_nat; /* the region's nation of each customer, supplier (-1: none) */
     int64_t maxc, maxs;
-    int8_t *c_nat = nation_of(ckey, cnat, in_region, &maxc);
-    int8_t *s_nat = nation_of(skey, snat, in_region, &maxs);
-    const int nt = env->threads > 0 ? env->threads : 1;
-    const int64_t no = okey->n, nl = lkey->n;
+    int32_t lo_day;
+    uint32_t width;
+    int nt;
+} q5_scan;
+
+/* Add the revenue of cols (o_orderkey, o_custkey, o_orderdate,
+ * l_orderkey, l_suppkey, l_extendedprice, l_discount: whole, or one load
+ * of partitions, whose lines are those of its orders since the tables are
+ * co-partitioned by orderkey) to sc's sums per nation. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    const q5_scan *sc = ctx;
+    (void)row_start;
+    __int128 *const sums = sc->sums;
+    int64_t *const hits = sc->hits;
+    const int8_t *c_nat = sc->c_nat, *s_nat = sc->s_nat;
+    const int64_t maxc = sc->maxc, maxs = sc->maxs;
+    const int32_t lo_day = sc->lo_day;
+    const uint32_t width = sc->width;
+    const int nt = sc->nt;
+    const int32_t *ok = cols[0].data, *oc = cols[1].data, *od = cols[2].data;
+    const int32_t *lk = cols[3].data, *lsu = cols[4].data;
+    const int64_t *lp = cols[5].data, *ld = cols[6].data;
+    const int64_t no = cols[0].n, nl = cols[3].n;
+    /* at most the whole tables' chunks, which sums has room for */
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-    __int128 *sums = calloc((size_t)nchunks * MAXNAT, sizeof(__int128));
-    int64_t *hits = calloc((size_t)nchunks * MAXNAT, sizeof(int64_t));
-    if (!c_nat || !s_nat || !sums || !hits) {
-        free(c_nat), free(s_nat), free(sums), free(hits);
-        return DKB_CAND_ENOMEM;
-    }
-
-    const int32_t lo_day = (int32_t)date->i;
-    const uint32_t width = (uint32_t)(dkb_add_years(date->i, 1) - date->i); /* [lo, lo + width) */
-    const int32_t *ok = okey->data, *oc = ocust->data, *od = odate->data;
-    const int32_t *lk = lkey->data, *lsu = lsupp->data;
-    const int64_t *lp = lprice->data, *ld = ldisc->data;
-
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
     for (int64_t c = 0; c < nchunks; c++) {
         dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
@@ -133,6 +119,63 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 hit[cn] += h;
             }
         }
+    }
+
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *ckey, *cnat, *skey, *snat, *okey, *ocust, *odate, *lkey,
+        *lsupp, *lprice, *ldisc;
+    const dkb_cand_param *region, *date;
+    dkb_cand_res_col *c_name, *c_rev;
+    if (DKB_BIND_COLS(db, "region", "r_regionkey:i32 r_name:dict", &rkey, &rname) ||
+        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict n_regionkey:i32", &nkey, &nname, &nreg) ||
+        DKB_BIND_COLS(db, "customer", "c_custkey:i32 c_nationkey:i32", &ckey, &cnat) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_nationkey:i32", &skey, &snat) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_custkey:i32 o_orderdate:i32", &okey, &ocust, &odate) ||
+        DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_suppkey:i32 l_extendedprice:dec2 l_discount:dec2", &lkey,
+                      &lsupp, &lprice, &ldisc) ||
+        DKB_BIND_PARAMS(params, "region:str date", &region, &date) ||
+        DKB_BIND_RES(res, "n_name:str revenue:dec4", &c_name, &c_rev))
+        return DKB_CAND_EINVAL;
+
+    /* the region's nations */
+    int8_t in_region[MAXNAT] = {0};
+    int name_of[MAXNAT];
+    const int rc = dkb_cand_dict_code(rname->dict, region->s);
+    const int32_t *rk = rkey->data, *nk = nkey->data, *nr = nreg->data;
+    const uint8_t *rn = rname->data, *nn = nname->data;
+    for (int64_t i = 0; i < nkey->n; i++) {
+        if (nk[i] < 0 || nk[i] >= MAXNAT) return DKB_CAND_EINTERNAL;
+        name_of[nk[i]] = nn[i];
+        for (int64_t j = 0; j < rkey->n; j++)
+            if (rn[j] == rc && rk[j] == nr[i]) in_region[nk[i]] = 1;
+    }
+    int64_t maxc, maxs;
+    int8_t *c_nat = nation_of(ckey, cnat, in_region, &maxc);
+    int8_t *s_nat = nation_of(skey, snat, in_region, &maxs);
+    const int nt = env->threads > 0 ? env->threads : 1;
+    const int64_t no = okey->n; /* the whole table's rows (also under a budget) */
+    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
+    __int128 *sums = calloc((size_t)nchunks * MAXNAT, sizeof(__int128));
+    int64_t *hits = calloc((size_t)nchunks * MAXNAT, sizeof(int64_t));
+    if (!c_nat || !s_nat || !sums || !hits) {
+        free(c_nat), free(s_nat), free(sums), free(hits);
+        return DKB_CAND_ENOMEM;
+    }
+
+    const int32_t lo_day = (int32_t)date->i;
+    const uint32_t width = (uint32_t)(dkb_add_years(date->i, 1) - date->i); /* [lo, lo + width) */
+    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
+    const q5_scan sc = {sums, hits, c_nat, s_nat, maxc, maxs, lo_day, width, nt};
+    static const char *const COLS[] = {"o_orderkey", "o_custkey",       "o_orderdate", "l_orderkey",
+                                       "l_suppkey",  "l_extendedprice", "l_discount"};
+    const int st = dkb_stream_rows(db, env, 7, COLS, scan_rows, (void *)&sc);
+    if (st) {
+        free(c_nat), free(s_nat), free(sums), free(hits);
+        return st;
     }
 
     /* per nation present; order by revenue desc */
