@@ -455,10 +455,6 @@ static inline int dkb_select_bits(const int32_t *key, int n, const uint64_t *bit
     return m;
 }
 
-/* The indices i of [0, n) with lo <= v[i] < hi, in ascending order into
- * sel[0..m) (sel holds n + 16 entries); returns m. Branch-free: a byte mask
- * (vector code), then its set bytes 8 at a time (a date window, typically:
- * a few rows in a block). */
 /* The indices i of [0, n) with mask[i] != 0 (0/1 bytes, n + 8 of them: the
  * 8 past n are cleared here), ascending, into sel[0..m); returns m. The
  * mask is read 8 bytes at a time and only the set ones are visited: for a
@@ -475,6 +471,10 @@ static inline int dkb_select_mask(uint8_t *mask, int n, int32_t *sel) {
     return m;
 }
 
+/* The indices i of [0, n) with lo <= v[i] < hi, in ascending order into
+ * sel[0..m) (sel holds n + 16 entries); returns m. Branch-free: a byte mask
+ * (vector code), then its set bytes 8 at a time (a date window, typically:
+ * a few rows in a block). */
 static inline int dkb_select_range_i32(const int32_t *v, int n, int64_t lo, int64_t hi, int32_t *sel) {
     enum { STEP = 256 };
     int m = 0;
