@@ -32,6 +32,7 @@
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_chunk_runs, dkb_gallop_i32, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -89,57 +90,44 @@ static int select_late(const int32_t *ls, const int32_t *rd, const int32_t *cd, 
     return m;
 }
 
-int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
-                       const dkb_cand_env *env) {
-    const dkb_cand_vec *lkey, *lsupp, *lcommit, *lreceipt, *okey, *ostatus, *skey, *sname, *snation, *nkey, *nname;
-    const dkb_cand_param *pnation;
-    dkb_cand_res_col *c_name, *c_wait;
-    if (DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_suppkey:i32 l_commitdate:i32 l_receiptdate:i32", &lkey, &lsupp,
-                      &lcommit, &lreceipt) ||
-        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderstatus:dict", &okey, &ostatus) ||
-        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_name:str s_nationkey:i32", &skey, &sname, &snation) ||
-        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
-        DKB_BIND_PARAMS(params, "nation:str", &pnation) ||
-        DKB_BIND_RES(res, "s_name:str numwait:int", &c_name, &c_wait))
-        return DKB_CAND_EINVAL;
-    res->nrows = 0;
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
 
-    const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
-    const int fcode = dkb_cand_dict_code(ostatus->dict, "F");
-    int64_t nation = -1;
-    for (int64_t r = 0; ncode >= 0 && r < nname->n; r++)
-        if (((const uint8_t *)nname->data)[r] == ncode) nation = ((const int32_t *)nkey->data)[r];
-    if (nation < 0 || fcode < 0) return 0;
+/* The scan's suppliers and per-chunk counts (dkb_stream_rows' context). */
+typedef struct q21_scan {
+    int64_t *counts;         /* the whole tables' nchunks x (nslots + 1), added to */
+    const int32_t *slot;     /* each supplier row's slot (-1: not of the nation) */
+    const uint32_t *in_nat;  /* bit per supplier of the nation */
+    int64_t ns;
+    int32_t nslots;
+    uint8_t f;               /* the 'F' order status code */
+    int threads, bad;
+} q21_scan;
 
-    /* the nation's suppliers: a slot per supplier row (suppkey - 1), and
-     * whether it is of the nation */
-    const int64_t ns = skey->n, nl = lkey->n, no = okey->n;
-    const int32_t *sn = snation->data, *sk = skey->data;
-    int32_t *slot = malloc((size_t)(ns + 1) * sizeof(int32_t));
-    uint32_t *in_nat = calloc((size_t)(ns >> 5) + 1, sizeof(uint32_t)); /* bit per supplier */
-    int64_t *slot_supp = malloc((size_t)(ns + 1) * sizeof(int64_t));
-    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+/* Count the late lines of cols (l_orderkey, l_suppkey, l_commitdate,
+ * l_receiptdate, o_orderkey, o_orderstatus: whole, or one load of
+ * partitions, whose lines are those of its orders since the tables are
+ * co-partitioned by orderkey: an order's lines are whole in a load) into
+ * sc's counts per supplier of the nation. */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q21_scan *sc = ctx;
+    (void)row_start;
+    int64_t *const counts = sc->counts;
+    const int32_t *slot = sc->slot;
+    const uint32_t *in_nat = sc->in_nat;
+    const int64_t ns = sc->ns;
+    const int32_t nslots = sc->nslots;
+    const uint8_t f = sc->f;
+    const int32_t *lk = cols[0].data, *ls = cols[1].data, *cd = cols[2].data, *rd = cols[3].data, *ok = cols[4].data;
+    const uint8_t *st = cols[5].data;
+    const int64_t nl = cols[0].n, no = cols[4].n;
+    /* this load's rows decide the team and its chunks (at most the whole tables' nchunks) */
+    const int nt = nl < PAR_MIN ? 1 : (sc->threads > 0 ? sc->threads : 1);
     const int64_t nchunks = nl < PAR_MIN ? 1 : (int64_t)nt * 16;
-    int32_t nslots = 0;
     int bad = 0;
-    for (int64_t s = 0; slot && in_nat && slot_supp && s < ns; s++) {
-        bad |= sk[s] != s + 1;
-        slot[s] = sn[s] == nation ? nslots : -1;
-        if (sn[s] == nation) in_nat[s >> 5] |= 1u << (s & 31), slot_supp[nslots++] = s;
-    }
-    int64_t *counts =
-        slot && in_nat && slot_supp ? calloc((size_t)nchunks * (size_t)(nslots + 1), sizeof(int64_t)) : NULL;
-    if (!counts) {
-        free(slot), free(in_nat), free(slot_supp);
-        return DKB_CAND_ENOMEM;
-    }
-    const int32_t *lk = lkey->data, *ls = lsupp->data, *cd = lcommit->data, *rd = lreceipt->data, *ok = okey->data;
-    const uint8_t *st = ostatus->data, f = (uint8_t)fcode;
-
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad) if(nslots > 0 && !bad)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad) if(nslots > 0)
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t o0, o1, j0, j1;
-        if (nslots == 0 || bad || !dkb_chunk_runs(ok, no, lk, nl, c, nchunks, &o0, &o1, &j0, &j1)) continue;
+        if (nslots == 0 || !dkb_chunk_runs(ok, no, lk, nl, c, nchunks, &o0, &o1, &j0, &j1)) continue;
         int64_t *cnt = counts + c * (nslots + 1);
         int64_t o = o0, prev_key = -1;
         int32_t sel[SUB + 16];
@@ -168,6 +156,66 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 if (multi && !late_multi) cnt[slot[late - 1]] += nlate;
             }
         }
+    }
+    sc->bad |= bad;
+    return 0;
+}
+
+int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
+                       const dkb_cand_env *env) {
+    const dkb_cand_vec *lkey, *lsupp, *lcommit, *lreceipt, *okey, *ostatus, *skey, *sname, *snation, *nkey, *nname;
+    const dkb_cand_param *pnation;
+    dkb_cand_res_col *c_name, *c_wait;
+    if (DKB_BIND_COLS(db, "lineitem", "l_orderkey:i32 l_suppkey:i32 l_commitdate:i32 l_receiptdate:i32", &lkey, &lsupp,
+                      &lcommit, &lreceipt) ||
+        DKB_BIND_COLS(db, "orders", "o_orderkey:i32 o_orderstatus:dict", &okey, &ostatus) ||
+        DKB_BIND_COLS(db, "supplier", "s_suppkey:i32 s_name:str s_nationkey:i32", &skey, &sname, &snation) ||
+        DKB_BIND_COLS(db, "nation", "n_nationkey:i32 n_name:dict", &nkey, &nname) ||
+        DKB_BIND_PARAMS(params, "nation:str", &pnation) ||
+        DKB_BIND_RES(res, "s_name:str numwait:int", &c_name, &c_wait))
+        return DKB_CAND_EINVAL;
+    res->nrows = 0;
+
+    const int ncode = dkb_cand_dict_code(nname->dict, pnation->s);
+    const int fcode = dkb_cand_dict_code(ostatus->dict, "F");
+    int64_t nation = -1;
+    for (int64_t r = 0; ncode >= 0 && r < nname->n; r++)
+        if (((const uint8_t *)nname->data)[r] == ncode) nation = ((const int32_t *)nkey->data)[r];
+    if (nation < 0 || fcode < 0) return 0;
+
+    /* the nation's suppliers: a slot per supplier row (suppkey - 1), and
+     * whether it is of the nation */
+    const int64_t ns = skey->n, nl = lkey->n; /* nl: the whole table's rows (also under a budget) */
+    const int32_t *sn = snation->data, *sk = skey->data;
+    int32_t *slot = malloc((size_t)(ns + 1) * sizeof(int32_t));
+    uint32_t *in_nat = calloc((size_t)(ns >> 5) + 1, sizeof(uint32_t)); /* bit per supplier */
+    int64_t *slot_supp = malloc((size_t)(ns + 1) * sizeof(int64_t));
+    const int nt = nl < PAR_MIN ? 1 : (env->threads > 0 ? env->threads : 1);
+    const int64_t nchunks = nl < PAR_MIN ? 1 : (int64_t)nt * 16;
+    int32_t nslots = 0;
+    int bad = 0;
+    for (int64_t s = 0; slot && in_nat && slot_supp && s < ns; s++) {
+        bad |= sk[s] != s + 1;
+        slot[s] = sn[s] == nation ? nslots : -1;
+        if (sn[s] == nation) in_nat[s >> 5] |= 1u << (s & 31), slot_supp[nslots++] = s;
+    }
+    int64_t *counts =
+        slot && in_nat && slot_supp ? calloc((size_t)nchunks * (size_t)(nslots + 1), sizeof(int64_t)) : NULL;
+    if (!counts) {
+        free(slot), free(in_nat), free(slot_supp);
+        return DKB_CAND_ENOMEM;
+    }
+    /* the whole columns, or under a memory budget lineitem and orders load by load (scan_rows) */
+    q21_scan sc = {counts, slot, in_nat, ns, nslots, (uint8_t)fcode, env->threads, 0};
+    static const char *const COLS[] = {"l_orderkey",    "l_suppkey",  "l_commitdate",
+                                       "l_receiptdate", "o_orderkey", "o_orderstatus"};
+    if (!bad && nslots > 0) {
+        const int rc = dkb_stream_rows(db, env, 6, COLS, scan_rows, &sc);
+        if (rc) {
+            free(slot), free(in_nat), free(slot_supp), free(counts);
+            return rc;
+        }
+        bad |= sc.bad;
     }
     wait_row *rows = malloc((size_t)(nslots + 1) * sizeof(wait_row));
     int64_t m = 0;
