@@ -639,26 +639,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
         /* the one round trip: control block and text area */
         h_stage = (char *)malloc(stage_bytes);
-        if (!h_stage) {
-            fprintf(stderr, "q02.full.cu: out of host memory for the result staging\n");
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
+        DKB_FAIL_IF(!h_stage, DKB_CAND_ENOMEM, "q02.full.cu: out of host memory for the result staging\n");
         DKB_CUDA_TRY("cudaMemcpyAsync result", cudaMemcpyAsync(h_stage, ctl, stage_bytes, cudaMemcpyDeviceToHost, stream));
         DKB_CUDA_TRY("cudaStreamSynchronize result", cudaStreamSynchronize(stream));
         h_ctl = (control *)h_stage;
         text = h_stage + sizeof(control);
-        if (h_ctl->bad) {
-            fprintf(stderr, "q02.full.cu: a nation, part or supplier key out of range, or a bad text offset\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        DKB_FAIL_IF(h_ctl->bad, DKB_CAND_EINTERNAL,
+                    "q02.full.cu: a nation, part or supplier key out of range, or a bad text offset\n");
         nout = h_ctl->nout;
-        if (nout < 0 || nout > LIMIT || nout > res->cap) {
-            fprintf(stderr, "q02.full.cu: %d result rows over the cap %lld\n", nout, (long long)res->cap);
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        DKB_FAIL_IF(nout < 0 || nout > LIMIT || nout > res->cap, DKB_CAND_ECAP,
+                    "q02.full.cu: %d result rows over the cap %lld\n", nout, (long long)res->cap);
         if (h_ctl->over) {
             /* the winners' text is longer than TEXT_CAP: gather it again
              * into a buffer of its size */
@@ -668,11 +658,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                                  total);
             DKB_CUDA_TRY("materialize (long text) launch", cudaGetLastError());
             h_text = (char *)malloc((size_t)total + 1);
-            if (!h_text) {
-                fprintf(stderr, "q02.full.cu: out of host memory for %lld text bytes\n", total);
-                rc = DKB_CAND_ENOMEM;
-                goto done;
-            }
+            DKB_FAIL_IF(!h_text, DKB_CAND_ENOMEM, "q02.full.cu: out of host memory for %lld text bytes\n", total);
             DKB_CUDA_TRY("cudaMemcpyAsync long text",
                      cudaMemcpyAsync(h_text, d_text, (size_t)total, cudaMemcpyDeviceToHost, stream));
             DKB_CUDA_TRY("cudaStreamSynchronize long text", cudaStreamSynchronize(stream));
@@ -687,22 +673,18 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         r_bal->dec[r] = b;
         r_pkey->i64[r] = x->partkey;
         r_bal->is_null[r] = r_pkey->is_null[r] = 0;
-        if (x->ncode < 0 || x->ncode >= nname->dict->size || x->mfgr < 0 || x->mfgr >= pmfgr->dict->size) {
-            fprintf(stderr, "q02.full.cu: an n_name or p_mfgr code outside its dictionary\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        DKB_FAIL_IF(x->ncode < 0 || x->ncode >= nname->dict->size || x->mfgr < 0 || x->mfgr >= pmfgr->dict->size,
+                    DKB_CAND_EINTERNAL, "q02.full.cu: an n_name or p_mfgr code outside its dictionary\n");
         const char *t = text + x->start;
-        if ((dkb_put_str(r_sname, r, t, x->len[0]) != DKB_CAND_OK) ||
-            (dkb_put_str(r_nname, r, nname->dict->str[x->ncode], (int64_t)nname->dict->len[x->ncode]) != DKB_CAND_OK) ||
-            (dkb_put_str(r_mfgr, r, pmfgr->dict->str[x->mfgr], (int64_t)pmfgr->dict->len[x->mfgr]) != DKB_CAND_OK) ||
-            (dkb_put_str(r_addr, r, t + x->len[0], x->len[1]) != DKB_CAND_OK) ||
-            (dkb_put_str(r_phone, r, t + x->len[0] + x->len[1], x->len[2]) != DKB_CAND_OK) ||
-            (dkb_put_str(r_comment, r, t + x->len[0] + x->len[1] + x->len[2], x->len[3]) != DKB_CAND_OK)) {
-            fprintf(stderr, "q02.full.cu: result text over its byte cap\n");
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        DKB_FAIL_IF((dkb_put_str(r_sname, r, t, x->len[0]) != DKB_CAND_OK) ||
+                        (dkb_put_str(r_nname, r, nname->dict->str[x->ncode], (int64_t)nname->dict->len[x->ncode]) !=
+                         DKB_CAND_OK) ||
+                        (dkb_put_str(r_mfgr, r, pmfgr->dict->str[x->mfgr], (int64_t)pmfgr->dict->len[x->mfgr]) !=
+                         DKB_CAND_OK) ||
+                        (dkb_put_str(r_addr, r, t + x->len[0], x->len[1]) != DKB_CAND_OK) ||
+                        (dkb_put_str(r_phone, r, t + x->len[0] + x->len[1], x->len[2]) != DKB_CAND_OK) ||
+                        (dkb_put_str(r_comment, r, t + x->len[0] + x->len[1] + x->len[2], x->len[3]) != DKB_CAND_OK),
+                    DKB_CAND_ECAP, "q02.full.cu: result text over its byte cap\n");
     }
     res->nrows = nout;
 done:

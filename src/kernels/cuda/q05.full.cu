@@ -192,10 +192,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     {
         const int rcode = dkb_cand_dict_code(rname->dict, region->s);
         for (int64_t i = 0; i < nkey->n; i++) {
-            if (h_nk[i] < 0 || h_nk[i] >= MAXNAT) {
-                rc = DKB_CAND_EINTERNAL;
-                goto done;
-            }
+            if (h_nk[i] < 0 || h_nk[i] >= MAXNAT)
+                DKB_FAIL(DKB_CAND_EINTERNAL);
             name_of[h_nk[i]] = h_nn[i];
             for (int64_t j = 0; j < rkey->n; j++)
                 if (rcode >= 0 && h_rn[j] == rcode && h_rk[j] == h_nr[i]) mask.in[h_nk[i]] = 1;
@@ -238,12 +236,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                          stream));
         DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
         DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-        if (h_bad) {
-            fprintf(stderr, "q05.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' "
-                            "order\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
+                    "q05.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' "
+                    "order\n");
     }
     /* per nation present; order by revenue desc (ties: nation key, fixed) */
     for (int n = 0; n < MAXNAT; n++)
@@ -254,18 +249,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             g[b] = g[b - 1];
             g[b - 1] = t;
         }
-    if (ng > res->cap) {
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    if (ng > res->cap)
+        DKB_FAIL(DKB_CAND_ECAP);
     c_name->str_off[0] = 0;
     for (int r = 0; r < ng; r++) {
         const int code = name_of[g[r].nation];
         const int64_t at = c_name->str_off[r], len = (int64_t)nname->dict->len[code];
-        if (code >= nname->dict->size || at + len > c_name->bytes_cap) {
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        if (code >= nname->dict->size || at + len > c_name->bytes_cap)
+            DKB_FAIL(DKB_CAND_ECAP);
         memcpy(c_name->str_bytes + at, nname->dict->str[code], (size_t)len);
         c_name->str_off[r + 1] = at + len;
         __int128 v = g[r].rev;

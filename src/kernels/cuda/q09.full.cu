@@ -548,13 +548,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const dkb_host_copy back[] = {
             {h_sums, d_sums, sizeof h_sums}, {h_seen, d_seen, sizeof h_seen}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
-        if (h_bad) {
-            fprintf(stderr, "q09.full.cu: %s\n",
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q09.full.cu: %s\n",
                     h_bad & 1 ? "a part/supplier key outside 1..N or lineitem not grouped in orders' order"
                               : "an order date outside 1992..1999");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
     }
     /* groups by nation name code, year desc */
     DKB_CUDA_TRY("fetch nation keys", dkb_copy_col_to_host(h_nk, nkey, sizeof(int32_t), stream));
@@ -569,11 +565,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             for (int y = NYEAR - 1; y >= 0; y--) {
                 if (!h_seen[n * NYEAR + y]) continue;
                 const int64_t at = c_nat->str_off[r], len = (int64_t)nname->dict->len[code];
-                if (r >= res->cap || at + len > c_nat->bytes_cap) {
-                    fprintf(stderr, "q09.full.cu: result larger than its capacity\n");
-                    rc = DKB_CAND_ECAP;
-                    goto done;
-                }
+                DKB_FAIL_IF(r >= res->cap || at + len > c_nat->bytes_cap, DKB_CAND_ECAP,
+                            "q09.full.cu: result larger than its capacity\n");
                 memcpy(c_nat->str_bytes + at, nname->dict->str[code], (size_t)len);
                 c_nat->str_off[r + 1] = at + len;
                 __int128 s = (int64_t)h_sums[n * NYEAR + y];

@@ -323,37 +323,26 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             {h_nk, nkey->data, sizeof(int32_t) * (size_t)nkey->n},                {h_nn, nname->data, (size_t)nkey->n},
         };
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back) - (nkey->n > 0 ? 0 : 2), stream));
-        if (h_bad) {
-            fprintf(stderr, "q10.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
+        DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
+                    "q10.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
     }
-    if (h_n > res->cap) {
-        fprintf(stderr, "q10.full.cu: %d rows over the result's capacity\n", h_n);
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    DKB_FAIL_IF(h_n > res->cap, DKB_CAND_ECAP, "q10.full.cu: %d rows over the result's capacity\n", h_n);
     r_name->str_off[0] = r_nat->str_off[0] = r_addr->str_off[0] = r_phone->str_off[0] = r_comment->str_off[0] = 0;
     for (int r = 0; r < h_n; r++) {
         int64_t nrow = 0;
         while (nrow < nkey->n && h_nk[nrow] != h_meta[r * 3 + 1]) nrow++;
         const int code = nrow < nkey->n ? h_nn[nrow] : -1;
-        if (code < 0 || code >= nname->dict->size ||
-            (dkb_put_str(r_nat, r, nname->dict->str[code], (int64_t)nname->dict->len[code]) != DKB_CAND_OK)) {
-            fprintf(stderr, "q10.full.cu: customer %lld: nation missing or result text over capacity\n",
+        DKB_FAIL_IF(code < 0 || code >= nname->dict->size ||
+                        (dkb_put_str(r_nat, r, nname->dict->str[code], (int64_t)nname->dict->len[code]) != DKB_CAND_OK),
+                    DKB_CAND_EINTERNAL, "q10.full.cu: customer %lld: nation missing or result text over capacity\n",
                     (long long)h_meta[r * 3]);
-            rc = DKB_CAND_EINTERNAL;
-            goto done;
-        }
         for (int t = 0; t < NTEXT; t++) {
             const int64_t len = h_len[r * NTEXT + t];
-            if (len < 0 || len > SLOT || (dkb_put_str(r_text[t], r, h_slots + ((int64_t)r * NTEXT + t) * SLOT, len) != DKB_CAND_OK)) {
-                fprintf(stderr, "q10.full.cu: customer %lld: text %d of %lld bytes over its slot or capacity\n",
+            DKB_FAIL_IF(len < 0 || len > SLOT ||
+                            (dkb_put_str(r_text[t], r, h_slots + ((int64_t)r * NTEXT + t) * SLOT, len) != DKB_CAND_OK),
+                        DKB_CAND_EINTERNAL,
+                        "q10.full.cu: customer %lld: text %d of %lld bytes over its slot or capacity\n",
                         (long long)h_meta[r * 3], t, (long long)len);
-                rc = DKB_CAND_EINTERNAL;
-                goto done;
-            }
         }
         __int128 v = h_top[r].rev, b = h_meta[r * 3 + 2];
         for (int s = 4; s < r_rev->scale; s++) v *= 10;

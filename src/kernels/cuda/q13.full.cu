@@ -244,11 +244,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                       {h_flags, d_flags, sizeof(int) * 2}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
-    if (h_flags[0]) {
-        fprintf(stderr, "q13.full.cu: an o_custkey outside 1..%lld\n", (long long)nc);
-        rc = DKB_CAND_EINTERNAL;
-        goto done;
-    }
+    DKB_FAIL_IF(h_flags[0], DKB_CAND_EINTERNAL, "q13.full.cu: an o_custkey outside 1..%lld\n", (long long)nc);
     if (!h_flags[1]) {
         maxc = HB - 1;
         hist = (int64_t *)malloc(sizeof(int64_t) * HB);
@@ -256,10 +252,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             for (int k = 0; k < HB; k++) hist[k] = (int64_t)h_hist[k];
     } else { /* a customer with >= HB orders: the histogram on the host */
         h_cnt = (unsigned *)malloc(sizeof(unsigned) * (size_t)nc);
-        if (!h_cnt) {
-            rc = DKB_CAND_ENOMEM;
-            goto done;
-        }
+        if (!h_cnt)
+            DKB_FAIL(DKB_CAND_ENOMEM);
         const dkb_host_copy back[] = {{h_cnt, d_cnt, sizeof(unsigned) * (size_t)nc}};
         DKB_CUDA_TRY("copy back counts", dkb_copy_back(back, DKB_COUNT(back), stream));
         for (int64_t c = 0; c < nc; c++) maxc = h_cnt[c] > maxc ? h_cnt[c] : maxc;
@@ -268,19 +262,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             for (int64_t c = 0; c < nc; c++) hist[h_cnt[c]]++;
     }
     rows = (hist_row *)malloc(sizeof(hist_row) * ((size_t)maxc + 1));
-    if (!hist || !rows) {
-        fprintf(stderr, "q13.full.cu: out of host memory for the histogram\n");
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
+    DKB_FAIL_IF(!hist || !rows, DKB_CAND_ENOMEM, "q13.full.cu: out of host memory for the histogram\n");
     for (int64_t k = 0; k <= maxc; k++)
         if (hist[k]) rows[nr].count = k, rows[nr].dist = hist[k], nr++;
     qsort(rows, (size_t)nr, sizeof(hist_row), by_dist_desc);
-    if (nr > res->cap) {
-        fprintf(stderr, "q13.full.cu: %lld result rows over the cap %lld\n", (long long)nr, (long long)res->cap);
-        rc = DKB_CAND_ECAP;
-        goto done;
-    }
+    DKB_FAIL_IF(nr > res->cap, DKB_CAND_ECAP, "q13.full.cu: %lld result rows over the cap %lld\n", (long long)nr,
+                (long long)res->cap);
     for (int64_t r = 0; r < nr; r++) {
         c_count->i64[r] = rows[r].count;
         c_dist->i64[r] = rows[r].dist;

@@ -418,10 +418,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (!rc) rc = dkb_fetch_text(saddr, d_rows, m, stream, &t_off[1], &t_bytes[1]);
     if (rc) goto done;
     order = (by_name_item *)malloc(sizeof(by_name_item) * (size_t)m);
-    if (!order) {
-        rc = DKB_CAND_ENOMEM;
-        goto done;
-    }
+    if (!order)
+        DKB_FAIL(DKB_CAND_ENOMEM);
     for (int64_t k = 0; k < m; k++) {
         by_name_item *it = &order[k];
         it->name = t_bytes[0] + t_off[0][k];
@@ -433,12 +431,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     std::sort(order, order + m, name_before); /* inline compares: ~10x glibc qsort's */
     for (int64_t r = 0; r < m; r++) {
         const int64_t k = order[r].k;
-        if ((dkb_put_str(c_name, r, order[r].name, order[r].len) != DKB_CAND_OK) ||
-            (dkb_put_str(c_addr, r, t_bytes[1] + t_off[1][k], t_off[1][k + 1] - t_off[1][k]) != DKB_CAND_OK)) {
-            fprintf(stderr, "q20.full.cu: result text over its byte cap\n");
-            rc = DKB_CAND_ECAP;
-            goto done;
-        }
+        DKB_FAIL_IF(
+            (dkb_put_str(c_name, r, order[r].name, order[r].len) != DKB_CAND_OK) ||
+                (dkb_put_str(c_addr, r, t_bytes[1] + t_off[1][k], t_off[1][k + 1] - t_off[1][k]) != DKB_CAND_OK),
+            DKB_CAND_ECAP, "q20.full.cu: result text over its byte cap\n");
     }
     res->nrows = m;
 done:
