@@ -323,16 +323,25 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
     if (pretty) fputs(pretty, stdout);
     if (o->what == EXPLAIN_TP) printf("-- %lld row%s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s");
     if (o->what == EXPLAIN_NONE && o->time_runs > 0) {
-        /* the translated program alone: DuckDB planned once, above */
+        /* the translated program alone, as the SQL task's baseline is
+         * timed: DuckDB planned once (above), the plan parsed and the
+         * column names taken once, here */
         double ms[64];
         int n = o->time_runs < 64 ? o->time_runs : 64;
+        cJSON *doc = cJSON_Parse(json);
+        char **names = NULL;
+        int nnames = 0;
+        rc = doc ? dkb__sql_column_names(p, text, &names, &nnames, &err) : dkb_fail(&err, DKB_EPARSE, "the plan JSON does not parse");
         for (int i = -1; i < n && !rc; i++) {
             dkb_result again = {0};
             double t0 = dkb__now_ms();
-            rc = dkb__sql_translate(p, s, tp, text, json, NULL, &again, &err);
+            rc = dkb__sql_translate_named(s, tp, text, doc, names, nnames, NULL, &again, &err);
             if (i >= 0) ms[i] = dkb__now_ms() - t0;
             dkb_result_free(&again);
         }
+        for (int i = 0; i < nnames; i++) free(names[i]);
+        free(names);
+        cJSON_Delete(doc);
         if (rc) {
             exit_code = who[0] ? DKB_EXIT_FAIL : cli_fail("sql", rc, &err);
             goto done;

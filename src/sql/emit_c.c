@@ -492,6 +492,15 @@ dkb_tensor *dkb__rec_cmp_i64(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, int64_
     return r;
 }
 
+dkb_tensor *dkb__rec_between(dkb_tp *tp, const dkb_tensor *a, int64_t lo, int64_t hi) {
+    dkb_tensor *r = dkb_tp_between(tp, a, lo, hi);
+    REC {
+        begin();
+        emit_tensor(r, "dkb_tp_between(tp, %s, %s, %s)", T(a), I(lo), I(hi));
+    }
+    return r;
+}
+
 dkb_tensor *dkb__rec_cmp_f64(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, double value) {
     dkb_tensor *r = dkb_tp_cmp_f64(tp, a, op, value);
     REC {

@@ -25,6 +25,7 @@ dkb_tensor *dkb__rec_arange(dkb_tp *tp, int64_t n);
 dkb_tensor *dkb__rec_cmp(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, const dkb_tensor *b);
 dkb_tensor *dkb__rec_cmp_i64(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, int64_t value);
 dkb_tensor *dkb__rec_cmp_f64(dkb_tp *tp, const dkb_tensor *a, dkb_cmp op, double value);
+dkb_tensor *dkb__rec_between(dkb_tp *tp, const dkb_tensor *a, int64_t lo, int64_t hi);
 dkb_tensor *dkb__rec_in_i64(dkb_tp *tp, const dkb_tensor *a, const int64_t *values, int n);
 dkb_tensor *dkb__rec_lookup_mask(dkb_tp *tp, const dkb_tensor *codes, const bool *lut);
 dkb_tensor *dkb__rec_and(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b);
@@ -66,6 +67,7 @@ void dkb__rec_concat(const dkb_tensor *out, const dkb_tensor *a, const dkb_tenso
 #define dkb_tp_cmp(...) dkb__rec_cmp(__VA_ARGS__)
 #define dkb_tp_cmp_i64(...) dkb__rec_cmp_i64(__VA_ARGS__)
 #define dkb_tp_cmp_f64(...) dkb__rec_cmp_f64(__VA_ARGS__)
+#define dkb_tp_between(...) dkb__rec_between(__VA_ARGS__)
 #define dkb_tp_in_i64(...) dkb__rec_in_i64(__VA_ARGS__)
 #define dkb_tp_lookup_mask(...) dkb__rec_lookup_mask(__VA_ARGS__)
 #define dkb_tp_and(...) dkb__rec_and(__VA_ARGS__)

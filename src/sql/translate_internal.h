@@ -90,6 +90,29 @@ typedef struct tr_val {
 
 #define TR_MAX_CTE 32
 #define TR_MAX_DELIM 16
+#define TR_MAX_MEMO 8
+
+/* A hash join already run over a large probe side (translate_join.c):
+ * a later join probing the same tensor with build keys that are a subset
+ * of these (DuckDB's decorrelated subqueries join the same table again
+ * with the distinct keys the first join produced) takes its pairs from
+ * these instead of probing again. */
+typedef struct tr_join_memo {
+    const dkb_tensor *probe;   /* the probe keys as passed to dkb_tp_join */
+    dkb_tensor *build;         /* the build keys */
+    dkb_tensor *probe_idx, *build_idx;
+    int unique;                /* build keys distinct: -1 not known yet, 0 no, 1 yes */
+} tr_join_memo;
+
+/* A table filter already evaluated (translate_ops.c): DuckDB scans a table
+ * twice with the same filter for a subquery over the same rows (TPC-H
+ * Q22's customers), and the second scan reuses the mask. */
+typedef struct tr_filter_memo {
+    const dkb_store_table *table;
+    int64_t key;     /* the filtered column's index into the GET's names */
+    const cJSON *filter;  /* the filter in the plan */
+    dkb_tensor *mask;
+} tr_filter_memo;
 
 typedef struct tr_ctx {
     dkb_tp *tp;
@@ -106,6 +129,10 @@ typedef struct tr_ctx {
     int nblocks, capblocks;
     FILE *trace;                  /* --explain: one line per operator, or NULL */
     int depth;
+    int nmemo;
+    tr_join_memo memo[TR_MAX_MEMO];
+    int nfmemo;
+    tr_filter_memo fmemo[TR_MAX_MEMO];
 } tr_ctx;
 
 /* ---- translate_util.c ---- */

@@ -80,9 +80,12 @@ static bool make_keys(tr_ctx *x, const tr_col *lc, int64_t nl, const tr_col *rc,
     for (int i = 0; i < nk; i++) {
         int64_t lo, hi;
         if (!span_of(x, ka[i], kb[i], &lo, &hi)) return false;
-        dkb_tensor *sa = dkb_tp_arith_i64(tp, dkb_tp_cast(tp, ka[i], DKB_TP_I64), DKB_OP_SUB, lo, 0);
-        dkb_tensor *sb = dkb_tp_arith_i64(tp, dkb_tp_cast(tp, kb[i], DKB_TP_I64), DKB_OP_SUB, lo, 0);
-        __int128 span = (__int128)hi - lo;
+        /* shifted to start at 0 only when some value is negative (keys
+         * are mostly >= 0 already: then the columns are packed as they are) */
+        int64_t base = lo < 0 ? lo : 0;
+        dkb_tensor *sa = base ? dkb_tp_arith_i64(tp, dkb_tp_cast(tp, ka[i], DKB_TP_I64), DKB_OP_SUB, base, 0) : ka[i];
+        dkb_tensor *sb = base ? dkb_tp_arith_i64(tp, dkb_tp_cast(tp, kb[i], DKB_TP_I64), DKB_OP_SUB, base, 0) : kb[i];
+        __int128 span = (__int128)hi - base;
         if (!acc_a) {
             acc_a = sa, acc_b = sb, acc_span = (int64_t)span;
             continue;
@@ -93,6 +96,10 @@ static bool make_keys(tr_ctx *x, const tr_col *lc, int64_t nl, const tr_col *rc,
         acc_a = dkb_tp_pack2(tp, acc_a, sa, (int64_t)span);
         acc_b = dkb_tp_pack2(tp, acc_b, sb, (int64_t)span);
         acc_span = (int64_t)total;
+    }
+    if (nk == 1) { /* one column: its keys as I64 (a masked row becomes -1 below) */
+        acc_a = dkb_tp_cast(tp, acc_a, DKB_TP_I64);
+        acc_b = dkb_tp_cast(tp, acc_b, DKB_TP_I64);
     }
     L->key = acc_a, R->key = acc_b;
     if (L->can) L->key = dkb_tp_where(tp, L->can, L->key, dkb_tp_full_i64(tp, DKB_TP_I64, nl, -1));
@@ -110,13 +117,59 @@ static dkb_tensor *exists(tr_ctx *x, const side_key *probe, int64_t np, const si
     return probe->can ? dkb_tp_and(tp, m, probe->can) : m;
 }
 
+/* A memo's probe side is worth keeping when it is large and the build
+ * side small against it (then probing again is what costs). */
+#define MEMO_MIN_PROBE (1 << 16)
+#define MEMO_RATIO 8
+
+static bool same_tensor(const dkb_tensor *a, const dkb_tensor *b) {
+    return a == b || (a->data == b->data && a->dtype == b->dtype && a->n == b->n && a->dtype != DKB_TP_STR);
+}
+
+/* The pairs of joining bk against probe from an earlier join of the same
+ * probe tensor (x->memo), when bk's keys are all among that join's build
+ * keys and those are distinct: each probe row then had at most one pair,
+ * so the rows whose key is in bk are among those pairs, in probe order;
+ * joining bk against the pairs' keys gives the pairs of bk in the order
+ * dkb_tp_join gives them (probe rows ascending, build rows ascending).
+ * False (nothing set) when no memo applies. */
+static bool memo_pairs(tr_ctx *x, const dkb_tensor *bk, const dkb_tensor *probe, dkb_join_result *out) {
+    dkb_tp *tp = x->tp;
+    for (int i = 0; i < x->nmemo; i++) {
+        tr_join_memo *m = &x->memo[i];
+        if (!same_tensor(m->probe, probe) || bk->n > m->build->n) continue;
+        if (m->unique < 0) {
+            const dkb_tensor *keys[] = {m->build};
+            dkb_groups g = dkb_tp_group(tp, keys, 1);
+            if (tr_bad(x)) return false;
+            m->unique = g.ngroups == m->build->n;
+        }
+        if (!m->unique || dkb_tp_count(tp, dkb_tp_semi_join(tp, m->build, bk)) != bk->n || tr_bad(x)) continue;
+        dkb_tensor *pair_key = dkb_tp_gather(tp, m->build, m->build_idx, 0);
+        dkb_join_result j = dkb_tp_join(tp, bk, pair_key, DKB_JOIN_INNER);
+        out->probe_idx = dkb_tp_gather(tp, m->probe_idx, j.probe_idx, 0);
+        out->build_idx = j.build_idx;
+        tr_trace(x, "pairs from the join of %lld x %lld rows above (the probe side not read again)",
+                 (long long)probe->n, (long long)m->build->n);
+        return !tr_bad(x);
+    }
+    return false;
+}
+
 /* Matching pairs (probe rows of L, build rows of R). */
 static bool pairs_eq(tr_ctx *x, const side_key *L, const side_key *R, int64_t nr, dkb_tensor **li, dkb_tensor **ri) {
     dkb_tp *tp = x->tp;
     (void)nr;
     dkb_tensor *rsel = R->can ? dkb_tp_nonzero(tp, R->can) : NULL;
     dkb_tensor *bk = rsel ? dkb_tp_gather(tp, R->key, rsel, 0) : R->key;
-    dkb_join_result j = dkb_tp_join(tp, bk, L->key, DKB_JOIN_INNER);
+    dkb_join_result j = {0};
+    bool memo_ok = !L->can && L->key->n >= MEMO_MIN_PROBE && bk->n <= L->key->n / MEMO_RATIO;
+    if (!memo_ok || !memo_pairs(x, bk, L->key, &j)) {
+        if (tr_bad(x)) return false;
+        j = dkb_tp_join(tp, bk, L->key, DKB_JOIN_INNER);
+        if (memo_ok && x->nmemo < TR_MAX_MEMO && !tr_bad(x))
+            x->memo[x->nmemo++] = (tr_join_memo){L->key, bk, j.probe_idx, j.build_idx, -1};
+    }
     *li = j.probe_idx;
     *ri = rsel ? dkb_tp_gather(tp, rsel, j.build_idx, 0) : j.build_idx;
     return !tr_bad(x);
@@ -127,6 +180,11 @@ static bool pairs_cross(tr_ctx *x, int64_t nl, int64_t nr, dkb_tensor **li, dkb_
         return tr_unsupported(x, NULL, "a join without an equality condition over %lld x %lld rows", (long long)nl,
                               (long long)nr),
                false;
+    if (nr == 1 || nl == 1) { /* a scalar subquery's one row against every row: no host arrays */
+        *li = nr == 1 ? dkb_tp_arange(x->tp, nl) : dkb_tp_full_i64(x->tp, DKB_TP_I64, nr, 0);
+        *ri = nr == 1 ? dkb_tp_full_i64(x->tp, DKB_TP_I64, nl, 0) : dkb_tp_arange(x->tp, nr);
+        return !tr_bad(x);
+    }
     int64_t n = nl * nr;
     int64_t *a = malloc((size_t)(n ? n : 1) * sizeof *a), *b = malloc((size_t)(n ? n : 1) * sizeof *b);
     if (!a || !b) {

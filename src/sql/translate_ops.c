@@ -25,6 +25,45 @@ static bool store_col(tr_ctx *x, const dkb_store_table *t, const char *name, tr_
     return !tr_bad(x);
 }
 
+/* A CONSTANT_COMPARISON's constant as an integer in col's units (a DATE's
+ * days, a DECIMAL's unscaled value at the column's scale); false when the
+ * column or constant is not such an integer. */
+static bool filter_const_units(tr_ctx *x, const tr_col *col, const cJSON *f, int64_t *v) {
+    dkb_tp_dtype dt = col->v->dtype;
+    if (dt != DKB_TP_I8 && dt != DKB_TP_I16 && dt != DKB_TP_I32 && dt != DKB_TP_I64) return false;
+    tr_const k;
+    if (!tr_parse_const(x, tr_get(f, "constant"), &k) || k.null) return false;
+    tr_tyid id = k.ty.id;
+    if (id != TY_INT && id != TY_BIGINT && id != TY_DATE && id != TY_DECIMAL) return false;
+    if ((id == TY_DECIMAL ? k.ty.scale : 0) != col->v->scale) return false;
+    if (k.i > INT64_MAX - 1 || k.i < INT64_MIN + 1) return false;
+    *v = (int64_t)k.i;
+    return true;
+}
+
+/* lo <= col <= hi for a table filter `col > a AND col < b` (>=, <= too) on
+ * an integer column: one dkb_tp_between instead of two comparisons and an
+ * AND; NULL when the children are not two such comparisons. */
+static dkb_tensor *range_filter(tr_ctx *x, const tr_col *col, const cJSON *ch) {
+    if (cJSON_GetArraySize(ch) != 2) return NULL;
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    int have_lo = 0, have_hi = 0;
+    for (int i = 0; i < 2; i++) {
+        const cJSON *f = cJSON_GetArrayItem(ch, i);
+        if (strcmp(tr_str(f, "filter_type"), "CONSTANT_COMPARISON")) return NULL;
+        const char *op = tr_str(f, "comparison_type");
+        int64_t v;
+        if (!filter_const_units(x, col, f, &v)) return NULL;
+        if (!strcmp(op, "COMPARE_GREATERTHAN")) lo = v + 1, have_lo++;
+        else if (!strcmp(op, "COMPARE_GREATERTHANOREQUALTO")) lo = v, have_lo++;
+        else if (!strcmp(op, "COMPARE_LESSTHAN")) hi = v - 1, have_hi++;
+        else if (!strcmp(op, "COMPARE_LESSTHANOREQUALTO")) hi = v, have_hi++;
+        else return NULL;
+    }
+    if (have_lo != 1 || have_hi != 1) return NULL;
+    return dkb_tp_between(x->tp, col->v, lo, hi);
+}
+
 static dkb_tensor *table_filter(tr_ctx *x, const tr_col *col, int64_t n, const cJSON *f) {
     const char *ft = tr_str(f, "filter_type");
     dkb_tp *tp = x->tp;
@@ -38,6 +77,8 @@ static dkb_tensor *table_filter(tr_ctx *x, const tr_col *col, int64_t n, const c
     }
     if (!strcmp(ft, "CONJUNCTION_AND") || !strcmp(ft, "CONJUNCTION_OR")) {
         bool is_and = ft[12] == 'A';
+        dkb_tensor *rng = is_and ? range_filter(x, col, tr_get(f, "child_filters")) : NULL;
+        if (rng || x->failed) return rng;
         dkb_tensor *m = NULL;
         const cJSON *ch = tr_get(f, "child_filters");
         for (int i = 0; i < cJSON_GetArraySize(ch); i++) {
@@ -75,6 +116,50 @@ static dkb_tensor *table_filter(tr_ctx *x, const tr_col *col, int64_t n, const c
     return tr_unsupported(x, NULL, "table filter %s", ft);
 }
 
+/* Members that do not change what a filter computes. */
+static bool position_only(const char *key) { return key && (!strcmp(key, "query_location") || !strcmp(key, "alias")); }
+
+static int members(const cJSON *o) {
+    int n = 0;
+    for (const cJSON *c = o->child; c; c = c->next) n += !position_only(c->string);
+    return n;
+}
+
+/* a and b the same JSON but for positions in the SQL and aliases. */
+static bool same_filter(const cJSON *a, const cJSON *b, int depth) {
+    if (depth > 64 || (a->type & 0xff) != (b->type & 0xff)) return false;
+    if (cJSON_IsNumber(a)) return a->valuedouble == b->valuedouble;
+    if (cJSON_IsString(a)) return !strcmp(a->valuestring, b->valuestring);
+    if (cJSON_IsArray(a)) {
+        const cJSON *c = a->child, *d = b->child;
+        for (; c && d; c = c->next, d = d->next)
+            if (!same_filter(c, d, depth + 1)) return false;
+        return !c && !d;
+    }
+    if (cJSON_IsObject(a)) {
+        if (members(a) != members(b)) return false;
+        for (const cJSON *c = a->child; c; c = c->next) {
+            if (position_only(c->string)) continue;
+            const cJSON *d = cJSON_GetObjectItemCaseSensitive(b, c->string);
+            if (!d || !same_filter(c, d, depth + 1)) return false;
+        }
+        return true;
+    }
+    return true; /* true, false, null */
+}
+
+/* table_filter of column `key` of table t, once per distinct filter: a
+ * second scan with the same filter (but for SQL positions) reuses the mask. */
+static dkb_tensor *filter_mask(tr_ctx *x, const dkb_store_table *t, int64_t key, const tr_col *col, int64_t n,
+                               const cJSON *f) {
+    for (int i = 0; i < x->nfmemo; i++)
+        if (x->fmemo[i].table == t && x->fmemo[i].key == key && same_filter(x->fmemo[i].filter, f, 0))
+            return x->fmemo[i].mask;
+    dkb_tensor *m = table_filter(x, col, n, f);
+    if (m && !x->failed && x->nfmemo < TR_MAX_MEMO) x->fmemo[x->nfmemo++] = (tr_filter_memo){t, key, f, m};
+    return m;
+}
+
 static tr_rel *op_get(tr_ctx *x, const cJSON *op) {
     const char *table = tr_str(tr_get(op, "function_data"), "table");
     const char *fn = tr_str(op, "name");
@@ -94,7 +179,7 @@ static tr_rel *op_get(tr_ctx *x, const cJSON *op) {
         if (!cJSON_IsString(nm)) return tr_fail(x, DKB_EINTERNAL, "plan: table filter on column %lld", (long long)key);
         tr_col c;
         if (!store_col(x, t, nm->valuestring, tr_parse_type(cJSON_GetArrayItem(types, (int)key)), &c)) return NULL;
-        dkb_tensor *m = table_filter(x, &c, n, tr_get(f, "value"));
+        dkb_tensor *m = filter_mask(x, t, key, &c, n, tr_get(f, "value"));
         if (x->failed) return NULL;
         if (m) mask = mask ? dkb_tp_and(x->tp, mask, m) : m;
     }
