@@ -90,7 +90,7 @@ static void test_report(void) {
     r.streamed_candidate = NAN;
     r.budget_error[0] = 0;
     line = dkb__report_json(&r);
-    CHECK(line && strstr(line, "\"candidate_bytes\":null") && !strstr(line, "budget_error"), "%s", line);
+    CHECK(line && strstr(line, "\"candidate_bytes\":null") && !strstr(line, "budget_error"), "%s", line ? line : "(null)");
     CHECK(line && dkb__report_parse(line, &back, &err) == 0 && isnan(back.streamed_candidate), "%s", err.msg);
     dkb__report_free(&back);
     free(line);
@@ -100,7 +100,7 @@ static void test_report(void) {
     dkb__report_init(&r);
     r.verdict = DKB_VERDICT_OK;
     line = dkb__report_json(&r);
-    CHECK(line && !strstr(line, "streamed"), "%s", line);
+    CHECK(line && !strstr(line, "streamed"), "%s", line ? line : "(null)");
     free(line);
     CHECK(dkb__report_parse("{\"verdict\": \"ok\"}", &back, &err) == 0 && !back.budgeted &&
               isnan(back.streamed_baseline),
