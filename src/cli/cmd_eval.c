@@ -251,7 +251,7 @@ int cmd_eval(int argc, char **argv) {
         return cli_fail("eval", rc, &err);
     }
     if (c.verbose) cli_verify_note(stderr, "eval", c.o.store, c.o.no_verify, &res.verify);
-    if (c.o.sql && c.seeds_given && c.o.nseeds > 0 && !c.quiet)
+    if (c.o.sql && c.seeds_given && c.o.nseeds > 0 && res.nseeds == 1 && !c.quiet)
         fprintf(stderr, "dkb eval: note: a SQL task has no parameters: checked on seed 0 only (--seeds %d not used)\n",
                 c.o.nseeds);
     int exit_code = DKB_EXIT_OK;

@@ -479,24 +479,25 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     if (!rc && opts->sql && dkb__path_kind(opts->dir) != DKB__PATH_DIR && dkb__path_kind(opts->dir) != DKB__PATH_EMPTY_DIR)
         rc = dkb_fail(err, DKB_ENOENT, "%s: not a directory", opts->dir);
     if (!rc) rc = probe_store(opts->store, opts->no_verify, res, err);
+    if (!rc) {
+        res->nseeds = opts->nseeds + 1;
+        rc = dkb__eval_draw_seeds(res->seeds, opts->nseeds, err);
+    }
     dkb__sql_task *task = NULL;
     char *task_cols = NULL;
     if (!rc && opts->sql) {
-        /* plan once, here: the workers get the plan, not libduckdb */
+        /* plan here, once per distinct parameter set of the seeds: the
+         * workers get the plans, not libduckdb */
         dkb_store *db = NULL;
         rc = dkb_store_open(opts->store, 0, &db, err);
-        if (!rc) rc = dkb__sql_task_plan(opts->sql, db, &task, err);
+        if (!rc) rc = dkb__sql_task_plan_seeds(opts->sql, db, res->seeds + 1, res->nseeds - 1, &task, err);
         dkb_store_close(db);
         if (!rc && !(task_cols = dkb__sql_task_columns_json(task))) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+        /* a SQL task without parameters has one parameter set: seed 0's */
+        if (!rc && !dkb__sql_task_nparams(task)) res->nseeds = 1;
     }
     if (!rc) rc = prepare_out(opts->out, err);
     if (!rc) rc = opts->sql ? make_sql_row(opts, sql_name, res, err) : make_rows(opts, found, listed, res, err);
-    if (!rc) {
-        /* a SQL task has no parameters: its one parameter set is seed 0's */
-        int nseeds = opts->sql ? 0 : opts->nseeds;
-        res->nseeds = nseeds + 1;
-        rc = dkb__eval_draw_seeds(res->seeds, nseeds, err);
-    }
     if (rc) {
         dkb__sql_task_free(task);
         free(task_cols);

@@ -12,8 +12,12 @@
  *
  * The query object (dkb__sql_task_query): number 0, name the file's stem
  * ([a-z0-9_]+, at most DKB_SQL_TASK_NAME_MAX - 1 bytes), title "SQL file
- * NAME.sql", sql the file's text, no parameters (every seed gives the one,
- * empty, parameter set). Its steps:
+ * NAME.sql", sql the file's text, the parameters the file declares
+ * (task_params.h: "-- dkb:param" lines; none: every seed gives the one,
+ * empty, parameter set). A task with parameters is planned once per
+ * distinct parameter set of the seeds it is planned for (its "plan" is
+ * then a bundle of the substituted SQL texts, their plans and column
+ * names), and finish runs the plan of its parameter set. Its steps:
  *   prepare  puts into `in` the store columns the plan's scans read (at
  *            most DKB_SET_MAX; named by column, so the harness's floor
  *            counts them) and remembers db;
@@ -27,6 +31,7 @@
 #ifndef DKB_SQL_TASK_H
 #define DKB_SQL_TASK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "dkb/error.h"
@@ -34,6 +39,7 @@
 #include "dkb/store.h"
 
 #define DKB_SQL_TASK_NAME_MAX 48
+#define DKB_SQL_TASK_MAX_PLANS 64   /* distinct parameter sets a task plans */
 
 typedef struct dkb__sql_task dkb__sql_task;
 
@@ -50,6 +56,14 @@ int dkb__sql_task_name(const char *path, char *name, size_t n, dkb_error *err);
  * "libduckdb not found: ...") and dkb__sql_plan (DKB_EPARSE with DuckDB's
  * line); DKB_ENOMEM. */
 int dkb__sql_task_plan(const char *path, const dkb_store *db, dkb__sql_task **out, dkb_error *err);
+/* The same for a file that may declare parameters: planned for seed 0 and
+ * seeds[0..nseeds) (dkb__sql_task_plan: seed 0 only). A bad declaration is
+ * DKB_EINVAL "PATH:LINE: dkb:param: ..."; more than DKB_SQL_TASK_MAX_PLANS
+ * distinct parameter sets DKB_EINVAL. */
+int dkb__sql_task_plan_seeds(const char *path, const dkb_store *db, const uint64_t *seeds, int nseeds,
+                             dkb__sql_task **out, dkb_error *err);
+/* The number of parameters the file declares. */
+int dkb__sql_task_nparams(const dkb__sql_task *t);
 
 /* A task from its parts (a worker's job): name, the SQL, the plan JSON and
  * the column names as a JSON array of strings. Copies all. DKB_EPARSE

@@ -6,7 +6,10 @@
 # task name, --queries with --sql); `dkb prompt --sql` (the SQL, the
 # translated TensorPlan program, the result file name, no core mode);
 # `dkb optimize --sql` end to end against the fake model server (a wrong
-# answer, then the honest file: kept as valid).
+# answer, then the honest file: kept as valid); a task with declared
+# parameters (ship_window.sql): an honest candidate ok on seed 0 and the
+# drawn sets, one with seed 0's values written in caught on a drawn set,
+# the bad declarations (one line with the file and line).
 # libduckdb (the parent plans the SQL) comes from tools/install-deps.sh:
 # when it cannot be found this test FAILS, unless DKB_ALLOW_NO_DUCKDB=1,
 # where it exits 77.
@@ -70,6 +73,44 @@ grep -q "^returnflag_qty,full,missing,0,0," "$WORK/empty.csv" || fail "missing r
 pass "no candidate file: a missing row, the translated baseline timed"
 "$DKB" eval "$WORK/empty" --data "$S" --sql "$SQL" --out "$WORK/r_empty" "${QUICK[@]}" --seeds 3 2>&1 >/dev/null \
     | grep -q "note: a SQL task has no parameters: checked on seed 0 only (--seeds 3 not used)" || fail "no --seeds note"
+
+# ---- declared parameters (ship_window.sql: a date, an int and a choice) ----
+PSQL="$T/ship_window.sql"
+"$DKB" eval "$T/honest" --data "$S" --sql "$PSQL" --out "$WORK/r_params" "${QUICK[@]}" --seeds 3 --format json -q \
+    >"$WORK/params.json" 2>"$WORK/params.err" || fail "eval ship_window honest exit $?: $(cat "$WORK/params.err")"
+grep -q "no parameters" "$WORK/params.err" && fail "a task with parameters got the seed-0 note"
+python3 - "$WORK/params.json" <<'PY' || fail "params results: $(cat "$WORK/params.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+seeds = d["config"]["seeds"]
+assert len(seeds) == 4 and seeds[0] == 0, seeds
+(c,) = d["candidates"]
+assert c["query"] == "ship_window" and c["class"] == "ok" and c["valid"], c
+assert [x["seed"] for x in c["checks"]] == seeds and all(x["ok"] for x in c["checks"]), c["checks"]
+PY
+pass "SQL task with declared parameters: an honest candidate ok on seed 0 and 3 random parameter sets"
+# a candidate with seed 0's values written in: right on seed 0, wrong on a drawn set
+"$DKB" eval "$T/seed0_only" --data "$S" --sql "$PSQL" --out "$WORK/r_seed0" "${QUICK[@]}" --seeds 6 -q \
+    >"$WORK/seed0.txt" || fail "eval seed0_only exit $?"
+grep -Eq "^ship_window +full +wrong_answer .*seed [1-9][0-9]*: " "$WORK/seed0.txt" \
+    || fail "a candidate ignoring the parameters was not caught on a drawn seed: $(cat "$WORK/seed0.txt")"
+pass "a candidate that ignores the declared parameters: wrong_answer on a drawn parameter set"
+# the translated baseline of seed 0 is the SQL at the defaults
+sed -e "s/:ship_from/1994-01-01/g" -e "s/:max_qty/25/g" -e "s/:flag/R/g" "$PSQL" >"$WORK/ship_default.sql"
+"$DKB" sql --data "$S" -f "$WORK/ship_default.sql" --check >/dev/null 2>"$WORK/check.err" \
+    || fail "ship_window at its defaults: $(cat "$WORK/check.err")"
+p=$("$DKB" prompt --sql "$PSQL" --data "$S") || fail "dkb prompt --sql ship_window exit $?"
+for want in "-- dkb:param ship_from date" "dkb_cand_params" "scan lineitem \["; do
+    grep -q -- "$want" <<<"$p" || fail "prompt --sql ship_window lacks '$want'"
+done
+# a bad declaration: one line naming the file and line
+printf -- '-- a bad one\n-- dkb:param n int 9..1\nSELECT count(*) AS c FROM lineitem WHERE l_quantity < :n\n' >"$WORK/bad_param.sql"
+expect_fail 1 "bad_param.sql:2: dkb:param: range 9..1: LO is above HI" -- \
+    "$DKB" eval "$T/honest" --data "$S" --sql "$WORK/bad_param.sql" --out "$WORK/r_bad"
+printf -- '-- dkb:param n int 1..5\nSELECT count(*) AS c FROM lineitem\n' >"$WORK/unused_param.sql"
+expect_fail 1 "unused_param.sql:1: dkb:param: parameter n is declared but the SQL never uses it" -- \
+    "$DKB" prompt --sql "$WORK/unused_param.sql" --data "$S"
+pass "declared parameters: bad declarations refused with the file and line"
 
 # ---- refusals: one line each ----
 expect_fail 2 "a SQL task \(--sql\) is full mode only" -- "$DKB" eval "$T/honest" --data "$S" --sql "$SQL" --mode core

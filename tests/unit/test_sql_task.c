@@ -5,14 +5,20 @@
  * back byte for byte; absent for a built-in query; a SQL job without its
  * column names refused), and a task rebuilt from its parts as a worker
  * does (the query object: number 0, the name, no parameters for any seed;
- * bad plans and column lists refused). The planning and the end-to-end
- * runs are in tests/cli/sql_task.sh. */
+ * bad plans and column lists refused), the "-- dkb:param" declarations
+ * (task_params.h: grids, seed 0's defaults, draws on the grid and the same
+ * for the same seed, a value off the grid refused, each bad declaration one
+ * line with the file and line) and a task with parameters rebuilt from its
+ * plan bundle (finds the plan of its parameter set). The planning and the
+ * end-to-end runs are in tests/cli/sql_task.sh. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "dkb/query.h"
 #include "harness/protocol.h"
+#include "common/date.h"
 #include "sql/task.h"
+#include "sql/task_params.h"
 #include "test_check.h"
 
 
@@ -101,6 +107,101 @@ static void test_parts(void) {
     CHECK(!t);
 }
 
+static const char PSQL[] =
+    "-- a task with parameters\n"
+    "-- dkb:param d date 1993-01-01..1997-10-01 step month default 1994-01-01\n"
+    "  --dkb:param n int 10..50 step 5\n"
+    "-- dkb:param disc decimal 0.02..0.09 step 0.01 default 0.06\n"
+    "-- dkb:param f choice 'A', 'N''s', R default R\n"
+    "SELECT count(*) AS c FROM lineitem WHERE l_shipdate >= DATE ':d' AND l_quantity < :n\n"
+    "  AND l_discount = :disc AND l_returnflag = ':f' AND 1::INT = 1";
+
+static void test_params(void) {
+    dkb__sql_params ps;
+    dkb_error err = {0};
+    CHECK(dkb__sql_params_parse("t.sql", PSQL, &ps, &err) == 0, "%s", err.msg);
+    CHECK(ps.n == 4);
+    CHECK(ps.d[0].kind == DKB_PARAM_DATE && ps.d[0].count == 58, "months 1993-01..1997-10: %lld", (long long)ps.d[0].count);
+    CHECK(ps.d[1].kind == DKB_PARAM_INT && ps.d[1].count == 9 && ps.d[1].lo == 10 && ps.d[1].step == 5);
+    CHECK(ps.d[2].kind == DKB_PARAM_DECIMAL && ps.d[2].scale == 2 && ps.d[2].lo == 2 && ps.d[2].count == 8);
+    CHECK(ps.d[3].kind == DKB_PARAM_STRING && ps.d[3].nchoice == 3 && !strcmp(ps.d[3].choice[1], "N's"));
+    dkb_params p, q;
+    dkb__sql_params_draw(&ps, 0, &p);
+    CHECK(p.n == 4 && p.v[0].i == dkb__days_from_civil(1994, 1, 1) && p.v[1].i == 10 && p.v[2].i == 6 &&
+          !strcmp(p.v[3].s, "R"), "seed 0: the defaults");
+    bool varied = false;
+    for (uint64_t seed = 1; seed < 200; seed++) {
+        dkb__sql_params_draw(&ps, seed, &p);
+        dkb__sql_params_draw(&ps, seed, &q);
+        CHECK(!memcmp(&p, &q, sizeof p), "seed %llu drew twice differently", (unsigned long long)seed);
+        int y, m, d;
+        dkb__civil_from_days((int32_t)p.v[0].i, &y, &m, &d);
+        CHECK(d == 1 && y * 12 + m >= 1993 * 12 + 1 && y * 12 + m <= 1997 * 12 + 10, "date %d-%d-%d off the grid", y, m, d);
+        CHECK(p.v[1].i >= 10 && p.v[1].i <= 50 && p.v[1].i % 5 == 0);
+        CHECK(p.v[2].i >= 2 && p.v[2].i <= 9 && p.v[2].scale == 2);
+        CHECK(dkb__sql_params_check(&ps, "t", &p, &err) == 0, "%s", err.msg);
+        varied |= p.v[0].i != dkb__days_from_civil(1994, 1, 1);
+    }
+    CHECK(varied, "no seed moved the date");
+    p.v[1].i = 12;
+    CHECK_ERR(dkb__sql_params_check(&ps, "t", &p, &err), DKB_EINVAL, err, "parameter n: 12 is not declared");
+    static const struct {
+        const char *decl, *msg;
+    } BAD[] = {
+        {"-- dkb:param x int 5..1", "t.sql:2: dkb:param: range 5..1: LO is above HI"},
+        {"-- dkb:param x integer 1..5", "type 'integer'"},
+        {"-- dkb:param X int 1..5", "name 'X'"},
+        {"-- dkb:param x int 1..5 step 0", "must be positive"},
+        {"-- dkb:param x int 1..5 step 2 default 4", "default 4 is not on the declared range"},
+        {"-- dkb:parm x int 1..5", "the only dkb: directive"},
+        {"-- dkb:param y int 1..5", "parameter y is declared but the SQL never uses it"},
+        {"-- dkb:param x date 1994-01-31..1995-01-01 step month", "day 1..28"},
+        {"-- dkb:param x date 1994-02-30..1995-01-01", "not a date"},
+        {"-- dkb:param x choice a, a", "listed twice"},
+        {"-- dkb:param x choice 'a", "not closed"},
+        {"-- dkb:param x decimal 0.1..0.5 default 0.123", "default 0.123 has more digits"},
+        {"-- dkb:param x int 1..5 foo", "unexpected 'foo'"},
+        {"-- dkb:param x int", "expected LO..HI"},
+        {"-- dkb:param x int 1..5\n-- dkb:param x int 1..5", "t.sql:3: dkb:param: parameter x is declared twice"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        char sql[512];
+        snprintf(sql, sizeof sql, "-- head\n%s\nSELECT :x", BAD[i].decl);
+        err = (dkb_error){0};
+        CHECK_ERR(dkb__sql_params_parse("t.sql", sql, &ps, &err), DKB_EINVAL, err, BAD[i].msg);
+    }
+}
+
+/* A task with parameters from its parts: the plan of each parameter set. */
+static void test_bundle(void) {
+    static const char SQL[] = "-- dkb:param k int 1..3\nSELECT l_quantity FROM lineitem WHERE l_orderkey = :k";
+    static const char GET[] =
+        "{\"error\": false, \"plans\": [{\"type\": \"LOGICAL_GET\", \"name\": \"seq_scan\", "
+        "\"function_data\": {\"table\": \"lineitem\"}, \"names\": [\"l_orderkey\", \"l_quantity\"], "
+        "\"column_indexes\": [{\"index\": 1}], \"children\": []}]}";
+    char bundle[4096];
+    snprintf(bundle, sizeof bundle,
+             "{\"dkb_sql_plans\": [{\"sql\": \"-- dkb:param k int 1..3\\nSELECT l_quantity FROM lineitem WHERE "
+             "l_orderkey = 1\", \"plan\": %s, \"columns\": [\"l_quantity\"]}]}",
+             GET);
+    dkb__sql_task *t = NULL;
+    dkb_error err = {0};
+    CHECK(dkb__sql_task_from_parts("by_key", SQL, bundle, "[\"l_quantity\"]", &t, &err) == 0, "%s", err.msg);
+    if (t) {
+        const dkb_query *q = dkb__sql_task_query(t);
+        CHECK(q->nparams == 1 && !strcmp(q->params[0].name, "k") && dkb__sql_task_nparams(t) == 1);
+        dkb_params p;
+        CHECK(dkb_query_params(q, 0, 1.0, NULL, 0, &p, &err) == 0 && p.n == 1 && p.v[0].i == 1, "%s", err.msg);
+        const char *over[] = {"k=4"};
+        CHECK_ERR(dkb_query_params(q, 0, 1.0, over, 1, &p, &err), DKB_EINVAL, err, "parameter k: 4 is not declared");
+    }
+    dkb__sql_task_free(t);
+    t = NULL;
+    CHECK_ERR(dkb__sql_task_from_parts("by_key", SQL, GET, "[\"l_quantity\"]", &t, &err), DKB_EPARSE, err,
+              "do not parse");
+    CHECK(!t);
+}
+
 int main(void) {
     const char *tmp = getenv("TMPDIR");
     char base[1024];
@@ -112,6 +213,8 @@ int main(void) {
     test_names();
     test_job(base);
     test_parts();
+    test_params();
+    test_bundle();
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", base);
