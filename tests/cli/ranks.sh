@@ -16,17 +16,20 @@ source "$(dirname "$0")/lib/common.bash"
 command -v mpirun >/dev/null || { echo "skip: mpirun not found (Debian: openmpi-bin libopenmpi-dev)"; exit 77; }
 # root (containers, CI): Open MPI refuses to start without these
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# a sanitized dkb: leaks inside Open MPI's own libraries are not ours
-printf '%s\n' leak:libmpi.so leak:libopen-pal.so leak:libopen-rte.so leak:libpmix.so leak:libhwloc.so \
-    leak:libevent leak:mca_ >"$WORK/lsan.supp"
-export LSAN_OPTIONS="suppressions=$WORK/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # one node: shared memory only (MPI_Init then skips probing UCX and the network, 0.2 s a launch)
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
 # more ranks than cores: a rank waiting in a collective yields the core to the ones computing
 export OMPI_MCA_mpi_yield_when_idle=1
 # -q: no banner of mpirun's own when a rank exits non-zero (dkb's line is the message)
-MPI=(mpirun -q --oversubscribe)  # local ranks inherit the environment (LSAN_OPTIONS too)
+# A sanitized dkb under mpirun: no leak check at exit, since Open MPI leaves
+# allocations of its plugins, which it has unloaded by then (unattributable,
+# so not suppressible); ASan and UBSan still check everything else, and
+# tests/unit/test_dist_ranks.c runs the same gathers with leak checks.
+MPI=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" mpirun -q --oversubscribe)
 RUN=(run all --threads 1 --format json)
+
+# errors FILE: the first two lines of a run's stderr that are not its split notes (never fails)
+errors() { { grep -v ' ranks: ' "$1" || true; } | head -2 | tr '\n' ' '; }
 
 ANS=$(cd "$(dirname "$0")/../answers" 2>/dev/null && pwd) || fail "tests/answers is missing"
 SEEDS="0 1 2 3 4 5"
@@ -62,7 +65,7 @@ for sf in 0.01 0.1; do
                 rc=0
                 "${MPI[@]}" -np "$np" "$DKB" "${RUN[@]}" --data "$WORK/sf$sf" --seed "$s" --expect-dir "$ANS/sf$sf" \
                     ${budget:+--mem-budget "$budget"} >"$WORK/out.json" 2>"$WORK/err" || rc=$?
-                [ "$rc" = 0 ] || { failures+=("$what, seed $s: exit $rc: $(grep -v ' ranks: ' "$WORK/err" | head -2)"); continue; }
+                [ "$rc" = 0 ] || { failures+=("$what, seed $s: exit $rc: $(errors "$WORK/err")"); continue; }
                 cmp -s "$WORK/out.json" "$WORK/plain-$sf-$s.json" ||
                     { failures+=("$what, seed $s: output differs from the one-process run"); continue; }
                 n=$(grep -c "^dkb run: q[0-9]* on $np ranks: 8 partitions split over the ranks, rank 0 runs 0-[0-9]" "$WORK/err" || true)
@@ -70,7 +73,7 @@ for sf in 0.01 0.1; do
                 if [ -n "$budget" ]; then
                     # rank 0's lineitem share does not fit: at least two runs of partitions
                     grep -q "^dkb run: q01 on $np ranks: .* in [2-9] runs per pass.*--mem-budget" "$WORK/err" ||
-                        { failures+=("$what, seed $s: q01 ran in one run per rank: $(grep q01 "$WORK/err")"); continue; }
+                        { failures+=("$what, seed $s: q01 ran in one run per rank: $(grep q01 "$WORK/err" || true)"); continue; }
                 fi
                 checked=$((checked + 22))
             done
