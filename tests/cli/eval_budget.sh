@@ -20,7 +20,8 @@
 #     needs, exit 1, nothing evaluated), a store of one partition, core
 #     mode, the CUDA backend, Python, a bad size (exit 2);
 #   - dkb bench --mem-budget prints and records the bytes streamed per
-#     query; dkb prompt --mem-budget describes the partitioned ABI.
+#     query; dkb prompt --mem-budget describes the partitioned ABI, and
+#     dkb optimize --mem-budget sends it and judges the reply under the budget.
 # The whole corpus runs under a budget by hand with
 # MEM_BUDGET=1G tests/cli/eval_corpus.sh (full-mode rows).
 source "$(dirname "$0")/lib/common.bash"
@@ -140,6 +141,19 @@ grep -q "fit it: .env->budget. is set with .nstreamed == 0." "$WORK/prompt-fits.
 "$DKB" prompt q06 --data "$S" --mode full --context none >"$WORK/prompt-none.txt"
 ! grep -q "^## Memory budget" "$WORK/prompt-none.txt" || fail "prompt: a budget section without --mem-budget"
 pass "dkb prompt --mem-budget describes the budget, the loader and the marker"
+
+# ---- dkb optimize --mem-budget: the prompt the model gets, the evaluation under the budget ----
+{ printf '```c\n'; cat "$H/q06.full.c"; printf '```\n'; } >"$WORK/reply.md"
+"$DKB" optimize --model fake --model-cmd "cat >'$WORK/conversation.txt'; cat '$WORK/reply.md'" --data "$S" \
+    --queries q06 --rounds 1 --seeds 1 --min-seconds 0.1 --mem-budget 512K --out "$WORK/opt" -q \
+    >"$WORK/opt.stdout" 2>"$WORK/opt.stderr" || fail "dkb optimize: $(tail -3 "$WORK/opt.stderr")"
+grep -q "^## Memory budget" "$WORK/conversation.txt" || fail "optimize: the model's prompt has no budget section"
+python3 - "$WORK/opt/trajectory.jsonl" <<'PY' || fail "optimize: the attempt is not ok under the budget"
+import json, sys
+att = [e for e in map(json.loads, open(sys.argv[1])) if e.get("type") == "attempt"]
+assert len(att) == 1 and att[0]["class"] == "ok", [(a.get("class"), a.get("detail")) for a in att]
+PY
+pass "dkb optimize --mem-budget: the budget in the prompt, the streaming reply judged ok under the budget"
 
 [ "$failures" = 0 ] || fail "$failures case(s) misclassified (KEEP_WORK=1 keeps $WORK)"
 pass "candidates under a memory budget classified as expected"
