@@ -15,7 +15,7 @@
 #     the candidate without the marker then runs (ok);
 #   - CPU experts that stream (q01, q03, q06, q09, q14, q19: lineitem, and
 #     lineitem with orders) pass under the budget with their loads recorded;
-#     one that does not stream (q16) is bad_entry, named, under a budget
+#     one that does not stream (q02) is bad_entry, named, under a budget
 #     that makes its query stream;
 #   - bad input: a budget too small (one line naming the query and what it
 #     needs, exit 1, nothing evaluated), a store of one partition, core
@@ -81,7 +81,7 @@ eval_case fits-no_marker "$CAND/budget/no_marker" ok --mem-budget 1G
 # ---- the CPU experts that stream, and one that does not ----
 X="$WORK/experts"
 mkdir -p "$X"
-cp "$ROOT"/src/kernels/cpu/q0{1,3,6,9}.full.c "$ROOT"/src/kernels/cpu/q1{4,6,9}.full.c "$X/"
+cp "$ROOT"/src/kernels/cpu/q0{1,3,6,9}.full.c "$ROOT"/src/kernels/cpu/q1{4,9}.full.c "$ROOT"/src/kernels/cpu/q02.full.c "$X/"
 "$DKB" eval "$X" --data "$S" --out "$WORK/results/experts" --queries q01,q03,q06,q09,q14,q19 --seeds 3 \
     --min-seconds 0.1 --mem-budget 768K -q \
     >"$WORK/experts.stdout" 2>"$WORK/experts.stderr" || fail "dkb eval experts: $(tail -3 "$WORK/experts.stderr")"
@@ -99,15 +99,15 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 pass "experts q01 q03 q06 q09 q14 q19 ok under --mem-budget 768K (loads recorded)"
-# q16 streams partsupp and part under 64K (its columns take more), and its expert does not stream
-"$DKB" eval "$X" --data "$S" --out "$WORK/results/q16" --queries q16 --seeds 1 --min-seconds 0.1 --mem-budget 64K -q \
-    >"$WORK/q16.stdout" 2>"$WORK/q16.stderr" || fail "dkb eval q16: $(tail -3 "$WORK/q16.stderr")"
-python3 - "$WORK/results/q16/results.json" <<'PY' || fail "q16 under --mem-budget 64K: not bad_entry, named"
+# q02 streams partsupp and part under 64K (its columns take more), and its expert does not stream
+"$DKB" eval "$X" --data "$S" --out "$WORK/results/q02" --queries q02 --seeds 1 --min-seconds 0.1 --mem-budget 64K -q \
+    >"$WORK/q02.stdout" 2>"$WORK/q02.stderr" || fail "dkb eval q02: $(tail -3 "$WORK/q02.stderr")"
+python3 - "$WORK/results/q02/results.json" <<'PY' || fail "q02 under --mem-budget 64K: not bad_entry, named"
 import json, sys
 r = json.load(open(sys.argv[1]))["candidates"][0]
 assert r["class"] == "bad_entry" and "does not stream" in r["detail"] and r["streamed"]["partitioned"], r
 PY
-pass "expert q16 (does not stream) under --mem-budget 64K: bad_entry, named"
+pass "expert q02 (does not stream) under --mem-budget 64K: bad_entry, named"
 
 # ---- bad input ----
 H="$CAND/budget/honest"
@@ -126,7 +126,7 @@ expect_fail 2 "--mem-budget: --mode full" -- "$DKB" prompt q06 --data "$S" --mem
 expect_fail 2 "--mem-budget: full mode only" -- "$DKB" optimize --model m --model-cmd cat --data "$S" --mem-budget 1M --mode core
 
 # ---- dkb bench --mem-budget: the bytes streamed per query ----
-"$DKB" bench --backend cpu --data "$S" --experts "$X" --queries q06,q16 --seeds 1 --quick --mem-budget 512K \
+"$DKB" bench --backend cpu --data "$S" --experts "$X" --queries q02,q06 --seeds 1 --quick --mem-budget 512K \
     --out "$WORK/bench" -q >"$WORK/bench.stdout" 2>"$WORK/bench.stderr" || fail "dkb bench: $(tail -3 "$WORK/bench.stderr")"
 grep -q "streamed under --mem-budget 524288 bytes" "$WORK/bench.stdout" || fail "bench: no streamed table"
 grep -Eq "^q06 +[0-9]+ runs +[0-9]+ +[0-9]+$" "$WORK/bench.stdout" || fail "bench: no q06 streamed row: $(cat "$WORK/bench.stdout")"
@@ -134,8 +134,8 @@ python3 - "$WORK/bench/results.json" <<'PY' || fail "bench results.json: streame
 import json, sys
 qs = {r["query"]: r for r in json.load(open(sys.argv[1]))["bench"]["queries"]}
 assert qs["q06"]["partitioned"] and qs["q06"]["expert_streamed_bytes"] == qs["q06"]["baseline_streamed_bytes"] > 0, qs["q06"]
-# q16's columns fit 512K: nothing streams, the expert runs whole
-assert not qs["q16"]["partitioned"] and qs["q16"]["baseline_streamed_bytes"] == 0 == qs["q16"]["expert_streamed_bytes"], qs["q16"]
+# q02's columns fit 512K: nothing streams, the expert runs whole
+assert not qs["q02"]["partitioned"] and qs["q02"]["baseline_streamed_bytes"] == 0 == qs["q02"]["expert_streamed_bytes"], qs["q02"]
 PY
 pass "dkb bench --mem-budget: bytes streamed per query (table and results.json)"
 
