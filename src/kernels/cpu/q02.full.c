@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_like, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_put_str, dkb_put_text */
 
@@ -37,7 +38,8 @@ typedef struct {
     int64_t acctbal;
     int ncode;
     int64_t partkey;
-    int64_t srow, prow;
+    int64_t srow;
+    int mfgr;             /* its part's p_mfgr code */
     const char *sname;
     int64_t sname_len;
     int64_t cost;
@@ -53,6 +55,91 @@ static int order(const void *a, const void *b) {
     if (c) return c;
     if (x->sname_len != y->sname_len) return x->sname_len < y->sname_len ? -1 : 1;
     return (x->partkey > y->partkey) - (x->partkey < y->partkey);
+}
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
+
+/* The scan's filters and the best candidates so far (dkb_stream_rows' context). */
+typedef struct q2_scan {
+    int64_t size;
+    const uint8_t *type_ok;   /* p_type codes that match the LIKE */
+    const int32_t *srow;      /* supplier row by suppkey, -1: not of the region */
+    int64_t maxs;
+    const int *ncode_of;      /* nation name code by nation key */
+    const int32_t *snat;
+    const int64_t *sbal, *soff;
+    const char *sbytes;
+    int nt;
+    cand *cs;                 /* each selected part's cheapest suppliers, grown */
+    int64_t n, cap;
+} q2_scan;
+
+/* Append to sc the cheapest region suppliers of the selected parts of cols
+ * (p_partkey, p_mfgr, p_size, p_type, ps_partkey, ps_suppkey,
+ * ps_supplycost: whole, or one load of partitions, whose partsupp rows are
+ * those of its parts, co-partitioned by partkey, so each part's minimum is
+ * whole in the load). */
+static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    q2_scan *sc = ctx;
+    (void)row_start;
+    const int32_t *pk = cols[0].data, *ps = cols[2].data, *pp = cols[4].data, *psu = cols[5].data;
+    const uint8_t *pm = cols[1].data, *pt = cols[3].data;
+    const int64_t *pc = cols[6].data;
+    const int64_t np = cols[0].n, nps = cols[4].n, maxp = dkb_max_i32(pk, np), maxs = sc->maxs;
+    const int32_t *srow = sc->srow;
+    const int nt = sc->nt;
+    const int64_t nchunks = nps < 1024 ? 1 : (int64_t)nt * 8;
+    int32_t *pidx = malloc(((size_t)maxp + 1) * sizeof(int32_t));
+    uint8_t *mfgr = malloc((size_t)np + 1);
+    int64_t *hitrow = malloc(((size_t)nps + 1) * sizeof(int64_t));
+    int64_t *nhit = calloc((size_t)nchunks, sizeof(int64_t));
+    int64_t *mincost = malloc(((size_t)np + 1) * sizeof(int64_t));
+    int rc = !pidx || !mfgr || !hitrow || !nhit || !mincost ? DKB_CAND_ENOMEM : DKB_CAND_OK;
+    int64_t nsel = 0;
+    if (!rc) {
+        for (int64_t k = 0; k <= maxp; k++) pidx[k] = -1;
+        for (int64_t i = 0; i < np; i++)
+            if (ps[i] == sc->size && sc->type_ok[pt[i]] && pk[i] >= 0) {
+                pidx[pk[i]] = (int32_t)nsel;
+                mfgr[nsel] = pm[i];
+                mincost[nsel++] = INT64_MAX;
+            }
+        /* partsupp rows of a selected part from a region supplier */
+#pragma omp parallel for num_threads(nt) schedule(static) if(nps >= PAR_MIN)
+        for (int64_t c = 0; c < nchunks; c++) {
+            const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
+            int64_t *out = hitrow + i0, n = 0;
+            for (int64_t i = i0; i < i1; i++) {
+                const int64_t p = pp[i], s = psu[i];
+                if (p < 0 || p > maxp || pidx[p] < 0 || s < 0 || s > maxs || srow[s] < 0) continue;
+                out[n++] = i;
+            }
+            nhit[c] = n;
+        }
+        for (int64_t c = 0; c < nchunks; c++)
+            for (int64_t h = 0; h < nhit[c]; h++) {
+                const int64_t i = hitrow[c * nps / nchunks + h], k = pidx[pp[i]];
+                if (pc[i] < mincost[k]) mincost[k] = pc[i];
+            }
+    }
+    for (int64_t c = 0; !rc && c < nchunks; c++)
+        for (int64_t h = 0; !rc && h < nhit[c]; h++) {
+            const int64_t i = hitrow[c * nps / nchunks + h], k = pidx[pp[i]], sr = srow[psu[i]];
+            if (pc[i] != mincost[k]) continue;
+            if (sc->n == sc->cap) {
+                const int64_t cap = sc->cap ? 2 * sc->cap : 256;
+                cand *v = realloc(sc->cs, (size_t)cap * sizeof(cand));
+                if (!v) {
+                    rc = DKB_CAND_ENOMEM;
+                    break;
+                }
+                sc->cs = v, sc->cap = cap;
+            }
+            sc->cs[sc->n++] = (cand){sc->sbal[sr], sc->ncode_of[sc->snat[sr]], pp[i], sr, mfgr[k],
+                                     sc->sbytes + sc->soff[sr], sc->soff[sr + 1] - sc->soff[sr], pc[i], k};
+        }
+    free(pidx), free(mfgr), free(hitrow), free(nhit), free(mincost);
+    return rc;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -101,87 +188,43 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             type_ok[c] = (uint8_t)dkb_like(ptype->dict->str[c], (int64_t)ptype->dict->len[c], pattern);
         free(pattern);
     }
-    const int64_t maxp = dkb_max_i32(pkey->data, pkey->n), maxs = dkb_max_i32(skey->data, skey->n);
-    int32_t *pidx = malloc(((size_t)maxp + 1) * sizeof(int32_t));
+    const int64_t maxs = dkb_max_i32(skey->data, skey->n);
     int32_t *srow = malloc(((size_t)maxs + 1) * sizeof(int32_t));
-    int64_t *prow = malloc(((size_t)pkey->n + 1) * sizeof(int64_t));
-    const int nt = env->threads > 0 ? env->threads : 1;
-    const int64_t nps = pspart->n, nchunks = nps < 1024 ? 1 : (int64_t)nt * 8;
-    int64_t *hitrow = malloc(((size_t)nps + 1) * sizeof(int64_t));
-    int64_t *nhit = calloc((size_t)nchunks, sizeof(int64_t));
-    if (!pidx || !srow || !prow || !hitrow || !nhit) {
-        free(pidx), free(srow), free(prow), free(hitrow), free(nhit);
-        return DKB_CAND_ENOMEM;
-    }
-    int64_t nsel = 0;
+    if (!srow) return DKB_CAND_ENOMEM;
     {
-        const int32_t *pk = pkey->data, *ps = psize->data, *sk = skey->data, *sn = snat->data;
-        const uint8_t *pt = ptype->data;
-        for (int64_t k = 0; k <= maxp; k++) pidx[k] = -1;
+        const int32_t *sk = skey->data, *sn = snat->data;
         for (int64_t k = 0; k <= maxs; k++) srow[k] = -1;
-        for (int64_t i = 0; i < pkey->n; i++)
-            if (ps[i] == size->i && type_ok[pt[i]] && pk[i] >= 0) {
-                pidx[pk[i]] = (int32_t)nsel;
-                prow[nsel++] = i;
-            }
         for (int64_t i = 0; i < skey->n; i++)
             if (sk[i] >= 0 && sn[i] >= 0 && sn[i] < 256 && nat_ok[sn[i]]) srow[sk[i]] = (int32_t)i;
     }
-
-    /* partsupp rows of a selected part from a region supplier */
-    const int32_t *pp = pspart->data, *psu = pssupp->data;
-    const int64_t *pc = pscost->data;
-#pragma omp parallel for num_threads(nt) schedule(static) if(nps >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
-        int64_t *out = hitrow + i0, n = 0;
-        for (int64_t i = i0; i < i1; i++) {
-            const int64_t p = pp[i], s = psu[i];
-            if (p < 0 || p > maxp || pidx[p] < 0 || s < 0 || s > maxs || srow[s] < 0) continue;
-            out[n++] = i;
-        }
-        nhit[c] = n;
+    /* the whole columns, or under a memory budget part and partsupp load by load
+     * (scan_rows): each selected part's cheapest region suppliers, in sc.cs */
+    q2_scan sc = {size->i, type_ok, srow, maxs, ncode_of, snat->data, sbal->data, sname->data, sname->bytes,
+                  env->threads > 0 ? env->threads : 1, NULL, 0, 0};
+    static const char *const COLS[] = {"p_partkey",  "p_mfgr",     "p_size",       "p_type",
+                                       "ps_partkey", "ps_suppkey", "ps_supplycost"};
+    const int st = dkb_stream_rows(db, env, 7, COLS, scan_rows, &sc);
+    free(srow);
+    if (st) {
+        free(sc.cs);
+        return st;
     }
-    int64_t *mincost = malloc(((size_t)nsel + 1) * sizeof(int64_t));
-    int64_t ncand = 0;
-    for (int64_t c = 0; c < nchunks; c++) ncand += nhit[c];
-    cand *cs = malloc(((size_t)ncand + 1) * sizeof(cand));
-    if (!mincost || !cs) {
-        free(pidx), free(srow), free(prow), free(hitrow), free(nhit), free(mincost), free(cs);
-        return DKB_CAND_ENOMEM;
-    }
-    for (int64_t k = 0; k < nsel; k++) mincost[k] = INT64_MAX;
-    const int32_t *sn = snat->data;
-    const int64_t *sb = sbal->data, *soff = sname->data;
-    int64_t m = 0;
-    for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t *rows = hitrow + c * nps / nchunks;
-        for (int64_t h = 0; h < nhit[c]; h++) {
-            const int64_t i = rows[h], k = pidx[pp[i]], sr = srow[psu[i]];
-            if (pc[i] < mincost[k]) mincost[k] = pc[i];
-            cs[m++] = (cand){sb[sr], ncode_of[sn[sr]], pp[i], sr, prow[k], sname->bytes + soff[sr],
-                             soff[sr + 1] - soff[sr], pc[i], k};
-        }
-    }
-    int64_t nbest = 0;
-    for (int64_t i = 0; i < m; i++)
-        if (cs[i].cost == mincost[cs[i].pidx]) cs[nbest++] = cs[i];
+    cand *cs = sc.cs;
+    const int64_t nbest = sc.n;
     qsort(cs, (size_t)nbest, sizeof(cand), order);
-    free(pidx), free(srow), free(prow), free(hitrow), free(nhit), free(mincost);
 
     const int64_t nout = nbest < LIMIT ? nbest : LIMIT;
     if (nout > res->cap) {
         free(cs);
         return DKB_CAND_ECAP;
     }
-    const uint8_t *pm = pmfgr->data;
     int bad = 0;
     for (int64_t r = 0; r < nout && !bad; r++) {
         const cand *x = &cs[r];
         dkb_put_dec(r_bal, r, x->acctbal, sbal->scale);
         r_pkey->i64[r] = x->partkey;
         r_pkey->is_null[r] = 0;
-        const int mc = pm[x->prow];
+        const int mc = x->mfgr;
         bad = dkb_put_str(r_sname, r, x->sname, x->sname_len) ||
               dkb_put_dict(r_nname, r, nname->dict, x->ncode) ||
               dkb_put_dict(r_mfgr, r, pmfgr->dict, mc) ||
