@@ -132,10 +132,16 @@ static void usage(FILE *f) {
             "With an --expect option the result is printed only if --format is given;\n"
             "each query prints 'ok' or one error line with the first difference.\n"
             "\n"
+            "Under mpirun (mpirun -np K dkb run ...) every rank runs the query on its\n"
+            "share of the partitions of a store made with dkb gen --partitions P (the\n"
+            "same store on every rank), the partials are gathered and merged, and rank 0\n"
+            "prints the result, the same as one process's (docs/distributed.md).\n"
+            "\n"
             "examples:\n"
             "  dkb run q06 --data data/sf1\n"
             "  dkb run 6 --data data/sf1 --seed 7 --param discount=0.05 --time\n"
-            "  dkb run all --data data/sf0.01 --expect-dir tests/answers/sf0.01\n");
+            "  dkb run all --data data/sf0.01 --expect-dir tests/answers/sf0.01\n"
+            "  mpirun -np 3 dkb run all --data data/sf0.1-p8 --expect-dir tests/answers/sf0.1\n");
 }
 
 /* The timed runs of one query: their times in run order, and their
@@ -182,7 +188,8 @@ static int run_budget(const run_opts *o, run_env *env, const dkb_query *q, const
                         info.chunks == 1 ? "" : "s");
             else
                 fprintf(stderr, "none");
-            fprintf(stderr, ", %d pass%s", info.passes, info.passes == 1 ? "" : "es");
+            fprintf(stderr, ", %d pass%s, %lld bytes of partials gathered", info.passes,
+                    info.passes == 1 ? "" : "es", (long long)info.gathered_bytes);
             if (o->mem_budget > 0)
                 fprintf(stderr, "; resident %lld bytes, at most %lld bytes at once (--mem-budget %lld)",
                         (long long)info.resident_bytes, (long long)info.peak_bytes, (long long)o->mem_budget);

@@ -387,9 +387,10 @@ static int htable_unpack(const dkb__part_pass *ps, const dkb_tensor_set *in, int
  * partition order, concatenated and merged as one process merges its
  * runs; *acc then holds the merge of all partitions, on every rank. rc:
  * this rank's outcome so far (every rank takes part whatever it is; the
- * lowest failing rank's error is everyone's). */
+ * lowest failing rank's error is everyone's). *gathered grows by the bytes
+ * of all ranks' partials. */
 static int gather_ranks(const dkb_query *q, dkb_tp *work, const dkb__part_pass *ps, dkb__comm *comm,
-                        const dkb_tensor_set *in, htable *acc, int rc, dkb_error *err) {
+                        const dkb_tensor_set *in, htable *acc, int rc, int64_t *gathered, dkb_error *err) {
     if ((rc = dkb__comm_agree(comm, rc, err))) return rc;
     unsigned char *mine = NULL, *all = NULL;
     int64_t len = 0, *lens = calloc((size_t)dkb__comm_size(comm), sizeof *lens);
@@ -399,6 +400,7 @@ static int gather_ranks(const dkb_query *q, dkb_tp *work, const dkb__part_pass *
     htable_free(acc);
     int64_t at = 0;
     int parts = 0;
+    for (int r = 0; r < dkb__comm_size(comm); r++) *gathered += lens[r];
     for (int r = 0; r < dkb__comm_size(comm) && !rc; r++) {
         htable h;
         rc = htable_unpack(ps, in, r, all + at, lens[r], &h, err);
@@ -424,7 +426,7 @@ done:
 
 /* Every pass of the plan over every chunk, merged into `in`. */
 static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, dkb_tp *work, const dkb_store *db,
-                      const chunking *ck, dkb__comm *comm, dkb_tensor_set *in, dkb_error *err) {
+                      const chunking *ck, dkb__comm *comm, dkb_tensor_set *in, int64_t *gathered, dkb_error *err) {
     dkb_tensor slices[DKB_SET_MAX];
     htable acc = {0}, part = {0};
     int rc = 0;
@@ -445,7 +447,7 @@ static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, 
                 rc = merge_status(q, work, merge(work, pass, &acc, err), err);
             }
         }
-        if (ranked(comm)) rc = gather_ranks(q, work, pass, comm, in, &acc, rc, err);
+        if (ranked(comm)) rc = gather_ranks(q, work, pass, comm, in, &acc, rc, gathered, err);
         for (int i = 0; i < pass->ncols && !rc; i++) dkb_set_put(tp, in, pass->cols[i].name, upload(tp, &acc.c[i]));
         if (!rc) rc = step_status(q, tp, "merge", 0, err);
     }
@@ -507,7 +509,7 @@ int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, co
         info->partitioned = 1;
         info->chunks = ck.nchunks;
         info->passes = pl->npasses;
-        rc = run_passes(q, pl, tp, work, db, &ck, comm, &in, err);
+        rc = run_passes(q, pl, tp, work, db, &ck, comm, &in, &info->gathered_bytes, err);
         dkb_tp_destroy(work);
         if (!rc) rc = step_status(q, tp, "final", pl->final(tp, &in, &out), err);
     }

@@ -80,6 +80,7 @@ typedef struct dkb__part_info {
     int64_t streamed_bytes; /* columns of the streamed tables, whole */
     int64_t peak_bytes;     /* resident + the largest run of partitions */
     int part_lo, part_hi;   /* partitions [part_lo, part_hi) ran here (all but with ranks) */
+    int64_t gathered_bytes; /* with ranks: the partials every rank received, all passes */
 } dkb__part_info;
 
 /* dkb_query_run under a budget of `budget` bytes for the query's columns
