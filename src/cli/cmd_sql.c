@@ -21,7 +21,8 @@
 #include "cli_query.h"
 #include "common/fsutil.h"  // defines: dkb__read_file
 #include "common/timing.h"  // defines: dkb__now_ms, dkb__timing_summary
-#include "dkb/store.h"      // defines: dkb_store_open
+#include "dkb/query.h"      // defines: dkb_query_find, dkb_query_params, dkb_query_run
+#include "dkb/store.h"      // defines: dkb_store_open, dkb_store_scale_factor
 #include "sql/emit_c.h"     // defines: dkb__sql_emit_c
 #include "sql/plan.h"       // defines: dkb__sql_planner, dkb__sql_plan
 #include "sql/translate.h"  // defines: dkb__sql_translate
@@ -34,7 +35,7 @@ static void usage(FILE *f) {
             "usage: dkb sql QUERY [--seed S] [--param NAME=VALUE ...] [--sf SF] [--params-json]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) [--backend cpu|cuda] [--threads N]\n"
             "               [--format table|csv|json] [--expect FILE.csv] [--expect-dir DIR] [--check]\n"
-            "               [--time N]\n"
+            "               [--time N [--hand]]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --explain[=tree|json|tensorplan]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --emit c [-o OUT.c]\n"
             "\n"
@@ -88,6 +89,8 @@ static void usage(FILE *f) {
             "  --check              compare the result with DuckDB's answer to the SQL\n"
             "  --time N             time the translated program: 1 warm-up, then the\n"
             "                       median of N runs (DuckDB's load and planning apart)\n"
+            "  --hand               with --time and -f .../qNN.sql: also time the hand-written\n"
+            "                       plan qNN (seed 0), each run after a translated one\n"
             "  --explain[=WHAT]     print DuckDB's plan: tree and json (default), tree,\n"
             "                       json; or tensorplan: the translated program\n"
             "  --emit c             write the translated program as C source\n"
@@ -160,6 +163,7 @@ typedef struct sql_opts {
     int nexpect_dir;
     int check;                /* --check: against DuckDB's answer */
     int time_runs;            /* --time N: time the translated program (one warm-up, N runs) */
+    int hand;                 /* --hand: with --time, also the hand plan of -f .../qNN.sql, interleaved */
     int emit;                 /* --emit c: write the program as C source */
     const char *out;          /* -o OUT.c (NULL: standard output) */
 } sql_opts;
@@ -332,12 +336,37 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
         char **names = NULL;
         int nnames = 0;
         rc = doc ? dkb__sql_column_names(p, text, &names, &nnames, &err) : dkb_fail(&err, DKB_EPARSE, "the plan JSON does not parse");
+        /* --hand: the hand-written plan of the file's query at seed 0,
+         * run after each translated run, so both see the same machine */
+        const dkb_query *hq = NULL;
+        dkb_params hp;
+        double hms[64];
+        if (!rc && o->hand) {
+            const char *base = file ? strrchr(file, '/') : NULL;
+            base = base ? base + 1 : file;
+            char stem[16] = "";
+            size_t bl = base ? strlen(base) : 0;
+            if (bl > 4 && bl < sizeof stem + 4 && !strcmp(base + bl - 4, ".sql")) snprintf(stem, sizeof stem, "%.*s", (int)(bl - 4), base);
+            hq = stem[0] && stem[0] == 'q' ? dkb_query_find(stem) : NULL;
+            if (!hq)
+                rc = dkb_fail(&err, DKB_EINVAL, "--hand: %s: the file's name is no TPC-H query's (q01.sql .. q22.sql)",
+                              file ? file : "-e");
+            else
+                rc = dkb_query_params(hq, 0, dkb_store_scale_factor(s), NULL, 0, &hp, &err);
+        }
         for (int i = -1; i < n && !rc; i++) {
             dkb_result again = {0};
             double t0 = dkb__now_ms();
             rc = dkb__sql_translate_named(s, tp, text, doc, names, nnames, NULL, &again, &err);
             if (i >= 0) ms[i] = dkb__now_ms() - t0;
             dkb_result_free(&again);
+            if (rc || !hq) continue;
+            dkb_tp_reset(tp);
+            t0 = dkb__now_ms();
+            rc = dkb_query_run(hq, tp, s, &hp, &again, &err);
+            if (i >= 0) hms[i] = dkb__now_ms() - t0;
+            dkb_result_free(&again);
+            dkb_tp_reset(tp);
         }
         for (int i = 0; i < nnames; i++) free(names[i]);
         free(names);
@@ -349,6 +378,11 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
         dkb_timing t = dkb__timing_summary(ms, n);
         fprintf(stderr, "dkb sql: %stime: translated program median %.3f ms, min %.3f, max %.3f (%d run%s after 1 warm-up; %s)\n",
                 who, t.median, t.min, t.max, n, n == 1 ? "" : "s", o->backend_name);
+        if (hq) {
+            dkb_timing h = dkb__timing_summary(hms, n);
+            fprintf(stderr, "dkb sql: %stime: hand plan %s median %.3f ms, min %.3f, max %.3f; translated/hand %.2fx\n",
+                    who, hq->name, h.median, h.min, h.max, h.median > 0 ? t.median / h.median : 0.0);
+        }
     }
     if (o->what == EXPLAIN_NONE) {
         bool show = !(o->nexpect || o->nexpect_dir || o->check) || o->fmt_given;
@@ -423,7 +457,7 @@ done:
 
 int cmd_sql(int argc, char **argv) {
     enum { O_SEED = 256, O_PARAM, O_SF, O_PARAMS_JSON, O_DATA, O_EXPLAIN, O_BACKEND, O_THREADS, O_FORMAT, O_EXPECT,
-           O_EXPECT_DIR, O_CHECK, O_TIME, O_EMIT };
+           O_EXPECT_DIR, O_CHECK, O_TIME, O_EMIT, O_HAND };
     static const struct option longopts[] = {{"seed", required_argument, 0, O_SEED},
                                               {"param", required_argument, 0, O_PARAM},
                                               {"sf", required_argument, 0, O_SF},
@@ -437,6 +471,7 @@ int cmd_sql(int argc, char **argv) {
                                               {"expect-dir", required_argument, 0, O_EXPECT_DIR},
                                               {"check", no_argument, 0, O_CHECK},
                                               {"time", required_argument, 0, O_TIME},
+                                              {"hand", no_argument, 0, O_HAND},
                                               {"emit", required_argument, 0, O_EMIT},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
@@ -512,6 +547,7 @@ int cmd_sql(int argc, char **argv) {
             if (cli_parse_int("--time", optarg, 1, 64, &v)) return DKB_EXIT_USAGE;
             so.time_runs = (int)v, run_opts = 1;
             break;
+        case O_HAND: so.hand = 1, run_opts = 1; break;
         case O_EMIT:
             if (strcmp(optarg, "c")) return cli_usage_error("--emit %s: expected c (the only language)", optarg);
             so.emit = 1;
@@ -522,6 +558,7 @@ int cmd_sql(int argc, char **argv) {
         }
     }
     if (so.out && !so.emit) return cli_usage_error("sql: -o goes with --emit c");
+    if (so.hand && !so.time_runs) return cli_usage_error("sql: --hand goes with --time N");
     if (data || text || file || what || so.emit) {
         if (query_opts) return cli_usage_error("sql: --seed, --param, --sf and --params-json go with QUERY, not --data");
         if (optind < argc) return cli_usage_error("sql: unexpected argument '%s' (the SQL goes after -e)", argv[optind]);

@@ -640,6 +640,15 @@ dkb_tensor *dkb__rec_substr(dkb_tp *tp, const dkb_tensor *str, int start, int le
     return r;
 }
 
+dkb_tensor *dkb__rec_str_to_i64(dkb_tp *tp, const dkb_tensor *str) {
+    dkb_tensor *r = dkb_tp_str_to_i64(tp, str);
+    REC {
+        begin();
+        emit_tensor(r, "dkb_tp_str_to_i64(tp, %s)", T(str));
+    }
+    return r;
+}
+
 REC_TENSOR_CALL2(compress)
 
 REC_TENSOR_CALL1(nonzero)

@@ -597,6 +597,42 @@ static bool eval_case(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_val *out) 
     return !tr_bad(x);
 }
 
+/* s IN (c1, ..., ck) on free text where every ci is L digits without a
+ * leading zero (1 <= L <= 18; TPC-H Q22's country codes): s equals some ci
+ * exactly when s has L bytes and its first L bytes parse to one of the
+ * values (a string of L bytes whose parse has L digits is those digits), so
+ * one length test and one integer IN replace k string comparisons. NULL
+ * when the constants are not such (then nothing ran). */
+static dkb_tensor *in_digit_strings(tr_ctx *x, const cJSON *e, const tr_col *ac) {
+    int k = nchildren(e);
+    if (ac->v->dtype != DKB_TP_STR || k < 3 || k > 1025) return NULL;
+    int64_t *vals = tr_alloc(x, (size_t)k * sizeof *vals);
+    if (!vals) return NULL;
+    size_t len = 0;
+    for (int i = 1; i < k; i++) {
+        const cJSON *v = tr_get(child_at(e, i), "value");
+        const cJSON *t = tr_get(v, "value");
+        if (cJSON_IsTrue(tr_get(v, "is_null")) || !cJSON_IsString(t) || strcmp(tr_str(tr_get(v, "type"), "id"), "VARCHAR"))
+            return NULL;
+        const char *d = t->valuestring;
+        size_t n = strlen(d);
+        if (n < 1 || n > 18 || (len && n != len) || d[0] == '0') return NULL;
+        int64_t val = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (d[j] < '0' || d[j] > '9') return NULL;
+            val = val * 10 + (d[j] - '0');
+        }
+        len = n;
+        vals[i - 1] = val;
+    }
+    char pat[19];
+    memset(pat, '_', len);
+    pat[len] = 0;
+    dkb_tp *tp = x->tp;
+    dkb_tensor *num = dkb_tp_str_to_i64(tp, dkb_tp_substr(tp, ac->v, 0, (int)len));
+    return dkb_tp_and(tp, dkb_tp_like(tp, ac->v, pat), dkb_tp_in_i64(tp, num, vals, k - 1));
+}
+
 static bool eval_in(tr_ctx *x, const cJSON *e, const tr_rel *in, bool negate, tr_val *out) {
     int k = nchildren(e);
     int64_t n = in->n;
@@ -622,7 +658,10 @@ static bool eval_in(tr_ctx *x, const cJSON *e, const tr_rel *in, bool negate, tr
             vals[nv++] = (int64_t)v;
         }
         m = dkb_tp_in_i64(x->tp, ac.v, vals, nv);
+    } else if (all_const && ac.ty.id == TY_VARCHAR && (m = in_digit_strings(x, e, &ac))) {
+        m = dkb_tp_and(x->tp, m, tr_valid_or_ones(x, &ac, n));
     } else {
+        if (tr_bad(x)) return false;
         for (int i = 1; i < k; i++) {
             tr_val b;
             tr_col c;

@@ -5,7 +5,8 @@
 # and, for seed 0, of DuckDB itself on the same SQL (--check), at SF 0.01
 # and SF 0.1 for seeds 0..5. Every comparison goes through
 # dkb_result_compare (exact decimals, the ORDER BY checked, ties as sets);
-# a deliberately altered answer must be reported as a mismatch.
+# a deliberately altered answer must be reported as a mismatch; `--time N
+# --hand` prints both medians and the ratio (and its usage errors).
 # libduckdb comes from tools/install-deps.sh: when it cannot be found this
 # test FAILS, unless DKB_ALLOW_NO_DUCKDB=1, where it exits 77.
 # DKB_SQL_BACKEND=cuda runs the translated programs and the hand plans on
@@ -99,3 +100,19 @@ pass "an altered answer is reported: $out"
 "$DKB" sql --data "$WORK/sf0.01" -f "$WORK/q06.sql" --format csv >"$WORK/q06-sql.csv" || fail "dkb sql --format csv failed"
 cmp -s "$WORK/q06-sql.csv" "$WORK/q06.csv" || fail "dkb sql --format csv differs from dkb run's: $(diff "$WORK/q06-sql.csv" "$WORK/q06.csv")"
 pass "dkb sql --format csv prints Q6 exactly as dkb run does"
+
+# --time N --hand: the translated program and the hand plan, interleaved
+"$DKB" sql q17 >"$WORK/q17.sql"
+out=$("$DKB" sql --data "$WORK/sf0.01" --backend "$BACKEND" --time 2 --hand -f "$WORK/q06.sql" -f "$WORK/q17.sql" 2>&1 >/dev/null) \
+    || fail "dkb sql --time 2 --hand exit $?: $out"
+for q in q06 q17; do
+    grep -Eq "$q.sql: time: translated program median [0-9.]+ ms, min .*\(2 runs after 1 warm-up; $BACKEND\)" <<<"$out" \
+        || fail "no translated time line for $q: $out"
+    grep -Eq "$q.sql: time: hand plan $q median [0-9.]+ ms, min [0-9.]+, max [0-9.]+; translated/hand [0-9.]+x" <<<"$out" \
+        || fail "no hand plan time line for $q: $out"
+done
+pass "dkb sql --time 2 --hand: both medians and their ratio, Q6 and Q17"
+expect_fail 2 "--hand goes with --time N" -- "$DKB" sql --data "$WORK/sf0.01" -f "$WORK/q06.sql" --hand
+cp "$WORK/q06.sql" "$WORK/revenue.sql"
+expect_fail 1 "--hand: .*revenue.sql: the file's name is no TPC-H query's" -- \
+    "$DKB" sql --data "$WORK/sf0.01" -f "$WORK/revenue.sql" --time 1 --hand
