@@ -709,7 +709,7 @@ static int holds_tbl(const char *dir) {
     return 0;
 }
 
-static int run_main(run_opts o, const char *qarg, dkb__comm *comm);
+static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__comm *comm);
 
 /* Under mpirun every rank runs this: the ranks agree on the store (the same
  * one, checked on every rank) before any query, rank 0 prints, the others
@@ -719,6 +719,12 @@ int cmd_run(int argc, char **argv) {
     const char *qarg = NULL;
     int rc = parse(argc, argv, &o, &qarg);
     if (rc) return rc < 0 ? DKB_EXIT_OK : rc;
+    const dkb_query *single = NULL;
+    if (strcmp(qarg, "all")) {
+        if ((rc = cli_query_arg("run", qarg, &single))) return rc;
+        dkb_params p; /* bad parameters are usage errors: report them before loading */
+        if ((rc = cli_query_params("run", single, o.seed, 1, o.ov, o.nov, &p))) return rc;
+    }
     dkb__comm *comm = NULL;
     dkb_error err = {0};
     if ((rc = dkb__comm_open(&comm, &err))) return cli_fail("run", rc, &err);
@@ -734,21 +740,16 @@ int cmd_run(int argc, char **argv) {
             return DKB_EXIT_FAIL;
         }
     }
-    rc = run_main(o, qarg, comm);
+    rc = run_main(o, qarg, single, comm);
     dkb__comm_close(comm);
     return rc;
 }
 
-/* dkb run after parsing, on this rank of comm. */
-static int run_main(run_opts o, const char *qarg, dkb__comm *comm) {
+/* dkb run after parsing (single: the query, NULL for all), on this rank of
+ * comm. */
+static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__comm *comm) {
     int rc;
     int all = !strcmp(qarg, "all");
-    const dkb_query *single = NULL;
-    if (!all) {
-        if ((rc = cli_query_arg("run", qarg, &single))) return rc;
-        dkb_params p; /* bad parameters are usage errors: report them before loading */
-        if ((rc = cli_query_params("run", single, o.seed, 1, o.ov, o.nov, &p))) return rc;
-    }
 
     run_env env = {.comm = comm};
     dkb_error err = {0};

@@ -22,6 +22,7 @@ static const char *launched_by(void) {
     return NULL;
 }
 
+#if defined(DKB_HAVE_MPI) || defined(DKB_HAVE_NCCL)
 /* path := $env, else NAME beside the running dkb. */
 static int module_path(const char *env, const char *name, char *path, size_t n) {
     const char *e = getenv(env);
@@ -50,6 +51,7 @@ static int module_load(const char *env, const char *name, const char *entry, voi
     if (!*fn) return dkb_fail(err, DKB_ENOENT, "%s: no %s", path, entry);
     return 0; /* never dlclose'd: MPI and NCCL keep threads and handlers */
 }
+#endif
 
 int dkb__comm_open(dkb__comm **out, dkb_error *err) {
     *out = NULL;

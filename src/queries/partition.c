@@ -273,6 +273,8 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
     char streamed[64];
     snprintf(streamed, sizeof streamed, "%s%s%s", ck->tb[0] ? pl->stream[0] : "",
              ck->tb[0] && ck->tb[1] ? " and " : "", ck->tb[1] ? pl->stream[1] : "");
+    if (ck->nparts < 1)
+        return dkb_fail(err, DKB_EINTERNAL, "%s: none of its inputs is a column of a streamed table", q->name);
     if (ck->nparts <= 1 && !ranked(comm))
         return dkb_fail(err, DKB_EINVAL,
                         "%s: not partitioned: its columns need %s, over --mem-budget %s, and the store has one "
