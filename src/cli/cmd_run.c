@@ -780,9 +780,12 @@ static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__
         dkb_store_close(env.db);
         return cli_usage_error("run: the official answers are for SF 1; store %s is SF %g", o.data, env.sf);
     }
-    if ((rc = dkb_tp_create(o.backend, o.threads, &env.tp, &err))) {
+    rc = dkb_tp_create(o.backend, o.threads, &env.tp, &err);
+    if ((rc = dkb__comm_agree(comm, rc, &err))) { /* ranks: one rank without a GPU stops all */
+        dkb_tp_destroy(env.tp);
         dkb_store_close(env.db);
-        fprintf(stderr, "dkb run: error: --backend %s: %s\n", o.backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
+        if (!dkb__comm_rank(comm))
+            fprintf(stderr, "dkb run: error: --backend %s: %s\n", o.backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
         return DKB_EXIT_FAIL;
     }
     env.load_ms = dkb__now_ms() - t0;
