@@ -259,8 +259,8 @@ typedef struct dkb_cand_result {
  *     total at most budget->load_limit bytes (the budget minus the
  *     baseline's resident columns: the same room the baseline's runs of
  *     partitions get); a load past it fails with DKB_CAND_ENOMEM. Release
- *     each load when done with it: its memory is then unmapped for the
- *     rest of the call, so a pointer kept past the release faults (crash,
+ *     each load when done with it: its memory is then inaccessible for
+ *     the rest of the call, so a pointer kept past the release faults (crash,
  *     "read a partition it had released"), as a write into a load does
  *     (wrote_input). A call may load at most 4 x the streamed tables'
  *     bytes in all.
@@ -352,7 +352,7 @@ typedef struct dkb_cand_budget {
      * the call's loads passed 4 x the streamed tables' bytes). */
     int (*load)(const struct dkb_cand_env *env, int first, int count, int ncols, const char *const *cols,
                 dkb_cand_load *out);
-    /* Give a load back (its memory unmapped). DKB_CAND_OK, DKB_CAND_EINVAL
+    /* Give a load back (its memory made inaccessible). DKB_CAND_OK, DKB_CAND_EINVAL
      * (not a load of this call, or released already). */
     int (*release)(const struct dkb_cand_env *env, const dkb_cand_load *load);
     /* The bytes the same load would count, or -1 for bad arguments. */

@@ -8,8 +8,9 @@
  * budget"): the loads held at once total at most load_limit bytes (a load
  * past it is refused, DKB_CAND_ENOMEM); every load lives in one region the
  * worker reserved at setup, page-aligned, never reused within a call, made
- * read-only once filled (a write is wrote_input) and unmapped when released
- * and after every call (a read then is a crash naming it); the loads of one
+ * read-only once filled (a write is wrote_input) and inaccessible
+ * (PROT_NONE) when released and after every call (a read then is a crash
+ * naming it); the loads of one
  * call total at most the region (4 x the streamed tables' bytes). The
  * loader locks, so any thread may call it. Its last refusal is kept, for
  * the row's detail when the candidate then returns an error. */
