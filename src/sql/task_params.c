@@ -160,7 +160,7 @@ static int parse_decl(cur *c, dkb__sql_pdecl *d) {
     if (!word(c, w, sizeof w)) return bad(c, "%sexpected NAME TYPE ...", "");
     if (strlen(w) >= DKB_SQL_PARAM_NAME_MAX || !is_name(w))
         return bad(c, "name '%s': expected [a-z_][a-z0-9_]*, at most 31 characters", w);
-    snprintf(d->name, sizeof d->name, "%s", w);
+    memcpy(d->name, w, strlen(w) + 1); /* shorter than DKB_SQL_PARAM_NAME_MAX: checked above */
     char type[32];
     word(c, type, sizeof type);
     if (!strcmp(type, "int")) d->kind = DKB_PARAM_INT;
@@ -266,7 +266,7 @@ static int parse_decl(cur *c, dkb__sql_pdecl *d) {
     }
     d->def = 0;
     if (has_def && (d->def = index_of(d, def)) < 0) return bad(c, "default %s is not on the declared range and step", def_t);
-    snprintf(d->help, sizeof d->help, "%s %s..%s (%lld values)", type, lo_t, hi_t, (long long)d->count);
+    snprintf(d->help, sizeof d->help, "%.8s %.30s..%.30s (%lld values)", type, lo_t, hi_t, (long long)d->count);
     return 0;
 }
 

@@ -33,6 +33,47 @@ static bool text_follows(tr_ctx *x, const tr_col *c, const dkb_groups *g) {
 
 static bool group_keys(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_groups *g);
 
+/* Whether the pending free-text key t (the strings T[rows]) is one string
+ * per group of g without reading a string: every row of a group picks the
+ * same row of T as the group's first row (Q10's customer texts beside
+ * c_custkey: one customer per group). *rep caches each row's first row. */
+static bool follows_by_rows(tr_ctx *x, const tr_col *t, const dkb_groups *g, int64_t n, dkb_tensor **rep) {
+    if (!t->rows || t->miss || t->valid) return false;
+    dkb_tp *tp = x->tp;
+    if (!*rep) *rep = dkb_tp_gather(tp, g->first_row, g->group_id, 0);
+    dkb_tensor *same = dkb_tp_cmp(tp, dkb_tp_gather(tp, t->rows, *rep, 0), DKB_CMP_EQ, t->rows);
+    return !tr_bad(x) && dkb_tp_count(tp, same) == n;
+}
+
+/* tr_group for GROUP BY, where a free-text key may still be pending (its
+ * strings not gathered): group by the plain keys, and keep that grouping
+ * when every text key follows from it, by rows (follows_by_rows: the text
+ * is then never gathered here; the groups' values are gathered later
+ * through first_row, for the rows that remain) or by bytes (text_follows);
+ * else group by every key. */
+static bool group_by(tr_ctx *x, tr_col *keys, int nkeys, int64_t n, dkb_groups *g) {
+    int nplain = 0;
+    for (int i = 0; i < nkeys; i++) nplain += keys[i].v->dtype != DKB_TP_STR;
+    if (nplain && nplain < nkeys && nkeys <= 64) {
+        tr_col plain[64];
+        int np = 0;
+        for (int i = 0; i < nkeys; i++)
+            if (keys[i].v->dtype != DKB_TP_STR) plain[np++] = keys[i];
+        if (!group_keys(x, plain, np, n, g)) return false;
+        dkb_tensor *rep = NULL;
+        bool follows = true;
+        for (int i = 0; follows && i < nkeys; i++) {
+            if (keys[i].v->dtype != DKB_TP_STR || follows_by_rows(x, &keys[i], g, n, &rep)) continue;
+            follows = tr_col_ready(x, &keys[i]) && text_follows(x, &keys[i], g);
+        }
+        if (tr_bad(x)) return false;
+        if (follows) return true;
+    }
+    for (int i = 0; i < nkeys; i++)
+        if (!tr_col_ready(x, &keys[i])) return false;
+    return group_keys(x, keys, nkeys, n, g);
+}
+
 bool tr_group(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_groups *g) {
     /* free-text keys beside others: group by the others first, and keep
      * that grouping when every free-text key follows from it */
@@ -340,8 +381,14 @@ tr_rel *tr_aggregate(tr_ctx *x, const cJSON *op, const tr_rel *in) {
     }
     tr_rel *keys = tr_rel_new(x, ng, in->n);
     if (!keys) return NULL;
-    for (int i = 0; i < ng; i++)
-        if (!tr_eval_col(x, cJSON_GetArrayItem(groups, i), in, &keys->c[i])) return NULL;
+    for (int i = 0; i < ng; i++) {
+        const cJSON *e = cJSON_GetArrayItem(groups, i);
+        int64_t ref = strcmp(tr_str(e, "expression_class"), "BOUND_REF") ? -1 : tr_int(e, "index", -1);
+        if (ref >= 0 && ref < in->ncols && in->c[ref].rows && in->c[ref].v->dtype == DKB_TP_STR)
+            keys->c[i] = in->c[ref]; /* free text: left pending (group_by) */
+        else if (!tr_eval_col(x, e, in, &keys->c[i]))
+            return NULL;
+    }
     dkb_groups g;
     if (in->n == 0) {
         tr_rel *o = tr_rel_new(x, ng + na, 0);
@@ -354,7 +401,7 @@ tr_rel *tr_aggregate(tr_ctx *x, const cJSON *op, const tr_rel *in) {
         }
         return o;
     }
-    if (!tr_group(x, keys->c, ng, in->n, &g)) return NULL;
+    if (!group_by(x, keys->c, ng, in->n, &g)) return NULL;
     tr_rel *o = tr_rel_new(x, ng + na, g.ngroups);
     if (!o) return NULL;
     for (int i = 0; i < ng; i++) tr_col_gather(x, &keys->c[i], in->n, g.first_row, false, &o->c[i]);

@@ -133,6 +133,13 @@ typedef struct tr_ctx {
     tr_join_memo memo[TR_MAX_MEMO];
     int nfmemo;
     tr_filter_memo fmemo[TR_MAX_MEMO];
+    /* row numbers composed by tr_col_gather: rows[idx] once per pair, so
+     * the columns of one relation keep one row tensor through joins */
+    int nrmemo;
+    struct tr_rows_memo {
+        const dkb_tensor *rows, *idx;
+        dkb_tensor *out;
+    } rmemo[4 * TR_MAX_MEMO];
 } tr_ctx;
 
 /* ---- translate_util.c ---- */

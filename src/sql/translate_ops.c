@@ -253,8 +253,10 @@ static tr_rel *op_projection(tr_ctx *x, const cJSON *op, tr_rel *in) {
     int src[64];
     for (int i = 0; i < k; i++) {
         const cJSON *e = cJSON_GetArrayItem(ex, i);
-        src[i < 64 ? i : 63] = !strcmp(tr_str(e, "expression_class"), "BOUND_REF") ? (int)tr_int(e, "index", -1) : -1;
-        if (!tr_eval_col(x, e, in, &o->c[i])) return NULL;
+        int ref = !strcmp(tr_str(e, "expression_class"), "BOUND_REF") ? (int)tr_int(e, "index", -1) : -1;
+        src[i < 64 ? i : 63] = ref;
+        if (ref >= 0 && ref < in->ncols) o->c[i] = in->c[ref]; /* passed on as it is (a pending gather stays pending) */
+        else if (!tr_eval_col(x, e, in, &o->c[i])) return NULL;
         tr_type rt = tr_parse_type(tr_get(e, "return_type"));
         if (rt.id != TY_OTHER) o->c[i].ty = rt;
     }

@@ -289,8 +289,16 @@ tr_rel *tr_rel_new(tr_ctx *x, int ncols, int64_t n) {
 bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx, bool may_miss, tr_col *out) {
     (void)n;
     *out = *c;
-    if (c->rows) { /* compose: row i is c's row idx[i] (-1 stays -1) */
-        out->rows = dkb_tp_gather(x->tp, c->rows, idx, -1);
+    if (c->rows) { /* compose: row i is c's row idx[i] (-1 stays -1); once per (rows, idx) */
+        out->rows = NULL;
+        for (int i = 0; i < x->nrmemo && !out->rows; i++)
+            if (x->rmemo[i].rows == c->rows && x->rmemo[i].idx == idx) out->rows = x->rmemo[i].out;
+        if (!out->rows) {
+            out->rows = dkb_tp_gather(x->tp, c->rows, idx, -1);
+            int n_memo = (int)(sizeof x->rmemo / sizeof x->rmemo[0]);
+            if (out->rows) x->rmemo[x->nrmemo < n_memo ? x->nrmemo++ : (int)(out->rows->n % n_memo)] =
+                (struct tr_rows_memo){c->rows, idx, out->rows};
+        }
         out->miss = c->miss || may_miss;
     } else {
         out->rows = (dkb_tensor *)idx;
