@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "common/countof.h"  // defines: DKB_COUNTOF
+#include "dist/comm.h"       // defines: dkb__comm_launched_size
 
 int cmd_gen(int argc, char **argv);
 int cmd_import(int argc, char **argv);
@@ -66,6 +67,14 @@ int main(int argc, char **argv) {
         printf("dkb %s\n", DKB_VERSION);
         return DKB_EXIT_OK;
     }
+    /* under mpirun only dkb run divides its work (docs/distributed.md); any
+     * other command would run whole on every rank, writing the same files */
+    int ranks = dkb__comm_launched_size();
+    if (ranks != 1 && strcmp(name, "run") && dkb__comm_launched_rank())
+        return DKB_EXIT_USAGE; /* rank 0 says why */
+    if (ranks != 1 && strcmp(name, "run"))
+        return cli_usage_error("dkb %s was started by mpirun (%d ranks): only dkb run runs across ranks; start it "
+                               "without mpirun (docs/distributed.md)", name, ranks);
     for (size_t i = 0; i < DKB_COUNTOF(commands); i++)
         if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     return cli_usage_error("unknown command '%s'", name);

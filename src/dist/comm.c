@@ -53,6 +53,30 @@ static int module_load(const char *env, const char *name, const char *entry, voi
 }
 #endif
 
+/* The first of vars[0..n) that holds a whole number in [lo, 2^24], or -1. */
+static int env_int(const char *const *vars, int n, long lo) {
+    for (int i = 0; i < n; i++) {
+        const char *v = getenv(vars[i]);
+        char *end = NULL;
+        long x = v ? strtol(v, &end, 10) : 0;
+        if (v && end != v && !*end && x >= lo && x <= 1 << 24) return (int)x;
+    }
+    return -1;
+}
+
+int dkb__comm_launched_size(void) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    if (!launched_by()) return 1;
+    int n = env_int(vars, 2, 1);
+    return n < 0 ? 0 : n;
+}
+
+int dkb__comm_launched_rank(void) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    int r = launched_by() ? env_int(vars, 3, 0) : 0;
+    return r < 0 ? 0 : r;
+}
+
 int dkb__comm_open(dkb__comm **out, dkb_error *err) {
     *out = NULL;
     const char *var = launched_by();

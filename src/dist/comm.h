@@ -65,6 +65,14 @@ struct dkb__comm {
  * beside dkb. */
 int dkb__comm_open(dkb__comm **out, dkb_error *err);
 
+/* How many ranks the MPI launcher that started this process says it
+ * started ($OMPI_COMM_WORLD_SIZE or $PMI_SIZE), without starting MPI: 1
+ * when not started by one, 0 when a launcher is there but says no count. */
+int dkb__comm_launched_size(void);
+/* And this process's rank by the launcher ($OMPI_COMM_WORLD_RANK,
+ * $PMIX_RANK or $PMI_RANK): 0 when not started by one or none is given. */
+int dkb__comm_launched_rank(void);
+
 /* The single-process communicator (rank 0 of 1), never failing but for
  * memory. */
 int dkb__comm_open_single(dkb__comm **out, dkb_error *err);

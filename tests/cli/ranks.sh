@@ -9,7 +9,8 @@
 # one partition on 3 ranks: two ranks run none), mpirun -np 1, and bad
 # input: a store missing on one rank and ranks with different stores stop
 # every rank with one line naming the rank and the path; a run started by
-# mpirun whose MPI module cannot be loaded is refused in one line.
+# mpirun whose MPI module cannot be loaded is refused in one line, and so is
+# any other command than dkb run on several ranks.
 # Exits 77 (skipped) only when mpirun is not installed.
 source "$(dirname "$0")/lib/common.bash"
 
@@ -132,4 +133,12 @@ expect_rank_fail "^dkb run: error: q01: --mem-budget 1 bytes is too small: it ne
 # started by mpirun, the MPI module missing: refused before anything runs
 expect_fail 1 "^dkb run: .*started by mpirun .* the MPI communicator cannot be loaded: .*/nowhere/dkb_comm_mpi.so" -- \
     env OMPI_COMM_WORLD_SIZE=2 DKB_COMM_MPI=/nowhere/dkb_comm_mpi.so "$DKB" run q06 --data "$WORK/sf0.01"
+# every other command under mpirun: refused (it would run whole on every rank), said once
+rc=0
+"${MPI[@]}" -np 2 "$DKB" gen --sf 0.01 --out "$WORK/twice" -q >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" = 2 ] || fail "mpirun -np 2 dkb gen exited $rc, expected 2: $(cat "$WORK/err")"
+[ "$(wc -l <"$WORK/err")" = 1 ] && grep -q "^dkb: dkb gen was started by mpirun (2 ranks): only dkb run runs across ranks" "$WORK/err" ||
+    fail "mpirun -np 2 dkb gen: $(cat "$WORK/err")"
+[ ! -e "$WORK/twice" ] || fail "mpirun -np 2 dkb gen wrote $WORK/twice"
+pass "mpirun -np 2 dkb gen: $(cat "$WORK/err")"
 pass "bad input across ranks: one line each"
