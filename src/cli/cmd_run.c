@@ -24,6 +24,7 @@
 #include "dkb/schema.h" // defines: dkb_table_def_get, DKB_TABLE_COUNT
 #include "dist/comm.h"         // defines: dkb__comm (mpirun ranks)
 #include "dist/dist_store.h"   // defines: dkb__dist_store_check
+#include "dist/dist_device.h"  // defines: dkb__dist_use_device (a GPU per rank)
 #include "queries/partition.h" // defines: dkb__query_run_ranks, dkb__part_info
 #include "store/verify_cache.h" // defines: dkb__store_verify_cached
 
@@ -780,7 +781,9 @@ static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__
         dkb_store_close(env.db);
         return cli_usage_error("run: the official answers are for SF 1; store %s is SF %g", o.data, env.sf);
     }
-    rc = dkb_tp_create(o.backend, o.threads, &env.tp, &err);
+    rc = 0;
+    if (o.backend == DKB_TP_CUDA && dkb__comm_size(comm) > 1) rc = dkb__dist_use_device(comm, NULL, &err);
+    if (!rc) rc = dkb_tp_create(o.backend, o.threads, &env.tp, &err);
     if ((rc = dkb__comm_agree(comm, rc, &err))) { /* ranks: one rank without a GPU stops all */
         dkb_tp_destroy(env.tp);
         dkb_store_close(env.db);
