@@ -140,6 +140,12 @@ typedef struct tr_ctx {
         const dkb_tensor *rows, *idx;
         dkb_tensor *out;
     } rmemo[4 * TR_MAX_MEMO];
+    /* the rows of a filter (nonzero of its mask, tr_rel_filter): a column
+     * of the filtered relation's length is then compressed, not gathered */
+    int nsmemo;
+    struct tr_sel_memo {
+        const dkb_tensor *rows, *mask;
+    } smemo[4 * TR_MAX_MEMO];
 } tr_ctx;
 
 /* ---- translate_util.c ---- */

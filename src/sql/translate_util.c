@@ -310,6 +310,17 @@ bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx,
 bool tr_col_ready(tr_ctx *x, tr_col *c) {
     if (!c->rows) return true;
     dkb_tensor *rows = c->rows;
+    /* the rows of a filter over c's own rows: a compress (streaming) gives
+     * the same values as the gather (ascending rows) */
+    for (int i = 0; i < x->nsmemo && !c->miss; i++) {
+        const dkb_tensor *mask = x->smemo[i].mask;
+        if (x->smemo[i].rows != rows || c->v->n != mask->n || (c->valid && c->valid->n != mask->n)) continue;
+        dkb_tensor *v = dkb_tp_compress(x->tp, c->v, mask);
+        dkb_tensor *valid = c->valid ? dkb_tp_compress(x->tp, c->valid, mask) : NULL;
+        if (!v || tr_bad(x)) return false;
+        c->v = v, c->valid = valid, c->rows = NULL;
+        return true;
+    }
     dkb_tensor *v = dkb_tp_gather(x->tp, c->v, rows, 0);
     dkb_tensor *valid = c->miss ? dkb_tp_gather(x->tp, tr_valid_or_ones(x, c, c->v->n), rows, 0)
                       : c->valid ? dkb_tp_gather(x->tp, c->valid, rows, 0) : NULL;
@@ -338,7 +349,11 @@ tr_rel *tr_rel_gather(tr_ctx *x, const tr_rel *r, const dkb_tensor *idx, bool ma
 
 tr_rel *tr_rel_filter(tr_ctx *x, const tr_rel *r, const dkb_tensor *mask) {
     if (!mask) return tr_bad(x), NULL;
-    return tr_rel_gather(x, r, dkb_tp_nonzero(x->tp, mask), false);
+    dkb_tensor *rows = dkb_tp_nonzero(x->tp, mask);
+    int n_memo = (int)(sizeof x->smemo / sizeof x->smemo[0]);
+    if (rows && mask->dtype == DKB_TP_BOOL)
+        x->smemo[x->nsmemo < n_memo ? x->nsmemo++ : (int)(rows->n % n_memo)] = (struct tr_sel_memo){rows, mask};
+    return tr_rel_gather(x, r, rows, false);
 }
 
 dkb_tensor *tr_truth(tr_ctx *x, const tr_col *c) {
