@@ -9,7 +9,25 @@
 #ifndef DKB_DIST_COMM_MODULE_H
 #define DKB_DIST_COMM_MODULE_H
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "dist/comm.h"
+
+/* A module's own dkb_fail (it links nothing of dkb_core): err (may be NULL)
+ * := code and the message; returns code. */
+static inline int dkb__comm_module_fail(dkb_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline int dkb__comm_module_fail(dkb_error *err, int code, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->code = code;
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
 
 /* Bumped when dkb__comm, dkb__comm_ops or the entry points change; a module
  * of another version is refused. */

@@ -12,18 +12,6 @@
 
 const int dkb__comm_module_abi = DKB__COMM_MODULE_ABI;
 
-/* The module links nothing of dkb: its own dkb_fail. */
-static int fail(dkb_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(dkb_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* An MPI call's failure: "MPI_Allreduce: <MPI's error string>". */
 static int check(int mrc, const char *what, dkb_error *err) {
@@ -31,7 +19,7 @@ static int check(int mrc, const char *what, dkb_error *err) {
     char s[MPI_MAX_ERROR_STRING];
     int n = 0;
     if (MPI_Error_string(mrc, s, &n) != MPI_SUCCESS) snprintf(s, sizeof s, "error %d", mrc);
-    return fail(err, DKB_EIO, "%s: %s", what, s);
+    return dkb__comm_module_fail(err, DKB_EIO, "%s: %s", what, s);
 }
 
 /* MPI counts are int: larger transfers go in pieces of at most this. */
@@ -84,7 +72,7 @@ static int mpi_allgatherv(dkb__comm *c, const void *send, int64_t bytes, void *r
         int *cn = malloc(sizeof *cn * (size_t)c->size), *at = malloc(sizeof *at * (size_t)c->size);
         if (!cn || !at) {
             free(cn), free(at);
-            return fail(err, DKB_ENOMEM, "MPI_Allgatherv: out of memory");
+            return dkb__comm_module_fail(err, DKB_ENOMEM, "MPI_Allgatherv: out of memory");
         }
         int64_t off = 0;
         for (int r = 0; r < c->size; r++) cn[r] = (int)counts[r], at[r] = (int)off, off += counts[r];
@@ -139,7 +127,7 @@ int dkb__comm_mpi_module_open(dkb__comm **out, dkb_error *err) {
      * default of aborting every rank from inside the call */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     dkb__comm *c = calloc(1, sizeof *c);
-    if (!c) return fail(err, DKB_ENOMEM, "communicator: out of memory");
+    if (!c) return dkb__comm_module_fail(err, DKB_ENOMEM, "communicator: out of memory");
     c->ops = &mpi_ops;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);

@@ -26,28 +26,17 @@ typedef struct nccl_impl {
     int device;
 } nccl_impl;
 
-static int fail(dkb_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(dkb_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* NCCL's and CUDA's failures as one line naming the call, file and line. */
 #define NCCL_CHECK(call, err) nccl_check((call), #call, __FILE__, __LINE__, (err))
 #define CUDA_CHECK(call, err) cuda_check((call), #call, __FILE__, __LINE__, (err))
 static int nccl_check(ncclResult_t r, const char *what, const char *file, int line, dkb_error *err) {
     if (r == ncclSuccess) return 0;
-    return fail(err, DKB_EIO, "%s (%s:%d): %s", what, file, line, ncclGetErrorString(r));
+    return dkb__comm_module_fail(err, DKB_EIO, "%s (%s:%d): %s", what, file, line, ncclGetErrorString(r));
 }
 static int cuda_check(cudaError_t r, const char *what, const char *file, int line, dkb_error *err) {
     if (r == cudaSuccess) return 0;
-    return fail(err, DKB_EIO, "%s (%s:%d): %s", what, file, line, cudaGetErrorString(r));
+    return dkb__comm_module_fail(err, DKB_EIO, "%s (%s:%d): %s", what, file, line, cudaGetErrorString(r));
 }
 
 static nccl_impl *impl_of(dkb__comm *c) { return (nccl_impl *)c->impl; }
@@ -145,13 +134,13 @@ int dkb__comm_nccl_module_open(dkb__comm *boot, int device, dkb__comm **out, dkb
     if (boot->rank == 0 && !rc) rc = NCCL_CHECK(ncclGetUniqueId(&id), err);
     dkb_error berr = {0};
     int brc = boot->ops->bcast(boot, &id, sizeof id, 0, &berr);
-    if (brc) return fail(err, brc, "NCCL bootstrap: broadcast of the unique id: %s", berr.msg);
+    if (brc) return dkb__comm_module_fail(err, brc, "NCCL bootstrap: broadcast of the unique id: %s", berr.msg);
     if (rc) return rc;
     nccl_impl *m = calloc(1, sizeof *m);
     dkb__comm *c = calloc(1, sizeof *c);
     if (!m || !c) {
         free(m), free(c);
-        return fail(err, DKB_ENOMEM, "NCCL communicator: out of memory");
+        return dkb__comm_module_fail(err, DKB_ENOMEM, "NCCL communicator: out of memory");
     }
     m->boot = boot, m->device = device;
     rc = CUDA_CHECK(cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking), err);
