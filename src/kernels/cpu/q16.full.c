@@ -72,6 +72,7 @@ static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
     /* this load's rows decide the team and its chunks (at most the whole table's nchunks) */
     const int nt = nps < PAR_MIN ? 1 : sc->nt;
     const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 8;
+    const int64_t base = sc->npairs; /* this load's rows write their pairs from here on */
     int bad = 0;
 #pragma omp parallel num_threads(nt) reduction(| : bad)
     {
@@ -84,7 +85,7 @@ static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
 #pragma omp for schedule(dynamic, 1)
         for (int64_t c = 0; c < nchunks; c++) { /* (group, suppkey - 1) of the rows kept */
             const int64_t r0 = nps * c / nchunks, r1 = nps * (c + 1) / nchunks;
-            uint64_t *out = pairs + sc->npairs + r0; /* never past the rows not yet read */
+            uint64_t *out = pairs + base + r0; /* never past the rows not yet read */
             int64_t m = 0;
             for (int64_t i = r0; i < r1; i++) {
                 const uint32_t p = (uint32_t)pk[i] - 1u, s = (uint32_t)sk[i] - 1u;
@@ -97,9 +98,10 @@ static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
             used[c] = m;
         }
     }
-    /* the chunks' pairs moved down to the end of the earlier ones */
+    /* the chunks' pairs moved down to the end of the earlier ones (chunk c's
+     * were written from base + its first row, whatever has moved since) */
     for (int64_t c = 0; c < nchunks; c++) {
-        memmove(pairs + sc->npairs, pairs + sc->npairs + nps * c / nchunks, (size_t)used[c] * sizeof(uint64_t));
+        memmove(pairs + sc->npairs, pairs + base + nps * c / nchunks, (size_t)used[c] * sizeof(uint64_t));
         sc->npairs += used[c];
     }
     sc->bad |= bad;
