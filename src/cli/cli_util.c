@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "dkb/schema.h"
-#include "queries/referenced.h"   // defines: dkb__referenced_columns
+#include "queries/referenced.h"   // defines: dkb__referenced_columns, dkb__keep_column
 
 int cli_usage_error(const char *fmt, ...) {
     va_list ap;
@@ -109,12 +109,7 @@ int cli_parse_columns(const char *opt, const char *s, uint32_t keep[DKB_TABLE_CO
             dkb__referenced_columns(keep);
             continue;
         }
-        int found = 0;
-        for (int t = 0; t < DKB_TABLE_COUNT && !found; t++) {
-            int c = dkb_table_def_column(dkb_table_def_get((dkb_table_id)t), tok);
-            if (c >= 0) keep[t] |= 1u << c, found = 1;
-        }
-        if (!found)
+        if (!dkb__keep_column(keep, tok))
             return cli_usage_error("%s %s: unknown column '%s' (TPC-H column names such as l_shipdate, or "
                                    "'queries')", opt, s, tok);
     }

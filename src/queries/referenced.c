@@ -23,12 +23,17 @@ static const char *const referenced[] = {
     "r_regionkey", "r_name",
 };
 
-void dkb__referenced_columns(uint32_t keep[DKB_TABLE_COUNT]) {
-    for (size_t i = 0; i < DKB_COUNTOF(referenced); i++) {
-        for (int t = 0; t < DKB_TABLE_COUNT; t++) {
-            const dkb_table_def *def = dkb_table_def_get((dkb_table_id)t);
-            int c = dkb_table_def_column(def, referenced[i]);
-            if (c >= 0) keep[t] |= 1u << c;
+int dkb__keep_column(uint32_t keep[DKB_TABLE_COUNT], const char *name) {
+    for (int t = 0; t < DKB_TABLE_COUNT; t++) {
+        int c = dkb_table_def_column(dkb_table_def_get((dkb_table_id)t), name);
+        if (c >= 0) {
+            keep[t] |= 1u << c;
+            return 1;
         }
     }
+    return 0;
+}
+
+void dkb__referenced_columns(uint32_t keep[DKB_TABLE_COUNT]) {
+    for (size_t i = 0; i < DKB_COUNTOF(referenced); i++) dkb__keep_column(keep, referenced[i]);
 }

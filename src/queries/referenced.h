@@ -12,4 +12,8 @@
 /* keep[t] |= bit c for every referenced column c of table t. */
 void dkb__referenced_columns(uint32_t keep[DKB_TABLE_COUNT]);
 
+/* keep[t] |= bit c for the column called name (TPC-H column names are
+ * unique across tables): 1, or 0 when no table has it. */
+int dkb__keep_column(uint32_t keep[DKB_TABLE_COUNT], const char *name);
+
 #endif
