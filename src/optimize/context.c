@@ -223,20 +223,6 @@ static void read_line(const char *path, char *buf, size_t n) {
     fclose(f);
 }
 
-/* The line that says how the target's code is built and run. */
-static void toolchain_line(dkb_opt_buf *b, const dkb_opt_target *t) {
-    if (!strcmp(t->name, "cuda"))
-        dkb__opt_buf_puts(b, "- Compiler: nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90] "
-                             "(one stream: dkb_cand_stream(env))\n");
-    else if (!strcmp(t->name, "triton"))
-        dkb__opt_buf_puts(b, "- Runtime: CPython with torch and Triton (kernels JIT-compiled in the untimed warm-up; "
-                             "one stream: env.stream)\n");
-    else if (!strcmp(t->name, "python"))
-        dkb__opt_buf_puts(b, "- Runtime: CPython with torch on the CPU (torch's intra-op threads: env.threads)\n");
-    else
-        dkb__opt_buf_puts(b, "- Compiler: cc -std=c11 -O3 -march=native -fopenmp (OpenMP threads: env->threads)\n");
-}
-
 static void cpu_context(dkb_opt_buf *b) {
     char model[256] = "unknown", line[512];
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -293,7 +279,7 @@ int dkb__opt_hardware_context(const char *target, char **out, dkb_error *err) {
     } else {
         cpu_context(&b);
     }
-    toolchain_line(&b, t);
+    dkb__opt_buf_puts(&b, t->toolchain);
     *out = dkb__opt_buf_take(&b);
     return *out ? 0 : dkb_fail(err, DKB_ENOMEM, "hardware context: out of memory");
 }

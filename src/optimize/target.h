@@ -18,6 +18,7 @@ typedef struct dkb_opt_target {
     const char *backend;      /* dkb eval --backend: "cpu" or "cuda" */
     const char *eval_target;  /* dkb eval --target ("python"), or NULL */
     int gpu;                  /* 1: every evaluation needs a GPU */
+    const char *toolchain;    /* the hardware section's line: how the code is built or run */
 } dkb_opt_target;
 
 /* The target called name, or NULL. */
