@@ -240,6 +240,11 @@ static int parse_decl(cur *c, dkb__sql_pdecl *d) {
         sc = sc > s3 ? sc : s3;
         if (s4 > sc) return bad(c, "default %s has more digits after the point than LO, HI and the step", def_t);
         d->scale = sc;
+        /* each at most 2^50 before scaling, by up to 10^9: kept within 2^60 */
+        const int64_t lim = INT64_C(1) << 60;
+        if ((lo < 0 ? -lo : lo) > lim / pow10i(sc - s1) || (hi < 0 ? -hi : hi) > lim / pow10i(sc - s2) ||
+            (step < 0 ? -step : step) > lim / pow10i(sc - s3) || (def < 0 ? -def : def) > lim / pow10i(sc - s4))
+            return bad(c, "range %s is out of range at its scale", range_t);
         lo *= pow10i(sc - s1), hi *= pow10i(sc - s2);
         if (step_t[0]) step *= pow10i(sc - s3);
         else step = 1;

@@ -160,6 +160,7 @@ static void test_params(void) {
         {"-- dkb:param x choice a, a", "listed twice"},
         {"-- dkb:param x choice 'a", "not closed"},
         {"-- dkb:param x decimal 0.1..0.5 default 0.123", "default 0.123 has more digits"},
+        {"-- dkb:param x decimal 1000000000000000..1000000000000001 step 0.000000001", "out of range at its scale"},
         {"-- dkb:param x int 1..5 foo", "unexpected 'foo'"},
         {"-- dkb:param x int", "expected LO..HI"},
         {"-- dkb:param x int 1..5\n-- dkb:param x int 1..5", "t.sql:3: dkb:param: parameter x is declared twice"},
