@@ -275,11 +275,13 @@ static int parse_decl(cur *c, dkb__sql_pdecl *d) {
     return 0;
 }
 
-/* Does :name occur in sql (not followed by a name character)? */
+/* Does :name occur in sql (not followed by a name character; the ':' of
+ * a "dkb:param" directive is none, else a parameter named param would be
+ * used by its own declaration)? */
 static bool used(const char *sql, const char *name) {
     size_t n = strlen(name);
     for (const char *s = strchr(sql, ':'); s; s = strchr(s + 1, ':'))
-        if (!strncmp(s + 1, name, n) && !(isalnum((unsigned char)s[1 + n]) || s[1 + n] == '_') && (s == sql || s[-1] != ':'))
+        if (!(s - sql >= 3 && !strncmp(s - 3, "dkb", 3)) && !strncmp(s + 1, name, n) && !(isalnum((unsigned char)s[1 + n]) || s[1 + n] == '_') && (s == sql || s[-1] != ':'))
             return true;
     return false;
 }

@@ -155,6 +155,7 @@ static void test_params(void) {
         {"-- dkb:param x int 1..5 step 2 default 4", "default 4 is not on the declared range"},
         {"-- dkb:parm x int 1..5", "the only dkb: directive"},
         {"-- dkb:param y int 1..5", "parameter y is declared but the SQL never uses it"},
+        {"-- dkb:param param int 1..5", "parameter param is declared but the SQL never uses it"},
         {"-- dkb:param x date 1994-01-31..1995-01-01 step month", "day 1..28"},
         {"-- dkb:param x date 1994-02-30..1995-01-01", "not a date"},
         {"-- dkb:param x choice a, a", "listed twice"},
