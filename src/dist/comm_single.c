@@ -10,9 +10,10 @@ static int single_barrier(dkb__comm *c, dkb_error *err) {
     return 0;
 }
 
+/* root and counts were checked by comm.c's wrappers */
 static int single_bcast(dkb__comm *c, void *buf, size_t bytes, int root, dkb_error *err) {
-    (void)c, (void)buf, (void)bytes;
-    return root == 0 ? 0 : dkb_fail(err, DKB_EINVAL, "broadcast: root %d of 1 rank", root);
+    (void)c, (void)buf, (void)bytes, (void)root, (void)err;
+    return 0;
 }
 
 static int single_allreduce(dkb__comm *c, void *buf, size_t count, dkb__comm_dtype dtype, dkb__comm_op op,
@@ -29,9 +30,7 @@ static int single_allgather_sizes(dkb__comm *c, int64_t mine, int64_t *all, dkb_
 
 static int single_allgatherv(dkb__comm *c, const void *send, int64_t bytes, void *recv, const int64_t *counts,
                              dkb_error *err) {
-    (void)c;
-    if (counts[0] != bytes) return dkb_fail(err, DKB_EINVAL, "allgatherv: %lld bytes, counts say %lld",
-                                            (long long)bytes, (long long)counts[0]);
+    (void)c, (void)counts, (void)err;
     if (bytes) memmove(recv, send, (size_t)bytes);
     return 0;
 }
