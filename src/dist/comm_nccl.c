@@ -128,25 +128,27 @@ int dkb__comm_nccl_module_open(dkb__comm *boot, int device, dkb__comm **out, dkb
     *out = NULL;
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
-    /* every rank reaches the broadcast, whatever its own CUDA state: a rank
-     * that returned before it would leave the others waiting */
-    int rc = CUDA_CHECK(cudaSetDevice(device), err);
-    if (boot->rank == 0 && !rc) rc = NCCL_CHECK(ncclGetUniqueId(&id), err);
-    dkb_error berr = {0};
-    int brc = boot->ops->bcast(boot, &id, sizeof id, 0, &berr);
-    if (brc) return dkb__comm_module_fail(err, brc, "NCCL bootstrap: broadcast of the unique id: %s", berr.msg);
-    if (rc) return rc;
+    /* every rank reaches the broadcast and the agreement after it, whatever
+     * its own CUDA state: ncclCommInitRank waits for every rank, so a rank
+     * that failed before it would leave the others waiting */
     nccl_impl *m = calloc(1, sizeof *m);
     dkb__comm *c = calloc(1, sizeof *c);
-    if (!m || !c) {
-        free(m), free(c);
-        return dkb__comm_module_fail(err, DKB_ENOMEM, "NCCL communicator: out of memory");
+    int rc = !m || !c ? dkb__comm_module_fail(err, DKB_ENOMEM, "NCCL communicator: out of memory") : 0;
+    if (!rc) rc = CUDA_CHECK(cudaSetDevice(device), err);
+    if (!rc) rc = CUDA_CHECK(cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking), err);
+    if (boot->rank == 0 && !rc) rc = NCCL_CHECK(ncclGetUniqueId(&id), err);
+    dkb_error berr = {0};
+    int64_t bad = rc != 0;
+    int brc = boot->ops->bcast(boot, &id, sizeof id, 0, &berr);
+    if (!brc) brc = boot->ops->allreduce(boot, &bad, 1, DKB__COMM_I64, DKB__COMM_MAX, &berr);
+    if (brc) rc = dkb__comm_module_fail(err, brc, "NCCL bootstrap: %s", berr.msg);
+    else if (!rc && bad) rc = dkb__comm_module_fail(err, DKB_EIO, "NCCL bootstrap: another rank failed to set up");
+    if (!rc) {
+        m->boot = boot, m->device = device;
+        rc = NCCL_CHECK(ncclCommInitRank(&m->comm, boot->size, id, boot->rank), err);
     }
-    m->boot = boot, m->device = device;
-    rc = CUDA_CHECK(cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking), err);
-    if (!rc) rc = NCCL_CHECK(ncclCommInitRank(&m->comm, boot->size, id, boot->rank), err);
     if (rc) {
-        if (m->stream) cudaStreamDestroy(m->stream);
+        if (m && m->stream) cudaStreamDestroy(m->stream);
         free(m), free(c);
         return rc;
     }
