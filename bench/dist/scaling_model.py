@@ -50,7 +50,7 @@ def model(row, t1_ms, k, passes):
     res, stream = row[0] * SF, row[1] * SF
     read = res + stream / k
     g = gathered(row, k)
-    collectives = 3 + 5 * passes      # dkb__query_run_ranks' agreements and gathers, the CLI's agreement
+    collectives = 4 + 4 * passes      # dkb__query_run_ranks' agreements and gathers, the CLI's agreement
     exchange = collectives * LATENCY + g * (k - 1) / k / NVLINK + g / k / D2H + g / H2D
     t = t1_ms * (res + stream / k) / (res + stream) + exchange * 1e3
     return read, g, t

@@ -393,10 +393,10 @@ static int htable_unpack(const dkb__part_pass *ps, const dkb_tensor_set *in, int
  * of all ranks' partials. */
 static int gather_ranks(const dkb_query *q, dkb_tp *work, const dkb__part_pass *ps, dkb__comm *comm,
                         const dkb_tensor_set *in, htable *acc, int rc, int64_t *gathered, dkb_error *err) {
-    if ((rc = dkb__comm_agree(comm, rc, err))) return rc;
     unsigned char *mine = NULL, *all = NULL;
     int64_t len = 0, *lens = calloc((size_t)dkb__comm_size(comm), sizeof *lens);
-    rc = lens ? htable_pack(acc, in, &mine, &len, err) : dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
+    if (!rc) rc = lens ? htable_pack(acc, in, &mine, &len, err) : dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
+    /* one agreement on the pass and the packing */
     if ((rc = dkb__comm_agree(comm, rc, err))) goto done;
     if ((rc = dkb__comm_allgather_bytes(comm, mine, len, &all, lens, err))) goto done;
     htable_free(acc);
@@ -433,7 +433,10 @@ static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, 
     htable acc = {0}, part = {0};
     int rc = 0;
     char step[32];
-    for (int ps = 0; ps < pl->npasses && !rc; ps++) {
+    for (int ps = 0; ps < pl->npasses; ps++) {
+        /* with ranks a failure after the last gather (an upload) is agreed
+         * in the next pass's gather: the others are already there */
+        if (rc && !ranked(comm)) break;
         const dkb__part_pass *pass = &pl->pass[ps];
         htable_free(&acc);
         for (int k = 0; k < ck->nchunks && !rc; k++) {
@@ -449,7 +452,7 @@ static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, 
                 rc = merge_status(q, work, merge(work, pass, &acc, err), err);
             }
         }
-        if (ranked(comm)) rc = gather_ranks(q, work, pass, comm, in, &acc, rc, gathered, err);
+        if (ranked(comm) && (rc = gather_ranks(q, work, pass, comm, in, &acc, rc, gathered, err))) break;
         for (int i = 0; i < pass->ncols && !rc; i++) dkb_set_put(tp, in, pass->cols[i].name, upload(tp, &acc.c[i]));
         if (!rc) rc = step_status(q, tp, "merge", 0, err);
     }
@@ -519,6 +522,9 @@ int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, co
     if (!rc && res->nbad)
         rc = dkb_fail(err, DKB_EINTERNAL, "%s finish: %lld bad result cell write%s (first: %s)", q->name,
                       (long long)res->nbad, res->nbad == 1 ? "" : "s", res->bad);
+    /* final and finish run on each rank alone: a rank failing there must
+     * not leave the others in the next run's collectives */
+    if (ranked(comm)) rc = dkb__comm_agree(comm, rc, err);
     if (rc) dkb_result_free(res);
     return rc;
 }
