@@ -27,10 +27,9 @@ int dkb__dist_store_check(dkb__comm *c, const char *dir, int verify, dkb_error *
     int64_t fp = -1;
     int rc = check_here(dir, verify, &fp, err);
     if ((rc = dkb__comm_agree(c, rc, err))) return rc;
-    int64_t all[2] = {fp, fp};  /* min and max over the ranks */
-    if ((rc = dkb__comm_allreduce(c, &all[0], 1, DKB__COMM_I64, DKB__COMM_MIN, err))) return rc;
-    if ((rc = dkb__comm_allreduce(c, &all[1], 1, DKB__COMM_I64, DKB__COMM_MAX, err))) return rc;
-    if (all[0] == all[1]) return 0;
+    int64_t all[2] = {-fp, fp};  /* one all-reduce: minus the min and the max over the ranks */
+    if ((rc = dkb__comm_allreduce(c, all, 2, DKB__COMM_I64, DKB__COMM_MAX, err))) return rc;
+    if (-all[0] == all[1]) return 0;
     int64_t root = fp;
     if ((rc = dkb__comm_bcast(c, &root, sizeof root, 0, err))) return rc;
     if (fp != root)
