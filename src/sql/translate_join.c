@@ -76,13 +76,21 @@ static bool make_keys(tr_ctx *x, const tr_col *lc, int64_t nl, const tr_col *rc,
         return true;
     }
     dkb_tensor *acc_a = NULL, *acc_b = NULL;
-    int64_t acc_span = 0;
+    int64_t acc_span = 0, los[64], his[64];
+    /* shifted to start at 0 only when some value is negative, or when the
+     * columns as they are would not pack into 2^62 (keys are mostly >= 0
+     * and narrow already: then they are packed as they are) */
+    __int128 unshifted = 0;
     for (int i = 0; i < nk; i++) {
-        int64_t lo, hi;
-        if (!span_of(x, ka[i], kb[i], &lo, &hi)) return false;
-        /* shifted to start at 0 only when some value is negative (keys
-         * are mostly >= 0 already: then the columns are packed as they are) */
-        int64_t base = lo < 0 ? lo : 0;
+        if (!span_of(x, ka[i], kb[i], &los[i], &his[i])) return false;
+        __int128 span = (__int128)his[i] - (los[i] < 0 ? los[i] : 0);
+        unshifted = i ? (unshifted + 1) * (span + 1) - 1 : span;
+        if (unshifted >= ((__int128)1 << 62)) unshifted = (__int128)1 << 62; /* too wide: kept from overflowing */
+    }
+    bool shift_all = unshifted >= ((__int128)1 << 62);
+    for (int i = 0; i < nk; i++) {
+        int64_t lo = los[i], hi = his[i];
+        int64_t base = lo < 0 || shift_all ? lo : 0;
         dkb_tensor *sa = base ? dkb_tp_arith_i64(tp, dkb_tp_cast(tp, ka[i], DKB_TP_I64), DKB_OP_SUB, base, 0) : ka[i];
         dkb_tensor *sb = base ? dkb_tp_arith_i64(tp, dkb_tp_cast(tp, kb[i], DKB_TP_I64), DKB_OP_SUB, base, 0) : kb[i];
         __int128 span = (__int128)hi - base;
