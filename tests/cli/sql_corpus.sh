@@ -66,6 +66,14 @@ for m in "${bad[@]}"; do echo "FAIL: $m" >&2; done
 [ "${#bad[@]}" = 0 ] || fail "${#bad[@]} corpus problems"
 pass "every translated corpus query matches DuckDB at SF ${SFS// /, SF }; the refused ones are listed above"
 
+# the join-reuse path is what join_memo_subset.sql checks at SF 0.1 (its
+# answer alone would pass without it), and join_memo_duplicates.sql must not take it
+for q in subset:1 duplicates:0; do
+    n=$("$DKB" sql --data "$WORK/sf0.1" --explain=tensorplan -f "$CORPUS/join_memo_${q%:*}.sql" 2>&1 | grep -c "pairs from the join of" || true)
+    [ "$n" = "${q#*:}" ] || fail "join_memo_${q%:*}.sql at SF 0.1: $n joins took an earlier join's pairs, expected ${q#*:}"
+done
+pass "join_memo_subset.sql reuses an earlier join's pairs at SF 0.1; join_memo_duplicates.sql does not"
+
 # a refused construct is one line naming it, exit 1, nothing on stdout
 rc=0
 so=$("$DKB" sql --data "$WORK/sf0.01" -f "$CORPUS/unsupported_window.sql" 2>"$WORK/err.txt") || rc=$?
