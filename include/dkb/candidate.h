@@ -346,10 +346,14 @@ typedef struct dkb_cand_budget {
                                 * partition i is rows [part_start[s][i], part_start[s][i + 1]) */
     /* Load partitions first .. first + count - 1 (1 <= count, first + count
      * <= nparts) of the ncols named columns (each a column of a streamed
-     * table; from both tables at once when two stream) into *out.
-     * DKB_CAND_OK; DKB_CAND_EINVAL (a bad range, name or argument: *out
-     * untouched); DKB_CAND_ENOMEM (it would hold more than load_limit, or
-     * the call's loads passed 4 x the streamed tables' bytes). */
+     * table; from both tables at once when two stream) into *out (the
+     * candidate's memory, written only on success). DKB_CAND_OK;
+     * DKB_CAND_EINVAL (a bad range, name or argument, an out inside a
+     * load's memory: *out untouched); DKB_CAND_ENOMEM (it would hold more
+     * than load_limit, or the call's loads passed 4 x the streamed
+     * tables' bytes; *out untouched). Nothing of an earlier call is found
+     * in a load: ids count from 1 in every call, and what a load makes
+     * readable past its data is zero. */
     int (*load)(const struct dkb_cand_env *env, int first, int count, int ncols, const char *const *cols,
                 dkb_cand_load *out);
     /* Give a load back (its memory made inaccessible). DKB_CAND_OK, DKB_CAND_EINVAL

@@ -5,20 +5,32 @@
  * Every load is copied from the store's mapping into one region reserved
  * at setup (PROT_NONE, no swap reserved), at the next page boundary:
  * made writable, filled (descriptors, then each column 64-byte aligned,
- * text offsets rebased to 0), made read-only, and handed out. A release,
- * and the end of every call, makes its pages PROT_NONE again, so a pointer
- * kept past its release faults, and gives them to the kernel to reclaim
- * when it needs memory (MADV_FREE; until then the next call's loads, which
- * start at the region's base again, find them in place: half the cost of
- * dropping them, measured). Only the harness ever writes there (store data
- * it copies, the loads' descriptors), so nothing a candidate wrote can be
- * found by a later call. Addresses are never reused within a call. */
+ * text offsets rebased to 0, every gap and the rest of its last page
+ * zeroed), made read-only, and handed out. A release, and the end of every
+ * call, makes its pages PROT_NONE again, so a pointer kept past its
+ * release faults, and gives them to the kernel to reclaim when it needs
+ * memory (MADV_FREE; until then the next call's loads, which start at the
+ * region's base again, find them in place: half the cost of dropping them,
+ * measured). Addresses are never reused within a call.
+ *
+ * Nothing of an earlier call can be found there: only the loader writes
+ * into the region, only what it copies and zeroes (the descriptor a load
+ * hands out goes to the candidate's *out only once the load succeeded, and
+ * an out pointing into the region is refused); every byte a load makes
+ * readable is written in this call or known to be zero: its pages up to
+ * the end of its bytes are filled whole, and the rest of a 2 MiB-aligned
+ * load's reservation is zeroed where an earlier load left bytes (a bitmap
+ * of the region's pages that may hold any; kept readable, so its huge
+ * pages stay whole); and the loads' ids are numbered from 1 in every call
+ * (a counter kept across calls would tell a call how many loads came
+ * before it). */
 #include "harness/worker_stream.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -51,6 +63,8 @@ static struct {
     int64_t load_limit;
     char *base;
     size_t size, used;
+    size_t pg;          /* the page size */
+    uint64_t *dirty;    /* per page of the region: may hold bytes of an earlier load (else zero) */
     int64_t held, total;
     load_rec loads[MAX_LOADS];
     int nloads;
@@ -92,10 +106,11 @@ static int find_col(const char *name, scol *c) {
                 c->s = s;
                 c->desc = &g.ct[s]->cols[i];
                 c->col = dkb_store_table_column(g.tb[s], name);
+                if (!c->col) return 0;
                 c->text = dkb_column_type(c->col) == DKB_TYPE_TEXT;
                 dkb_dtype_t dt = dkb_column_dtype(c->col);
                 c->es = c->text || dt == DKB_DTYPE_INT64 ? 8 : dt == DKB_DTYPE_INT32 ? 4 : 1;
-                return c->col != NULL;
+                return 1;
             }
     return 0;
 }
@@ -108,9 +123,12 @@ static void part_rows(int s, int first, int count, int64_t *start, int64_t *rows
     *rows = z->row_start + z->rows - a->row_start;
 }
 
-/* Check a request and size it: what it counts (*bytes) and its mapping
- * (*len). 0, or DKB_CAND_EINVAL with g.last_err set. Under g.mu. */
-static int plan_load(int first, int count, int ncols, const char *const *cols, scol *sc, int64_t *bytes, size_t *len) {
+/* Check a request and size it: what it counts (*bytes), the pages its
+ * bytes take (*used: filled whole) and its mapping (*len: the address
+ * space it takes, readable, a whole number of 2 MiB pages from 1 MiB on).
+ * 0, or DKB_CAND_EINVAL with g.last_err set. Under g.mu. */
+static int plan_load(int first, int count, int ncols, const char *const *cols, scol *sc, int64_t *bytes, size_t *used,
+                     size_t *len) {
     if (!g.on) return refuse(DKB_CAND_EINVAL, "load: nothing streams in this run");
     if (first < 0 || count < 1 || first >= g.nparts || count > g.nparts - first)
         return refuse(DKB_CAND_EINVAL, "load: partitions %d..%lld: the streamed tables have partitions 0..%d", first,
@@ -136,14 +154,26 @@ static int plan_load(int first, int count, int ncols, const char *const *cols, s
         }
         *bytes += b;
     }
-    *len = round_up(l ? l : 1, l >= HUGE / 2 ? HUGE : page_size());
+    *used = round_up(l ? l : 1, g.pg);
+    *len = round_up(l ? l : 1, l >= HUGE / 2 ? HUGE : g.pg);
     return 0;
 }
 
-/* Fill the mapping at p (writable) for the request; out's fields. */
-static void fill(char *p, int first, int count, int ncols, const scol *sc, dkb_cand_load *out) {
+/* n bytes were written at *at: zero up to the next 64-byte boundary and
+ * move past it. */
+static void pad64(char **at, size_t n) {
+    size_t r = round_up(n, 64);
+    memset(*at + n, 0, r - n);
+    *at += r;
+}
+
+/* Fill the mapping at p (writable, `used` bytes: a whole number of pages)
+ * for the request, every byte of it: descriptors, columns, zeroed gaps;
+ * out's fields. */
+static void fill(char *p, size_t used, int first, int count, int ncols, const scol *sc, dkb_cand_load *out) {
     dkb_cand_vec *v = (dkb_cand_vec *)p;
-    char *at = p + round_up((size_t)ncols * sizeof *v, 64);
+    char *at = p;
+    pad64(&at, (size_t)ncols * sizeof *v);
     for (int i = 0; i < ncols; i++) {
         int64_t start, rows;
         part_rows(sc[i].s, first, count, &start, &rows);
@@ -154,21 +184,23 @@ static void fill(char *p, int first, int count, int ncols, const scol *sc, dkb_c
             const int64_t *off = dkb_column_text_offsets(sc[i].col);
             int64_t *o = (int64_t *)at;
             for (int64_t r = 0; r <= rows; r++) o[r] = off[start + r] - off[start];
-            at += round_up((size_t)(rows + 1) * 8, 64);
+            pad64(&at, (size_t)(rows + 1) * 8);
             uint64_t nb = 0;
             const char *bytes = dkb_column_text_bytes(sc[i].col, &nb);
             v[i].bytes = at;
             v[i].nbytes = o[rows];
             memcpy(at, bytes + off[start], (size_t)o[rows]);
-            at += round_up((size_t)o[rows], 64);
+            pad64(&at, (size_t)o[rows]);
         } else {
             const char *src = (const char *)dkb_column_data(sc[i].col) + (size_t)start * sc[i].es;
             memcpy(at, src, (size_t)rows * sc[i].es);
             v[i].bytes = NULL;
             v[i].nbytes = 0;
-            at += round_up((size_t)rows * sc[i].es, 64);
+            pad64(&at, (size_t)rows * sc[i].es);
         }
     }
+    /* the rest of the last page: it may hold an earlier call's bytes (MADV_FREE keeps them) */
+    memset(at, 0, used - (size_t)(at - p));
     memset(out, 0, sizeof *out);
     out->first = first;
     out->count = count;
@@ -177,15 +209,33 @@ static void fill(char *p, int first, int count, int ncols, const scol *sc, dkb_c
     out->cols = v;
 }
 
+/* The region's pages [lo, hi) (offsets, page-aligned): marked as holding
+ * bytes (mark), or zeroed where they may (clean). */
+static void pages_mark(size_t lo, size_t hi) {
+    for (size_t i = lo / g.pg; i < hi / g.pg; i++) g.dirty[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+static void pages_clean(size_t lo, size_t hi) {
+    for (size_t i = lo / g.pg; i < hi / g.pg; i++)
+        if (g.dirty[i / 64] >> (i % 64) & 1) {
+            memset(g.base + i * g.pg, 0, g.pg);
+            g.dirty[i / 64] &= ~((uint64_t)1 << (i % 64));
+        }
+}
+
 static int load(const dkb_cand_env *env, int first, int count, int ncols, const char *const *cols,
                 dkb_cand_load *out) {
     (void)env;
     scol sc[MAX_LOAD_COLS];
     int64_t bytes;
-    size_t len;
+    size_t used, len;
+    dkb_cand_load got;
     pthread_mutex_lock(&g.mu);
-    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &len);
+    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &used, &len);
     if (!rc && !out) rc = refuse(DKB_CAND_EINVAL, "load: out is NULL");
+    /* the loader would write there: a way to leave data in the region for a later call */
+    if (!rc && (uintptr_t)out < (uintptr_t)g.base + g.size && (uintptr_t)out + sizeof *out > (uintptr_t)g.base)
+        rc = refuse(DKB_CAND_EINVAL, "load: out points into the loads' memory (env->budget->load's region)");
     if (!rc && g.held + bytes > g.load_limit)
         rc = refuse(DKB_CAND_ENOMEM,
                     "load of partitions %d..%d (%lld bytes) refused: with the %lld bytes held it would pass "
@@ -202,9 +252,11 @@ static int load(const dkb_cand_env *env, int first, int count, int ncols, const 
     /* the pages in one call rather than one fault each (Linux 5.14+; a hint elsewhere) */
     if (!rc) (void)madvise(p, len, MADV_POPULATE_WRITE);
     if (!rc) {
-        fill(p, first, count, ncols, sc, out);
-        out->bytes = bytes;
-        out->id = ++g.next_id;
+        fill(p, used, first, count, ncols, sc, &got);
+        pages_mark(at, at + used);
+        pages_clean(at + used, at + len);
+        got.bytes = bytes;
+        got.id = ++g.next_id;
         if (mprotect(p, len, PROT_READ) != 0) {
             /* cannot make it read-only: take it back */
             mprotect(p, len, PROT_NONE);
@@ -212,12 +264,13 @@ static int load(const dkb_cand_env *env, int first, int count, int ncols, const 
         }
         g.used = at + len;
         if (!rc) {
-            g.loads[g.nloads++] = (load_rec){out->id, p, len, bytes, 1};
+            g.loads[g.nloads++] = (load_rec){got.id, p, len, bytes, 1};
             g.held += bytes;
             g.total += bytes;
         }
     }
     pthread_mutex_unlock(&g.mu);
+    if (!rc) *out = got;   /* the candidate's memory, written once the load is held */
     return rc;
 }
 
@@ -250,9 +303,9 @@ static int64_t load_size(const dkb_cand_env *env, int first, int count, int ncol
     (void)env;
     scol sc[MAX_LOAD_COLS];
     int64_t bytes;
-    size_t len;
+    size_t used, len;
     pthread_mutex_lock(&g.mu);
-    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &len);
+    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &used, &len);
     pthread_mutex_unlock(&g.mu);
     return rc ? -1 : bytes;
 }
@@ -262,6 +315,7 @@ void dkb__wstream_call_begin(void) {
     g.last_err[0] = 0;
     g.total = g.held = 0;
     g.nloads = 0;
+    g.next_id = 0;   /* ids from 1 in every call: they tell nothing of earlier calls */
     pthread_mutex_unlock(&g.mu);
 }
 
@@ -333,6 +387,9 @@ int dkb__wstream_setup(const dkb_store *db, const dkb_cand_db *cdb, const char *
         g.nparts = b->nparts;
         g.load_limit = load_limit;
         g.size = round_up(4 * total + REGION_SLACK, HUGE);
+        g.pg = page_size();
+        g.dirty = calloc((g.size / g.pg + 63) / 64, sizeof *g.dirty);
+        if (!g.dirty) return dkb_fail(err, DKB_ENOMEM, "out of memory");
         void *m = mmap(NULL, g.size + HUGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (m == MAP_FAILED)
             return dkb_fail(err, DKB_ENOMEM, "cannot reserve %zu bytes of address space for the loads: %s", g.size,

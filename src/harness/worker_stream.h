@@ -11,7 +11,9 @@
  * read-only once filled (a write is wrote_input) and inaccessible
  * (PROT_NONE) when released and after every call (a read then is a crash
  * naming it); the loads of one
- * call total at most the region (4 x the streamed tables' bytes). The
+ * call total at most the region (4 x the streamed tables' bytes); nothing
+ * of an earlier call is readable in a load, nor written there for a later
+ * one (ids count from 1 per call, an out into the region is refused). The
  * loader locks, so any thread may call it. Its last refusal is kept, for
  * the row's detail when the candidate then returns an error. */
 #ifndef DKB_HARNESS_WORKER_STREAM_H

@@ -7,7 +7,8 @@
 #     an honest streaming Q6 and the cases against the loader (a load over
 #     load_limit, loads never released, a released load read again, a write
 #     into a load, rows past a load read, the hidden columns read, bad loader
-#     arguments, no DKB_CANDIDATE_STREAMS) under a budget that streams
+#     arguments, no DKB_CANDIDATE_STREAMS, what earlier calls left in the
+#     loader looked for) under a budget that streams
 #     lineitem, each classified as EXPECTED; the honest one's loads total
 #     the baseline's streamed bytes;
 #   - Harness II cases (tests/candidates/adversarial) still classified with
