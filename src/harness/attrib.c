@@ -13,7 +13,10 @@
 
 #include <cjson/cJSON.h>
 
-void dkb__attrib_init(dkb_attribution *a) { memset(a, 0, sizeof *a); }
+void dkb__attrib_init(dkb_attribution *a) {
+    memset(a, 0, sizeof *a);
+    a->window_ms = a->busy_ms = a->lead_ms = NAN;
+}
 
 double dkb__attrib_own_share(const dkb_attribution *a) {
     double all = a->own_ms + a->library_ms;
@@ -170,6 +173,7 @@ void dkb__attrib_short_name(const char *name, dkb_demangle_fn dm, char *out, siz
 
 void dkb__attrib_tally_init(dkb_attrib_tally *t, dkb_demangle_fn dm) {
     memset(t, 0, sizeof *t);
+    dkb__attrib_init(&t->a);
     t->dm = dm;
 }
 
@@ -254,6 +258,33 @@ static int add_num(cJSON *o, const char *key, double v) {
     return (isfinite(v) ? cJSON_AddNumberToObject(o, key, v) : cJSON_AddNullToObject(o, key)) != NULL;
 }
 
+static int by_start(const void *x, const void *y) {
+    const uint64_t *a = x, *b = y;
+    return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+void dkb__attrib_busy(uint64_t (*iv)[2], int n, uint64_t lo, uint64_t hi, dkb_attribution *a) {
+    a->window_ms = hi >= lo ? (double)(hi - lo) / 1e6 : NAN;
+    a->busy_ms = a->lead_ms = NAN;
+    if (hi < lo) return;
+    qsort(iv, (size_t)n, sizeof *iv, by_start);
+    uint64_t busy = 0, run_lo = 0, run_hi = 0;
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t s = iv[i][0] < lo ? lo : iv[i][0], e = iv[i][1] > hi ? hi : iv[i][1];
+        if (e <= s) continue;
+        if (!any) a->lead_ms = (double)(s - lo) / 1e6;
+        if (any && s <= run_hi) {
+            if (e > run_hi) run_hi = e;
+            continue;
+        }
+        if (any) busy += run_hi - run_lo;
+        run_lo = s, run_hi = e, any = 1;
+    }
+    if (any) busy += run_hi - run_lo;
+    a->busy_ms = (double)busy / 1e6;
+}
+
 int dkb__attrib_add_json(cJSON *obj, const char *key, const dkb_attribution *a) {
     char note_key[64];
     snprintf(note_key, sizeof note_key, "%s_note", key);
@@ -267,7 +298,8 @@ int dkb__attrib_add_json(cJSON *obj, const char *key, const dkb_attribution *a) 
          cJSON_AddNumberToObject(j, "library_kernels", a->library_kernels) &&
          cJSON_AddNumberToObject(j, "copies", a->copies) && cJSON_AddNumberToObject(j, "memsets", a->memsets) &&
          add_num(j, "own_share", dkb__attrib_own_share(a)) && cJSON_AddNumberToObject(j, "dropped", (double)a->dropped) &&
-         add_num(j, "wall_s", a->wall_s);
+         add_num(j, "window_ms", a->window_ms) && add_num(j, "busy_ms", a->busy_ms) &&
+         add_num(j, "lead_ms", a->lead_ms) && add_num(j, "wall_s", a->wall_s);
     cJSON *libs = ok ? cJSON_AddArrayToObject(j, "libraries") : NULL;
     ok = ok && libs;
     for (const char *p = a->libraries; ok && *p;) {
@@ -302,6 +334,11 @@ static double num0(const cJSON *o, const char *key) {
     return cJSON_IsNumber(it) && isfinite(it->valuedouble) ? it->valuedouble : 0;
 }
 
+static double num_or_nan(const cJSON *o, const char *key) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(it) && isfinite(it->valuedouble) && it->valuedouble >= 0 ? it->valuedouble : NAN;
+}
+
 static int int0(const cJSON *o, const char *key) {
     double v = num0(o, key);
     return v >= 0 && v < 2e9 ? (int)v : 0;
@@ -327,6 +364,9 @@ void dkb__attrib_from_json(const cJSON *obj, const char *key, dkb_attribution *a
     a->memsets = int0(j, "memsets");
     double d = num0(j, "dropped");
     a->dropped = d >= 0 && d < 9e18 ? (int64_t)d : 0;
+    a->window_ms = num_or_nan(j, "window_ms");
+    a->busy_ms = num_or_nan(j, "busy_ms");
+    a->lead_ms = num_or_nan(j, "lead_ms");
     a->wall_s = num0(j, "wall_s");
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(j, "libraries"), *it;
     if (!cJSON_IsArray(libs)) libs = NULL;

@@ -47,6 +47,12 @@ typedef struct dkb_attribution {
     int own_kernels, library_kernels;
     int copies, memsets;
     int64_t dropped;              /* records CUPTI lost (buffers full); 0 normally */
+    double window_ms;             /* the call's window (its marks; NaN: not marked) */
+    double busy_ms;               /* of it, time with some activity on the device (the union
+                                   * of the records' intervals); window - busy: the device idle
+                                   * (host work, round trips, launch gaps); NaN: not marked */
+    double lead_ms;               /* from the window's opening to the first activity (the
+                                   * call's host prelude; NaN: not marked or no activity) */
     double wall_s;                /* the whole step in the worker: loading CUPTI, the call,
                                    * the flush and the tally (what attribution costs) */
     char libraries[64];           /* the libraries seen, "cub, thrust" ("" when none) */
@@ -93,10 +99,17 @@ void dkb__attrib_tally_memset(dkb_attrib_tally *t, double ms);
  * tally's memory (the tally may be initialised again). */
 void dkb__attrib_tally_finish(dkb_attrib_tally *t, dkb_attribution *out);
 
+/* The device's busy time in the window [lo, hi] (ns): the union of the n
+ * intervals start[i]..end[i] clipped to it, into a->busy_ms, with
+ * a->window_ms and a->lead_ms (first start - lo; NaN when none lies in the
+ * window). Sorts start/end together (n pairs). */
+void dkb__attrib_busy(uint64_t (*iv)[2], int n, uint64_t lo, uint64_t hi, dkb_attribution *a);
+
 /* ---- JSON (the worker's report and results.json) ----
  * obj[key] = {"own_ms", "library_ms", "copy_ms", "memset_ms", "kernels",
  *             "own_kernels", "library_kernels", "copies", "memsets",
- *             "own_share" (null when no kernel ran), "dropped", "wall_s",
+ *             "own_share" (null when no kernel ran), "dropped",
+ *             "window_ms", "busy_ms", "lead_ms" (null: not marked), "wall_s",
  *             "libraries": ["cub", ...],
  *             "top": [{"name", "library" (null: own), "ms", "launches"}, ...]}
  * or null when not recorded; obj[key + "_note"] = the note, or null when

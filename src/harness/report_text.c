@@ -75,10 +75,11 @@ static int shows_attribution(const dkb_eval_results *res) {
 }
 
 /* The cells of a row's attribution: own, library, copy, memset ms, kernel
- * launches, own share ("-" each when not recorded) and the last column
+ * launches, own share, the device's idle ms in the call's window and the
+ * time to its first activity ("-" each when not recorded) and the last column
  * (the top kernels, or why nothing was recorded). */
 typedef struct attrib_cells {
-    char own[32], lib[32], copy[32], mset[32], kernels[16], share[16];
+    char own[32], lib[32], copy[32], mset[32], kernels[16], share[16], idle[32], lead[32];
     char last[640];            /* top (360) + "; " + note (256) */
 } attrib_cells;
 
@@ -89,6 +90,9 @@ static void attrib_cells_of(const dkb_eval_item *it, attrib_cells *c) {
     snprintf(c->lib, sizeof c->lib, "%s", fmt_ms(b, sizeof b, a->recorded ? a->library_ms : NAN));
     snprintf(c->copy, sizeof c->copy, "%s", fmt_ms(b, sizeof b, a->recorded ? a->copy_ms : NAN));
     snprintf(c->mset, sizeof c->mset, "%s", fmt_ms(b, sizeof b, a->recorded ? a->memset_ms : NAN));
+    snprintf(c->idle, sizeof c->idle, "%s",
+             fmt_ms(b, sizeof b, a->recorded ? a->window_ms - a->busy_ms : NAN));
+    snprintf(c->lead, sizeof c->lead, "%s", fmt_ms(b, sizeof b, a->recorded ? a->lead_ms : NAN));
     if (a->recorded) snprintf(c->kernels, sizeof c->kernels, "%d", a->kernels);
     else snprintf(c->kernels, sizeof c->kernels, "-");
     double share = dkb__attrib_own_share(a);
@@ -104,16 +108,16 @@ static void attrib_cells_of(const dkb_eval_item *it, attrib_cells *c) {
 static void print_attribution_table(const dkb_eval_results *res, FILE *f) {
     enum { LAST_MAX = 90 };
     fprintf(f, "kernel attribution (one untimed call on seed 0, CUPTI; device ms):\n");
-    fprintf(f, "%-5s %-4s %10s %10s %9s %9s %7s %9s  %s\n", "query", "mode", "own ms", "library ms", "copy ms",
-            "memset ms", "kernels", "own share", "top kernels");
+    fprintf(f, "%-5s %-4s %10s %10s %9s %9s %7s %9s %8s %8s  %s\n", "query", "mode", "own ms", "library ms",
+            "copy ms", "memset ms", "kernels", "own share", "idle ms", "lead ms", "top kernels");
     for (int i = 0; i < res->n; i++) {
         const dkb_eval_item *it = &res->items[i];
         if (it->missing) continue;
         attrib_cells c;
         attrib_cells_of(it, &c);
         if (strlen(c.last) > LAST_MAX) strcpy(c.last + LAST_MAX - 3, "...");
-        fprintf(f, "%-5s %-4s %10s %10s %9s %9s %7s %9s  %s\n", it->query, dkb__eval_mode_name(it->mode), c.own, c.lib,
-                c.copy, c.mset, c.kernels, c.share, c.last);
+        fprintf(f, "%-5s %-4s %10s %10s %9s %9s %7s %9s %8s %8s  %s\n", it->query, dkb__eval_mode_name(it->mode),
+                c.own, c.lib, c.copy, c.mset, c.kernels, c.share, c.idle, c.lead, c.last);
     }
     fprintf(f, "\n");
 }
@@ -267,16 +271,19 @@ static void print_markdown(const dkb_eval_results *res, FILE *f) {
         fprintf(f, "\n## Kernel attribution\n\n"
                    "One extra, untimed call per CUDA row (seed 0) recorded with CUPTI: device time of the "
                    "candidate's own kernels and of library kernels (CUB, Thrust, ...), of its memory copies "
-                   "and memsets (docs/harness.md, \"Kernel attribution\").\n\n");
-        fprintf(f, "| query | mode | own ms | library ms | copy ms | memset ms | kernels | own share | top kernels |\n");
-        fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+                   "and memsets; idle: the device's time without any of them in the call's window "
+                   "(host work, round trips, launch gaps), lead: the window's opening to the first "
+                   "(docs/harness.md, \"Kernel attribution\").\n\n");
+        fprintf(f, "| query | mode | own ms | library ms | copy ms | memset ms | kernels | own share | idle ms | lead ms "
+                   "| top kernels |\n");
+        fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
         for (int i = 0; i < res->n; i++) {
             const dkb_eval_item *it = &res->items[i];
             if (it->missing) continue;
             attrib_cells c;
             attrib_cells_of(it, &c);
-            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | ", it->query, dkb__eval_mode_name(it->mode), c.own,
-                    c.lib, c.copy, c.mset, c.kernels, c.share);
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ", it->query, dkb__eval_mode_name(it->mode),
+                    c.own, c.lib, c.copy, c.mset, c.kernels, c.share, c.idle, c.lead);
             md_cell(f, c.last);
             fputs(" |\n", f);
         }

@@ -351,11 +351,15 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     set_phase(what, seed);
     char *stack_lo = dkb__guard_pristine_restore();
     dkb__heap_call_begin();
+    /* the stack below this frame zeroed (what earlier calls and the harness
+     * left there) before the window opens: the wipe is the harness's work,
+     * not the candidate's (up to the stack's high-water mark: tens of us);
+     * what time_begin's own frames leave below is the CUDA runtime's */
+    dkb__guard_wipe_below(stack_lo);
     /* the CUDA window opens here: the device idle, the cache flushed */
     if (w->cuda && dkb__wcuda_time_begin(w->cu, &e))
         fail_report(w, DKB_VERDICT_HARNESS_ERROR, "before %s (seed %llu): %s", what, (unsigned long long)seed, e.msg);
     timed_window(1);
-    dkb__guard_wipe_below(stack_lo);
     double t0 = dkb__now_ms();
     int rc = w->core ? w->core_entry(w->cin[s], &w->oset.set, w->env)
                      : w->full_entry(w->cdb, w->cparams[s], &w->ores.res, w->env);

@@ -225,6 +225,8 @@ int dkb__wcuda_attrib_end(dkb__wcuda *c, dkb_attribution *out, dkb_error *err) {
         int windowed = g.lo && g.hi && g.hi >= g.lo;
         dkb_attrib_tally t;
         dkb__attrib_tally_init(&t, dkb__attrib_demangler());
+        uint64_t (*iv)[2] = windowed && g.n ? malloc(sizeof *iv * (size_t)g.n) : NULL;
+        int niv = 0;
         for (int i = 0; i < g.n; i++) {
             const rec *x = &g.recs[i];
             /* by its midpoint: robust to the small skew between CUPTI's
@@ -232,11 +234,15 @@ int dkb__wcuda_attrib_end(dkb__wcuda *c, dkb_attribution *out, dkb_error *err) {
             uint64_t mid = x->start + (x->end > x->start ? (x->end - x->start) / 2 : 0);
             if (windowed && (mid < g.lo || mid > g.hi)) continue;
             double ms = x->end > x->start ? (double)(x->end - x->start) / 1e6 : 0;
+            if (iv) iv[niv][0] = x->start, iv[niv][1] = x->end, niv++;
             if (x->kind == 0) dkb__attrib_tally_kernel(&t, x->name ? x->name : "(unnamed)", ms);
             else if (x->kind == 1) dkb__attrib_tally_copy(&t, ms);
             else dkb__attrib_tally_memset(&t, ms);
         }
         dkb__attrib_tally_finish(&t, out);
+        /* the device's idle time in the window (no records: all of it) */
+        if (windowed && (iv || !g.n)) dkb__attrib_busy(iv, niv, g.lo, g.hi, out);
+        free(iv);
         out->dropped = g.lost;
         for (int i = 0; i < out->ntop; i++) dkb__text_sanitize(out->top[i].name, strlen(out->top[i].name));
         out->wall_s = dkb__now_s() - g.t0;

@@ -250,6 +250,7 @@ static dkb_attribution sample(void) {
     dkb__attrib_tally_copy(&t, 0.01);
     dkb_attribution a;
     dkb__attrib_tally_finish(&t, &a);
+    a.window_ms = 1.25, a.busy_ms = 1.0, a.lead_ms = 0.05; /* as dkb__attrib_busy leaves them */
     return a;
 }
 
@@ -329,10 +330,10 @@ static void test_results(void) {
     CHECK(f && dkb__results_print(&res, DKB_RESULTS_TABLE, f, &err) == 0);
     if (f) fclose(f);
     CHECK(text && strstr(text, "kernel attribution (one untimed call on seed 0, CUPTI; device ms):"), "%s", text ? text : "");
-    CHECK(text && strstr(text, "q06   full      0.750      0.250     0.010     0.000       2     75.0%  my_scan 0.750 ms, "
+    CHECK(text && strstr(text, "q06   full      0.750      0.250     0.010     0.000       2     75.0%    0.250    0.050  my_scan 0.750 ms, "
                                "cub::detail::radix_sort::DeviceRadixSortOnesweepKernel<...> [cub] 0.2...\n"),
           "%s", text ? text : "");
-    CHECK(text && strstr(text, "q13   full          -          -         -         -       -         -  not recorded: not "
+    CHECK(text && strstr(text, "q13   full          -          -         -         -       -         -        -        -  not recorded: not "
                                "available in this build"),
           "%s", text ? text : "");
     CHECK(text && strstr(text, "not recorded (wrong_answer)"), "%s", text ? text : "");
@@ -343,9 +344,9 @@ static void test_results(void) {
     CHECK(f && dkb__results_print(&res, DKB_RESULTS_MARKDOWN, f, &err) == 0);
     if (f) fclose(f);
     CHECK(text && strstr(text, "## Kernel attribution"), "%s", text ? text : "");
-    CHECK(text && strstr(text, "| q06 | full | 0.750 | 0.250 | 0.010 | 0.000 | 2 | 75.0% | my_scan 0.750 ms, "),
+    CHECK(text && strstr(text, "| q06 | full | 0.750 | 0.250 | 0.010 | 0.000 | 2 | 75.0% | 0.250 | 0.050 | my_scan 0.750 ms, "),
           "%s", text ? text : "");
-    CHECK(text && strstr(text, "| q13 | full | - | - | - | - | - | - | not recorded: not available in this build |"),
+    CHECK(text && strstr(text, "| q13 | full | - | - | - | - | - | - | - | - | not recorded: not available in this build |"),
           "%s", text ? text : "");
     free(text);
 
@@ -387,7 +388,35 @@ static void test_cand_status(void) {
           DKB_CAND_EINTERNAL == 5);
 }
 
+/* The device's busy time in a window: the union of intervals, clipped. */
+static void test_busy(void) {
+    dkb_attribution a;
+    dkb__attrib_init(&a);
+    CHECK(isnan(a.window_ms) && isnan(a.busy_ms) && isnan(a.lead_ms));
+    /* window 1000..11000 ns; out of order, overlapping, nested, one
+     * starting before the window and one ending after it, one outside */
+    uint64_t iv[][2] = {{5000, 6000}, {800, 1500}, {3000, 5500}, {3100, 3200}, {10500, 12000}, {20000, 21000}};
+    dkb__attrib_busy(iv, 6, 1000, 11000, &a);
+    /* busy: 1000..1500, 3000..6000, 10500..11000 = 500 + 3000 + 500 ns */
+    CHECK(fabs(a.window_ms - 0.010) < 1e-12 && fabs(a.busy_ms - 0.004) < 1e-12, "%g %g", a.window_ms, a.busy_ms);
+    CHECK(fabs(a.lead_ms) < 1e-12, "%g", a.lead_ms);
+    uint64_t late[][2] = {{4000, 4500}};
+    dkb__attrib_busy(late, 1, 1000, 11000, &a);
+    CHECK(fabs(a.lead_ms - 0.003) < 1e-12 && fabs(a.busy_ms - 0.0005) < 1e-12, "%g %g", a.lead_ms, a.busy_ms);
+    dkb__attrib_busy(NULL, 0, 1000, 3000, &a);
+    CHECK(fabs(a.window_ms - 0.002) < 1e-12 && a.busy_ms == 0 && isnan(a.lead_ms));
+    /* through JSON and back */
+    cJSON *o = cJSON_CreateObject();
+    a.recorded = true;
+    CHECK(dkb__attrib_add_json(o, "attribution", &a) == 0);
+    dkb_attribution b;
+    dkb__attrib_from_json(o, "attribution", &b);
+    CHECK(fabs(b.window_ms - 0.002) < 1e-12 && b.busy_ms == 0 && isnan(b.lead_ms));
+    cJSON_Delete(o);
+}
+
 int main(void) {
+    test_busy();
     test_library();
     test_short_name();
     test_tally();
