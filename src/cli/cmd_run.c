@@ -25,6 +25,7 @@
 #include "dist/comm.h"         // defines: dkb__comm (mpirun ranks)
 #include "dist/dist_store.h"   // defines: dkb__dist_store_check
 #include "dist/dist_device.h"  // defines: dkb__dist_use_device (a GPU per rank)
+#include "dist/dist_nccl.h"    // defines: dkb__dist_open_nccl (--comm nccl)
 #include "queries/partition.h" // defines: dkb__query_run_ranks, dkb__part_info
 #include "store/verify_cache.h" // defines: dkb__store_verify_cached
 
@@ -53,6 +54,7 @@ typedef struct run_opts {
     const char *expect_path;
     int verify;              /* 0: structure (default), 1: --verify (crc32s too), -1: --no-verify */
     int64_t mem_budget;      /* --mem-budget: bytes a query's columns may take at once (0: none) */
+    int comm_nccl;           /* --comm nccl: the ranks' collectives through NCCL (cuda), else MPI */
 } run_opts;
 
 typedef struct run_env {
@@ -65,7 +67,7 @@ typedef struct run_env {
     double floor_ms_sum;     /* sum of the timed queries' floor ms (--bandwidth) */
     int64_t floor_bytes_sum; /* and of their floor bytes */
     int noted;               /* the query whose partitioned run was last described */
-    dkb__comm *comm;         /* the ranks (mpirun), or this process alone */
+    dkb__comm *comm;         /* the ranks (mpirun), or this process alone; --comm nccl: the NCCL one over them */
 } run_env;
 
 /* One query's load before timing: what its prepare made resident, and its
@@ -128,6 +130,11 @@ static void usage(FILE *f) {
             "                        (dictionary codes, text offsets; the default), once per\n"
             "                        version of the files (a record as dkb eval keeps)\n"
             "  --no-verify           trust the store: no check beyond dkb_store_open's\n"
+            "  --comm C              how the ranks' collectives travel: mpi (default: host\n"
+            "                        memory, over MPI under mpirun) or nccl (--backend cuda\n"
+            "                        only: through NCCL on the ranks' GPUs, one GPU per rank;\n"
+            "                        bootstrapped through MPI, or alone without mpirun);\n"
+            "                        the result is the same\n"
             "  -h, --help            this help\n"
             "\n"
             "With an --expect option the result is printed only if --format is given;\n"
@@ -136,13 +143,15 @@ static void usage(FILE *f) {
             "Under mpirun (mpirun -np K dkb run ...) every rank runs the query on its\n"
             "share of the partitions of a store made with dkb gen --partitions P (the\n"
             "same store on every rank), the partials are gathered and merged, and rank 0\n"
-            "prints the result, the same as one process's (docs/distributed.md).\n"
+            "prints the result, the same as one process's (docs/distributed.md). With\n"
+            "--comm nccl the partials go through NCCL (copied to the GPU and back).\n"
             "\n"
             "examples:\n"
             "  dkb run q06 --data data/sf1\n"
             "  dkb run 6 --data data/sf1 --seed 7 --param discount=0.05 --time\n"
             "  dkb run all --data data/sf0.01 --expect-dir tests/answers/sf0.01\n"
-            "  mpirun -np 3 dkb run all --data data/sf0.1-p8 --expect-dir tests/answers/sf0.1\n");
+            "  mpirun -np 3 dkb run all --data data/sf0.1-p8 --expect-dir tests/answers/sf0.1\n"
+            "  mpirun -np 2 dkb run all --data data/sf1-p8 --backend cuda --comm nccl\n");
 }
 
 /* The timed runs of one query: their times in run order, and their
@@ -189,8 +198,8 @@ static int run_budget(const run_opts *o, run_env *env, const dkb_query *q, const
                         info.chunks == 1 ? "" : "s");
             else
                 fprintf(stderr, "none");
-            fprintf(stderr, ", %d pass%s, %lld bytes of partials gathered", info.passes,
-                    info.passes == 1 ? "" : "es", (long long)info.gathered_bytes);
+            fprintf(stderr, ", %d pass%s, %lld bytes of partials gathered%s", info.passes,
+                    info.passes == 1 ? "" : "es", (long long)info.gathered_bytes, o->comm_nccl ? " through NCCL" : "");
             if (o->mem_budget > 0)
                 fprintf(stderr, "; resident %lld bytes, at most %lld bytes at once (--mem-budget %lld)",
                         (long long)info.resident_bytes, (long long)info.peak_bytes, (long long)o->mem_budget);
@@ -590,7 +599,7 @@ static int set_expect(run_opts *o, expect_kind kind, const char *path) {
 /* Parse the options into o; the query argument into *query. */
 static int parse(int argc, char **argv, run_opts *o, const char **query) {
     enum { O_DATA = 256, O_BACKEND, O_SEED, O_PARAM, O_FORMAT, O_TIME, O_RUNS, O_WARMUP, O_THREADS, O_BANDWIDTH, O_PROFILE,
-           O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR, O_VERIFY, O_NO_VERIFY, O_MEM_BUDGET };
+           O_EXPECT, O_EXPECT_DIR, O_OFFICIAL, O_OFFICIAL_DIR, O_VERIFY, O_NO_VERIFY, O_MEM_BUDGET, O_COMM };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
                                               {"seed", required_argument, 0, O_SEED},
@@ -609,6 +618,7 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
                                               {"verify", no_argument, 0, O_VERIFY},
                                               {"no-verify", no_argument, 0, O_NO_VERIFY},
                                               {"mem-budget", required_argument, 0, O_MEM_BUDGET},
+                                              {"comm", required_argument, 0, O_COMM},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
     long v;
@@ -672,6 +682,11 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
         case O_MEM_BUDGET:
             if (cli_parse_size("--mem-budget", optarg, &o->mem_budget)) return DKB_EXIT_USAGE;
             break;
+        case O_COMM:
+            if (!strcmp(optarg, "mpi")) o->comm_nccl = 0;
+            else if (!strcmp(optarg, "nccl")) o->comm_nccl = 1;
+            else return cli_usage_error("--comm %s: expected mpi or nccl", optarg);
+            break;
         case 'h': usage(stdout); return -1;
         case ':': return cli_usage_error("run: option %s needs a value", argv[optind - 1]);
         default: return cli_usage_error("run: unknown option %s", argv[optind - 1]);
@@ -686,6 +701,9 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
     if (all && o->expect == EXPECT_FILE) return cli_usage_error("run: --expect FILE needs a single query; use --expect-dir with all");
     if (all && o->expect == EXPECT_OFFICIAL)
         return cli_usage_error("run: --expect-official FILE needs a single query; use --expect-official-dir with all");
+    if (o->comm_nccl && o->backend != DKB_TP_CUDA)
+        return cli_usage_error("run: --comm nccl needs --backend cuda (NCCL exchanges GPU memory; the CPU backend's "
+                               "ranks exchange through MPI)");
     if ((o->expect == EXPECT_OFFICIAL || o->expect == EXPECT_OFFICIAL_DIR) && (o->seed || o->nov))
         return cli_usage_error("run: the official answers are for the qualification parameters (seed 0, no --param)");
     return 0;
@@ -712,6 +730,30 @@ static int holds_tbl(const char *dir) {
 
 static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__comm *comm);
 
+/* --comm nccl: env->comm := the NCCL communicator over env->comm's ranks
+ * on `device` (which stays open beneath it); rank 0 says on stderr what it
+ * is and what its collectives cost. 0, or the exit code (rank 0 printed
+ * the error line). */
+static int open_nccl(run_env *env, int device, dkb_error *err) {
+    dkb__nccl_info ni;
+    dkb__comm *nc = NULL;
+    int rc = dkb__dist_open_nccl(env->comm, device, &nc, &ni, err);
+    int rank = dkb__comm_rank(env->comm), ranks = dkb__comm_size(env->comm);
+    if (rc) {
+        if (!rank) fprintf(stderr, "dkb run: error: --comm nccl: %s\n", err->msg[0] ? err->msg : dkb_strerror(rc));
+        return DKB_EXIT_FAIL;
+    }
+    if (!rank)
+        fprintf(stderr,
+                "dkb run: --comm nccl: %d rank%s, rank 0 on GPU %d (%s), NCCL set up in %.1f ms; %s; self-check ok: "
+                "all-reduce of 8 bytes %.1f us, all-gather of %d bytes %.1f us (median of %d, host copies included)\n",
+                ranks, ranks == 1 ? "" : "s", ni.device, ni.bus_id, ni.init_ms,
+                ranks == 1 ? "one rank exchanges no partials (queries run whole)" : "partials through NCCL",
+                ni.allreduce_us, ranks * (ranks + 1) / 2, ni.allgather_us, ni.reps);
+    env->comm = nc;
+    return 0;
+}
+
 /* Under mpirun every rank runs this: the ranks agree on the store (the same
  * one, checked on every rank) before any query, rank 0 prints, the others
  * write nothing on stdout (docs/distributed.md). */
@@ -729,6 +771,11 @@ int cmd_run(int argc, char **argv) {
     dkb__comm *comm = NULL;
     dkb_error err = {0};
     if ((rc = dkb__comm_open(&comm, &err))) return cli_fail("run", rc, &err);
+    if (o.comm_nccl && (rc = dkb__comm_agree(comm, dkb__comm_nccl_load(&err), &err))) {
+        if (!dkb__comm_rank(comm)) fprintf(stderr, "dkb run: error: --comm nccl: %s\n", err.msg);
+        dkb__comm_close(comm);
+        return DKB_EXIT_FAIL;
+    }
     if (dkb__comm_size(comm) > 1) {
         if (dkb__comm_rank(comm) && !freopen("/dev/null", "w", stdout)) {
             fprintf(stderr, "dkb run: error: rank %d: /dev/null: cannot open for stdout\n", dkb__comm_rank(comm));
@@ -782,7 +829,9 @@ static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__
         return cli_usage_error("run: the official answers are for SF 1; store %s is SF %g", o.data, env.sf);
     }
     rc = 0;
-    if (o.backend == DKB_TP_CUDA && dkb__comm_size(comm) > 1) rc = dkb__dist_use_device(comm, NULL, &err);
+    int device = 0;
+    if (o.backend == DKB_TP_CUDA && (dkb__comm_size(comm) > 1 || o.comm_nccl))
+        rc = dkb__dist_use_device(comm, &device, &err);
     if (!rc) rc = dkb_tp_create(o.backend, o.threads, &env.tp, &err);
     if ((rc = dkb__comm_agree(comm, rc, &err))) { /* ranks: one rank without a GPU stops all */
         dkb_tp_destroy(env.tp);
@@ -792,6 +841,11 @@ static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__
         return DKB_EXIT_FAIL;
     }
     env.load_ms = dkb__now_ms() - t0;
+    if (o.comm_nccl && (rc = open_nccl(&env, device, &err))) {
+        dkb_tp_destroy(env.tp);
+        dkb_store_close(env.db);
+        return rc;
+    }
 
     int failed = 0, exit_code = DKB_EXIT_OK;
     for (int n = all ? 1 : single->number; n <= (all ? DKB_NQUERIES : single->number); n++) {
@@ -826,6 +880,7 @@ static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__
         }
     }
     if (failed && exit_code == DKB_EXIT_OK) exit_code = DKB_EXIT_FAIL;
+    if (env.comm != comm) dkb__comm_close(env.comm);  /* --comm nccl: before the backend's context goes */
     dkb_tp_destroy(env.tp);
     dkb_store_close(env.db);
     if (fflush(stdout) || ferror(stdout)) {

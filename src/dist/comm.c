@@ -100,17 +100,30 @@ int dkb__comm_open(dkb__comm **out, dkb_error *err) {
 #endif
 }
 
+#ifdef DKB_HAVE_NCCL
+static void *nccl_open_fn; /* the module's entry, once loaded */
+#endif
+
+int dkb__comm_nccl_load(dkb_error *err) {
+#ifndef DKB_HAVE_NCCL
+    return dkb_fail(err, DKB_ENOENT,
+                    "this dkb was built without NCCL (it needs CUDA and nccl.h at build time; docs/distributed.md)");
+#else
+    if (nccl_open_fn) return 0;
+    return module_load("DKB_COMM_NCCL", "dkb_comm_nccl.so", DKB__COMM_NCCL_OPEN_SYMBOL, &nccl_open_fn, err);
+#endif
+}
+
 int dkb__comm_open_nccl(dkb__comm *boot, int device, dkb__comm **out, dkb_error *err) {
     *out = NULL;
+    int rc = dkb__comm_nccl_load(err);
+    if (rc) return rc;
 #ifndef DKB_HAVE_NCCL
     (void)boot, (void)device;
-    return dkb_fail(err, DKB_ENOENT, "this dkb was built without NCCL (it needs CUDA and nccl.h)");
+    return DKB_ENOENT;
 #else
-    void *fn = NULL;
-    int rc = module_load("DKB_COMM_NCCL", "dkb_comm_nccl.so", DKB__COMM_NCCL_OPEN_SYMBOL, &fn, err);
-    if (rc) return rc;
     dkb__comm_nccl_open_fn open_nccl;
-    memcpy(&open_nccl, &fn, sizeof fn);
+    memcpy(&open_nccl, &nccl_open_fn, sizeof nccl_open_fn);
     return open_nccl(boot, device, out, err);
 #endif
 }

@@ -10,7 +10,9 @@
  *   nccl    an NCCL communicator over the same ranks (comm_nccl.c, built
  *           as dkb_comm_nccl.so; bootstrapped by the mpi communicator's
  *           broadcast of NCCL's unique id). Device buffers: every buffer
- *           argument is CUDA device memory.
+ *           argument is CUDA device memory. `dkb run --comm nccl` uses it
+ *           through the staging communicator below (host buffers copied to
+ *           the device and back; dist_nccl.h).
  *
  * Plans and the CLI are written once against dkb__comm_*; which
  * implementation is behind a communicator is its business. Every call is a
@@ -82,6 +84,24 @@ int dkb__comm_open_single(dkb__comm **out, dkb_error *err);
  * `device` of this node. DKB_ENOENT when this build has no NCCL module or
  * it cannot be loaded; NCCL's and CUDA's errors as DKB_EIO naming the call. */
 int dkb__comm_open_nccl(dkb__comm *boot, int device, dkb__comm **out, dkb_error *err);
+
+/* Load the NCCL module now (once; dkb__comm_open_nccl would load it), so
+ * that a run asking for NCCL is refused before it starts when it cannot
+ * have it: 0, or DKB_ENOENT "this dkb was built without NCCL ..." or the
+ * loader's message (the module's path; $DKB_COMM_NCCL). Not a collective. */
+int dkb__comm_nccl_load(dkb_error *err);
+
+/* A host-buffer communicator over `dev`, a device-buffer one ("nccl"),
+ * on the current CUDA device (comm_staged.c): every collective copies its
+ * host buffers into device memory, runs dev's collective there and copies
+ * the result back; sizes go through dev's allgather_sizes (host values).
+ * Takes dev (its close closes dev). Name "nccl", rank and size dev's.
+ * DKB_ENOENT in a build without CUDA; CUDA's errors as DKB_EIO. A staging
+ * buffer that cannot grow on one rank fails the collective on every rank
+ * (agreed through dev's sizes gather); any other CUDA failure of a copy
+ * prints one line and stops every rank (dkb__comm_abort), as a failed MPI
+ * call does: the other ranks are already in the collective. */
+int dkb__comm_open_staged(dkb__comm *dev, dkb__comm **out, dkb_error *err);
 
 /* MPI_Finalize for "mpi" (then the process should exit soon); frees c.
  * NULL is fine. */
