@@ -123,8 +123,9 @@ cmd() {
     mpi2-nccl) echo "${MPIRUN[@]}" -np 2 "$DKB" run "$@" --comm nccl ;;
     mpi2-nccl-hostid)
         local x=(-x NCCL_NVLS_ENABLE -x NCCL_SOCKET_IFNAME=lo -x NCCL_IB_DISABLE=1)
-        echo mpirun --allow-run-as-root --bind-to none "${x[@]}" -x NCCL_HOSTID=dkb-rank0 -np 1 "$DKB" run "$@" --comm nccl \
-            : "${x[@]}" -x NCCL_HOSTID=dkb-rank1 -np 1 "$DKB" run "$@" --comm nccl ;;
+        # a host id per rank through env(1): -x in one app context of several is not per context everywhere
+        echo mpirun --allow-run-as-root --bind-to none "${x[@]}" -np 1 env NCCL_HOSTID=dkb-rank0 "$DKB" run "$@" --comm nccl \
+            : "${x[@]}" -np 1 env NCCL_HOSTID=dkb-rank1 "$DKB" run "$@" --comm nccl ;;
     esac
 }
 
