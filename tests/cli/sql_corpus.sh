@@ -14,6 +14,8 @@
 # libduckdb comes from tools/install-deps.sh: when it cannot be found this
 # test FAILS, unless DKB_ALLOW_NO_DUCKDB=1, where it exits 77.
 source "$(dirname "$0")/lib/common.bash"
+# the run and the outcome rules above (shared with bench/device_sql.sh)
+source "$(dirname "$0")/lib/sql_corpus_check.bash"
 
 CORPUS=$(cd "$(dirname "$0")/../sql/corpus" 2>/dev/null && pwd) || fail "tests/sql/corpus is missing"
 SFS="0.01 0.1"
@@ -37,31 +39,11 @@ for f in "$CORPUS"/*.sql; do files+=(-f "$f"); done
 nq=$((${#files[@]} / 2))
 [ "$nq" -ge 150 ] || fail "the corpus holds $nq queries, fewer than 150"
 
-bad=()
+SQLC_BAD=()
 for sf in $SFS; do
-    out="$WORK/sf$sf.txt"
-    rc=0
-    "$DKB" sql --data "$WORK/sf$sf" --check "${files[@]}" 2>"$out" >/dev/null || rc=$?
-    [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "dkb sql exited $rc at SF $sf (crash?): $(tail -3 "$out")"
-    ok=0 refused=0
-    for f in "$CORPUS"/*.sql; do
-        name=$(basename "$f" .sql)
-        lines=$(grep -F "dkb sql: $f: " "$out" || true)
-        if grep -q ": check against DuckDB: ok, " <<<"$lines" && [ "$(wc -l <<<"$lines")" = 1 ]; then
-            ok=$((ok + 1))
-            case $name in unsupported_*) bad+=("SF $sf $name: translated, but listed as unsupported (rename it)") ;; esac
-        elif grep -q ": error: not translatable to TensorPlan: " <<<"$lines" && [ "$(wc -l <<<"$lines")" = 1 ]; then
-            refused=$((refused + 1))
-            echo "unsupported at SF $sf: $name: ${lines#*: error: }"
-            case $name in unsupported_*) ;; *) bad+=("SF $sf $name: refused: ${lines#*: error: }") ;; esac
-        else
-            bad+=("SF $sf $name: ${lines:-no outcome line}")
-        fi
-    done
-    translated=$((nq - refused))
-    echo "sql_corpus SF $sf: $translated of $nq queries translate ($((100 * translated / nq)) %), $ok of $translated translated match DuckDB"
-    [ $((100 * translated)) -ge $((90 * nq)) ] || bad+=("SF $sf: only $translated of $nq translate (< 90 %)")
+    sql_corpus_check "$DKB" "$CORPUS" "$WORK/sf$sf" "SF $sf" "$WORK/sf$sf.txt" || fail "$SQLC_CRASH"
 done
+bad=("${SQLC_BAD[@]}")
 for m in "${bad[@]}"; do echo "FAIL: $m" >&2; done
 [ "${#bad[@]}" = 0 ] || fail "${#bad[@]} corpus problems"
 pass "every translated corpus query matches DuckDB at SF ${SFS// /, SF }; the refused ones are listed above"
