@@ -4,26 +4,60 @@
  * without a budget.
  *
  *   static const char *const COLS[] = {"l_shipdate", "l_discount"};
- *   int rc = dkb_stream_rows(db, env, 2, COLS, visit, &acc);
+ *   dkb_stream st;
+ *   for (dkb_stream_begin(&st, db, env, 2, COLS); dkb_stream_next(&st);) {
+ *       const int32_t *ship = st.cols[0].data;   // st.cols[i]: COLS[i]
+ *       ... rows [0, st.cols[0].n), the first at st.row_start ...
+ *   }
+ *   int rc = dkb_stream_end(&st);
  *
- * calls visit(&acc, cols, row_start) with cols[i] the vector of COLS[i]:
- * once, over the whole columns of db, when nothing streams (no budget, the
- * query fits it, or none of the columns is of a streamed table); else once
- * per load of consecutive partitions, as many per load as load_limit
- * allows, each released after its visit (so a visit must not keep
- * pointers into cols). The columns are all of streamed tables (one, or
- * both co-partitioned ones) or all of tables kept whole. row_start is the load's first row in the first
- * column's table (0 when whole). A candidate using it defines
- * DKB_CANDIDATE_STREAMS itself (candidate.h). Returns 0, visit's first
- * nonzero return, DKB_CAND_EINVAL (a column missing, more than
- * DKB_STREAM_MAXCOLS), or the loader's error (DKB_CAND_ENOMEM: one
- * partition of these columns is over load_limit). */
+ * runs the loop's body with st.cols[i] the vector of COLS[i]: once, over
+ * the whole columns of db, when nothing streams (no budget, the query fits
+ * it, or none of the columns is of a streamed table); else once per load
+ * of consecutive partitions, as many per load as load_limit allows, each
+ * released by the next dkb_stream_next (so the body must not keep pointers
+ * into st.cols). The body is the caller's code, reading its own locals:
+ * no context struct to fill and unpack (take st.cols[i].data into locals
+ * before a hot loop, as above: st's address is taken, so loads through it
+ * are not hoisted past the loop's stores). The columns are all of streamed
+ * tables (one, or both co-partitioned ones) or all of tables kept whole.
+ * st.row_start is the pass's first row in the first column's table (0
+ * when whole). A candidate using it defines DKB_CANDIDATE_STREAMS itself
+ * (candidate.h).
+ *
+ * dkb_stream_begin returns 0, or DKB_CAND_EINVAL (a column missing, more
+ * than DKB_STREAM_MAXCOLS; the loop then does not run). dkb_stream_next
+ * returns 1 when st.cols holds the next pass, 0 when done or when the
+ * loader failed. A body may leave the loop early (break: its own error);
+ * dkb_stream_end releases what is still held and returns the first error
+ * of the walk: 0, DKB_CAND_EINVAL, or the loader's (DKB_CAND_ENOMEM: one
+ * partition of these columns is over load_limit).
+ *
+ * The same with a callback: dkb_stream_rows(db, env, 2, COLS, visit, &acc)
+ * calls visit(&acc, cols, row_start) for each pass and returns 0, visit's
+ * first nonzero return (the walk then stops), or dkb_stream_end's error. */
 #ifndef DKB_CAND_STREAM_H
 #define DKB_CAND_STREAM_H
+
+#include <string.h>
 
 #include "dkb/candidate.h"
 
 #define DKB_STREAM_MAXCOLS 32
+
+/* A walk over the passes of some columns (dkb_stream_begin fills it). */
+typedef struct dkb_stream {
+    const dkb_cand_vec *cols; /* this pass's columns, in the order asked for */
+    int64_t row_start;        /* this pass's first row in the first column's table */
+    int rc;                   /* the walk's first error, or 0 */
+    /* the walk's own */
+    const dkb_cand_env *env;
+    const dkb_cand_budget *b; /* NULL when nothing streams */
+    const char *const *names;
+    int ncols, first, second, held, passes;
+    dkb_cand_load load;
+    dkb_cand_vec whole[DKB_STREAM_MAXCOLS];
+} dkb_stream;
 
 typedef int (*dkb_stream_visit)(void *ctx, const dkb_cand_vec *cols, int64_t row_start);
 
@@ -46,42 +80,74 @@ static inline int dkb_stream_is_streamed(const dkb_cand_db *db, const dkb_cand_b
     return 0;
 }
 
-static inline int dkb_stream_rows(const dkb_cand_db *db, const dkb_cand_env *env, int ncols,
-                                  const char *const *names, dkb_stream_visit visit, void *ctx) {
-    if (ncols < 1 || ncols > DKB_STREAM_MAXCOLS) return DKB_CAND_EINVAL;
-    const dkb_cand_budget *b = env->budget;
-    dkb_cand_vec whole[DKB_STREAM_MAXCOLS];
-    int streamed = 0;
+static inline int dkb_stream_begin(dkb_stream *st, const dkb_cand_db *db, const dkb_cand_env *env, int ncols,
+                                   const char *const *names) {
+    memset(st, 0, sizeof *st);
+    st->env = env, st->names = names, st->ncols = ncols;
+    if (ncols < 1 || ncols > DKB_STREAM_MAXCOLS) return st->rc = DKB_CAND_EINVAL;
+    int streamed = 0, t0 = -1;
     for (int i = 0; i < ncols; i++) {
         int t = -1;
         const dkb_cand_vec *v = dkb_stream_find(db, names[i], &t);
-        if (!v) return DKB_CAND_EINVAL;
-        whole[i] = *v;
-        streamed |= dkb_stream_is_streamed(db, b, t);
+        if (!v) return st->rc = DKB_CAND_EINVAL;
+        st->whole[i] = *v;
+        streamed |= dkb_stream_is_streamed(db, env->budget, t);
+        if (i == 0) t0 = t;
     }
-    if (!streamed) return visit(ctx, whole, 0);
-    int first = 0;
-    while (first < b->nparts) {
-        /* as many consecutive partitions as fit load_limit (at least one) */
-        int count = 1;
-        while (first + count < b->nparts) {
-            int64_t need = b->load_size(env, first, count + 1, ncols, names);
-            if (need < 0 || need > b->load_limit) break;
-            count++;
-        }
-        dkb_cand_load l;
-        int rc = b->load(env, first, count, ncols, names, &l);
-        if (rc) return rc;
-        int t = -1;
-        (void)dkb_stream_find(db, names[0], &t);
-        int s = b->nstreamed > 1 && strcmp(b->streamed[1], db->tables[t].name) == 0;
-        rc = visit(ctx, l.cols, l.row_start[s]);
-        int rr = b->release(env, &l);
-        if (rc) return rc;
-        if (rr) return rr;
-        first += count;
+    if (streamed) {
+        st->b = env->budget;
+        st->second = st->b->nstreamed > 1 && strcmp(st->b->streamed[1], db->tables[t0].name) == 0;
     }
     return DKB_CAND_OK;
+}
+
+/* Release the load held (if any): 0, or the loader's error (kept in st->rc). */
+static inline int dkb_stream_release(dkb_stream *st) {
+    if (!st->held) return 0;
+    st->held = 0;
+    const int rr = st->b->release(st->env, &st->load);
+    if (rr && !st->rc) st->rc = rr;
+    return rr;
+}
+
+static inline int dkb_stream_next(dkb_stream *st) {
+    if (st->rc || dkb_stream_release(st)) return 0;
+    if (!st->b) { /* whole: one pass */
+        st->cols = st->whole, st->row_start = 0;
+        return st->passes++ == 0;
+    }
+    const dkb_cand_budget *b = st->b;
+    if (st->first >= b->nparts) return 0;
+    /* as many consecutive partitions as fit load_limit (at least one) */
+    int count = 1;
+    while (st->first + count < b->nparts) {
+        const int64_t need = b->load_size(st->env, st->first, count + 1, st->ncols, st->names);
+        if (need < 0 || need > b->load_limit) break;
+        count++;
+    }
+    const int rc = b->load(st->env, st->first, count, st->ncols, st->names, &st->load);
+    if (rc) {
+        st->rc = rc;
+        return 0;
+    }
+    st->held = 1, st->passes++, st->first += count;
+    st->cols = st->load.cols, st->row_start = st->load.row_start[st->second];
+    return 1;
+}
+
+static inline int dkb_stream_end(dkb_stream *st) {
+    dkb_stream_release(st);
+    return st->rc;
+}
+
+static inline int dkb_stream_rows(const dkb_cand_db *db, const dkb_cand_env *env, int ncols,
+                                  const char *const *names, dkb_stream_visit visit, void *ctx) {
+    dkb_stream st;
+    int rc = 0;
+    for (dkb_stream_begin(&st, db, env, ncols, names); !rc && dkb_stream_next(&st);)
+        rc = visit(ctx, st.cols, st.row_start);
+    const int end = dkb_stream_end(&st);
+    return rc ? rc : end;
 }
 
 #endif

@@ -25,7 +25,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_days_from_civil, dkb_put_dec, dkb_put_dict */
 
 /* below this many rows one thread is faster than waking a team */
@@ -40,80 +40,6 @@ typedef struct {
 } totals;
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
-
-/* The scan's inputs and per-thread totals (dkb_stream_rows' context). */
-typedef struct q1_scan {
-    totals *part;  /* nt x ng, added to */
-    int nf, ns, nt;
-    int32_t hi_day;
-    int bad;
-} q1_scan;
-
-/* Add the rows of cols (l_shipdate, l_returnflag, l_linestatus,
- * l_quantity, l_extendedprice, l_discount, l_tax: whole, or one load of
- * partitions) to sc's per-thread totals. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q1_scan *sc = ctx;
-    (void)row_start;
-    totals *const part = sc->part;
-    const int nf = sc->nf, ns = sc->ns, ng = nf * ns, nt = sc->nt;
-    const int32_t hi_day = sc->hi_day;
-    const int32_t *S = cols[0].data;
-    const uint8_t *F = cols[1].data, *ST = cols[2].data;
-    const int64_t *Q = cols[3].data, *P = cols[4].data, *D = cols[5].data, *T = cols[6].data;
-    const int64_t n = cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
-    int bad = 0;
-
-#pragma omp parallel num_threads(nt) reduction(| : bad) if(n >= PAR_MIN)
-    {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        totals *mine = part + (size_t)tid * (size_t)ng;
-        int32_t grp[BLOCK];
-        int64_t dp[BLOCK], ch[BLOCK];
-#pragma omp for schedule(dynamic, RUN)
-        for (int64_t k = 0; k < nblocks; k++) {
-            const int64_t lo = k * BLOCK, len = lo + BLOCK < n ? BLOCK : n - lo;
-            const int64_t *q = Q + lo, *p = P + lo, *d = D + lo;
-            int odd = 0;
-            for (int64_t i = 0; i < len; i++) { /* the row's group (-1: filtered out), price, charge */
-                const int fi = F[lo + i], si = ST[lo + i], keep = S[lo + i] <= hi_day;
-                odd |= keep & (fi >= nf || si >= ns);
-                grp[i] = keep ? fi * ns + si : -1;
-                dp[i] = p[i] * (100 - d[i]);
-                ch[i] = dp[i] * (100 + T[lo + i]);
-            }
-            uint64_t present = ng > 64 ? ~0ull : 0; /* which groups occur (all, past 64) */
-            if (ng <= 64)
-                for (int64_t i = 0; i < len; i++) present |= (uint64_t)(grp[i] >= 0) << (grp[i] & 63);
-            bad |= odd;
-            for (int g = 0; g < ng && !odd; g++) {
-                if (g < 64 && !(present >> g & 1)) continue;
-                int64_t cnt = 0, sq = 0, sp = 0, sd = 0, sdp = 0, sch = 0;
-                for (int64_t i = 0; i < len; i++) { /* masked sums: vector code */
-                    const int64_t m = -(int64_t)(grp[i] == g);
-                    cnt -= m;
-                    sq += q[i] & m;
-                    sp += p[i] & m;
-                    sd += d[i] & m;
-                    sdp += dp[i] & m;
-                    sch += ch[i] & m;
-                }
-                mine[g].count += cnt;
-                mine[g].qty += sq;
-                mine[g].price += sp;
-                mine[g].disc += sd;
-                mine[g].disc_price += sdp;
-                mine[g].charge += sch;
-            }
-        }
-    }
-
-    sc->bad |= bad;
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -140,16 +66,69 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     totals *part = calloc((size_t)nt * (size_t)ng + 1, sizeof(totals));
     if (!part) return DKB_CAND_ENOMEM;
 
-    /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
-    q1_scan sc = {part, nf, ns, nt, hi_day, 0};
+    /* the whole columns, or under a memory budget lineitem load by load */
     static const char *const COLS[] = {"l_shipdate", "l_returnflag",    "l_linestatus", "l_quantity",
                                        "l_extendedprice", "l_discount", "l_tax"};
-    int bad = dkb_stream_rows(db, env, 7, COLS, scan_rows, &sc);
-    if (bad) {
-        free(part);
-        return bad;
+    int bad = 0;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 7, COLS); dkb_stream_next(&st);) {
+        const int32_t *S = st.cols[0].data;
+        const uint8_t *F = st.cols[1].data, *ST = st.cols[2].data;
+        const int64_t *Q = st.cols[3].data, *P = st.cols[4].data, *D = st.cols[5].data, *T = st.cols[6].data;
+        const int64_t n = st.cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
+
+#pragma omp parallel num_threads(nt) reduction(| : bad) if(n >= PAR_MIN)
+        {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            totals *mine = part + (size_t)tid * (size_t)ng;
+            int32_t grp[BLOCK];
+            int64_t dp[BLOCK], ch[BLOCK];
+#pragma omp for schedule(dynamic, RUN)
+            for (int64_t k = 0; k < nblocks; k++) {
+                const int64_t lo = k * BLOCK, len = lo + BLOCK < n ? BLOCK : n - lo;
+                const int64_t *q = Q + lo, *p = P + lo, *d = D + lo;
+                int odd = 0;
+                for (int64_t i = 0; i < len; i++) { /* the row's group (-1: filtered out), price, charge */
+                    const int fi = F[lo + i], si = ST[lo + i], keep = S[lo + i] <= hi_day;
+                    odd |= keep & (fi >= nf || si >= ns);
+                    grp[i] = keep ? fi * ns + si : -1;
+                    dp[i] = p[i] * (100 - d[i]);
+                    ch[i] = dp[i] * (100 + T[lo + i]);
+                }
+                uint64_t present = ng > 64 ? ~0ull : 0; /* which groups occur (all, past 64) */
+                if (ng <= 64)
+                    for (int64_t i = 0; i < len; i++) present |= (uint64_t)(grp[i] >= 0) << (grp[i] & 63);
+                bad |= odd;
+                for (int g = 0; g < ng && !odd; g++) {
+                    if (g < 64 && !(present >> g & 1)) continue;
+                    int64_t cnt = 0, sq = 0, sp = 0, sd = 0, sdp = 0, sch = 0;
+                    for (int64_t i = 0; i < len; i++) { /* masked sums: vector code */
+                        const int64_t m = -(int64_t)(grp[i] == g);
+                        cnt -= m;
+                        sq += q[i] & m;
+                        sp += p[i] & m;
+                        sd += d[i] & m;
+                        sdp += dp[i] & m;
+                        sch += ch[i] & m;
+                    }
+                    mine[g].count += cnt;
+                    mine[g].qty += sq;
+                    mine[g].price += sp;
+                    mine[g].disc += sd;
+                    mine[g].disc_price += sdp;
+                    mine[g].charge += sch;
+                }
+            }
+        }
     }
-    bad = sc.bad;
+    const int rc = dkb_stream_end(&st);
+    if (rc) {
+        free(part);
+        return rc;
+    }
 
     int64_t r = 0;
     for (int g = 0; g < ng && !bad; g++) {

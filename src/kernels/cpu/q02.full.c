@@ -25,7 +25,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_like, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_put_str, dkb_put_text */
 
@@ -59,89 +59,6 @@ static int order(const void *a, const void *b) {
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
 
-/* The scan's filters and the best candidates so far (dkb_stream_rows' context). */
-typedef struct q2_scan {
-    int64_t size;
-    const uint8_t *type_ok;   /* p_type codes that match the LIKE */
-    const int32_t *srow;      /* supplier row by suppkey, -1: not of the region */
-    int64_t maxs;
-    const int *ncode_of;      /* nation name code by nation key */
-    const int32_t *snat;
-    const int64_t *sbal, *soff;
-    const char *sbytes;
-    int nt;
-    cand *cs;                 /* each selected part's cheapest suppliers, grown */
-    int64_t n, cap;
-} q2_scan;
-
-/* Append to sc the cheapest region suppliers of the selected parts of cols
- * (p_partkey, p_mfgr, p_size, p_type, ps_partkey, ps_suppkey,
- * ps_supplycost: whole, or one load of partitions, whose partsupp rows are
- * those of its parts, co-partitioned by partkey, so each part's minimum is
- * whole in the load). */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q2_scan *sc = ctx;
-    (void)row_start;
-    const int32_t *pk = cols[0].data, *ps = cols[2].data, *pp = cols[4].data, *psu = cols[5].data;
-    const uint8_t *pm = cols[1].data, *pt = cols[3].data;
-    const int64_t *pc = cols[6].data;
-    const int64_t np = cols[0].n, nps = cols[4].n, maxp = dkb_max_i32(pk, np), maxs = sc->maxs;
-    const int32_t *srow = sc->srow;
-    const int nt = sc->nt;
-    const int64_t nchunks = nps < 1024 ? 1 : (int64_t)nt * 8;
-    int32_t *pidx = malloc(((size_t)maxp + 1) * sizeof(int32_t));
-    uint8_t *mfgr = malloc((size_t)np + 1);
-    int64_t *hitrow = malloc(((size_t)nps + 1) * sizeof(int64_t));
-    int64_t *nhit = calloc((size_t)nchunks, sizeof(int64_t));
-    int64_t *mincost = malloc(((size_t)np + 1) * sizeof(int64_t));
-    int rc = !pidx || !mfgr || !hitrow || !nhit || !mincost ? DKB_CAND_ENOMEM : DKB_CAND_OK;
-    int64_t nsel = 0;
-    if (!rc) {
-        for (int64_t k = 0; k <= maxp; k++) pidx[k] = -1;
-        for (int64_t i = 0; i < np; i++)
-            if (ps[i] == sc->size && sc->type_ok[pt[i]] && pk[i] >= 0) {
-                pidx[pk[i]] = (int32_t)nsel;
-                mfgr[nsel] = pm[i];
-                mincost[nsel++] = INT64_MAX;
-            }
-        /* partsupp rows of a selected part from a region supplier */
-#pragma omp parallel for num_threads(nt) schedule(static) if(nps >= PAR_MIN)
-        for (int64_t c = 0; c < nchunks; c++) {
-            const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
-            int64_t *out = hitrow + i0, n = 0;
-            for (int64_t i = i0; i < i1; i++) {
-                const int64_t p = pp[i], s = psu[i];
-                if (p < 0 || p > maxp || pidx[p] < 0 || s < 0 || s > maxs || srow[s] < 0) continue;
-                out[n++] = i;
-            }
-            nhit[c] = n;
-        }
-        for (int64_t c = 0; c < nchunks; c++)
-            for (int64_t h = 0; h < nhit[c]; h++) {
-                const int64_t i = hitrow[c * nps / nchunks + h], k = pidx[pp[i]];
-                if (pc[i] < mincost[k]) mincost[k] = pc[i];
-            }
-    }
-    for (int64_t c = 0; !rc && c < nchunks; c++)
-        for (int64_t h = 0; !rc && h < nhit[c]; h++) {
-            const int64_t i = hitrow[c * nps / nchunks + h], k = pidx[pp[i]], sr = srow[psu[i]];
-            if (pc[i] != mincost[k]) continue;
-            if (sc->n == sc->cap) {
-                const int64_t cap = sc->cap ? 2 * sc->cap : 256;
-                cand *v = realloc(sc->cs, (size_t)cap * sizeof(cand));
-                if (!v) {
-                    rc = DKB_CAND_ENOMEM;
-                    break;
-                }
-                sc->cs = v, sc->cap = cap;
-            }
-            sc->cs[sc->n++] = (cand){sc->sbal[sr], sc->ncode_of[sc->snat[sr]], pp[i], sr, mfgr[k],
-                                     sc->sbytes + sc->soff[sr], sc->soff[sr + 1] - sc->soff[sr], pc[i], k};
-        }
-    free(pidx), free(mfgr), free(hitrow), free(nhit), free(mincost);
-    return rc;
-}
-
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *pkey, *pmfgr, *psize, *ptype, *skey, *sname, *saddr,
@@ -163,7 +80,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return DKB_CAND_EINVAL;
 
     /* the region's nations (name code per nation key) */
-    const int rc = dkb_cand_dict_code(rname->dict, region->s);
+    const int rcode = dkb_cand_dict_code(rname->dict, region->s);
     int ncode_of[256];
     uint8_t nat_ok[256] = {0};
     {
@@ -173,7 +90,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             if (nk[i] < 0 || nk[i] > 255) return DKB_CAND_EINTERNAL;
             ncode_of[nk[i]] = nn[i];
             for (int64_t j = 0; j < rkey->n; j++)
-                if (rn[j] == rc && rk[j] == nr[i]) nat_ok[nk[i]] = 1;
+                if (rn[j] == rcode && rk[j] == nr[i]) nat_ok[nk[i]] = 1;
         }
     }
     /* p_type like '%:type', once per dictionary entry */
@@ -197,20 +114,83 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         for (int64_t i = 0; i < skey->n; i++)
             if (sk[i] >= 0 && sn[i] >= 0 && sn[i] < 256 && nat_ok[sn[i]]) srow[sk[i]] = (int32_t)i;
     }
-    /* the whole columns, or under a memory budget part and partsupp load by load
-     * (scan_rows): each selected part's cheapest region suppliers, in sc.cs */
-    q2_scan sc = {size->i, type_ok, srow, maxs, ncode_of, snat->data, sbal->data, sname->data, sname->bytes,
-                  env->threads > 0 ? env->threads : 1, NULL, 0, 0};
+    /* the whole columns, or under a memory budget part and partsupp load by
+     * load (co-partitioned by partkey, so each part's minimum is whole in a
+     * load): each selected part's cheapest region suppliers, appended to cs */
+    const int64_t want_size = size->i;
+    const int32_t *sn = snat->data;
+    const int64_t *sb = sbal->data, *soff = sname->data;
+    const char *sbytes = sname->bytes;
+    const int nt = env->threads > 0 ? env->threads : 1;
+    cand *cs = NULL;
+    int64_t nbest = 0, cap = 0;
+    int rc = DKB_CAND_OK;
     static const char *const COLS[] = {"p_partkey",  "p_mfgr",     "p_size",       "p_type",
                                        "ps_partkey", "ps_suppkey", "ps_supplycost"};
-    const int st = dkb_stream_rows(db, env, 7, COLS, scan_rows, &sc);
-    free(srow);
-    if (st) {
-        free(sc.cs);
-        return st;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 7, COLS); !rc && dkb_stream_next(&st);) {
+        const int32_t *pk = st.cols[0].data, *ps = st.cols[2].data, *pp = st.cols[4].data, *psu = st.cols[5].data;
+        const uint8_t *pm = st.cols[1].data, *pt = st.cols[3].data;
+        const int64_t *pc = st.cols[6].data;
+        const int64_t np = st.cols[0].n, nps = st.cols[4].n, maxp = dkb_max_i32(pk, np);
+        const int64_t nchunks = nps < 1024 ? 1 : (int64_t)nt * 8;
+        int32_t *pidx = malloc(((size_t)maxp + 1) * sizeof(int32_t));
+        uint8_t *mfgr = malloc((size_t)np + 1);
+        int64_t *hitrow = malloc(((size_t)nps + 1) * sizeof(int64_t));
+        int64_t *nhit = calloc((size_t)nchunks, sizeof(int64_t));
+        int64_t *mincost = malloc(((size_t)np + 1) * sizeof(int64_t));
+        rc = !pidx || !mfgr || !hitrow || !nhit || !mincost ? DKB_CAND_ENOMEM : DKB_CAND_OK;
+        int64_t nsel = 0;
+        if (!rc) {
+            for (int64_t k = 0; k <= maxp; k++) pidx[k] = -1;
+            for (int64_t i = 0; i < np; i++)
+                if (ps[i] == want_size && type_ok[pt[i]] && pk[i] >= 0) {
+                    pidx[pk[i]] = (int32_t)nsel;
+                    mfgr[nsel] = pm[i];
+                    mincost[nsel++] = INT64_MAX;
+                }
+            /* partsupp rows of a selected part from a region supplier */
+#pragma omp parallel for num_threads(nt) schedule(static) if(nps >= PAR_MIN)
+            for (int64_t c = 0; c < nchunks; c++) {
+                const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
+                int64_t *out = hitrow + i0, n = 0;
+                for (int64_t i = i0; i < i1; i++) {
+                    const int64_t p = pp[i], s = psu[i];
+                    if (p < 0 || p > maxp || pidx[p] < 0 || s < 0 || s > maxs || srow[s] < 0) continue;
+                    out[n++] = i;
+                }
+                nhit[c] = n;
+            }
+            for (int64_t c = 0; c < nchunks; c++)
+                for (int64_t h = 0; h < nhit[c]; h++) {
+                    const int64_t i = hitrow[c * nps / nchunks + h], k = pidx[pp[i]];
+                    if (pc[i] < mincost[k]) mincost[k] = pc[i];
+                }
+        }
+        for (int64_t c = 0; !rc && c < nchunks; c++)
+            for (int64_t h = 0; !rc && h < nhit[c]; h++) {
+                const int64_t i = hitrow[c * nps / nchunks + h], k = pidx[pp[i]], sr = srow[psu[i]];
+                if (pc[i] != mincost[k]) continue;
+                if (nbest == cap) {
+                    const int64_t grown = cap ? 2 * cap : 256;
+                    cand *v = realloc(cs, (size_t)grown * sizeof(cand));
+                    if (!v) {
+                        rc = DKB_CAND_ENOMEM;
+                        break;
+                    }
+                    cs = v, cap = grown;
+                }
+                cs[nbest++] = (cand){sb[sr], ncode_of[sn[sr]], pp[i], sr, mfgr[k], sbytes + soff[sr],
+                                     soff[sr + 1] - soff[sr], pc[i], k};
+            }
+        free(pidx), free(mfgr), free(hitrow), free(nhit), free(mincost);
     }
-    cand *cs = sc.cs;
-    const int64_t nbest = sc.n;
+    const int end = dkb_stream_end(&st);
+    free(srow);
+    if (rc || end) {
+        free(cs);
+        return rc ? rc : end;
+    }
     qsort(cs, (size_t)nbest, sizeof(cand), order);
 
     const int64_t nout = nbest < LIMIT ? nbest : LIMIT;

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_max_i32, dkb_put_dec, dkb_topk_insert,
                                        dkb_walk_* */
 
@@ -58,76 +58,6 @@ static int before(const void *pa, const void *pb) {
     if (a->revenue != b->revenue) return a->revenue > b->revenue;
     if (a->date != b->date) return a->date < b->date;
     return a->key < b->key;
-}
-
-/* The scan's tests and per-chunk top lists (dkb_stream_rows' context). */
-typedef struct q3_scan {
-    row *tops;             /* the whole tables' nchunks x TOPK, added to */
-    int *ntop;
-    const uint64_t *cbits; /* the segment's customers over custkey */
-    int64_t maxc;
-    int32_t day;
-    int nt;
-} q3_scan;
-
-/* Put the qualifying orders of cols (o_orderkey, o_custkey, o_orderdate,
- * o_shippriority, l_orderkey, l_shipdate, l_extendedprice, l_discount:
- * whole, or one load of partitions, whose lines are those of its orders
- * since the tables are co-partitioned by orderkey) into sc's top lists. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q3_scan *sc = ctx;
-    (void)row_start;
-    row *const tops = sc->tops;
-    int *const ntop = sc->ntop;
-    const uint64_t *cbits = sc->cbits;
-    const int64_t maxc = sc->maxc;
-    const int32_t day = sc->day;
-    const int nt = sc->nt;
-    const int32_t *ok = cols[0].data, *oc = cols[1].data, *od = cols[2].data, *op = cols[3].data;
-    const int32_t *lk = cols[4].data, *ls = cols[5].data;
-    const int64_t *lp = cols[6].data, *ld = cols[7].data;
-    const int64_t no = cols[0].n, nl = cols[4].n;
-    /* at most the whole tables' chunks, which tops has room for */
-    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
-        int64_t o0, o1;
-        if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
-        int32_t sel[SUB];
-        row *top = tops + c * TOPK;
-        int n = ntop[c]; /* earlier loads' candidates stay in the chunk's top 10 */
-        for (int64_t b = o0; b < o1; b += SUB) {
-            const int64_t be = b + SUB < o1 ? b + SUB : o1;
-            int ns = 0;
-            for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
-                const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
-                sel[ns] = (int32_t)(o - b);
-                ns += (od[o] < day) & (int)((cbits[ci >> 6] >> (ci & 63)) & 1);
-            }
-            for (int x = 0; x < ns; x++) {
-                const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
-                if (g >= 0)
-                    __builtin_prefetch(&lk[g]), __builtin_prefetch(&ls[g]),
-                        __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
-                const int64_t o = b + sel[x];
-                int64_t j, sum = 0;
-                int any = 0;
-                for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++)
-                    if (ls[j] > day) {
-                        sum += lp[j] * (100 - ld[j]);
-                        any = 1;
-                    }
-                if (any) {
-                    const row r = {sum, od[o], op[o], ok[o]};
-                    dkb_topk_insert(top, &n, TOPK, &r, sizeof r, before);
-                }
-            }
-        }
-        ntop[c] = n;
-    }
-
-    return 0;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -166,11 +96,59 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             if (cs[i] == seg && ck[i] >= 0) cbits[ck[i] >> 6] |= 1ull << (ck[i] & 63);
 
     const int32_t day = (int32_t)date->i;
-    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
-    q3_scan sc = {tops, ntop, cbits, maxc, day, nt};
+    /* the whole columns, or under a memory budget orders and lineitem load by
+     * load (co-partitioned by orderkey: a load's lines are those of its
+     * orders): the qualifying orders into the chunks' top lists */
     static const char *const COLS[] = {"o_orderkey", "o_custkey",  "o_orderdate",     "o_shippriority",
                                        "l_orderkey", "l_shipdate", "l_extendedprice", "l_discount"};
-    const int rc = dkb_stream_rows(db, env, 8, COLS, scan_rows, &sc);
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 8, COLS); dkb_stream_next(&st);) {
+        const int32_t *ok = st.cols[0].data, *oc = st.cols[1].data, *od = st.cols[2].data, *op = st.cols[3].data;
+        const int32_t *lk = st.cols[4].data, *ls = st.cols[5].data;
+        const int64_t *lp = st.cols[6].data, *ld = st.cols[7].data;
+        const int64_t nol = st.cols[0].n, nll = st.cols[4].n;
+        /* at most the whole tables' chunks, which tops has room for */
+        const int64_t nch = nol < 64 ? 1 : nchunks;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(nol >= PAR_MIN)
+        for (int64_t c = 0; c < nch; c++) {
+            dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+            int64_t o0, o1;
+            if (!dkb_walk_init(&w, ok, nol, lk, nll, c, nch, &o0, &o1)) continue;
+            int32_t sel[SUB];
+            row *top = tops + c * TOPK;
+            int n = ntop[c]; /* earlier loads' candidates stay in the chunk's top 10 */
+            for (int64_t b = o0; b < o1; b += SUB) {
+                const int64_t be = b + SUB < o1 ? b + SUB : o1;
+                int ns = 0;
+                for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
+                    const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
+                    sel[ns] = (int32_t)(o - b);
+                    ns += (od[o] < day) & (int)((cbits[ci >> 6] >> (ci & 63)) & 1);
+                }
+                for (int x = 0; x < ns; x++) {
+                    const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                    if (g >= 0)
+                        __builtin_prefetch(&lk[g]), __builtin_prefetch(&ls[g]),
+                            __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
+                    const int64_t o = b + sel[x];
+                    int64_t j, sum = 0;
+                    int any = 0;
+                    for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++)
+                        if (ls[j] > day) {
+                            sum += lp[j] * (100 - ld[j]);
+                            any = 1;
+                        }
+                    if (any) {
+                        const row r = {sum, od[o], op[o], ok[o]};
+                        dkb_topk_insert(top, &n, TOPK, &r, sizeof r, before);
+                    }
+                }
+            }
+            ntop[c] = n;
+        }
+
+    }
+    const int rc = dkb_stream_end(&st);
     if (rc) {
         free(cbits), free(tops), free(ntop);
         return rc;

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_put_dict, dkb_select_range_i32,
                               dkb_walk_init, dkb_walk_guess, dkb_walk_to */
 
@@ -36,54 +36,6 @@ enum { PAR_MIN = 1 << 17 };
 enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
-
-/* The scan's window and per-chunk counts (dkb_stream_rows' context). */
-typedef struct q4_scan {
-    int64_t *counts;   /* nchunks x 256 late orders per priority code, added to */
-    int nt;
-    int32_t lo_day, hi_day;
-} q4_scan;
-
-/* Count the late orders of cols (o_orderkey, o_orderdate,
- * o_orderpriority, l_orderkey, l_commitdate, l_receiptdate: whole, or one
- * load of partitions, whose lines are those of its orders since the tables
- * are co-partitioned by orderkey) into sc's counts. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q4_scan *sc = ctx;
-    (void)row_start;
-    int64_t *const counts = sc->counts;
-    const int nt = sc->nt;
-    const int32_t lo_day = sc->lo_day, hi_day = sc->hi_day;
-    const int32_t *ok = cols[0].data, *od = cols[1].data, *lk = cols[3].data;
-    const int32_t *cd = cols[4].data, *rd = cols[5].data;
-    const uint8_t *pr = cols[2].data;
-    const int64_t no = cols[0].n, nl = cols[3].n;
-    /* at most the whole tables' chunks, which counts has room for */
-    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
-        int64_t o0, o1;
-        if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
-        int64_t *cnt = counts + c * 256;
-        int32_t sel[SUB + 16];
-        for (int64_t b = o0; b < o1; b += SUB) {
-            const int ns = dkb_select_range_i32(od + b, (int)(b + SUB < o1 ? SUB : o1 - b), lo_day, hi_day, sel);
-            for (int x = 0; x < ns; x++) {
-                const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
-                if (g >= 0) __builtin_prefetch(&lk[g]), __builtin_prefetch(&cd[g]), __builtin_prefetch(&rd[g]);
-                const int64_t o = b + sel[x];
-                int64_t j;
-                const int64_t e = dkb_walk_to(&w, ok[o], &j);
-                int late = 0;
-                for (; j < e && !late; j++) late = cd[j] < rd[j];
-                cnt[pr[o]] += late;
-            }
-        }
-    }
-
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -103,11 +55,42 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
     int64_t *counts = calloc((size_t)nchunks * 256, sizeof(int64_t));
     if (!counts) return DKB_CAND_ENOMEM;
-    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
-    q4_scan sc = {counts, nt, lo_day, hi_day};
+
+    /* the whole columns, or under a memory budget orders and lineitem load by
+     * load (co-partitioned by orderkey): the late orders into the chunks' counts */
     static const char *const COLS[] = {"o_orderkey", "o_orderdate",  "o_orderpriority",
                                        "l_orderkey", "l_commitdate", "l_receiptdate"};
-    int rc = dkb_stream_rows(db, env, 6, COLS, scan_rows, &sc);
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 6, COLS); dkb_stream_next(&st);) {
+        const int32_t *ok = st.cols[0].data, *od = st.cols[1].data, *lk = st.cols[3].data;
+        const int32_t *cd = st.cols[4].data, *rd = st.cols[5].data;
+        const uint8_t *pr = st.cols[2].data;
+        const int64_t nol = st.cols[0].n, nll = st.cols[3].n;
+        /* at most the whole tables' chunks, which counts has room for */
+        const int64_t nch = nol < 64 ? 1 : nchunks;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(nol >= PAR_MIN)
+        for (int64_t c = 0; c < nch; c++) {
+            dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+            int64_t o0, o1;
+            if (!dkb_walk_init(&w, ok, nol, lk, nll, c, nch, &o0, &o1)) continue;
+            int64_t *cnt = counts + c * 256;
+            int32_t sel[SUB + 16];
+            for (int64_t b = o0; b < o1; b += SUB) {
+                const int ns = dkb_select_range_i32(od + b, (int)(b + SUB < o1 ? SUB : o1 - b), lo_day, hi_day, sel);
+                for (int x = 0; x < ns; x++) {
+                    const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                    if (g >= 0) __builtin_prefetch(&lk[g]), __builtin_prefetch(&cd[g]), __builtin_prefetch(&rd[g]);
+                    const int64_t o = b + sel[x];
+                    int64_t j;
+                    const int64_t e = dkb_walk_to(&w, ok[o], &j);
+                    int late = 0;
+                    for (; j < e && !late; j++) late = cd[j] < rd[j];
+                    cnt[pr[o]] += late;
+                }
+            }
+        }
+    }
+    const int rc = dkb_stream_end(&st);
     if (rc) {
         free(counts);
         return rc;

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_years, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_walk_* */
 
@@ -52,77 +52,6 @@ static int8_t *nation_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
-
-/* The scan's window, nations and per-chunk sums (dkb_stream_rows' context). */
-typedef struct q5_scan {
-    __int128 *sums;         /* the whole tables' nchunks x MAXNAT, added to */
-    int64_t *hits;
-    const int8_t *c_nat, *s_nat; /* the region's nation of each customer, supplier (-1: none) */
-    int64_t maxc, maxs;
-    int32_t lo_day;
-    uint32_t width;
-    int nt;
-} q5_scan;
-
-/* Add the revenue of cols (o_orderkey, o_custkey, o_orderdate,
- * l_orderkey, l_suppkey, l_extendedprice, l_discount: whole, or one load
- * of partitions, whose lines are those of its orders since the tables are
- * co-partitioned by orderkey) to sc's sums per nation. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    const q5_scan *sc = ctx;
-    (void)row_start;
-    __int128 *const sums = sc->sums;
-    int64_t *const hits = sc->hits;
-    const int8_t *c_nat = sc->c_nat, *s_nat = sc->s_nat;
-    const int64_t maxc = sc->maxc, maxs = sc->maxs;
-    const int32_t lo_day = sc->lo_day;
-    const uint32_t width = sc->width;
-    const int nt = sc->nt;
-    const int32_t *ok = cols[0].data, *oc = cols[1].data, *od = cols[2].data;
-    const int32_t *lk = cols[3].data, *lsu = cols[4].data;
-    const int64_t *lp = cols[5].data, *ld = cols[6].data;
-    const int64_t no = cols[0].n, nl = cols[3].n;
-    /* at most the whole tables' chunks, which sums has room for */
-    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
-        int64_t o0, o1;
-        if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
-        int32_t sel[SUB];
-        __int128 *sum = sums + c * MAXNAT;
-        int64_t *hit = hits + c * MAXNAT;
-        for (int64_t b = o0; b < o1; b += SUB) {
-            const int64_t be = b + SUB < o1 ? b + SUB : o1;
-            int ns = 0;
-            for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
-                const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
-                sel[ns] = (int32_t)(o - b);
-                ns += ((uint32_t)(od[o] - lo_day) < width) & (c_nat[ci] >= 0);
-            }
-            for (int x = 0; x < ns; x++) {
-                const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
-                if (g >= 0)
-                    __builtin_prefetch(&lk[g]), __builtin_prefetch(&lsu[g]),
-                        __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
-                const int64_t o = b + sel[x];
-                const int cn = c_nat[oc[o]];
-                int64_t j, s = 0, h = 0;
-                for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++) {
-                    const int64_t su = lsu[j];
-                    if (su >= 0 && su <= maxs && s_nat[su] == cn) {
-                        s += lp[j] * (100 - ld[j]);
-                        h++;
-                    }
-                }
-                sum[cn] += s;
-                hit[cn] += h;
-            }
-        }
-    }
-
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -153,9 +82,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         for (int64_t j = 0; j < rkey->n; j++)
             if (rn[j] == rc && rk[j] == nr[i]) in_region[nk[i]] = 1;
     }
-    int64_t maxc, maxs;
-    int8_t *c_nat = nation_of(ckey, cnat, in_region, &maxc);
-    int8_t *s_nat = nation_of(skey, snat, in_region, &maxs);
+    int64_t cmax, smax;
+    int8_t *c_nat = nation_of(ckey, cnat, in_region, &cmax);
+    int8_t *s_nat = nation_of(skey, snat, in_region, &smax);
+    const int64_t maxc = cmax, maxs = smax; /* locals the scan reads */
     const int nt = env->threads > 0 ? env->threads : 1;
     const int64_t no = okey->n; /* the whole table's rows (also under a budget) */
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
@@ -168,14 +98,60 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
     const int32_t lo_day = (int32_t)date->i;
     const uint32_t width = (uint32_t)(dkb_add_years(date->i, 1) - date->i); /* [lo, lo + width) */
-    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
-    const q5_scan sc = {sums, hits, c_nat, s_nat, maxc, maxs, lo_day, width, nt};
+    /* the whole columns, or under a memory budget orders and lineitem load by
+     * load (co-partitioned by orderkey): the revenue per nation into the
+     * chunks' sums */
     static const char *const COLS[] = {"o_orderkey", "o_custkey",       "o_orderdate", "l_orderkey",
                                        "l_suppkey",  "l_extendedprice", "l_discount"};
-    const int st = dkb_stream_rows(db, env, 7, COLS, scan_rows, (void *)&sc);
-    if (st) {
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 7, COLS); dkb_stream_next(&st);) {
+        const int32_t *ok = st.cols[0].data, *oc = st.cols[1].data, *od = st.cols[2].data;
+        const int32_t *lk = st.cols[3].data, *lsu = st.cols[4].data;
+        const int64_t *lp = st.cols[5].data, *ld = st.cols[6].data;
+        const int64_t nol = st.cols[0].n, nll = st.cols[3].n;
+        /* at most the whole tables' chunks, which sums has room for */
+        const int64_t nch = nol < 64 ? 1 : nchunks;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(nol >= PAR_MIN)
+        for (int64_t c = 0; c < nch; c++) {
+            dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+            int64_t o0, o1;
+            if (!dkb_walk_init(&w, ok, nol, lk, nll, c, nch, &o0, &o1)) continue;
+            int32_t sel[SUB];
+            __int128 *sum = sums + c * MAXNAT;
+            int64_t *hit = hits + c * MAXNAT;
+            for (int64_t b = o0; b < o1; b += SUB) {
+                const int64_t be = b + SUB < o1 ? b + SUB : o1;
+                int ns = 0;
+                for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
+                    const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
+                    sel[ns] = (int32_t)(o - b);
+                    ns += ((uint32_t)(od[o] - lo_day) < width) & (c_nat[ci] >= 0);
+                }
+                for (int x = 0; x < ns; x++) {
+                    const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                    if (g >= 0)
+                        __builtin_prefetch(&lk[g]), __builtin_prefetch(&lsu[g]),
+                            __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
+                    const int64_t o = b + sel[x];
+                    const int cn = c_nat[oc[o]];
+                    int64_t j, s = 0, h = 0;
+                    for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++) {
+                        const int64_t su = lsu[j];
+                        if (su >= 0 && su <= maxs && s_nat[su] == cn) {
+                            s += lp[j] * (100 - ld[j]);
+                            h++;
+                        }
+                    }
+                    sum[cn] += s;
+                    hit[cn] += h;
+                }
+            }
+        }
+    }
+    const int st_rc = dkb_stream_end(&st);
+    if (st_rc) {
         free(c_nat), free(s_nat), free(sums), free(hits);
-        return st;
+        return st_rc;
     }
 
     /* per nation present; order by revenue desc */

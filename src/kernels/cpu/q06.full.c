@@ -13,7 +13,7 @@
  * The parameters are converted to the columns' units exactly (a discount
  * at any scale; an empty sum is NULL). */
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_years, dkb_put_dec, dkb_rescale */
 
 /* below this many rows one thread is faster than waking a team */
@@ -22,58 +22,6 @@ enum { PAR_MIN = 1 << 17 };
 enum { BLOCK = 8192 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
-
-/* What the scan needs and adds up (dkb_stream_rows' context). */
-typedef struct q6_scan {
-    int64_t slo;
-    uint64_t sw;
-    int64_t dlo;
-    uint64_t dw;
-    int64_t qlt;
-    int threads;
-    __int128 total;
-    int64_t hits;
-} q6_scan;
-
-/* Add the qualifying rows of cols (l_shipdate, l_discount, l_quantity,
- * l_extendedprice: whole, or one load of partitions) to sc. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q6_scan *sc = ctx;
-    (void)row_start;
-    const int64_t slo = sc->slo, dlo = sc->dlo, qlt = sc->qlt;
-    const uint64_t sw = sc->sw, dw = sc->dw;
-    const int32_t *s = cols[0].data;
-    const int64_t *d = cols[1].data, *q = cols[2].data, *p = cols[3].data;
-    const int64_t n = cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
-    __int128 total = 0;
-    int64_t hits = 0;
-#pragma omp parallel num_threads(sc->threads > 0 ? sc->threads : 1) if(n >= PAR_MIN)
-    {
-        __int128 my_total = 0;
-        int64_t my_hits = 0;
-#pragma omp for schedule(dynamic, 8)
-        for (int64_t b = 0; b < nblocks; b++) {
-            const int64_t lo = b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
-            int64_t sum = 0, cnt = 0;
-            for (int64_t i = lo; i < hi; i++) {
-                const int64_t keep = ((uint64_t)((int64_t)s[i] - slo) <= sw) &
-                                     ((uint64_t)(d[i] - dlo) <= dw) & (q[i] < qlt);
-                sum += -keep & (p[i] * d[i]);
-                cnt += keep;
-            }
-            my_total += sum;
-            my_hits += cnt;
-        }
-#pragma omp critical
-        {
-            total += my_total;
-            hits += my_hits;
-        }
-    }
-    sc->total += total;
-    sc->hits += hits;
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -87,11 +35,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return DKB_CAND_EINVAL;
 
     const int64_t slo = date->i, shi = dkb_add_years(date->i, 1) - 1;
-    int64_t centre, cent, qlt;
+    int64_t centre, cent, qmax;
     if (!dkb_rescale(discount->i, discount->scale, disc->scale, &centre) || !dkb_rescale(1, 2, disc->scale, &cent) ||
-        !dkb_rescale(quantity->i, 0, qty->scale, &qlt))
+        !dkb_rescale(quantity->i, 0, qty->scale, &qmax))
         return DKB_CAND_EINVAL;
-    const int64_t dlo = centre - cent, dhi = centre + cent;
+    const int64_t dlo = centre - cent, dhi = centre + cent, qlt = qmax; /* locals the scan reads */
     const int out_scale = price->scale + disc->scale;
     if (revenue->scale < out_scale) return DKB_CAND_EINVAL;
     if (shi < slo || dhi < dlo) { /* empty window: nothing qualifies */
@@ -101,13 +49,43 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return 0;
     }
 
-    /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
-    q6_scan sc = {slo, (uint64_t)(shi - slo), dlo, (uint64_t)(dhi - dlo), qlt, env->threads, 0, 0};
+    /* the whole columns, or under a memory budget lineitem load by load */
+    const uint64_t sw = (uint64_t)(shi - slo), dw = (uint64_t)(dhi - dlo);
+    const int nt = env->threads > 0 ? env->threads : 1;
+    __int128 total = 0;
+    int64_t hits = 0;
     static const char *const COLS[] = {"l_shipdate", "l_discount", "l_quantity", "l_extendedprice"};
-    int rc = dkb_stream_rows(db, env, 4, COLS, scan_rows, &sc);
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 4, COLS); dkb_stream_next(&st);) {
+        const int32_t *s = st.cols[0].data;
+        const int64_t *d = st.cols[1].data, *q = st.cols[2].data, *p = st.cols[3].data;
+        const int64_t n = st.cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
+#pragma omp parallel num_threads(nt) if(n >= PAR_MIN)
+        {
+            __int128 my_total = 0;
+            int64_t my_hits = 0;
+#pragma omp for schedule(dynamic, 8)
+            for (int64_t b = 0; b < nblocks; b++) {
+                const int64_t lo = b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
+                int64_t sum = 0, cnt = 0;
+                for (int64_t i = lo; i < hi; i++) {
+                    const int64_t keep = ((uint64_t)((int64_t)s[i] - slo) <= sw) &
+                                         ((uint64_t)(d[i] - dlo) <= dw) & (q[i] < qlt);
+                    sum += -keep & (p[i] * d[i]);
+                    cnt += keep;
+                }
+                my_total += sum;
+                my_hits += cnt;
+            }
+#pragma omp critical
+            {
+                total += my_total;
+                hits += my_hits;
+            }
+        }
+    }
+    const int rc = dkb_stream_end(&st);
     if (rc) return rc;
-    const __int128 total = sc.total;
-    const int64_t hits = sc.hits;
     res->nrows = 1;
     dkb_put_dec(revenue, 0, hits > 0 ? total : 0, out_scale);
     revenue->is_null[0] = hits == 0;

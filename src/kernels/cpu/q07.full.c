@@ -32,7 +32,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_days_from_civil, dkb_max_i32, dkb_put_dec,
                                        dkb_put_dict,
                               dkb_walk_* */
@@ -55,76 +55,6 @@ static int8_t *side_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const i
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
-
-/* The scan's sides, years and per-chunk sums (dkb_stream_rows' context). */
-typedef struct q7_scan {
-    __int128 *sums;               /* the whole tables' nchunks x 8, added to */
-    int64_t *hits;
-    const int8_t *c_side, *s_side; /* 0 or 1: the nation of each customer, supplier (-1: neither) */
-    int64_t maxc, maxs;
-    int32_t d95, d96;
-    uint32_t width;
-    int same, nt;
-} q7_scan;
-
-/* Add the revenue of cols (o_orderkey, o_custkey, l_orderkey, l_suppkey,
- * l_shipdate, l_extendedprice, l_discount: whole, or one load of
- * partitions, whose lines are those of its orders since the tables are
- * co-partitioned by orderkey) to sc's sums per (side, side, year). */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    const q7_scan *sc = ctx;
-    (void)row_start;
-    __int128 *const sums = sc->sums;
-    int64_t *const hits = sc->hits;
-    const int8_t *c_side = sc->c_side, *s_side = sc->s_side;
-    const int64_t maxc = sc->maxc, maxs = sc->maxs;
-    const int32_t d95 = sc->d95, d96 = sc->d96;
-    const uint32_t width = sc->width;
-    const int same = sc->same, nt = sc->nt;
-    const int32_t *ok = cols[0].data, *oc = cols[1].data;
-    const int32_t *lk = cols[2].data, *lsu = cols[3].data, *ls = cols[4].data;
-    const int64_t *lp = cols[5].data, *ld = cols[6].data;
-    const int64_t no = cols[0].n, nl = cols[2].n;
-    /* at most the whole tables' chunks, which sums has room for */
-    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
-        int64_t o0, o1;
-        if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
-        int32_t sel[SUB];
-        __int128 *sum = sums + c * 8;
-        int64_t *hit = hits + c * 8;
-        for (int64_t b = o0; b < o1; b += SUB) {
-            const int64_t be = b + SUB < o1 ? b + SUB : o1;
-            int ns = 0;
-            for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
-                const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
-                sel[ns] = (int32_t)(o - b);
-                ns += c_side[ci] >= 0;
-            }
-            for (int x = 0; x < ns; x++) {
-                const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
-                if (g >= 0)
-                    __builtin_prefetch(&lk[g]), __builtin_prefetch(&lsu[g]), __builtin_prefetch(&ls[g]),
-                        __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
-                const int64_t o = b + sel[x];
-                const int cs = c_side[oc[o]];
-                const int want = same ? 0 : 1 - cs; /* the supplier's side */
-                int64_t j;
-                for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++) {
-                    const int64_t su = lsu[j];
-                    if ((uint32_t)(ls[j] - d95) >= width || su < 0 || su > maxs || s_side[su] != want) continue;
-                    const int grp = (want * 2 + cs) * 2 + (ls[j] >= d96);
-                    sum[grp] += lp[j] * (100 - ld[j]);
-                    hit[grp]++;
-                }
-            }
-        }
-    }
-
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -155,9 +85,10 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return 0;
     }
     const int same = nk[0] == nk[1];
-    int64_t maxc, maxs;
-    int8_t *c_side = side_of(ckey, cnat, nk, &maxc);
-    int8_t *s_side = side_of(skey, snat, nk, &maxs);
+    int64_t cmax, smax;
+    int8_t *c_side = side_of(ckey, cnat, nk, &cmax);
+    int8_t *s_side = side_of(skey, snat, nk, &smax);
+    const int64_t maxc = cmax, maxs = smax; /* locals the scan reads */
     const int nt = env->threads > 0 ? env->threads : 1;
     const int64_t no = okey->n; /* the whole table's rows (also under a budget) */
     const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
@@ -170,14 +101,59 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
     const int32_t d95 = (int32_t)dkb_days_from_civil(1995, 1, 1), d96 = (int32_t)dkb_days_from_civil(1996, 1, 1);
     const uint32_t width = (uint32_t)(dkb_days_from_civil(1997, 1, 1) - d95);
-    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
-    const q7_scan sc = {sums, hits, c_side, s_side, maxc, maxs, d95, d96, width, same, nt};
+    /* the whole columns, or under a memory budget orders and lineitem load by
+     * load (co-partitioned by orderkey): the revenue per (side, side, year)
+     * into the chunks' sums */
     static const char *const COLS[] = {"o_orderkey", "o_custkey",  "l_orderkey",     "l_suppkey",
                                        "l_shipdate", "l_extendedprice", "l_discount"};
-    const int st = dkb_stream_rows(db, env, 7, COLS, scan_rows, (void *)&sc);
-    if (st) {
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 7, COLS); dkb_stream_next(&st);) {
+        const int32_t *ok = st.cols[0].data, *oc = st.cols[1].data;
+        const int32_t *lk = st.cols[2].data, *lsu = st.cols[3].data, *ls = st.cols[4].data;
+        const int64_t *lp = st.cols[5].data, *ld = st.cols[6].data;
+        const int64_t nol = st.cols[0].n, nll = st.cols[2].n;
+        /* at most the whole tables' chunks, which sums has room for */
+        const int64_t nch = nol < 64 ? 1 : nchunks;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(nol >= PAR_MIN)
+        for (int64_t c = 0; c < nch; c++) {
+            dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+            int64_t o0, o1;
+            if (!dkb_walk_init(&w, ok, nol, lk, nll, c, nch, &o0, &o1)) continue;
+            int32_t sel[SUB];
+            __int128 *sum = sums + c * 8;
+            int64_t *hit = hits + c * 8;
+            for (int64_t b = o0; b < o1; b += SUB) {
+                const int64_t be = b + SUB < o1 ? b + SUB : o1;
+                int ns = 0;
+                for (int64_t o = b; o < be; o++) { /* branch-free selection of the block's orders */
+                    const uint64_t cu = (uint64_t)(int64_t)oc[o], ci = cu <= (uint64_t)maxc ? cu : 0;
+                    sel[ns] = (int32_t)(o - b);
+                    ns += c_side[ci] >= 0;
+                }
+                for (int x = 0; x < ns; x++) {
+                    const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                    if (g >= 0)
+                        __builtin_prefetch(&lk[g]), __builtin_prefetch(&lsu[g]), __builtin_prefetch(&ls[g]),
+                            __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
+                    const int64_t o = b + sel[x];
+                    const int cs = c_side[oc[o]];
+                    const int want = same ? 0 : 1 - cs; /* the supplier's side */
+                    int64_t j;
+                    for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++) {
+                        const int64_t su = lsu[j];
+                        if ((uint32_t)(ls[j] - d95) >= width || su < 0 || su > maxs || s_side[su] != want) continue;
+                        const int grp = (want * 2 + cs) * 2 + (ls[j] >= d96);
+                        sum[grp] += lp[j] * (100 - ld[j]);
+                        hit[grp]++;
+                    }
+                }
+            }
+        }
+    }
+    const int st_rc = dkb_stream_end(&st);
+    if (st_rc) {
         free(c_side), free(s_side), free(sums), free(hits);
-        return st;
+        return st_rc;
     }
 
     typedef struct { int scode, ccode, year; __int128 rev; } group;

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_chunk_runs, dkb_days_from_civil, dkb_gallop_i32,
                               dkb_max_i32, dkb_select_bits */
 
@@ -41,74 +41,6 @@ enum { PAR_MIN = 1 << 17 };
 enum { SUB = 1024, AHEAD = 8 }; /* items per selection block; prefetch distance */
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
-
-/* The scan's filters and per-chunk sums (dkb_stream_rows' context). */
-typedef struct q8_scan {
-    __int128 *sums;          /* the whole tables' nchunks x 4, added to */
-    int64_t *hits;
-    const uint64_t *pbits;   /* the type's parts over partkey */
-    const uint8_t *c_in, *s_is; /* customers in the region, suppliers of the nation */
-    int64_t maxp, maxc, maxs;
-    int32_t d95, d96;
-    uint32_t width;
-    int nt;
-} q8_scan;
-
-/* Add the revenue of cols (o_orderkey, o_custkey, o_orderdate,
- * l_orderkey, l_partkey, l_suppkey, l_extendedprice, l_discount: whole, or
- * one load of partitions, whose lines are those of its orders since the
- * tables are co-partitioned by orderkey) to sc's sums per year. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    const q8_scan *sc = ctx;
-    (void)row_start;
-    __int128 *const sums = sc->sums;
-    int64_t *const hits = sc->hits;
-    const uint64_t *pbits = sc->pbits;
-    const uint8_t *c_in = sc->c_in, *s_is = sc->s_is;
-    const int64_t maxp = sc->maxp, maxc = sc->maxc, maxs = sc->maxs;
-    const int32_t d95 = sc->d95, d96 = sc->d96;
-    const uint32_t width = sc->width;
-    const int nt = sc->nt;
-    const int32_t *ok = cols[0].data, *oc = cols[1].data, *od = cols[2].data;
-    const int32_t *lk = cols[3].data, *lpa = cols[4].data, *lsu = cols[5].data;
-    const int64_t *lp = cols[6].data, *ld = cols[7].data;
-    const int64_t no = cols[0].n, nl = cols[3].n;
-    /* at most the whole tables' chunks, which sums has room for */
-    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        int64_t o0, o1, j0, j1; /* this chunk's orders and their line items */
-        if (!dkb_chunk_runs(ok, no, lk, nl, c, nchunks, &o0, &o1, &j0, &j1)) continue;
-        int32_t sel[SUB + 16];
-        __int128 *sum = sums + c * 4;
-        int64_t *hit = hits + c * 2, o = o0;
-        for (int64_t b = j0; b < j1; b += SUB) {
-            const int ns = dkb_select_bits(lpa + b, (int)(b + SUB < j1 ? SUB : j1 - b), pbits, maxp + 1, sel);
-            for (int x = 0; x < ns; x++) {
-                if (x + AHEAD < ns) { /* a later item's columns */
-                    const int64_t jn = b + sel[x + AHEAD];
-                    __builtin_prefetch(&lk[jn]);
-                    __builtin_prefetch(&lsu[jn]);
-                    __builtin_prefetch(&lp[jn]);
-                    __builtin_prefetch(&ld[jn]);
-                }
-                const int64_t j = b + sel[x];
-                const int32_t k = lk[j];
-                o = dkb_gallop_i32(ok, o, o1, k); /* its order: both sides ascending */
-                if (o >= o1 || ok[o] != k || (uint32_t)(od[o] - d95) >= width) continue;
-                const uint64_t cu = (uint32_t)oc[o];
-                if (cu > (uint64_t)maxc || !c_in[cu]) continue;
-                const int y = od[o] >= d96;
-                const int64_t su = lsu[j], v = lp[j] * (100 - ld[j]);
-                sum[y * 2] += v;
-                if (su >= 0 && su <= maxs && s_is[su]) sum[y * 2 + 1] += v;
-                hit[y]++;
-            }
-        }
-    }
-
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -171,14 +103,55 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
 
     const int32_t d95 = (int32_t)dkb_days_from_civil(1995, 1, 1), d96 = (int32_t)dkb_days_from_civil(1996, 1, 1);
     const uint32_t width = (uint32_t)(dkb_days_from_civil(1997, 1, 1) - d95);
-    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
-    const q8_scan sc = {sums, hits, pbits, c_in, s_is, maxp, maxc, maxs, d95, d96, width, nt};
+    /* the whole columns, or under a memory budget orders and lineitem load by
+     * load (co-partitioned by orderkey): the revenue per year into the
+     * chunks' sums */
     static const char *const COLS[] = {"o_orderkey", "o_custkey", "o_orderdate",     "l_orderkey",
                                        "l_partkey",  "l_suppkey", "l_extendedprice", "l_discount"};
-    const int st = dkb_stream_rows(db, env, 8, COLS, scan_rows, (void *)&sc);
-    if (st) {
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 8, COLS); dkb_stream_next(&st);) {
+        const int32_t *ok = st.cols[0].data, *oc = st.cols[1].data, *od = st.cols[2].data;
+        const int32_t *lk = st.cols[3].data, *lpa = st.cols[4].data, *lsu = st.cols[5].data;
+        const int64_t *lp = st.cols[6].data, *ld = st.cols[7].data;
+        const int64_t nol = st.cols[0].n, nll = st.cols[3].n;
+        /* at most the whole tables' chunks, which sums has room for */
+        const int64_t nch = nol < 64 ? 1 : nchunks;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(nol >= PAR_MIN)
+        for (int64_t c = 0; c < nch; c++) {
+            int64_t o0, o1, j0, j1; /* this chunk's orders and their line items */
+            if (!dkb_chunk_runs(ok, nol, lk, nll, c, nch, &o0, &o1, &j0, &j1)) continue;
+            int32_t sel[SUB + 16];
+            __int128 *sum = sums + c * 4;
+            int64_t *hit = hits + c * 2, o = o0;
+            for (int64_t b = j0; b < j1; b += SUB) {
+                const int ns = dkb_select_bits(lpa + b, (int)(b + SUB < j1 ? SUB : j1 - b), pbits, maxp + 1, sel);
+                for (int x = 0; x < ns; x++) {
+                    if (x + AHEAD < ns) { /* a later item's columns */
+                        const int64_t jn = b + sel[x + AHEAD];
+                        __builtin_prefetch(&lk[jn]);
+                        __builtin_prefetch(&lsu[jn]);
+                        __builtin_prefetch(&lp[jn]);
+                        __builtin_prefetch(&ld[jn]);
+                    }
+                    const int64_t j = b + sel[x];
+                    const int32_t k = lk[j];
+                    o = dkb_gallop_i32(ok, o, o1, k); /* its order: both sides ascending */
+                    if (o >= o1 || ok[o] != k || (uint32_t)(od[o] - d95) >= width) continue;
+                    const uint64_t cu = (uint32_t)oc[o];
+                    if (cu > (uint64_t)maxc || !c_in[cu]) continue;
+                    const int y = od[o] >= d96;
+                    const int64_t su = lsu[j], v = lp[j] * (100 - ld[j]);
+                    sum[y * 2] += v;
+                    if (su >= 0 && su <= maxs && s_is[su]) sum[y * 2 + 1] += v;
+                    hit[y]++;
+                }
+            }
+        }
+    }
+    const int st_rc = dkb_stream_end(&st);
+    if (st_rc) {
         free(pbits), free(c_in), free(s_is), free(sums), free(hits);
-        return st;
+        return st_rc;
     }
 
     int64_t r = 0;

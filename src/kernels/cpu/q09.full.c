@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS, dkb_days_from_civil, dkb_find_row, dkb_gallop_i32,
                               dkb_like, dkb_lower_bound_i32, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_select_bits */
@@ -56,88 +56,6 @@ static inline uint64_t hash_key(uint64_t k) {
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
-
-/* The scan's lookups and per-chunk sums (dkb_stream_rows' context). */
-typedef struct q9_scan {
-    __int128 *sums;           /* the whole tables' nchunks x NAT x NYEAR, added to */
-    uint8_t *seen;
-    const slot *table;        /* the matching parts' (partkey, suppkey) pairs */
-    uint64_t mask;
-    const uint64_t *pbits;    /* the matching parts over partkey */
-    int64_t maxp, maxs;
-    const int16_t *s_nat;     /* each supplier's nation (-1: none) */
-    const int32_t *jan1;      /* NYEAR + 1 first days of the years */
-    int nt, bad;
-} q9_scan;
-
-/* Add the profit of cols (o_orderkey, o_orderdate, l_orderkey,
- * l_partkey, l_suppkey, l_quantity, l_extendedprice, l_discount: whole, or
- * one load of partitions, whose lines' orders are in its orders since the
- * tables are co-partitioned by orderkey) to sc's sums per nation and year. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q9_scan *sc = ctx;
-    (void)row_start;
-    __int128 *const sums = sc->sums;
-    uint8_t *const seen = sc->seen;
-    const slot *table = sc->table;
-    const uint64_t mask = sc->mask, EMPTY = ~0ull;
-    const uint64_t *pbits = sc->pbits;
-    const int64_t maxp = sc->maxp, maxs = sc->maxs;
-    const int16_t *s_nat = sc->s_nat;
-    const int32_t *jan1 = sc->jan1;
-    const int32_t *ok = cols[0].data, *od = cols[1].data;
-    const int32_t *lk = cols[2].data, *lpa = cols[3].data, *lsu = cols[4].data;
-    const int64_t *lq = cols[5].data, *lp = cols[6].data, *ld = cols[7].data;
-    const int64_t no = cols[0].n, nl = cols[2].n;
-    /* this load's lines decide the chunks (at most the whole table's nchunks) */
-    const int nt = sc->nt;
-    const int64_t nchunks = nl < 64 ? 1 : (int64_t)nt * 16;
-    int bad = 0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad) if(nl >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        /* a range of line items; their orders found by galloping forward in
-         * orders (both sorted by orderkey) */
-        const int64_t j0 = c * nl / nchunks, j1 = (c + 1) * nl / nchunks;
-        if (j0 >= j1) continue;
-        int64_t o = dkb_lower_bound_i32(ok, no, lk[j0]);
-        __int128 *sum = sums + c * NAT * NYEAR;
-        uint8_t *sn = seen + c * NAT * NYEAR;
-        int32_t sel[SUB + 16];
-        for (int64_t b = j0; b < j1 && !bad; b += SUB) {
-            const int ns = dkb_select_bits(lpa + b, (int)(b + SUB < j1 ? SUB : j1 - b), pbits, maxp + 1, sel);
-            for (int x = 0; x < ns; x++) {
-                if (x + 2 * AHEAD < ns) { /* the selected rows' wide columns, well ahead */
-                    const int64_t jn = b + sel[x + 2 * AHEAD];
-                    __builtin_prefetch(&lp[jn]);
-                    __builtin_prefetch(&ld[jn]);
-                    __builtin_prefetch(&lq[jn]);
-                    __builtin_prefetch(&lsu[jn]);
-                }
-                if (x + AHEAD < ns) { /* and the slot of a row nearer */
-                    const int64_t jn = b + sel[x + AHEAD];
-                    __builtin_prefetch(&table[hash_key((uint64_t)(uint32_t)lpa[jn] << 32 | (uint32_t)lsu[jn]) & mask]);
-                }
-                const int64_t j = b + sel[x];
-                const int64_t pa = lpa[j], su = lsu[j];
-                const uint64_t key = (uint64_t)(uint32_t)pa << 32 | (uint32_t)su;
-                uint64_t h = hash_key(key) & mask;
-                while (table[h].key != key && table[h].key != EMPTY) h = (h + 1) & mask;
-                if (table[h].key == EMPTY || su < 0 || su > maxs || s_nat[su] < 0) continue;
-                o = dkb_gallop_i32(ok, o, no, lk[j]);
-                if (o >= no || ok[o] != lk[j]) continue; /* no such order: no join row */
-                const int32_t d = od[o];
-                if (d < jan1[0] || d >= jan1[NYEAR]) { bad = 1; break; }
-                int y = 0;
-                while (d >= jan1[y + 1]) y++;
-                const int g = s_nat[su] * NYEAR + y;
-                sum[g] += (__int128)table[h].n * (lp[j] * (100 - ld[j])) - (__int128)table[h].cost * lq[j];
-                sn[g] = 1;
-            }
-        }
-    }
-    sc->bad |= bad;
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -243,16 +161,69 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     int32_t jan1[NYEAR + 1];
     for (int y = 0; y <= NYEAR; y++) jan1[y] = (int32_t)dkb_days_from_civil(YEAR0 + y, 1, 1);
 
-    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
-    q9_scan sc = {sums, seen, table, mask, pbits, maxp, maxs, s_nat, jan1, nt, 0};
+    /* the whole columns, or under a memory budget orders and lineitem load by
+     * load (co-partitioned by orderkey: a load's lines' orders are in its
+     * orders): the profit per nation and year into the chunks' sums */
     static const char *const COLS[] = {"o_orderkey", "o_orderdate", "l_orderkey",      "l_partkey",
                                        "l_suppkey",  "l_quantity",  "l_extendedprice", "l_discount"};
-    int bad = dkb_stream_rows(db, env, 8, COLS, scan_rows, &sc);
-    if (bad) {
-        free(pmatch), free(pbits), free(psrow), free(table), free(s_nat), free(sums), free(seen);
-        return bad;
+    int bad = 0;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 8, COLS); dkb_stream_next(&st);) {
+        const int32_t *ok = st.cols[0].data, *od = st.cols[1].data;
+        const int32_t *lk = st.cols[2].data, *lpa = st.cols[3].data, *lsu = st.cols[4].data;
+        const int64_t *lq = st.cols[5].data, *lp = st.cols[6].data, *ld = st.cols[7].data;
+        const int64_t nol = st.cols[0].n, nll = st.cols[2].n;
+        /* this load's lines decide the chunks (at most the whole table's nchunks) */
+        const int64_t nch = nll < 64 ? 1 : nchunks;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad) if(nll >= PAR_MIN)
+        for (int64_t c = 0; c < nch; c++) {
+            /* a range of line items; their orders found by galloping forward in
+             * orders (both sorted by orderkey) */
+            const int64_t j0 = c * nll / nch, j1 = (c + 1) * nll / nch;
+            if (j0 >= j1) continue;
+            int64_t o = dkb_lower_bound_i32(ok, nol, lk[j0]);
+            __int128 *sum = sums + c * NAT * NYEAR;
+            uint8_t *sn = seen + c * NAT * NYEAR;
+            int32_t sel[SUB + 16];
+            for (int64_t b = j0; b < j1 && !bad; b += SUB) {
+                const int ns = dkb_select_bits(lpa + b, (int)(b + SUB < j1 ? SUB : j1 - b), pbits, maxp + 1, sel);
+                for (int x = 0; x < ns; x++) {
+                    if (x + 2 * AHEAD < ns) { /* the selected rows' wide columns, well ahead */
+                        const int64_t jn = b + sel[x + 2 * AHEAD];
+                        __builtin_prefetch(&lp[jn]);
+                        __builtin_prefetch(&ld[jn]);
+                        __builtin_prefetch(&lq[jn]);
+                        __builtin_prefetch(&lsu[jn]);
+                    }
+                    if (x + AHEAD < ns) { /* and the slot of a row nearer */
+                        const int64_t jn = b + sel[x + AHEAD];
+                        const uint64_t kn = (uint64_t)(uint32_t)lpa[jn] << 32 | (uint32_t)lsu[jn];
+                        __builtin_prefetch(&table[hash_key(kn) & mask]);
+                    }
+                    const int64_t j = b + sel[x];
+                    const int64_t pa = lpa[j], su = lsu[j];
+                    const uint64_t key = (uint64_t)(uint32_t)pa << 32 | (uint32_t)su;
+                    uint64_t h = hash_key(key) & mask;
+                    while (table[h].key != key && table[h].key != EMPTY) h = (h + 1) & mask;
+                    if (table[h].key == EMPTY || su < 0 || su > maxs || s_nat[su] < 0) continue;
+                    o = dkb_gallop_i32(ok, o, nol, lk[j]);
+                    if (o >= nol || ok[o] != lk[j]) continue; /* no such order: no join row */
+                    const int32_t d = od[o];
+                    if (d < jan1[0] || d >= jan1[NYEAR]) { bad = 1; break; }
+                    int y = 0;
+                    while (d >= jan1[y + 1]) y++;
+                    const int g = s_nat[su] * NYEAR + y;
+                    sum[g] += (__int128)table[h].n * (lp[j] * (100 - ld[j])) - (__int128)table[h].cost * lq[j];
+                    sn[g] = 1;
+                }
+            }
+        }
     }
-    bad = sc.bad;
+    const int st_rc = dkb_stream_end(&st);
+    if (st_rc) {
+        free(pmatch), free(pbits), free(psrow), free(table), free(s_nat), free(sums), free(seen);
+        return st_rc;
+    }
     free(pmatch), free(pbits), free(psrow), free(table), free(s_nat);
     if (bad) {
         free(sums), free(seen);

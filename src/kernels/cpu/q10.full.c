@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_put_text, dkb_select_range_i32, dkb_topk_insert, dkb_walk_* */
 
@@ -51,75 +51,6 @@ typedef struct {
 static int before(const void *pa, const void *pb) {
     const entry *a = pa, *b = pb;
     return a->rev != b->rev ? a->rev > b->rev : a->cust < b->cust;
-}
-
-/* The scan's window, buffers and per-customer sums (dkb_stream_rows' context). */
-typedef struct q10_scan {
-    entry *ent;        /* room for the whole orders table's entries */
-    int64_t *nent;     /* the whole tables' nchunks counts */
-    int64_t *rev;      /* maxc + 1 revenues per custkey, added to */
-    uint8_t *has;
-    int64_t maxc, lo_day, hi_day;
-    int rflag, nt, bad;
-} q10_scan;
-
-/* Add the returned lines' revenue of cols (o_orderkey, o_custkey,
- * o_orderdate, l_orderkey, l_returnflag, l_extendedprice, l_discount:
- * whole, or one load of partitions, whose lines are those of its orders
- * since the tables are co-partitioned by orderkey) to sc's customers. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q10_scan *sc = ctx;
-    (void)row_start;
-    entry *const ent = sc->ent;
-    int64_t *const nent = sc->nent, *const rev = sc->rev;
-    uint8_t *const has = sc->has;
-    const int64_t maxc = sc->maxc, lo_day = sc->lo_day, hi_day = sc->hi_day;
-    const int rflag = sc->rflag, nt = sc->nt;
-    const int32_t *ok = cols[0].data, *oc = cols[1].data, *od = cols[2].data, *lk = cols[3].data;
-    const uint8_t *lf = cols[4].data;
-    const int64_t *lp = cols[5].data, *ld = cols[6].data;
-    const int64_t no = cols[0].n, nl = cols[3].n;
-    /* at most the whole tables' chunks, which nent has room for */
-    const int64_t nchunks = no < 64 ? 1 : (int64_t)nt * 16;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(no >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
-        int64_t o0, o1, n = 0;
-        nent[c] = 0; /* an earlier load's entries are summed already */
-        if (!dkb_walk_init(&w, ok, no, lk, nl, c, nchunks, &o0, &o1)) continue;
-        int32_t sel[SUB + 16];
-        entry *out = ent + c * no / nchunks;
-        for (int64_t b = o0; b < o1; b += SUB) {
-            const int ns = dkb_select_range_i32(od + b, (int)(b + SUB < o1 ? SUB : o1 - b), lo_day, hi_day, sel);
-            for (int x = 0; x < ns; x++) {
-                const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
-                if (g >= 0)
-                    __builtin_prefetch(&lk[g]), __builtin_prefetch(&lf[g]),
-                        __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
-                const int64_t o = b + sel[x];
-                int64_t j, s = 0;
-                int any = 0;
-                for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++)
-                    if (lf[j] == rflag) {
-                        s += lp[j] * (100 - ld[j]);
-                        any = 1;
-                    }
-                if (any) out[n++] = (entry){s, oc[o]};
-            }
-        }
-        nent[c] = n;
-    }
-    int bad = 0;
-    for (int64_t c = 0; c < nchunks; c++) {
-        const entry *e = ent + c * no / nchunks;
-        for (int64_t i = 0; i < nent[c]; i++) {
-            if (e[i].cust < 0 || e[i].cust > maxc) { bad = 1; continue; }
-            rev[e[i].cust] += e[i].rev;
-            has[e[i].cust] = 1;
-        }
-    }
-    sc->bad |= bad;
-    return 0;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -158,16 +89,62 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         free(ent), free(nent), free(rev), free(has);
         return DKB_CAND_ENOMEM;
     }
-    /* the whole columns, or under a memory budget orders and lineitem load by load (scan_rows) */
-    q10_scan sc = {ent, nent, rev, has, maxc, lo_day, hi_day, rflag, nt, 0};
+    /* the whole columns, or under a memory budget orders and lineitem load by
+     * load (co-partitioned by orderkey): the returned lines' revenue per
+     * customer (none without an 'R' flag) */
     static const char *const COLS[] = {"o_orderkey",   "o_custkey",       "o_orderdate", "l_orderkey",
                                        "l_returnflag", "l_extendedprice", "l_discount"};
-    int bad = rflag >= 0 ? dkb_stream_rows(db, env, 7, COLS, scan_rows, &sc) : 0;
-    if (bad) {
-        free(ent), free(nent), free(rev), free(has);
-        return bad;
+    int bad = 0;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 7, COLS); rflag >= 0 && dkb_stream_next(&st);) {
+        const int32_t *ok = st.cols[0].data, *oc = st.cols[1].data, *od = st.cols[2].data, *lk = st.cols[3].data;
+        const uint8_t *lf = st.cols[4].data;
+        const int64_t *lp = st.cols[5].data, *ld = st.cols[6].data;
+        const int64_t nol = st.cols[0].n, nll = st.cols[3].n;
+        /* at most the whole tables' chunks, which nent has room for */
+        const int64_t nch = nol < 64 ? 1 : nchunks;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(nol >= PAR_MIN)
+        for (int64_t c = 0; c < nch; c++) {
+            dkb_walk w; /* this chunk's orders [o0, o1) and their line items */
+            int64_t o0, o1, n = 0;
+            nent[c] = 0; /* an earlier load's entries are summed already */
+            if (!dkb_walk_init(&w, ok, nol, lk, nll, c, nch, &o0, &o1)) continue;
+            int32_t sel[SUB + 16];
+            entry *out = ent + c * nol / nch;
+            for (int64_t b = o0; b < o1; b += SUB) {
+                const int ns = dkb_select_range_i32(od + b, (int)(b + SUB < o1 ? SUB : o1 - b), lo_day, hi_day, sel);
+                for (int x = 0; x < ns; x++) {
+                    const int64_t g = dkb_walk_guess(&w, sel, ns, x, AHEAD); /* a later order's run, probably */
+                    if (g >= 0)
+                        __builtin_prefetch(&lk[g]), __builtin_prefetch(&lf[g]),
+                            __builtin_prefetch(&lp[g]), __builtin_prefetch(&ld[g]);
+                    const int64_t o = b + sel[x];
+                    int64_t j, s = 0;
+                    int any = 0;
+                    for (const int64_t e = dkb_walk_to(&w, ok[o], &j); j < e; j++)
+                        if (lf[j] == rflag) {
+                            s += lp[j] * (100 - ld[j]);
+                            any = 1;
+                        }
+                    if (any) out[n++] = (entry){s, oc[o]};
+                }
+            }
+            nent[c] = n;
+        }
+        for (int64_t c = 0; c < nch; c++) {
+            const entry *e = ent + c * nol / nch;
+            for (int64_t i = 0; i < nent[c]; i++) {
+                if (e[i].cust < 0 || e[i].cust > maxc) { bad = 1; continue; }
+                rev[e[i].cust] += e[i].rev;
+                has[e[i].cust] = 1;
+            }
+        }
     }
-    bad = sc.bad;
+    const int st_rc = dkb_stream_end(&st);
+    if (st_rc) {
+        free(ent), free(nent), free(rev), free(has);
+        return st_rc;
+    }
     entry top[TOPK];
     int ntop = 0;
     for (int64_t k = 0; k <= maxc; k++)

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_max_i32, dkb_put_dec */
 
 /* below this many rows one thread is faster than waking a team */
@@ -41,56 +41,6 @@ static int by_value_desc(const void *a, const void *b) {
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: partsupp load by load */
-
-/* The scan's suppliers and entries (dkb_stream_rows' context). */
-typedef struct q11_scan {
-    entry *ent;            /* room for the whole partsupp table's entries */
-    int64_t *nent, *maxk;  /* the whole table's nchunks counts and largest keys */
-    const uint8_t *s_in;   /* the nation's suppliers over suppkey */
-    int64_t maxs;
-    int nt;
-    int64_t used, maxp;    /* entries kept so far (ent[0, used)), their largest partkey */
-} q11_scan;
-
-/* Append the nation's rows of cols (ps_partkey, ps_suppkey, ps_availqty,
- * ps_supplycost: whole, or one load of partitions starting at row
- * row_start) to sc's entries as (value, partkey), in row order. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q11_scan *sc = ctx;
-    const int32_t *pp = cols[0].data, *psu = cols[1].data, *pq = cols[2].data;
-    const int64_t *pc = cols[3].data, nps = cols[0].n;
-    int64_t *const nent = sc->nent, *const maxk = sc->maxk;
-    const uint8_t *s_in = sc->s_in;
-    const int64_t maxs = sc->maxs;
-    const int nt = sc->nt;
-    /* at most the whole table's chunks; each writes into its rows' slice of ent */
-    const int64_t nchunks = nps < 1024 ? 1 : (int64_t)nt * 8;
-    entry *const ent = sc->ent + row_start;
-
-    /* the nation's rows as (value, partkey), branch-free, in each chunk's slice */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(nps >= PAR_MIN)
-    for (int64_t c = 0; c < nchunks; c++) {
-        const int64_t i0 = c * nps / nchunks, i1 = (c + 1) * nps / nchunks;
-        entry *out = ent + i0;
-        int64_t n = 0, m = 0;
-        for (int64_t i = i0; i < i1; i++) {
-            const uint64_t s = (uint32_t)psu[i];
-            const int keep = (s <= (uint64_t)maxs) & (pp[i] >= 0) && s_in[s]; /* keys are >= 1 by the schema */
-            out[n] = (entry){pc[i] * pq[i], pp[i]};
-            n += keep;
-            m = keep && pp[i] > m ? pp[i] : m;
-        }
-        nent[c] = n;
-        maxk[c] = m;
-    }
-    /* the chunks' entries moved down to the end of the earlier ones (never past their rows) */
-    for (int64_t c = 0; c < nchunks; c++) {
-        memmove(sc->ent + sc->used, ent + c * nps / nchunks, (size_t)nent[c] * sizeof(entry));
-        sc->used += nent[c];
-        sc->maxp = maxk[c] > sc->maxp ? maxk[c] : sc->maxp;
-    }
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -126,16 +76,46 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int64_t i = 0; i < skey->n; i++)
         if (sk[i] >= 0 && sn[i] == nk) s_in[sk[i]] = 1;
 
-    /* the whole columns, or under a memory budget partsupp load by load (scan_rows): the
+    /* the whole columns, or under a memory budget partsupp load by load: the
      * nation's rows as (value, partkey) in ent[0, used), in row order */
-    q11_scan sc = {ent, nent, maxk, s_in, maxs, nt, 0, 0};
+    int64_t used = 0, maxp = 0; /* entries kept so far, their largest partkey */
     static const char *const COLS[] = {"ps_partkey", "ps_suppkey", "ps_availqty", "ps_supplycost"};
-    const int rc = dkb_stream_rows(db, env, 4, COLS, scan_rows, &sc);
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 4, COLS); dkb_stream_next(&st);) {
+        const int32_t *pp = st.cols[0].data, *psu = st.cols[1].data, *pq = st.cols[2].data;
+        const int64_t *pc = st.cols[3].data, npl = st.cols[0].n;
+        /* at most the whole table's chunks; each writes into its rows' slice of ent */
+        const int64_t nch = npl < 1024 ? 1 : nchunks;
+        entry *const slice = ent + st.row_start;
+
+        /* the nation's rows as (value, partkey), branch-free, in each chunk's slice */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if(npl >= PAR_MIN)
+        for (int64_t c = 0; c < nch; c++) {
+            const int64_t i0 = c * npl / nch, i1 = (c + 1) * npl / nch;
+            entry *out = slice + i0;
+            int64_t n = 0, m = 0;
+            for (int64_t i = i0; i < i1; i++) {
+                const uint64_t s = (uint32_t)psu[i];
+                const int keep = (s <= (uint64_t)maxs) & (pp[i] >= 0) && s_in[s]; /* keys are >= 1 by the schema */
+                out[n] = (entry){pc[i] * pq[i], pp[i]};
+                n += keep;
+                m = keep && pp[i] > m ? pp[i] : m;
+            }
+            nent[c] = n;
+            maxk[c] = m;
+        }
+        /* the chunks' entries moved down to the end of the earlier ones (never past their rows) */
+        for (int64_t c = 0; c < nch; c++) {
+            memmove(ent + used, slice + c * npl / nch, (size_t)nent[c] * sizeof(entry));
+            used += nent[c];
+            maxp = maxk[c] > maxp ? maxk[c] : maxp;
+        }
+    }
+    const int rc = dkb_stream_end(&st);
     if (rc) {
         free(s_in), free(ent), free(nent), free(maxk);
         return rc;
     }
-    const int64_t maxp = sc.maxp, used = sc.used;
     int64_t *sum = calloc((size_t)maxp + 1, sizeof(int64_t));
     uint8_t *has = calloc((size_t)maxp + 1, 1);
     if (!sum || !has) {

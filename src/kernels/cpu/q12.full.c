@@ -19,7 +19,7 @@
  * end; groups come out in code order, which is string order. Integer
  * counts: exact. */
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_gallop_i32, dkb_put_dict,
                                        dkb_select_mask */
 
@@ -29,73 +29,6 @@ enum { PAR_MIN = 262144 };
 enum { BLOCK = 1 << 14 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
-
-/* The scan's filter and counts (dkb_stream_rows' context). */
-typedef struct q12_scan {
-    const uint8_t *high;   /* 256: 1-URGENT or 2-HIGH priority codes */
-    int mode1, mode2;      /* the two ship mode codes (256: none) */
-    int32_t lo;
-    uint32_t span;         /* the receipt window: r - lo <= span */
-    int threads;
-    int64_t cnt_high[256], cnt_low[256];
-} q12_scan;
-
-/* Count the qualifying lines of cols (l_orderkey, l_shipmode, l_shipdate,
- * l_commitdate, l_receiptdate, o_orderkey, o_orderpriority: whole, or one
- * load of partitions, whose orders hold every order of its lines since the
- * tables are co-partitioned by orderkey) into sc. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q12_scan *sc = ctx;
-    (void)row_start;
-    const uint8_t *high = sc->high;
-    const int mode1 = sc->mode1, mode2 = sc->mode2;
-    const int32_t lo = sc->lo;
-    const uint32_t span = sc->span;
-    int64_t *cnt_high = sc->cnt_high, *cnt_low = sc->cnt_low;
-    const int32_t *lk = cols[0].data, *sd = cols[2].data, *cd = cols[3].data, *rd = cols[4].data;
-    const uint8_t *md = cols[1].data, *pr = cols[6].data;
-    const int32_t *ok = cols[5].data;
-    const int64_t n = cols[0].n, no = cols[5].n, nblocks = (n + BLOCK - 1) / BLOCK;
-    /* threads only for enough work (like the baseline): a region's barrier can wait
-     * milliseconds for a second thread on a busy machine */
-    const int nt = n < PAR_MIN ? 1 : (sc->threads > 0 ? sc->threads : 1);
-#pragma omp parallel num_threads(nt)
-    {
-        int64_t my_high[256] = {0}, my_low[256] = {0};
-        int64_t pos = 0;
-#pragma omp for schedule(dynamic, 4)
-        for (int64_t b = 0; b < nblocks; b++) {
-            const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
-            /* the filter as a byte mask (vectorized), then its few set bytes */
-            const int len = (int)(to - from);
-            uint8_t m[BLOCK + 8];
-            for (int j = 0; j < len; j++) {
-                const int32_t r = rd[from + j], c = cd[from + j];
-                m[j] = (((int)md[from + j] == mode1) | ((int)md[from + j] == mode2)) & (c < r) &
-                       (sd[from + j] < c) & ((uint32_t)r - (uint32_t)lo <= span);
-            }
-            int32_t sel[BLOCK + 16];
-            const int nsel = dkb_select_mask(m, len, sel);
-            for (int x = 0; x < nsel; x++) {
-                const int64_t i = from + sel[x];
-                const int32_t key = lk[i];
-                pos = dkb_gallop_i32(ok, pos, no, key);
-                if (pos >= no || ok[pos] != key) {
-                    pos = dkb_gallop_i32(ok, 0, no, key); /* not ascending after all: search it all */
-                    if (pos >= no || ok[pos] != key) { pos = 0; continue; }
-                }
-                if (high[pr[pos]]) my_high[md[i]]++;
-                else my_low[md[i]]++;
-            }
-        }
-#pragma omp critical
-        for (int m = 0; m < 256; m++) {
-            cnt_high[m] += my_high[m];
-            cnt_low[m] += my_low[m];
-        }
-    }
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -120,17 +53,60 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const uint32_t span = (uint32_t)(dkb_add_months(pdate->i, 12) - 1 - pdate->i);
 
     const int mode1 = m1 >= 0 ? m1 : 256, mode2 = m2 >= 0 ? m2 : 256; /* 256: no code */
-    /* the whole columns, or under a memory budget lineitem and orders load by load (scan_rows) */
-    q12_scan sc;
-    memset(&sc, 0, sizeof sc);
-    sc.high = high, sc.mode1 = mode1, sc.mode2 = mode2, sc.lo = lo, sc.span = span, sc.threads = env->threads;
+    /* the whole columns, or under a memory budget lineitem and orders load by
+     * load (co-partitioned by orderkey: a load's orders hold every order of
+     * its lines): the qualifying lines counted per mode (none without a mode) */
+    const int threads = env->threads > 0 ? env->threads : 1;
+    int64_t cnt_high[256] = {0}, cnt_low[256] = {0};
     static const char *const COLS[] = {"l_orderkey",    "l_shipmode", "l_shipdate",     "l_commitdate",
                                        "l_receiptdate", "o_orderkey", "o_orderpriority"};
-    if (m1 >= 0 || m2 >= 0) {
-        int rc = dkb_stream_rows(db, env, 7, COLS, scan_rows, &sc);
-        if (rc) return rc;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 7, COLS); (m1 >= 0 || m2 >= 0) && dkb_stream_next(&st);) {
+        const int32_t *lk = st.cols[0].data, *sd = st.cols[2].data, *cd = st.cols[3].data, *rd = st.cols[4].data;
+        const uint8_t *md = st.cols[1].data, *pr = st.cols[6].data;
+        const int32_t *ok = st.cols[5].data;
+        const int64_t n = st.cols[0].n, no = st.cols[5].n, nblocks = (n + BLOCK - 1) / BLOCK;
+        /* threads only for enough work (like the baseline): a region's barrier can wait
+         * milliseconds for a second thread on a busy machine */
+        const int nt = n < PAR_MIN ? 1 : threads;
+#pragma omp parallel num_threads(nt)
+        {
+            int64_t my_high[256] = {0}, my_low[256] = {0};
+            int64_t pos = 0;
+#pragma omp for schedule(dynamic, 4)
+            for (int64_t b = 0; b < nblocks; b++) {
+                const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
+                /* the filter as a byte mask (vectorized), then its few set bytes */
+                const int len = (int)(to - from);
+                uint8_t m[BLOCK + 8];
+                for (int j = 0; j < len; j++) {
+                    const int32_t r = rd[from + j], c = cd[from + j];
+                    m[j] = (((int)md[from + j] == mode1) | ((int)md[from + j] == mode2)) & (c < r) &
+                           (sd[from + j] < c) & ((uint32_t)r - (uint32_t)lo <= span);
+                }
+                int32_t sel[BLOCK + 16];
+                const int nsel = dkb_select_mask(m, len, sel);
+                for (int x = 0; x < nsel; x++) {
+                    const int64_t i = from + sel[x];
+                    const int32_t key = lk[i];
+                    pos = dkb_gallop_i32(ok, pos, no, key);
+                    if (pos >= no || ok[pos] != key) {
+                        pos = dkb_gallop_i32(ok, 0, no, key); /* not ascending after all: search it all */
+                        if (pos >= no || ok[pos] != key) { pos = 0; continue; }
+                    }
+                    if (high[pr[pos]]) my_high[md[i]]++;
+                    else my_low[md[i]]++;
+                }
+            }
+#pragma omp critical
+            for (int m = 0; m < 256; m++) {
+                cnt_high[m] += my_high[m];
+                cnt_low[m] += my_low[m];
+            }
+        }
     }
-    const int64_t *cnt_high = sc.cnt_high, *cnt_low = sc.cnt_low;
+    const int rc = dkb_stream_end(&st);
+    if (rc) return rc;
 
     int64_t row = 0;
     for (int m = 0; m < lmode->dict->size && m < 256; m++) {

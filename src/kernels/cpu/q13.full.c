@@ -24,7 +24,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_find, dkb_find_row */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -40,61 +40,6 @@ static int by_dist_desc(const void *a, const void *b) {
     const hist_row *x = a, *y = b;
     if (x->dist != y->dist) return x->dist > y->dist ? -1 : 1;
     return x->count > y->count ? -1 : x->count < y->count;
-}
-
-/* The scan's words and per-thread counts (dkb_stream_rows' context). */
-typedef struct q13_scan {
-    int32_t *cnt;      /* nt x ncust orders per customer, added to */
-    int64_t ncust;
-    int nt;
-    const char *w1, *w2;
-    size_t l1, l2;
-    int bad;
-} q13_scan;
-
-/* Count the orders of cols (o_custkey, o_comment: whole, or one load of
- * partitions) whose comment does not hold word1 ... word2, per customer. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q13_scan *sc = ctx;
-    (void)row_start;
-    int32_t *const cnt = sc->cnt;
-    const int64_t ncust = sc->ncust, n = cols[0].n;
-    /* this load's rows decide the team (at most the nt there are counts for) */
-    const int nt = n * 8 < PAR_MIN ? 1 : sc->nt;
-    const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 16;
-    const int32_t *ck = cols[0].data;
-    const dkb_cand_vec *ocomment = &cols[1];
-    const int64_t *off = ocomment->data;
-    const char *base = ocomment->bytes;
-    const char *w1 = sc->w1, *w2 = sc->w2;
-    const size_t l1 = sc->l1, l2 = sc->l2;
-    int bad = 0;
-
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
-    for (int64_t c = 0; c < nchunks; c++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        int32_t *mine = cnt + (size_t)tid * (size_t)ncust;
-        const int64_t r1 = n * (c + 1) / nchunks;
-        int64_t row = n * c / nchunks, hit, pos = 0;
-        /* every row counts for its customer but those holding word2 after their first word1 */
-        for (; row < r1; row++) {
-            hit = dkb_find_row(ocomment, row, r1, w1, l1, &pos);
-            for (; row < hit; row++) {
-                const uint32_t cu = (uint32_t)ck[row] - 1u;
-                if (cu < (uint64_t)ncust) mine[cu]++;
-                else bad = 1;
-            }
-            if (row == r1 || dkb_find(base + pos + (int64_t)l1, base + off[row + 1], w2, l2)) continue;
-            const uint32_t cu = (uint32_t)ck[row] - 1u;
-            if (cu < (uint64_t)ncust) mine[cu]++;
-            else bad = 1;
-        }
-    }
-    sc->bad |= bad;
-    return 0;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -116,12 +61,47 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const size_t l1 = strlen(w1), l2 = strlen(w2);
     int32_t *cnt = calloc((size_t)nt * (size_t)(ncust > 0 ? ncust : 1), sizeof(int32_t));
     if (!cnt) return DKB_CAND_ENOMEM;
-    /* the whole columns, or under a memory budget orders load by load (scan_rows) */
-    q13_scan sc = {cnt, ncust, nt, w1, w2, l1, l2, 0};
+    /* the whole columns, or under a memory budget orders load by load: per
+     * customer, its orders whose comment does not hold word1 ... word2 */
     static const char *const COLS[] = {"o_custkey", "o_comment"};
-    int bad = dkb_stream_rows(db, env, 2, COLS, scan_rows, &sc);
-    if (bad) { free(cnt); return bad; }
-    bad = sc.bad;
+    int bad = 0;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 2, COLS); dkb_stream_next(&st);) {
+        const int64_t nrow = st.cols[0].n;
+        /* this load's rows decide the team (at most the nt there are counts for) */
+        const int team = nrow * 8 < PAR_MIN ? 1 : nt;
+        const int64_t nchunks = team == 1 ? 1 : (int64_t)team * 16;
+        const int32_t *ck = st.cols[0].data;
+        const dkb_cand_vec *text = &st.cols[1];
+        const int64_t *off = text->data;
+        const char *base = text->bytes;
+
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) reduction(| : bad)
+        for (int64_t c = 0; c < nchunks; c++) {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            int32_t *mine = cnt + (size_t)tid * (size_t)ncust;
+            const int64_t r1 = nrow * (c + 1) / nchunks;
+            int64_t row = nrow * c / nchunks, hit, pos = 0;
+            /* every row counts for its customer but those holding word2 after their first word1 */
+            for (; row < r1; row++) {
+                hit = dkb_find_row(text, row, r1, w1, l1, &pos);
+                for (; row < hit; row++) {
+                    const uint32_t cu = (uint32_t)ck[row] - 1u;
+                    if (cu < (uint64_t)ncust) mine[cu]++;
+                    else bad = 1;
+                }
+                if (row == r1 || dkb_find(base + pos + (int64_t)l1, base + off[row + 1], w2, l2)) continue;
+                const uint32_t cu = (uint32_t)ck[row] - 1u;
+                if (cu < (uint64_t)ncust) mine[cu]++;
+                else bad = 1;
+            }
+        }
+    }
+    const int rc = dkb_stream_end(&st);
+    if (rc) { free(cnt); return rc; }
     if (bad) { free(cnt); return DKB_CAND_EINTERNAL; }
 
     /* per customer: its total count; the histogram over totals */

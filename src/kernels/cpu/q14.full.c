@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_select_range_i32 */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -28,83 +28,6 @@ enum { PAR_MIN = 262144 };
 enum { BLOCK = 1 << 12 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
-
-/* What the scan needs and adds up (dkb_stream_rows' context). */
-typedef struct q14_scan {
-    const uint8_t *promo, *ty; /* PROMO per type code; p_type codes by part */
-    uint32_t nparts;
-    int32_t lo;
-    int64_t hi;
-    int threads;
-    __int128 promo_sum, total;
-    int64_t hits;
-    int bad;
-} q14_scan;
-
-/* Add the month's lines of cols (l_shipdate, l_partkey, l_extendedprice,
- * l_discount: whole, or one load of partitions) to sc. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q14_scan *sc = ctx;
-    (void)row_start;
-    const int32_t lo = sc->lo;
-    const int64_t hi = sc->hi;
-    const uint8_t *promo = sc->promo, *ty = sc->ty;
-    const uint32_t nparts = sc->nparts;
-    const int32_t *sd = cols[0].data, *pk = cols[1].data;
-    const int64_t *pr = cols[2].data, *dc = cols[3].data;
-    const int64_t n = cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
-    /* threads only for enough work (like the baseline): a region's barrier can wait
-     * milliseconds for a second thread on a busy machine */
-    const int nt = n < PAR_MIN ? 1 : (sc->threads > 0 ? sc->threads : 1);
-    __int128 promo_sum = 0, total = 0;
-    int64_t hits = 0;
-    int bad = 0;
-
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-    {
-        __int128 my_promo = 0, my_total = 0;
-        int64_t my_hits = 0;
-#pragma omp for schedule(dynamic, 16)
-        for (int64_t b = 0; b < nblocks; b++) {
-            const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
-            int64_t sp = 0, st = 0, h = 0;
-            /* the month's rows of the block (a vectorized mask, then its few set bytes) */
-            const int len = (int)(to - from);
-            int32_t sel[BLOCK + 16];
-            const int nsel = dkb_select_range_i32(sd + from, len, lo, hi, sel);
-            /* the sparse rows' columns, prefetched a few rows ahead */
-            for (int k = 0; k < nsel; k++) {
-                if (k + 8 < nsel) {
-                    const int64_t f = from + sel[k + 8];
-                    __builtin_prefetch(pk + f);
-                    __builtin_prefetch(pr + f);
-                    __builtin_prefetch(dc + f);
-                }
-                const int64_t i = from + sel[k];
-                const uint32_t p = (uint32_t)pk[i] - 1u;
-                if (p >= nparts) { bad = 1; continue; }
-                const int64_t rev = pr[i] * (100 - dc[i]);
-                st += rev;
-                sp += promo[ty[p]] ? rev : 0;
-                h++;
-            }
-            my_promo += sp;
-            my_total += st;
-            my_hits += h;
-        }
-#pragma omp critical
-        {
-            promo_sum += my_promo;
-            total += my_total;
-            hits += my_hits;
-        }
-    }
-    sc->promo_sum += promo_sum;
-    sc->total += total;
-    sc->hits += hits;
-    sc->bad |= bad;
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -122,14 +45,65 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         promo[c] = ptype->dict->len[c] >= 5 && memcmp(ptype->dict->str[c], "PROMO", 5) == 0;
     const int32_t lo = (int32_t)pdate->i;
     const int64_t hi = dkb_add_months(pdate->i, 1); /* [lo, hi) */
-    /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
-    q14_scan sc = {promo, ptype->data, (uint32_t)ptype->n, lo, hi, env->threads, 0, 0, 0, 0};
+    const uint8_t *ty = ptype->data; /* p_type codes by part */
+    const uint32_t nparts = (uint32_t)ptype->n;
+    const int threads = env->threads > 0 ? env->threads : 1;
+    __int128 promo_sum = 0, total = 0;
+    int64_t hits = 0;
+    int bad = 0;
+    /* the whole columns, or under a memory budget lineitem load by load: the
+     * month's revenue, all and PROMO */
     static const char *const COLS[] = {"l_shipdate", "l_partkey", "l_extendedprice", "l_discount"};
-    int rc = dkb_stream_rows(db, env, 4, COLS, scan_rows, &sc);
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 4, COLS); dkb_stream_next(&st);) {
+        const int32_t *sd = st.cols[0].data, *pk = st.cols[1].data;
+        const int64_t *pr = st.cols[2].data, *dc = st.cols[3].data;
+        const int64_t n = st.cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
+        /* threads only for enough work (like the baseline): a region's barrier can wait
+         * milliseconds for a second thread on a busy machine */
+        const int nt = n < PAR_MIN ? 1 : threads;
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+        {
+            __int128 my_promo = 0, my_total = 0;
+            int64_t my_hits = 0;
+#pragma omp for schedule(dynamic, 16)
+            for (int64_t b = 0; b < nblocks; b++) {
+                const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
+                int64_t sp = 0, sa = 0, h = 0;
+                /* the month's rows of the block (a vectorized mask, then its few set bytes) */
+                const int len = (int)(to - from);
+                int32_t sel[BLOCK + 16];
+                const int nsel = dkb_select_range_i32(sd + from, len, lo, hi, sel);
+                /* the sparse rows' columns, prefetched a few rows ahead */
+                for (int k = 0; k < nsel; k++) {
+                    if (k + 8 < nsel) {
+                        const int64_t f = from + sel[k + 8];
+                        __builtin_prefetch(pk + f);
+                        __builtin_prefetch(pr + f);
+                        __builtin_prefetch(dc + f);
+                    }
+                    const int64_t i = from + sel[k];
+                    const uint32_t p = (uint32_t)pk[i] - 1u;
+                    if (p >= nparts) { bad = 1; continue; }
+                    const int64_t rev = pr[i] * (100 - dc[i]);
+                    sa += rev;
+                    sp += promo[ty[p]] ? rev : 0;
+                    h++;
+                }
+                my_promo += sp;
+                my_total += sa;
+                my_hits += h;
+            }
+#pragma omp critical
+            {
+                promo_sum += my_promo;
+                total += my_total;
+                hits += my_hits;
+            }
+        }
+    }
+    const int rc = dkb_stream_end(&st);
     if (rc) return rc;
-    const __int128 promo_sum = sc.promo_sum, total = sc.total;
-    const int64_t hits = sc.hits;
-    const int bad = sc.bad;
     if (bad) return DKB_CAND_EINTERNAL;
     res->nrows = 1;
     if (hits == 0) {

@@ -24,7 +24,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_select_range_i32, dkb_put_dec,
                                        dkb_put_strcol */
 
@@ -32,70 +32,6 @@
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
-
-/* The scan's per-thread arrays and window (dkb_stream_rows' context). */
-typedef struct q15_scan {
-    int64_t *rev;   /* nt x (ns + 1) revenues, added to */
-    uint8_t *seen;  /* nt x (ns + 1) flags */
-    int64_t ns;
-    int nt;
-    int32_t lo;
-    int64_t hi;
-    int bad;
-} q15_scan;
-
-/* Add the window's lines of cols (l_shipdate, l_suppkey,
- * l_extendedprice, l_discount: whole, or one load of partitions) to sc's
- * per-thread revenues. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q15_scan *sc = ctx;
-    (void)row_start;
-    int64_t *const rev = sc->rev;
-    uint8_t *const seen = sc->seen;
-    const int64_t ns = sc->ns;
-    const int32_t lo = sc->lo;
-    const int64_t hi = sc->hi;
-    const int32_t *sd = cols[0].data, *sk = cols[1].data;
-    const int64_t *pr = cols[2].data, *dc = cols[3].data;
-    const int64_t n = cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
-    /* this load's rows decide the team (at most the nt the arrays have room for) */
-    const int nt = n < PAR_MIN ? 1 : sc->nt;
-    int bad = 0;
-
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-    {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        int64_t *my = rev + (size_t)tid * (size_t)(ns + 1);
-        uint8_t *my_seen = seen + (size_t)tid * (size_t)(ns + 1);
-#pragma omp for schedule(dynamic, 8)
-        for (int64_t b = 0; b < nblocks; b++) {
-            /* the window's rows of the block (a vectorized mask, then its few set bytes) */
-            const int64_t from = b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
-            const int len = (int)(to - from);
-            int32_t sel[BLOCK + 16];
-            const int nsel = dkb_select_range_i32(sd + from, len, lo, hi, sel);
-            /* the sparse rows' columns, prefetched a few rows ahead */
-            for (int k = 0; k < nsel; k++) {
-                if (k + 8 < nsel) {
-                    const int64_t f = from + sel[k + 8];
-                    __builtin_prefetch(sk + f);
-                    __builtin_prefetch(pr + f);
-                    __builtin_prefetch(dc + f);
-                }
-                const int64_t i = from + sel[k];
-                const uint32_t s = (uint32_t)sk[i] - 1u;
-                if (s >= (uint64_t)ns) { bad = 1; continue; }
-                my[s] += pr[i] * (100 - dc[i]);
-                my_seen[s] = 1;
-            }
-        }
-    }
-    sc->bad |= bad;
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -122,12 +58,52 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!rev || !seen || !total) { free(rev); free(seen); free(total); return DKB_CAND_ENOMEM; }
     memset(rev, 0, (size_t)nt * (size_t)(ns + 1) * sizeof(int64_t)); /* all nt: the team may be smaller */
     memset(seen, 0, (size_t)nt * (size_t)(ns + 1));
-    /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
-    q15_scan sc = {rev, seen, ns, nt, lo, hi, 0};
+    /* the whole columns, or under a memory budget lineitem load by load: the
+     * window's revenue per supplier, per thread */
     static const char *const COLS[] = {"l_shipdate", "l_suppkey", "l_extendedprice", "l_discount"};
-    int bad = dkb_stream_rows(db, env, 4, COLS, scan_rows, &sc);
-    if (bad) { free(rev); free(seen); free(total); return bad; }
-    bad = sc.bad;
+    int bad = 0;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 4, COLS); dkb_stream_next(&st);) {
+        const int32_t *sd = st.cols[0].data, *sk = st.cols[1].data;
+        const int64_t *pr = st.cols[2].data, *dc = st.cols[3].data;
+        const int64_t nrow = st.cols[0].n, nblocks = (nrow + BLOCK - 1) / BLOCK;
+        /* this load's rows decide the team (at most the nt the arrays have room for) */
+        const int team = nrow < PAR_MIN ? 1 : nt;
+
+#pragma omp parallel num_threads(team) reduction(| : bad)
+        {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            int64_t *my = rev + (size_t)tid * (size_t)(ns + 1);
+            uint8_t *my_seen = seen + (size_t)tid * (size_t)(ns + 1);
+#pragma omp for schedule(dynamic, 8)
+            for (int64_t b = 0; b < nblocks; b++) {
+                /* the window's rows of the block (a vectorized mask, then its few set bytes) */
+                const int64_t from = b * BLOCK, to = from + BLOCK < nrow ? from + BLOCK : nrow;
+                const int len = (int)(to - from);
+                int32_t sel[BLOCK + 16];
+                const int nsel = dkb_select_range_i32(sd + from, len, lo, hi, sel);
+                /* the sparse rows' columns, prefetched a few rows ahead */
+                for (int k = 0; k < nsel; k++) {
+                    if (k + 8 < nsel) {
+                        const int64_t f = from + sel[k + 8];
+                        __builtin_prefetch(sk + f);
+                        __builtin_prefetch(pr + f);
+                        __builtin_prefetch(dc + f);
+                    }
+                    const int64_t i = from + sel[k];
+                    const uint32_t s = (uint32_t)sk[i] - 1u;
+                    if (s >= (uint64_t)ns) { bad = 1; continue; }
+                    my[s] += pr[i] * (100 - dc[i]);
+                    my_seen[s] = 1;
+                }
+            }
+        }
+    }
+    const int rc = dkb_stream_end(&st);
+    if (rc) { free(rev); free(seen); free(total); return rc; }
     if (bad) { free(rev); free(seen); free(total); return DKB_CAND_EINTERNAL; }
 
     /* merge per supplier; the maximum over the suppliers seen */

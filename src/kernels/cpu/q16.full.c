@@ -28,7 +28,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_find, dkb_find_row, dkb_put_dict */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -37,76 +37,6 @@ enum { PAR_MIN = 262144 };
 static const char *const SIZE_NAME[8] = {"size1", "size2", "size3", "size4", "size5", "size6", "size7", "size8"};
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
-
-/* The scan's filters and pairs (dkb_stream_rows' context). */
-typedef struct q16_scan {
-    const uint8_t *brand_ok, *type_ok, *complained;
-    const int8_t *size_rank;
-    uint64_t size_mask;
-    int ntype, nsizes, nt;
-    int64_t nparts, nsupp;  /* the whole tables' */
-    int32_t *pgroup;        /* part row -> group, or -1 */
-    uint64_t *pairs;        /* (group, suppkey - 1) of the rows kept: pairs[0, npairs) */
-    int64_t *used;          /* the whole table's nchunks counts */
-    int64_t npairs;
-    int bad;
-} q16_scan;
-
-/* Add the pairs of cols (p_brand, p_type, p_size, ps_partkey, ps_suppkey:
- * whole, or one load of partitions whose part rows start at row_start and
- * whose partsupp rows are of those parts, co-partitioned by partkey) to
- * sc's pairs, in row order. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q16_scan *sc = ctx;
-    const uint8_t *brand_ok = sc->brand_ok, *type_ok = sc->type_ok, *complained = sc->complained;
-    const int8_t *size_rank = sc->size_rank;
-    const uint64_t size_mask = sc->size_mask;
-    const int ntype = sc->ntype, nsizes = sc->nsizes;
-    const int64_t nparts = sc->nparts, nsupp = sc->nsupp;
-    int32_t *const pgroup = sc->pgroup, *const pgroup_here = sc->pgroup + row_start;
-    uint64_t *const pairs = sc->pairs;
-    int64_t *const used = sc->used;
-    const uint8_t *br = cols[0].data, *ty = cols[1].data;
-    const int32_t *sz = cols[2].data, *pk = cols[3].data, *sk = cols[4].data;
-    const int64_t nparts_here = cols[0].n, nps = cols[3].n;
-    /* this load's rows decide the team and its chunks (at most the whole table's nchunks) */
-    const int nt = nps < PAR_MIN ? 1 : sc->nt;
-    const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 8;
-    const int64_t base = sc->npairs; /* this load's rows write their pairs from here on */
-    int bad = 0;
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-    {
-#pragma omp for schedule(static)
-        for (int64_t p = 0; p < nparts_here; p++) { /* the part's group, branch-free */
-            const uint32_t size = (uint32_t)sz[p], sv = size & 63;
-            const int keep = brand_ok[br[p]] & type_ok[ty[p]] & (size < 64u) & (int)((size_mask >> sv) & 1);
-            pgroup_here[p] = keep ? (int32_t)(((int64_t)br[p] * ntype + ty[p]) * nsizes + size_rank[sv]) : -1;
-        }
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t c = 0; c < nchunks; c++) { /* (group, suppkey - 1) of the rows kept */
-            const int64_t r0 = nps * c / nchunks, r1 = nps * (c + 1) / nchunks;
-            uint64_t *out = pairs + base + r0; /* never past the rows not yet read */
-            int64_t m = 0;
-            for (int64_t i = r0; i < r1; i++) {
-                const uint32_t p = (uint32_t)pk[i] - 1u, s = (uint32_t)sk[i] - 1u;
-                const int in = (p < (uint64_t)nparts) & (s < (uint64_t)nsupp);
-                bad |= !in;
-                const int32_t g = pgroup[in ? p : 0];
-                out[m] = (uint64_t)(uint32_t)g << 32 | s;
-                m += in & (g >= 0) & !complained[in ? s : 0];
-            }
-            used[c] = m;
-        }
-    }
-    /* the chunks' pairs moved down to the end of the earlier ones (chunk c's
-     * were written from base + its first row, whatever has moved since) */
-    for (int64_t c = 0; c < nchunks; c++) {
-        memmove(pairs + sc->npairs, pairs + base + nps * c / nchunks, (size_t)used[c] * sizeof(uint64_t));
-        sc->npairs += used[c];
-    }
-    sc->bad |= bad;
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -164,15 +94,54 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         for (int64_t s = 0; (s = dkb_find_row(scomment, s, nsupp, "Customer", 8, &at)) < nsupp; s++)
             complained[s] = dkb_find(scomment->bytes + at + 8, scomment->bytes + off[s + 1], "Complaints", 10) != NULL;
 
-        /* the whole columns, or under a memory budget part and partsupp load by load (scan_rows) */
+        /* the whole columns, or under a memory budget part and partsupp load by
+         * load (co-partitioned by partkey: a load's partsupp rows are of its
+         * parts): the (group, suppkey - 1) pairs kept, in pairs[0, npairs) */
         for (int64_t p = 0; p < nparts; p++) pgroup[p] = -1;
-        q16_scan sc = {brand_ok, type_ok, complained, size_rank, size_mask, ntype,  nsizes, nt,
-                       nparts,   nsupp,   pgroup,     pairs,     used,      0,      0};
         static const char *const COLS[] = {"p_brand", "p_type", "p_size", "ps_partkey", "ps_suppkey"};
-        const int rc = dkb_stream_rows(db, env, 5, COLS, scan_rows, &sc);
+        dkb_stream st;
+        for (dkb_stream_begin(&st, db, env, 5, COLS); dkb_stream_next(&st);) {
+            int32_t *const pgroup_here = pgroup + st.row_start;
+            const uint8_t *br = st.cols[0].data, *ty = st.cols[1].data;
+            const int32_t *sz = st.cols[2].data, *pk = st.cols[3].data, *sk = st.cols[4].data;
+            const int64_t nparts_here = st.cols[0].n, npl = st.cols[3].n;
+            /* this load's rows decide the team and its chunks (at most the whole table's nchunks) */
+            const int team = npl < PAR_MIN ? 1 : nt;
+            const int64_t nch = team == 1 ? 1 : (int64_t)team * 8;
+            const int64_t base = npairs; /* this load's rows write their pairs from here on */
+#pragma omp parallel num_threads(team) reduction(| : bad)
+            {
+#pragma omp for schedule(static)
+                for (int64_t p = 0; p < nparts_here; p++) { /* the part's group, branch-free */
+                    const uint32_t size = (uint32_t)sz[p], sv = size & 63;
+                    const int keep = brand_ok[br[p]] & type_ok[ty[p]] & (size < 64u) & (int)((size_mask >> sv) & 1);
+                    pgroup_here[p] = keep ? (int32_t)(((int64_t)br[p] * ntype + ty[p]) * nsizes + size_rank[sv]) : -1;
+                }
+#pragma omp for schedule(dynamic, 1)
+                for (int64_t c = 0; c < nch; c++) { /* (group, suppkey - 1) of the rows kept */
+                    const int64_t r0 = npl * c / nch, r1 = npl * (c + 1) / nch;
+                    uint64_t *out = pairs + base + r0; /* never past the rows not yet read */
+                    int64_t m = 0;
+                    for (int64_t i = r0; i < r1; i++) {
+                        const uint32_t p = (uint32_t)pk[i] - 1u, s = (uint32_t)sk[i] - 1u;
+                        const int in = (p < (uint64_t)nparts) & (s < (uint64_t)nsupp);
+                        bad |= !in;
+                        const int32_t g = pgroup[in ? p : 0];
+                        out[m] = (uint64_t)(uint32_t)g << 32 | s;
+                        m += in & (g >= 0) & !complained[in ? s : 0];
+                    }
+                    used[c] = m;
+                }
+            }
+            /* the chunks' pairs moved down to the end of the earlier ones (chunk c's
+             * were written from base + its first row, whatever has moved since) */
+            for (int64_t c = 0; c < nch; c++) {
+                memmove(pairs + npairs, pairs + base + npl * c / nch, (size_t)used[c] * sizeof(uint64_t));
+                npairs += used[c];
+            }
+        }
+        const int rc = dkb_stream_end(&st);
         if (rc) bad = 1, stream_rc = rc;
-        bad |= sc.bad;
-        npairs = sc.npairs;
     }
     int64_t nrows = 0;
     if (!bad) {

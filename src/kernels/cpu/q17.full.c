@@ -21,7 +21,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -48,50 +48,6 @@ static int push(hit_list *l, hit x) {
     }
     l->h[l->n++] = x;
     return 1;
-}
-
-/* The scan's part bitmap and hit lists (dkb_stream_rows' context). */
-typedef struct q17_scan {
-    const uint64_t *bits;  /* the qualifying parts over partkey - 1 */
-    const int32_t *rank;   /* their slots before each 64-bit word */
-    int64_t np;
-    hit_list *lists;       /* nt per-thread lists, added to */
-    int nt;
-    int bad;
-} q17_scan;
-
-/* Keep the lines of cols (l_partkey, l_quantity, l_extendedprice: whole,
- * or one load of partitions) whose part qualifies, in sc's lists. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q17_scan *sc = ctx;
-    (void)row_start;
-    const uint64_t *bits = sc->bits;
-    const int32_t *rank = sc->rank;
-    const int64_t np = sc->np;
-    hit_list *lists = sc->lists;
-    const int32_t *lp = cols[0].data;
-    const int64_t *lq = cols[1].data, *lpr = cols[2].data;
-    const int64_t n = cols[0].n;
-    /* this load's rows decide the team (at most the nt there are lists for) */
-    const int nt = n < PAR_MIN ? 1 : sc->nt;
-    int bad = 0;
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-    {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        hit_list *mine = &lists[tid];
-#pragma omp for schedule(static)
-        for (int64_t i = 0; i < n; i++) {
-            const uint64_t p = (uint64_t)((uint32_t)lp[i] - 1u);
-            if (p >= (uint64_t)np || !((bits[p >> 6] >> (p & 63)) & 1)) continue;
-            const int32_t slot = rank[p >> 6] + __builtin_popcountll(bits[p >> 6] & ((1ull << (p & 63)) - 1));
-            if (!push(mine, (hit){slot, lq[i], lpr[i]})) bad = 1;
-        }
-    }
-    sc->bad |= bad;
-    return 0;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -139,10 +95,33 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int64_t w = 0; w < nwords; w++) rank[w] = nsel, nsel += __builtin_popcountll(bits[w]);
 
     if (!bad && nsel > 0) {
-        /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
-        q17_scan sc = {bits, rank, np, lists, nt, 0};
+        /* the whole columns, or under a memory budget lineitem load by load:
+         * the lines whose part qualifies, in the threads' lists */
         static const char *const COLS[] = {"l_partkey", "l_quantity", "l_extendedprice"};
-        int rc = dkb_stream_rows(db, env, 3, COLS, scan_rows, &sc);
+        dkb_stream st;
+        for (dkb_stream_begin(&st, db, env, 3, COLS); dkb_stream_next(&st);) {
+            const int32_t *lp = st.cols[0].data;
+            const int64_t *lq = st.cols[1].data, *lpr = st.cols[2].data;
+            const int64_t nrow = st.cols[0].n;
+            /* this load's rows decide the team (at most the nt there are lists for) */
+            const int team = nrow < PAR_MIN ? 1 : nt;
+#pragma omp parallel num_threads(team) reduction(| : bad)
+            {
+                int tid = 0;
+#ifdef _OPENMP
+                tid = omp_get_thread_num();
+#endif
+                hit_list *mine = &lists[tid];
+#pragma omp for schedule(static)
+                for (int64_t i = 0; i < nrow; i++) {
+                    const uint64_t p = (uint64_t)((uint32_t)lp[i] - 1u);
+                    if (p >= (uint64_t)np || !((bits[p >> 6] >> (p & 63)) & 1)) continue;
+                    const int32_t slot = rank[p >> 6] + __builtin_popcountll(bits[p >> 6] & ((1ull << (p & 63)) - 1));
+                    if (!push(mine, (hit){slot, lq[i], lpr[i]})) bad = 1;
+                }
+            }
+        }
+        const int rc = dkb_stream_end(&st);
         if (rc) {
             for (int t = 0; t < nt; t++) free(lists[t].h);
             free(lists);
@@ -150,7 +129,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             free(rank);
             return rc;
         }
-        bad |= sc.bad;
     }
     int64_t *qsum = calloc((size_t)nsel + 1, sizeof(int64_t)), *qcnt = calloc((size_t)nsel + 1, sizeof(int64_t));
     double *limit = malloc(((size_t)nsel + 1) * sizeof(double));

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_chunk_runs, dkb_gallop_i32, dkb_put_dec,
                                        dkb_put_strcol */
 
@@ -62,55 +62,6 @@ static int by_price_desc(const void *a, const void *b) {
     return (x->key > y->key) - (x->key < y->key);
 }
 
-/* The scan's limit and per-chunk lists (dkb_stream_rows' context). */
-typedef struct q18_scan {
-    big_list *lists;   /* the whole tables' nchunks lists, added to */
-    int64_t limit;     /* sum(l_quantity) above this, hundredths */
-    int nt;
-    int bad;
-} q18_scan;
-
-/* Keep the orders of cols (l_orderkey, l_quantity, o_orderkey, o_custkey,
- * o_orderdate, o_totalprice: whole, or one load of partitions, whose lines
- * are those of its orders since the tables are co-partitioned by orderkey)
- * whose lines' quantity passes the limit, in sc's lists. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q18_scan *sc = ctx;
-    (void)row_start;
-    big_list *const lists = sc->lists;
-    const int64_t limit = sc->limit;
-    const int32_t *lk = cols[0].data, *ok = cols[2].data, *oc = cols[3].data, *od = cols[4].data;
-    const int64_t *lq = cols[1].data, *op = cols[5].data;
-    const int64_t nl = cols[0].n, no = cols[2].n;
-    /* this load's rows decide the team and its chunks (at most the whole tables' nchunks) */
-    const int nt = nl < PAR_MIN ? 1 : sc->nt;
-    const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 16;
-    int bad = 0;
-
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad)
-    for (int64_t c = 0; c < nchunks; c++) {
-        int64_t o0, o1, j0, j1;
-        if (!dkb_chunk_runs(ok, no, lk, nl, c, nchunks, &o0, &o1, &j0, &j1) || j0 >= j1) continue;
-        /* each run's sum, branch-free; a run over the limit is rare, so its test is predicted */
-        int32_t prev = lk[j0];
-        int64_t s = 0, o = o0, done = INT64_MIN; /* the key of the last run summed whole */
-        for (int64_t j = j0; j < j1; j++) {
-            const int32_t k = lk[j];
-            s = (s & -(int64_t)(k == prev)) + lq[j];
-            prev = k;
-            if (s <= limit || k == done) continue; /* rarely over: predicted */
-            done = k;
-            int64_t e = j + 1, sum = s; /* the run's whole sum */
-            for (; e < j1 && lk[e] == k; e++) sum += lq[e];
-            if (sum <= limit) continue;
-            o = dkb_gallop_i32(ok, o, o1, k); /* its order, if there is one */
-            if (o < o1 && ok[o] == k && !push(&lists[c], (big_order){oc[o], sum, op[o], od[o], k})) bad = 1;
-        }
-    }
-    sc->bad |= bad;
-    return 0;
-}
-
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lqty, *okey, *ocust, *odate, *oprice, *ckey, *cname;
@@ -136,17 +87,49 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int64_t nchunks = nt == 1 ? 1 : (int64_t)nt * 16;
     big_list *lists = calloc((size_t)nchunks, sizeof(big_list));
     if (!lists) return DKB_CAND_ENOMEM;
-    /* the whole columns, or under a memory budget lineitem and orders load by load (scan_rows) */
-    q18_scan sc = {lists, limit, env->threads > 0 ? env->threads : 1, 0};
+    /* the whole columns, or under a memory budget lineitem and orders load by
+     * load (co-partitioned by orderkey: a load's lines are those of its
+     * orders): the orders whose lines' quantity passes the limit, in the
+     * chunks' lists */
     static const char *const COLS[] = {"l_orderkey", "l_quantity",  "o_orderkey",
                                        "o_custkey",  "o_orderdate", "o_totalprice"};
-    int bad = dkb_stream_rows(db, env, 6, COLS, scan_rows, &sc);
-    if (bad) {
+    int bad = 0;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 6, COLS); dkb_stream_next(&st);) {
+        const int32_t *lk = st.cols[0].data, *ok = st.cols[2].data, *oc = st.cols[3].data, *od = st.cols[4].data;
+        const int64_t *lq = st.cols[1].data, *op = st.cols[5].data;
+        const int64_t nll = st.cols[0].n, nol = st.cols[2].n;
+        /* this load's rows decide the team and its chunks (at most the whole tables' nchunks) */
+        const int team = nll < PAR_MIN ? 1 : nt;
+        const int64_t nch = team == 1 ? 1 : (int64_t)team * 16;
+
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) reduction(| : bad)
+        for (int64_t c = 0; c < nch; c++) {
+            int64_t o0, o1, j0, j1;
+            if (!dkb_chunk_runs(ok, nol, lk, nll, c, nch, &o0, &o1, &j0, &j1) || j0 >= j1) continue;
+            /* each run's sum, branch-free; a run over the limit is rare, so its test is predicted */
+            int32_t prev = lk[j0];
+            int64_t s = 0, o = o0, done = INT64_MIN; /* the key of the last run summed whole */
+            for (int64_t j = j0; j < j1; j++) {
+                const int32_t k = lk[j];
+                s = (s & -(int64_t)(k == prev)) + lq[j];
+                prev = k;
+                if (s <= limit || k == done) continue; /* rarely over: predicted */
+                done = k;
+                int64_t e = j + 1, sum = s; /* the run's whole sum */
+                for (; e < j1 && lk[e] == k; e++) sum += lq[e];
+                if (sum <= limit) continue;
+                o = dkb_gallop_i32(ok, o, o1, k); /* its order, if there is one */
+                if (o < o1 && ok[o] == k && !push(&lists[c], (big_order){oc[o], sum, op[o], od[o], k})) bad = 1;
+            }
+        }
+    }
+    const int rc = dkb_stream_end(&st);
+    if (rc) {
         for (int64_t c = 0; c < nchunks; c++) free(lists[c].v);
         free(lists);
-        return bad;
+        return rc;
     }
-    bad = sc.bad;
     int64_t total = 0;
     for (int64_t c = 0; c < nchunks; c++) total += lists[c].n;
     big_order *all = malloc((size_t)(total > 0 ? total : 1) * sizeof(big_order));

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_put_dec, dkb_select_mask */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -38,79 +38,6 @@ static const char *const CONTAINER[NBRANCH][NCONT] = {
 static const int MAX_SIZE[NBRANCH] = {5, 10, 15};
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
-
-/* What the scan needs and adds up (dkb_stream_rows' context). */
-typedef struct q19_scan {
-    const uint8_t *part_bits; /* each part's branch bits (brand, container, size) */
-    int64_t nparts;
-    int64_t qlo[NBRANCH], qhi[NBRANCH];
-    int mode1, mode2;         /* AIR, AIR REG codes (256: none) */
-    uint8_t ip;               /* DELIVER IN PERSON's code */
-    int threads;
-    __int128 total;
-    int64_t hits;
-    int bad;
-} q19_scan;
-
-/* Add the qualifying lines of cols (l_partkey, l_quantity,
- * l_extendedprice, l_discount, l_shipmode, l_shipinstruct: whole, or one
- * load of partitions) to sc. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    const q19_scan *sc = ctx;
-    (void)row_start;
-    const uint8_t *part_bits = sc->part_bits, ip = sc->ip;
-    const int64_t nparts = sc->nparts, *qlo = sc->qlo, *qhi = sc->qhi;
-    const int mode1 = sc->mode1, mode2 = sc->mode2;
-    const int32_t *lp = cols[0].data;
-    const int64_t *lq = cols[1].data, *lpr = cols[2].data, *ld = cols[3].data;
-    const uint8_t *lm = cols[4].data, *li = cols[5].data;
-    const int64_t n = cols[0].n, nblocks = (n + BLOCK - 1) / BLOCK;
-    const int nt = n < PAR_MIN ? 1 : (sc->threads > 0 ? sc->threads : 1);
-    __int128 total = 0;
-    int64_t hits = 0;
-    int bad = 0;
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-    {
-        __int128 my_total = 0;
-        int64_t my_hits = 0;
-#pragma omp for schedule(dynamic, 8)
-        for (int64_t k = 0; k < nblocks; k++) {
-            const int64_t from = k * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
-            int64_t sum = 0, h = 0;
-            /* the common conditions as a byte mask (vectorized), then its set bytes */
-            const int len = (int)(to - from);
-            uint8_t m[BLOCK + 8];
-            for (int j = 0; j < len; j++)
-                m[j] = (((int)lm[from + j] == mode1) | ((int)lm[from + j] == mode2)) & (li[from + j] == ip);
-            int32_t sel[BLOCK + 16];
-            const int nsel = dkb_select_mask(m, len, sel);
-            for (int x = 0; x < nsel; x++) {
-                const int64_t i = from + sel[x];
-                const uint32_t p = (uint32_t)lp[i] - 1u;
-                if (p >= (uint64_t)nparts) { bad = 1; continue; }
-                unsigned bits = part_bits[p];
-                if (!bits) continue;
-                const int64_t q = lq[i];
-                for (int b = 0; b < NBRANCH; b++) bits &= ~((unsigned)!((q >= qlo[b]) & (q <= qhi[b])) << b);
-                if (!bits) continue;
-                sum += lpr[i] * (100 - ld[i]);
-                h++;
-            }
-            my_total += sum;
-            my_hits += h;
-        }
-#pragma omp critical
-        {
-            total += my_total;
-            hits += my_hits;
-        }
-    }
-    q19_scan *acc = ctx;
-    acc->total += total;
-    acc->hits += hits;
-    acc->bad |= bad;
-    return 0;
-}
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -165,20 +92,60 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (in_person >= 0 && (air >= 0 || air_reg >= 0)) {
         const uint8_t ip = (uint8_t)in_person;
         const int mode1 = air >= 0 ? air : 256, mode2 = air_reg >= 0 ? air_reg : 256; /* 256: no code */
-        /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
-        q19_scan sc = {part_bits, nparts, {0}, {0}, mode1, mode2, ip, env->threads, 0, 0, 0};
-        memcpy(sc.qlo, qlo, sizeof qlo);
-        memcpy(sc.qhi, qhi, sizeof qhi);
+        const int threads = env->threads > 0 ? env->threads : 1;
+        /* the whole columns, or under a memory budget lineitem load by load:
+         * the revenue of the lines that pass a branch */
         static const char *const COLS[] = {"l_partkey",  "l_quantity", "l_extendedprice",
                                            "l_discount", "l_shipmode", "l_shipinstruct"};
-        int rc = dkb_stream_rows(db, env, 6, COLS, scan_rows, &sc);
+        dkb_stream st;
+        for (dkb_stream_begin(&st, db, env, 6, COLS); dkb_stream_next(&st);) {
+            const int32_t *lp = st.cols[0].data;
+            const int64_t *lq = st.cols[1].data, *lpr = st.cols[2].data, *ld = st.cols[3].data;
+            const uint8_t *lm = st.cols[4].data, *li = st.cols[5].data;
+            const int64_t nrow = st.cols[0].n, nblocks = (nrow + BLOCK - 1) / BLOCK;
+            const int team = nrow < PAR_MIN ? 1 : threads;
+#pragma omp parallel num_threads(team) reduction(| : bad)
+            {
+                __int128 my_total = 0;
+                int64_t my_hits = 0;
+#pragma omp for schedule(dynamic, 8)
+                for (int64_t k = 0; k < nblocks; k++) {
+                    const int64_t from = k * BLOCK, to = from + BLOCK < nrow ? from + BLOCK : nrow;
+                    int64_t sum = 0, h = 0;
+                    /* the common conditions as a byte mask (vectorized), then its set bytes */
+                    const int len = (int)(to - from);
+                    uint8_t m[BLOCK + 8];
+                    for (int j = 0; j < len; j++)
+                        m[j] = (((int)lm[from + j] == mode1) | ((int)lm[from + j] == mode2)) & (li[from + j] == ip);
+                    int32_t sel[BLOCK + 16];
+                    const int nsel = dkb_select_mask(m, len, sel);
+                    for (int x = 0; x < nsel; x++) {
+                        const int64_t i = from + sel[x];
+                        const uint32_t p = (uint32_t)lp[i] - 1u;
+                        if (p >= (uint64_t)nparts) { bad = 1; continue; }
+                        unsigned bits = part_bits[p];
+                        if (!bits) continue;
+                        const int64_t q = lq[i];
+                        for (int b = 0; b < NBRANCH; b++) bits &= ~((unsigned)!((q >= qlo[b]) & (q <= qhi[b])) << b);
+                        if (!bits) continue;
+                        sum += lpr[i] * (100 - ld[i]);
+                        h++;
+                    }
+                    my_total += sum;
+                    my_hits += h;
+                }
+#pragma omp critical
+                {
+                    total += my_total;
+                    hits += my_hits;
+                }
+            }
+        }
+        const int rc = dkb_stream_end(&st);
         if (rc) {
             free(part_bits);
             return rc;
         }
-        total = sc.total;
-        hits = sc.hits;
-        bad = sc.bad;
     }
     free(part_bits);
     if (bad) return DKB_CAND_EINTERNAL;

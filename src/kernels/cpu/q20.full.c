@@ -27,7 +27,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_put_strcol, dkb_select_mask */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -46,72 +46,6 @@ static int by_name(const void *a, const void *b) {
     const int c = memcmp(g_names->bytes + off[x], g_names->bytes + off[y], (size_t)(lx < ly ? lx : ly));
     if (c) return c;
     return (lx > ly) - (lx < ly);
-}
-
-/* The scan's table of (part, supplier) slots and the year (dkb_stream_rows' context). */
-typedef struct q20_scan {
-    int64_t *tsum;         /* nt x size quantities per slot, added to */
-    uint8_t *tseen;        /* nt x size flags */
-    const uint64_t *tkey;  /* the slots' (partkey << 32 | suppkey), 0: empty */
-    const uint32_t *bits;  /* the named parts over partkey - 1 */
-    int64_t size, np;
-    int shift, nt;
-    int32_t lo;
-    uint32_t span;         /* the year: d - lo <= span */
-} q20_scan;
-
-/* Sum the year's lines of cols (l_partkey, l_suppkey, l_quantity,
- * l_shipdate: whole, or one load of partitions) of the named parts into
- * their (part, supplier) slots of sc. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    const q20_scan *sc = ctx;
-    (void)row_start;
-    int64_t *const tsum = sc->tsum;
-    uint8_t *const tseen = sc->tseen;
-    const uint64_t *tkey = sc->tkey;
-    const uint32_t *bits = sc->bits;
-    const int64_t size = sc->size, np = sc->np;
-    const int shift = sc->shift;
-    const int32_t lo = sc->lo;
-    const uint32_t span = sc->span;
-    const int32_t *lp = cols[0].data, *ls = cols[1].data, *sd = cols[3].data;
-    const int64_t *lq = cols[2].data;
-    const int64_t nl = cols[0].n, nblocks = (nl + BLOCK - 1) / BLOCK;
-    /* this load's rows decide the team (at most the nt there are sums for) */
-    const int nt = nl < PAR_MIN ? 1 : sc->nt;
-#pragma omp parallel num_threads(nt)
-    {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        int64_t *sum = tsum + (size_t)tid * (size_t)size;
-        uint8_t *seen = tseen + (size_t)tid * (size_t)size;
-#pragma omp for schedule(dynamic, 8)
-        for (int64_t b = 0; b < nblocks; b++) {
-            /* the year and the part bit as a
-             * byte mask (vectorized, with gathers), then its set bytes */
-            const int64_t from = b * BLOCK, to = from + BLOCK < nl ? from + BLOCK : nl;
-            const int len = (int)(to - from);
-            uint8_t m[BLOCK + 8];
-            for (int j = 0; j < len; j++) {
-                const uint32_t p = (uint32_t)lp[from + j] - 1u, in = p < (uint64_t)np, pc = in ? p : 0;
-                m[j] = ((uint32_t)sd[from + j] - (uint32_t)lo <= span) & in & ((bits[pc >> 5] >> (pc & 31)) & 1);
-            }
-            int32_t sel[BLOCK + 16];
-            const int nsel = dkb_select_mask(m, len, sel);
-            for (int x = 0; x < nsel; x++) {
-                const int64_t i = from + sel[x];
-                const uint64_t key = (uint64_t)(uint32_t)lp[i] << 32 | (uint32_t)ls[i];
-                uint64_t s = slot_of(key, shift);
-                while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
-                if (!tkey[s]) continue; /* no partsupp row: no subquery row matches */
-                sum[s] += lq[i];
-                seen[s] = 1;
-            }
-        }
-    }
-    return 0;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -189,9 +123,11 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
     int64_t nrows_sel = 0;
     for (int t = 0; t < nt; t++) nrows_sel += sel_n[t];
-    int shift = 64;
-    int64_t size = 1;
-    while (size < 2 * nrows_sel + 2) size <<= 1, shift--;
+    int sh = 64;
+    int64_t sz = 1;
+    while (sz < 2 * nrows_sel + 2) sz <<= 1, sh--;
+    const int shift = sh; /* the table's slots: size, slot_of(key, shift) */
+    const int64_t size = sz;
     uint64_t *tkey = malloc((size_t)size * sizeof(uint64_t));
     int64_t *tsum = malloc((size_t)size * (size_t)(nt + 1) * sizeof(int64_t));
     int32_t *tavail = malloc((size_t)size * sizeof(int32_t));
@@ -218,10 +154,52 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (!bad && nrows_sel > 0) {
         memset(tsum, 0, (size_t)size * (size_t)nt * sizeof(int64_t)); /* all nt: the team may be smaller */
         memset(tseen, 0, (size_t)size * (size_t)nt);
-        /* the whole columns, or under a memory budget lineitem load by load (scan_rows) */
-        q20_scan sc = {tsum, tseen, tkey, bits, size, np, shift, nt, lo, span};
+        /* the whole columns, or under a memory budget lineitem load by load:
+         * the year's lines of the named parts, summed into their (part,
+         * supplier) slots per thread */
         static const char *const COLS[] = {"l_partkey", "l_suppkey", "l_quantity", "l_shipdate"};
-        const int rc = dkb_stream_rows(db, env, 4, COLS, scan_rows, &sc);
+        dkb_stream st;
+        for (dkb_stream_begin(&st, db, env, 4, COLS); dkb_stream_next(&st);) {
+            const int32_t *lp = st.cols[0].data, *ls = st.cols[1].data, *sd = st.cols[3].data;
+            const int64_t *lq = st.cols[2].data;
+            const int64_t nll = st.cols[0].n, nblocks = (nll + BLOCK - 1) / BLOCK;
+            /* this load's rows decide the team (at most the nt there are sums for) */
+            const int team = nll < PAR_MIN ? 1 : nt;
+#pragma omp parallel num_threads(team)
+            {
+                int tid = 0;
+#ifdef _OPENMP
+                tid = omp_get_thread_num();
+#endif
+                int64_t *sum = tsum + (size_t)tid * (size_t)size;
+                uint8_t *seen = tseen + (size_t)tid * (size_t)size;
+#pragma omp for schedule(dynamic, 8)
+                for (int64_t b = 0; b < nblocks; b++) {
+                    /* the year and the part bit as a
+                     * byte mask (vectorized, with gathers), then its set bytes */
+                    const int64_t from = b * BLOCK, to = from + BLOCK < nll ? from + BLOCK : nll;
+                    const int len = (int)(to - from);
+                    uint8_t m[BLOCK + 8];
+                    for (int j = 0; j < len; j++) {
+                        const uint32_t p = (uint32_t)lp[from + j] - 1u, in = p < (uint64_t)np, pc = in ? p : 0;
+                        m[j] = ((uint32_t)sd[from + j] - (uint32_t)lo <= span) & in &
+                               ((bits[pc >> 5] >> (pc & 31)) & 1);
+                    }
+                    int32_t sel[BLOCK + 16];
+                    const int nsel = dkb_select_mask(m, len, sel);
+                    for (int x = 0; x < nsel; x++) {
+                        const int64_t i = from + sel[x];
+                        const uint64_t key = (uint64_t)(uint32_t)lp[i] << 32 | (uint32_t)ls[i];
+                        uint64_t s = slot_of(key, shift);
+                        while (tkey[s] && tkey[s] != key) s = (s + 1) & (uint64_t)(size - 1);
+                        if (!tkey[s]) continue; /* no partsupp row: no subquery row matches */
+                        sum[s] += lq[i];
+                        seen[s] = 1;
+                    }
+                }
+            }
+        }
+        const int rc = dkb_stream_end(&st);
         if (rc) {
             free(bits);
             free(tkey);

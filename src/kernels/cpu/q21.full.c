@@ -32,7 +32,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_chunk_runs, dkb_gallop_i32, dkb_put_strcol */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -92,75 +92,6 @@ static int select_late(const int32_t *ls, const int32_t *rd, const int32_t *cd, 
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
 
-/* The scan's suppliers and per-chunk counts (dkb_stream_rows' context). */
-typedef struct q21_scan {
-    int64_t *counts;         /* the whole tables' nchunks x (nslots + 1), added to */
-    const int32_t *slot;     /* each supplier row's slot (-1: not of the nation) */
-    const uint32_t *in_nat;  /* bit per supplier of the nation */
-    int64_t ns;
-    int32_t nslots;
-    uint8_t f;               /* the 'F' order status code */
-    int threads, bad;
-} q21_scan;
-
-/* Count the late lines of cols (l_orderkey, l_suppkey, l_commitdate,
- * l_receiptdate, o_orderkey, o_orderstatus: whole, or one load of
- * partitions, whose lines are those of its orders since the tables are
- * co-partitioned by orderkey: an order's lines are whole in a load) into
- * sc's counts per supplier of the nation. */
-static int scan_rows(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q21_scan *sc = ctx;
-    (void)row_start;
-    int64_t *const counts = sc->counts;
-    const int32_t *slot = sc->slot;
-    const uint32_t *in_nat = sc->in_nat;
-    const int64_t ns = sc->ns;
-    const int32_t nslots = sc->nslots;
-    const uint8_t f = sc->f;
-    const int32_t *lk = cols[0].data, *ls = cols[1].data, *cd = cols[2].data, *rd = cols[3].data, *ok = cols[4].data;
-    const uint8_t *st = cols[5].data;
-    const int64_t nl = cols[0].n, no = cols[4].n;
-    /* this load's rows decide the team and its chunks (at most the whole tables' nchunks) */
-    const int nt = nl < PAR_MIN ? 1 : (sc->threads > 0 ? sc->threads : 1);
-    const int64_t nchunks = nl < PAR_MIN ? 1 : (int64_t)nt * 16;
-    int bad = 0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : bad) if(nslots > 0)
-    for (int64_t c = 0; c < nchunks; c++) {
-        int64_t o0, o1, j0, j1;
-        if (nslots == 0 || !dkb_chunk_runs(ok, no, lk, nl, c, nchunks, &o0, &o1, &j0, &j1)) continue;
-        int64_t *cnt = counts + c * (nslots + 1);
-        int64_t o = o0, prev_key = -1;
-        int32_t sel[SUB + 16];
-        for (int64_t b = j0; b < j1; b += SUB) {
-            const int n = (int)(b + SUB < j1 ? SUB : j1 - b);
-            const int nsel = select_late(ls + b, rd + b, cd + b, in_nat, (uint32_t)ns, n, sel, &bad);
-            for (int x = 0; x < nsel; x++) { /* the order of such a line, whole */
-                if (x + AHEAD < nsel) __builtin_prefetch(&lk[b + sel[x + AHEAD]]);
-                const int64_t j = b + sel[x];
-                const int32_t key = lk[j];
-                if (key == prev_key) continue; /* its order was seen at an earlier line */
-                prev_key = key;
-                o = dkb_gallop_i32(ok, o, o1, key);
-                if (o >= o1 || ok[o] != key || st[o] != f) continue;
-                int64_t a = j, e = j + 1;
-                while (a > j0 && lk[a - 1] == key) a--;
-                while (e < j1 && lk[e] == key) e++;
-                const int32_t late = ls[j];
-                int multi = 0, late_multi = 0, nlate = 0;
-                for (int64_t i = a; i < e; i++) {
-                    const int lt = rd[i] > cd[i], other = ls[i] != late;
-                    multi |= other;
-                    late_multi |= lt & other;
-                    nlate += lt;
-                }
-                if (multi && !late_multi) cnt[slot[late - 1]] += nlate;
-            }
-        }
-    }
-    sc->bad |= bad;
-    return 0;
-}
-
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lsupp, *lcommit, *lreceipt, *okey, *ostatus, *skey, *sname, *snation, *nkey, *nname;
@@ -205,17 +136,61 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         free(slot), free(in_nat), free(slot_supp);
         return DKB_CAND_ENOMEM;
     }
-    /* the whole columns, or under a memory budget lineitem and orders load by load (scan_rows) */
-    q21_scan sc = {counts, slot, in_nat, ns, nslots, (uint8_t)fcode, env->threads, 0};
+    /* the whole columns, or under a memory budget lineitem and orders load by
+     * load (co-partitioned by orderkey: an order's lines are whole in a
+     * load): the late lines counted per supplier of the nation */
+    const uint8_t f = (uint8_t)fcode; /* the 'F' order status code */
     static const char *const COLS[] = {"l_orderkey",    "l_suppkey",  "l_commitdate",
                                        "l_receiptdate", "o_orderkey", "o_orderstatus"};
     if (!bad && nslots > 0) {
-        const int rc = dkb_stream_rows(db, env, 6, COLS, scan_rows, &sc);
+        dkb_stream st;
+        for (dkb_stream_begin(&st, db, env, 6, COLS); dkb_stream_next(&st);) {
+            const int32_t *lk = st.cols[0].data, *ls = st.cols[1].data, *cd = st.cols[2].data, *rd = st.cols[3].data;
+            const int32_t *ok = st.cols[4].data;
+            const uint8_t *ost = st.cols[5].data;
+            const int64_t nll = st.cols[0].n, nol = st.cols[4].n;
+            /* this load's rows decide the team and its chunks (at most the whole tables' nchunks) */
+            const int team = nll < PAR_MIN ? 1 : nt;
+            const int64_t nch = nll < PAR_MIN ? 1 : (int64_t)team * 16;
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) reduction(| : bad) if(nslots > 0)
+            for (int64_t c = 0; c < nch; c++) {
+                int64_t o0, o1, j0, j1;
+                if (nslots == 0 || !dkb_chunk_runs(ok, nol, lk, nll, c, nch, &o0, &o1, &j0, &j1)) continue;
+                int64_t *cnt = counts + c * (nslots + 1);
+                int64_t o = o0, prev_key = -1;
+                int32_t sel[SUB + 16];
+                for (int64_t b = j0; b < j1; b += SUB) {
+                    const int n = (int)(b + SUB < j1 ? SUB : j1 - b);
+                    const int nsel = select_late(ls + b, rd + b, cd + b, in_nat, (uint32_t)ns, n, sel, &bad);
+                    for (int x = 0; x < nsel; x++) { /* the order of such a line, whole */
+                        if (x + AHEAD < nsel) __builtin_prefetch(&lk[b + sel[x + AHEAD]]);
+                        const int64_t j = b + sel[x];
+                        const int32_t key = lk[j];
+                        if (key == prev_key) continue; /* its order was seen at an earlier line */
+                        prev_key = key;
+                        o = dkb_gallop_i32(ok, o, o1, key);
+                        if (o >= o1 || ok[o] != key || ost[o] != f) continue;
+                        int64_t a = j, e = j + 1;
+                        while (a > j0 && lk[a - 1] == key) a--;
+                        while (e < j1 && lk[e] == key) e++;
+                        const int32_t late = ls[j];
+                        int multi = 0, late_multi = 0, nlate = 0;
+                        for (int64_t i = a; i < e; i++) {
+                            const int lt = rd[i] > cd[i], other = ls[i] != late;
+                            multi |= other;
+                            late_multi |= lt & other;
+                            nlate += lt;
+                        }
+                        if (multi && !late_multi) cnt[slot[late - 1]] += nlate;
+                    }
+                }
+            }
+        }
+        const int rc = dkb_stream_end(&st);
         if (rc) {
             free(slot), free(in_nat), free(slot_supp), free(counts);
             return rc;
         }
-        bad |= sc.bad;
     }
     wait_row *rows = malloc((size_t)(nslots + 1) * sizeof(wait_row));
     int64_t m = 0;

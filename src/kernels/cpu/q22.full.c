@@ -26,7 +26,7 @@
 #endif
 
 #include "dkb/candidate.h"
-#include "dkb/cand_stream.h" /* defines: dkb_stream_rows (whole columns, or loads under a budget) */
+#include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/RES, dkb_put_dec, dkb_put_str */
 
 /* work (rows) below which one thread does it all, as the baseline's backend */
@@ -51,42 +51,6 @@ static int64_t parse_int(const char *s) {
     int64_t v = 0;
     while (*s >= '0' && *s <= '9' && v < 1000000000) v = v * 10 + (*s++ - '0');
     return neg ? -v : v;
-}
-
-/* Which customers have an order (dkb_stream_rows' context). */
-typedef struct q22_marks {
-    uint8_t *has;   /* nt x (nc + 1) bytes, set */
-    int64_t nc;
-    int nt;
-    int bad;
-} q22_marks;
-
-/* Mark the customers of the orders in cols (o_custkey: whole, or one load
- * of partitions): plain stores into the thread's bytes. */
-static int mark_orders(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
-    q22_marks *mk = ctx;
-    (void)row_start;
-    const int32_t *oc = cols[0].data;
-    const int64_t no = cols[0].n, nc = mk->nc;
-    /* this load's rows decide the team (at most the nt there are bytes for) */
-    const int nt = no < PAR_MIN ? 1 : mk->nt;
-    int bad = 0;
-#pragma omp parallel num_threads(nt) reduction(| : bad)
-    {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        uint8_t *mine = mk->has + (size_t)tid * (size_t)(nc + 1);
-#pragma omp for schedule(static)
-        for (int64_t i = 0; i < no; i++) {
-            const uint64_t c = (uint32_t)oc[i] - 1u, in = c < (uint64_t)nc;
-            bad |= !in;
-            mine[in ? c : (uint64_t)nc] = 1;
-        }
-    }
-    mk->bad |= bad;
-    return 0;
 }
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -120,15 +84,36 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     const int32_t *ck = ckey->data;
     const int64_t *off = cphone->data, *bal = cbal->data;
     const char *ph = cphone->bytes;
-    /* customers with an order: the whole column, or under a memory budget orders load by load (mark_orders) */
-    q22_marks mk = {has, nc, nt, 0};
+    /* customers with an order: the whole column, or under a memory budget
+     * orders load by load (plain stores into the thread's bytes) */
     static const char *const COLS[] = {"o_custkey"};
-    int bad = dkb_stream_rows(db, env, 1, COLS, mark_orders, &mk);
-    if (bad) {
-        free(has), free(code);
-        return bad;
+    int bad = 0;
+    dkb_stream st;
+    for (dkb_stream_begin(&st, db, env, 1, COLS); dkb_stream_next(&st);) {
+        const int32_t *oc = st.cols[0].data;
+        const int64_t nol = st.cols[0].n;
+        /* this load's rows decide the team (at most the nt there are bytes for) */
+        const int team = nol < PAR_MIN ? 1 : nt;
+#pragma omp parallel num_threads(team) reduction(| : bad)
+        {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            uint8_t *mine = has + (size_t)tid * (size_t)(nc + 1);
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < nol; i++) {
+                const uint64_t c = (uint32_t)oc[i] - 1u, in = c < (uint64_t)nc;
+                bad |= !in;
+                mine[in ? c : (uint64_t)nc] = 1;
+            }
+        }
     }
-    bad = mk.bad;
+    const int rc = dkb_stream_end(&st);
+    if (rc) {
+        free(has), free(code);
+        return rc;
+    }
     __int128 pos_sum = 0;
     int64_t pos_cnt = 0;
 
