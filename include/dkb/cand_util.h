@@ -28,10 +28,7 @@
  *            "l_orderkey:i32 l_discount:dec2 l_returnflag:dict"),
  *            DKB_BIND_PARAMS, DKB_BIND_RES (the same for parameters and
  *            result columns): found and type-checked in one call each;
- *            dkb_bind_cols / dkb_bind_params / dkb_bind_res: the same from
- *            tables of structs; DKB_BIND: those three in one test;
  *   results  dkb_res_col (a declared result column by name and type),
- *            dkb_bind_res (a table of them),
  *            dkb_put_str / dkb_put_text / dkb_put_dict / dkb_put_strcol
  *            (append a string to a STRING column), dkb_put_dec (a decimal
  *            at the column's scale), dkb_res_rows (check and set the row count).
@@ -256,55 +253,11 @@ static inline const char *dkb_find(const char *p, const char *end, const char *w
 
 /* ---- inputs: the columns a candidate reads, found and checked at once ---- */
 
-/* The number of elements of an array (a table of wanted columns). */
+/* The number of elements of an array. */
 #define DKB_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* Any type or any scale in a dkb_col_want. */
+/* Any type or any scale (a spec word's kind, see DKB_BIND_COLS). */
 #define DKB_ANY (-1)
-
-/* One input column a candidate reads: *out := db's column table.column.
- * type: a dkb_cand_type, or DKB_ANY; scale: the decimal scale it must have,
- * or DKB_ANY; dict: 1 when it must carry a dictionary (U8 codes). */
-typedef struct dkb_col_want {
-    const char *table, *column;
-    int type, scale, dict;
-    const dkb_cand_vec **out;
-} dkb_col_want;
-
-/* Find every wanted column: DKB_CAND_OK, or DKB_CAND_EINVAL when one is
- * missing or not of the wanted type, scale or encoding (every *out is set,
- * NULL where not found). */
-static inline int dkb_bind_cols(const dkb_cand_db *db, const dkb_col_want *w, int n) {
-    int rc = DKB_CAND_OK;
-    for (int i = 0; i < n; i++) {
-        const dkb_cand_vec *v = dkb_cand_column(db, w[i].table, w[i].column);
-        *w[i].out = v;
-        if (!v || (w[i].type != DKB_ANY && (int)v->type != w[i].type) ||
-            (w[i].scale != DKB_ANY && v->scale != w[i].scale) || (w[i].dict && !v->dict))
-            rc = DKB_CAND_EINVAL;
-    }
-    return rc;
-}
-
-/* One wanted parameter: *out := params' parameter `name`; str: 1 when it
- * must be a string. */
-typedef struct dkb_param_want {
-    const char *name;
-    int str;
-    const dkb_cand_param **out;
-} dkb_param_want;
-
-/* Find every wanted parameter: DKB_CAND_OK or DKB_CAND_EINVAL (as
- * dkb_bind_cols). */
-static inline int dkb_bind_params(const dkb_cand_params *params, const dkb_param_want *w, int n) {
-    int rc = DKB_CAND_OK;
-    for (int i = 0; i < n; i++) {
-        const dkb_cand_param *p = dkb_cand_param_find(params, w[i].name);
-        *w[i].out = p;
-        if (!p || (w[i].str && !p->s)) rc = DKB_CAND_EINVAL;
-    }
-    return rc;
-}
 
 /* ---- results (host memory: what dkb_candidate_full fills) ---- */
 
@@ -313,23 +266,6 @@ static inline dkb_cand_res_col *dkb_res_col(dkb_cand_result *res, const char *na
     for (int c = 0; c < res->ncols; c++)
         if (strcmp(res->cols[c].name, name) == 0) return res->cols[c].type == type ? &res->cols[c] : NULL;
     return NULL;
-}
-
-/* One result column a candidate fills: *out := the column `name` of type
- * `type`. */
-typedef struct dkb_res_want {
-    const char *name;
-    dkb_cand_res_type type;
-    dkb_cand_res_col **out;
-} dkb_res_want;
-
-/* Find every wanted result column: DKB_CAND_OK or DKB_CAND_EINVAL (as
- * dkb_bind_cols). */
-static inline int dkb_bind_res(dkb_cand_result *res, const dkb_res_want *w, int n) {
-    int rc = DKB_CAND_OK;
-    for (int i = 0; i < n; i++)
-        if (!(*w[i].out = dkb_res_col(res, w[i].name, w[i].type))) rc = DKB_CAND_EINVAL;
-    return rc;
 }
 
 /* Set the result's row count: DKB_CAND_OK, or DKB_CAND_ECAP when over the
@@ -558,17 +494,6 @@ static inline void dkb_topk_insert(void *top, int *n, int k, const void *x, size
     memcpy(t + (size_t)i * size, x, size);
 }
 
-/* ---- binding everything at once ---- */
-
-/* dkb_bind_cols, dkb_bind_params and dkb_bind_res over three tables (the
- * arrays themselves, counted with DKB_COUNT): DKB_CAND_OK, or
- * DKB_CAND_EINVAL when anything is missing or of the wrong type (every
- * pointer is set either way). `if (DKB_BIND(db, cols, params, want_params,
- * res, want_res)) return DKB_CAND_EINVAL;` */
-#define DKB_BIND(db, cols, params, want_params, res, want_res)                                             \
-    (dkb_bind_cols((db), (cols), DKB_COUNT(cols)) | dkb_bind_params((params), (want_params), DKB_COUNT(want_params)) | \
-     dkb_bind_res((res), (want_res), DKB_COUNT(want_res)))
-
 /* ---- binding by spec: a table's columns, the parameters, the result
  * columns, each in one call ----
  *
@@ -620,8 +545,8 @@ static inline int dkb_spec_is(const char *kind, size_t klen, const char *w, int 
     return d <= 18;
 }
 
-/* The type, scale and dictionary a column kind asks for (as in a
- * dkb_col_want): 1, or 0 for a kind that is none of the above. */
+/* The type, scale (DKB_ANY: any) and dictionary (1: U8 codes with one) a
+ * column kind asks for: 1, or 0 for a kind that is none of the above. */
 static inline int dkb_spec_col_kind(const char *kind, size_t klen, int *type, int *scale, int *dict) {
     static const struct {
         const char *w;

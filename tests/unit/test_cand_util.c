@@ -4,10 +4,11 @@
  * and year arithmetic (the day clamped to the month's end, leap years,
  * negative intervals) against a reference built from the same walk; exact
  * rescaling at its edges; lower bounds over arrays of awkward lengths with
- * duplicates; the result writers' caps; the bindings, by table and by
- * spec string. */
+ * duplicates; the result writers' caps; the bindings by spec string; the
+ * stream walk (dkb/cand_stream.h) over a fake loader. */
 #include <stdlib.h>
 
+#include "dkb/cand_stream.h"
 #include "dkb/cand_util.h"
 #include "test_check.h"
 
@@ -449,55 +450,6 @@ static void test_topk(void) {
     CHECK(bad == 0, "%d topk cases wrong", bad);
 }
 
-/* DKB_BIND (and the three dkb_bind_* it runs): everything found; then a
- * wrong type, a wrong scale, a missing dictionary, a missing parameter, a
- * string parameter that is not one, a result column of another type: each
- * alone makes it fail, and every pointer is still set (NULL where not
- * found). */
-static void test_bind(void) {
-    const char *ds[1] = {"A"};
-    const size_t dl[1] = {1};
-    const dkb_cand_dict dict = {1, ds, dl};
-    int32_t k[2] = {1, 2};
-    int64_t price[2] = {100, 200};
-    uint8_t code[2] = {0, 0};
-    const dkb_cand_vec lcols[3] = {{"l_orderkey", DKB_CAND_I32, 0, 2, k, NULL, 0, NULL, 0, 0},
-                                   {"l_extendedprice", DKB_CAND_I64, 2, 2, price, NULL, 0, NULL, 0, 0},
-                                   {"l_returnflag", DKB_CAND_U8, 0, 2, code, NULL, 0, &dict, 0, 0}};
-    const dkb_cand_table tables[1] = {{"lineitem", 2, 3, lcols}};
-    const dkb_cand_db db = {1.0, 1, tables};
-    const dkb_cand_param ps[2] = {{"date", DKB_CAND_PARAM_DATE, 0, 9000, NULL},
-                                  {"segment", DKB_CAND_PARAM_STRING, 0, 0, "BUILDING"}};
-    const dkb_cand_params params = {2, ps};
-    dkb_cand_res_col rc[2];
-    memset(rc, 0, sizeof rc);
-    rc[0].name = "revenue", rc[0].type = DKB_CAND_RES_DECIMAL, rc[1].name = "n", rc[1].type = DKB_CAND_RES_INT;
-    dkb_cand_result res = {2, rc, 10, 0};
-    for (int variant = 0; variant < 7; variant++) {
-        const dkb_cand_vec *key = NULL, *pr = NULL, *flag = NULL;
-        const dkb_cand_param *date = NULL, *seg = NULL;
-        dkb_cand_res_col *rev = NULL, *n = NULL;
-        const dkb_col_want cols[] = {
-            {"lineitem", "l_orderkey", variant == 1 ? DKB_CAND_I64 : DKB_CAND_I32, DKB_ANY, 0, &key},
-            {"lineitem", "l_extendedprice", DKB_CAND_I64, variant == 2 ? 4 : 2, 0, &pr},
-            {"lineitem", variant == 3 ? "l_orderkey" : "l_returnflag", DKB_ANY, DKB_ANY, 1, &flag},
-        };
-        const dkb_param_want want_params[] = {{variant == 4 ? "dat" : "date", 0, &date},
-                                              {variant == 5 ? "date" : "segment", 1, &seg}};
-        const dkb_res_want want_res[] = {{"revenue", variant == 6 ? DKB_CAND_RES_INT : DKB_CAND_RES_DECIMAL, &rev},
-                                         {"n", DKB_CAND_RES_INT, &n}};
-        const int rcode = DKB_BIND(&db, cols, &params, want_params, &res, want_res);
-        if (variant == 0)
-            CHECK(rcode == DKB_CAND_OK && key == &lcols[0] && pr == &lcols[1] && flag == &lcols[2] && date == &ps[0] &&
-                      seg == &ps[1] && rev == &rc[0] && n == &rc[1],
-                  "bind: everything found");
-        else
-            CHECK(rcode == DKB_CAND_EINVAL && key && pr && flag && n && (date || variant == 4) && seg &&
-                      (rev || variant == 6),
-                  "bind variant %d: refused, the pointers set", variant);
-    }
-}
-
 /* The spec forms: DKB_BIND_COLS (each kind, found and refused: a missing
  * column, another type, another scale, no dictionary; a malformed spec, too
  * few or too many pointers), DKB_BIND_PARAMS (any, str; missing) and
@@ -591,6 +543,116 @@ static void test_bind_spec(void) {
     CHECK(DKB_BIND_RES(&res, "n:int s:str", &r0) == DKB_CAND_EINTERNAL, "bind res: too few pointers");
 }
 
+/* A fake loader for the stream walk: 5 partitions of 10 rows of "k" (its
+ * rows numbered 0..49), load_limit room for `fit` of them at once; loads
+ * counted, a release checked against the load held. */
+typedef struct fake_loader {
+    dkb_cand_budget b;
+    int fit, loads, releases, held, fail_at; /* fail_at: the load that fails (ENOMEM), or -1 */
+    int32_t rows[50];
+    dkb_cand_vec col;
+} fake_loader;
+
+static fake_loader g_fake;
+
+static int64_t fake_size(const dkb_cand_env *env, int first, int count, int ncols, const char *const *cols) {
+    (void)env, (void)cols;
+    return first < 0 || count < 1 || ncols != 1 ? -1 : (int64_t)count * 40;
+}
+
+static int fake_load(const dkb_cand_env *env, int first, int count, int ncols, const char *const *cols,
+                     dkb_cand_load *out) {
+    (void)env, (void)cols;
+    if (ncols != 1 || first < 0 || first + count > 5 || g_fake.held) return DKB_CAND_EINVAL;
+    if (g_fake.loads++ == g_fake.fail_at || count * 40 > g_fake.b.load_limit) return DKB_CAND_ENOMEM;
+    g_fake.col =
+        (dkb_cand_vec){"k", DKB_CAND_I32, 0, (int64_t)count * 10, g_fake.rows + first * 10, NULL, 0, NULL, 0, 0};
+    memset(out, 0, sizeof *out);
+    out->first = first, out->count = count, out->row_start[0] = (int64_t)first * 10, out->ncols = 1;
+    out->cols = &g_fake.col, out->id = (uint64_t)g_fake.loads;
+    g_fake.held = 1;
+    return DKB_CAND_OK;
+}
+
+static int fake_release(const dkb_cand_env *env, const dkb_cand_load *l) {
+    (void)env;
+    if (!g_fake.held || l->id != (uint64_t)g_fake.loads) return DKB_CAND_EINVAL;
+    g_fake.held = 0, g_fake.releases++;
+    return DKB_CAND_OK;
+}
+
+static int sum_visit(void *ctx, const dkb_cand_vec *cols, int64_t row_start) {
+    int64_t *acc = ctx;
+    const int32_t *k = cols[0].data;
+    for (int64_t i = 0; i < cols[0].n; i++) acc[0] += k[i] == row_start + i; /* rows where they should be */
+    acc[1]++;
+    return acc[1] == acc[2] ? 7 : 0; /* acc[2]: the pass that stops the walk */
+}
+
+/* The stream walk whole (no budget; a budget that streams another table)
+ * and load by load (as many partitions as load_limit allows; row_start;
+ * every load released, also after a break and a failed load), and
+ * dkb_stream_rows on top of it. */
+static void test_stream(void) {
+    for (int i = 0; i < 50; i++) g_fake.rows[i] = i;
+    dkb_cand_vec kcol = {"k", DKB_CAND_I32, 0, 50, g_fake.rows, NULL, 0, NULL, 0, 0};
+    const dkb_cand_table tables[1] = {{"t", 50, 1, &kcol}};
+    const dkb_cand_db db = {1.0, 1, tables};
+    static const char *const COLS[] = {"k"}, *const BAD[] = {"nope"};
+    dkb_cand_env env = {DKB_CANDIDATE_ABI_VERSION, 1, NULL, NULL};
+    dkb_stream st;
+    int passes = 0, ok_rows = 0;
+    for (dkb_stream_begin(&st, &db, &env, 1, COLS); dkb_stream_next(&st);) {
+        passes++;
+        ok_rows += st.cols[0].n == 50 && st.cols[0].data == g_fake.rows && st.row_start == 0;
+    }
+    CHECK(passes == 1 && ok_rows == 1 && dkb_stream_end(&st) == 0, "stream: no budget, one whole pass");
+    CHECK(dkb_stream_begin(&st, &db, &env, 1, BAD) == DKB_CAND_EINVAL && !dkb_stream_next(&st) &&
+              dkb_stream_end(&st) == DKB_CAND_EINVAL,
+          "stream: a missing column, no pass");
+
+    g_fake.b = (dkb_cand_budget){1 << 20, 0, 1, {"other", NULL}, 5, {NULL, NULL}, fake_load, fake_release, fake_size};
+    env.budget = &g_fake.b;
+    passes = 0;
+    for (dkb_stream_begin(&st, &db, &env, 1, COLS); dkb_stream_next(&st);) passes++;
+    CHECK(passes == 1 && dkb_stream_end(&st) == 0 && g_fake.loads == 0, "stream: another table streams: whole");
+
+    g_fake.b.streamed[0] = "t";
+    static const int fits[3] = {1, 2, 5}, want_passes[3] = {5, 3, 1};
+    for (int f = 0; f < 3; f++) {
+        g_fake.b.load_limit = fits[f] * 40, g_fake.loads = g_fake.releases = g_fake.held = 0, g_fake.fail_at = -1;
+        int64_t seen = 0;
+        passes = 0;
+        for (dkb_stream_begin(&st, &db, &env, 1, COLS); dkb_stream_next(&st);) {
+            const int32_t *k = st.cols[0].data;
+            for (int64_t i = 0; i < st.cols[0].n; i++) seen += k[i] == st.row_start + i;
+            passes++;
+        }
+        CHECK(dkb_stream_end(&st) == 0 && passes == want_passes[f] && seen == 50 && g_fake.loads == passes &&
+                  g_fake.releases == passes && !g_fake.held,
+              "stream: %d partitions a load: %d passes, rows in place, all released", fits[f], passes);
+    }
+    g_fake.b.load_limit = 80, g_fake.loads = g_fake.releases = g_fake.held = 0;
+    for (dkb_stream_begin(&st, &db, &env, 1, COLS); dkb_stream_next(&st);) break;
+    CHECK(g_fake.held && dkb_stream_end(&st) == 0 && !g_fake.held && g_fake.releases == 1, "stream: a break, released");
+    g_fake.loads = g_fake.releases = g_fake.held = 0, g_fake.fail_at = 1;
+    passes = 0;
+    for (dkb_stream_begin(&st, &db, &env, 1, COLS); dkb_stream_next(&st);) passes++;
+    CHECK(passes == 1 && dkb_stream_end(&st) == DKB_CAND_ENOMEM && !g_fake.held && g_fake.releases == 1,
+          "stream: a failed load ends the walk with its error");
+
+    g_fake.loads = g_fake.releases = g_fake.held = 0, g_fake.fail_at = -1;
+    int64_t acc[3] = {0, 0, -1};
+    CHECK(dkb_stream_rows(&db, &env, 1, COLS, sum_visit, acc) == 0 && acc[0] == 50 && acc[1] == 3 &&
+              g_fake.releases == 3,
+          "stream rows: every pass visited");
+    g_fake.loads = g_fake.releases = g_fake.held = 0;
+    int64_t stop[3] = {0, 0, 2};
+    CHECK(dkb_stream_rows(&db, &env, 1, COLS, sum_visit, stop) == 7 && stop[1] == 2 && !g_fake.held &&
+              g_fake.releases == 2,
+          "stream rows: a visit's error stops the walk, its load released");
+}
+
 int main(void) {
     test_dates();
     test_decimals();
@@ -604,8 +666,8 @@ int main(void) {
     test_select_range();
     test_walk();
     test_topk();
-    test_bind();
     test_bind_spec();
+    test_stream();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else printf("test_cand_util: ok\n");
     return failures != 0;
