@@ -511,8 +511,10 @@ static int build_cuda(const char *src, dkb_mode mode, const char *inc, const cha
     rc = compile_step(cc, logfile, b, &ok, err);
     if (!rc) replace_log(b, logfile, NULL);
     if (rc || !ok) return rc;
-    return dkb__symbols_check_cuda(b->so_path, dkb__entry_symbol(mode), &b->verdict, b->detail, sizeof b->detail,
-                                   err);
+    rc = dkb__symbols_check_cuda(b->so_path, dkb__entry_symbol(mode), &b->verdict, b->detail, sizeof b->detail,
+                                 err);
+    if (!rc && b->verdict == DKB_VERDICT_OK) rc = dkb__insns_check(b->so_path, &b->verdict, b->detail, sizeof b->detail, err);
+    return rc;
 }
 
 int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir, dkb_build *b, dkb_error *err) {
@@ -627,5 +629,7 @@ int dkb__build_candidate(const char *src, dkb_mode mode, const char *scratch_dir
         if (!rc) replace_log(b, alog, NULL);
         return rc;
     }
-    return dkb__symbols_check(b->so_path, dkb__entry_symbol(mode), &b->verdict, b->detail, sizeof b->detail, err);
+    rc = dkb__symbols_check(b->so_path, dkb__entry_symbol(mode), &b->verdict, b->detail, sizeof b->detail, err);
+    if (!rc && b->verdict == DKB_VERDICT_OK) rc = dkb__insns_check(b->so_path, &b->verdict, b->detail, sizeof b->detail, err);
+    return rc;
 }

@@ -146,6 +146,13 @@ const char *const *dkb__symbol_data_objects(size_t *n);
 int dkb__symbols_check_cuda(const char *so, const char *entry, dkb_verdict *v, char *detail, size_t n,
                             dkb_error *err);
 bool dkb__symbol_allowed_cuda(const char *name);
+/* insns.c: after the symbols, the built object's machine code: an
+ * instruction that reads a clock with no system call (x86 rdtsc, rdtscp,
+ * rdpmc; AArch64 mrs of the counter registers) makes it COMPILE_ERROR,
+ * naming it in detail; *v is left as it was otherwise. Disassembles with
+ * `objdump -d` ($DKB_OBJDUMP). 0, or an error when objdump could not be
+ * run or failed. */
+int dkb__insns_check(const char *so, dkb_verdict *v, char *detail, size_t n, dkb_error *err);
 /* Is src a CUDA candidate (its name ends in .cu)? */
 bool dkb__is_cuda_source(const char *src);
 
