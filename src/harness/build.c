@@ -44,9 +44,9 @@ void dkb__build_free(dkb_build *b) {
 
 /* ---- running commands ---- */
 
-int dkb__run_capture(char *const argv[], int merge, size_t max, char **out, int *status, dkb_error *err) {
-    *out = NULL;
-    *status = -1;
+int dkb__spawn_reading(char *const argv[], int merge, pid_t *pid, int *fd, dkb_error *err) {
+    *pid = -1;
+    *fd = -1;
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) return dkb_fail(err, dkb_errno_code(errno), "pipe: %s", strerror(errno));
     posix_spawn_file_actions_t fa;
@@ -59,20 +59,37 @@ int dkb__run_capture(char *const argv[], int merge, size_t max, char **out, int 
     if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, p[1], 1);
     if (!rc) rc = merge ? posix_spawn_file_actions_adddup2(&fa, p[1], 2)
                         : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = -1;
-    if (!rc) rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    if (!rc) rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(p[1]);
     if (rc) {
         close(p[0]);
+        *pid = -1;
         return dkb_fail(err, DKB_EIO, "cannot run %s: %s", argv[0], strerror(rc));
     }
+    *fd = p[0];
+    return 0;
+}
+
+int dkb__spawn_wait(pid_t pid, const char *what, int *status, dkb_error *err) {
+    while (waitpid(pid, status, 0) < 0)
+        if (errno != EINTR) return dkb_fail(err, DKB_EINTERNAL, "waitpid %s: %s", what, strerror(errno));
+    return 0;
+}
+
+int dkb__run_capture(char *const argv[], int merge, size_t max, char **out, int *status, dkb_error *err) {
+    *out = NULL;
+    *status = -1;
+    pid_t pid;
+    int fd;
+    int rc = dkb__spawn_reading(argv, merge, &pid, &fd, err);
+    if (rc) return rc;
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
     int nomem = !buf;
     for (;;) {
         char chunk[65536];
-        ssize_t got = read(p[0], chunk, sizeof chunk);
+        ssize_t got = read(fd, chunk, sizeof chunk);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
         size_t keep = len < max ? ((size_t)got < max - len ? (size_t)got : max - len) : 0;
@@ -87,13 +104,11 @@ int dkb__run_capture(char *const argv[], int merge, size_t max, char **out, int 
             if (!nomem) memcpy(buf + len, chunk, keep), len += keep;
         }
     }
-    close(p[0]);
+    close(fd);
     int st;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR) {
-            free(buf);
-            return dkb_fail(err, DKB_EINTERNAL, "waitpid %s: %s", argv[0], strerror(errno));
-        }
+    if ((rc = dkb__spawn_wait(pid, argv[0], &st, err))) {
+        free(buf);
+        return rc;
     }
     *status = st;
     if (nomem) {

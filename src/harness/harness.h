@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "dkb/candidate.h"
 #include "dkb/error.h"
@@ -109,6 +110,12 @@ void dkb__build_free(dkb_build *b);   /* accepts a zeroed build */
 /* The mode's entry symbol: "dkb_candidate_full" / "dkb_candidate_core". */
 const char *dkb__entry_symbol(dkb_mode mode);
 
+/* Start argv (argv[0] found on PATH) with stdin /dev/null and its stdout
+ * (and stderr too when merge, else /dev/null) on a pipe: *pid, and *fd to
+ * read (close it, then dkb__spawn_wait). 0, or an error. */
+int dkb__spawn_reading(char *const argv[], int merge, pid_t *pid, int *fd, dkb_error *err);
+/* waitpid(pid) through EINTR; *status as waitpid's. 0, or an error. */
+int dkb__spawn_wait(pid_t pid, const char *what, int *status, dkb_error *err);
 /* Run argv (argv[0] found on PATH) to completion; its stdout (and stderr
  * too when merge) in *out (malloc'd, NUL-terminated, at most max bytes kept;
  * more is read and dropped), its exit status in *status (as waitpid).

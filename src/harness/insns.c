@@ -8,8 +8,6 @@
  * $DKB_OBJDUMP) and every instruction of its code read as it streams: no
  * size cap for padding to hide behind. */
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +16,6 @@
 
 #include "common/countof.h"
 #include "harness/harness.h"
-
-extern char **environ;
 
 /* The clock-reading instruction on one line of objdump -d output
  * ("    1139:\trdtsc" or "  40:\td53be040 \tmrs\tx0, cntvct_el0"), or
@@ -60,25 +56,10 @@ int dkb__insns_check(const char *so, dkb_verdict *v, char *detail, size_t n, dkb
     const char *od = getenv("DKB_OBJDUMP");
     if (!od || !*od) od = "objdump";
     char *argv[] = {(char *)od, (char *)"-d", (char *)"--no-show-raw-insn", (char *)so, NULL};
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0) return dkb_fail(err, dkb_errno_code(errno), "pipe: %s", strerror(errno));
-    posix_spawn_file_actions_t fa;
-    int rc = posix_spawn_file_actions_init(&fa);
-    if (rc) {
-        close(p[0]), close(p[1]);
-        return dkb_fail(err, DKB_ENOMEM, "%s: cannot set up: %s", od, strerror(rc));
-    }
-    rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-    if (!rc) rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = -1;
-    if (!rc) rc = posix_spawnp(&pid, od, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(p[1]);
-    if (rc) {
-        close(p[0]);
-        return dkb_fail(err, DKB_EIO, "cannot run %s (binutils; or set DKB_OBJDUMP): %s", od, strerror(rc));
-    }
+    pid_t pid;
+    int fd;
+    int rc = dkb__spawn_reading(argv, 0, &pid, &fd, err);
+    if (rc) return rc; /* "cannot run objdump: ..." (binutils; or set DKB_OBJDUMP) */
     /* line by line as it comes; a line longer than the buffer is read in
      * pieces, each starting a "line" that has no address and so matches
      * nothing (instruction lines are short) */
@@ -87,7 +68,7 @@ int dkb__insns_check(const char *so, dkb_verdict *v, char *detail, size_t n, dkb
     const char *found = NULL;
     long lines = 0;
     for (;;) {
-        ssize_t got = read(p[0], buf + have, sizeof buf - 1 - have);
+        ssize_t got = read(fd, buf + have, sizeof buf - 1 - have);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
         have += (size_t)got;
@@ -107,10 +88,9 @@ int dkb__insns_check(const char *so, dkb_verdict *v, char *detail, size_t n, dkb
         buf[have] = 0;
         if (!found) found = clock_insn(buf);
     }
-    close(p[0]);
+    close(fd);
     int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return dkb_fail(err, DKB_EINTERNAL, "waitpid %s: %s", od, strerror(errno));
+    if ((rc = dkb__spawn_wait(pid, od, &st, err))) return rc;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || lines == 0)
         return dkb_fail(err, DKB_EIO, "%s -d %s failed (status %d)", od, so, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     if (found) {
