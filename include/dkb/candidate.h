@@ -115,7 +115,8 @@ extern "C" { /* CUDA candidates are compiled as C++ (nvcc): the ABI stays C */
     X(DKB_CAND_ENOMEM, 2, "out of memory (host or device)")                             \
     X(DKB_CAND_ECUDA, 3, "a CUDA call failed")                                          \
     X(DKB_CAND_ECAP, 4, "an output is over its cap")                                    \
-    X(DKB_CAND_EINTERNAL, 5, "an internal check failed (data it does not handle)")
+    X(DKB_CAND_EINTERNAL, 5, "an internal check failed (data it does not handle)")            \
+    X(DKB_CAND_ERANKS, 6, "a collective failed: another rank crashed, timed out or returned without it")
 
 typedef enum {
 #define DKB__CAND_STATUS_ENUM(name, value, text) name = value,
@@ -371,12 +372,73 @@ typedef struct dkb_cand_budget {
 #define DKB_CANDIDATE_STREAMS const int dkb_candidate_streams = 1
 #endif
 
-/* What the candidate may use. */
+/* ---- ranks: collectives over the processes a call runs on ----
+ *
+ * env->rank and env->nranks say which of how many processes (ranks) this
+ * call runs on, and env->comm has the collectives a candidate merges its
+ * ranks' partial answers with. Every rank is a call of the same candidate
+ * on its own share of the data; the harness counts the result of rank 0
+ * only (other ranks' result tables are ignored), so rank 0 must hold the
+ * merged answer when it returns.
+ *
+ * Today every call runs on one rank (rank 0 of 1: `dkb eval` runs as one
+ * process, and under mpirun it is refused; docs/distributed.md, "The
+ * harness across ranks" for the design of K ranks): the collectives then
+ * return the caller's own values, so a candidate written for K ranks runs
+ * as it is on one.
+ *
+ * Every collective is called by every rank in the same order with the
+ * same counts (as MPI's); DKB_CAND_OK, DKB_CAND_EINVAL (a bad count, op
+ * or pointer; nothing exchanged) or DKB_CAND_ERANKS (another rank crashed,
+ * timed out or returned before reaching it: the row fails on every rank;
+ * return the code). Results are the same on every rank, bit for bit:
+ * reductions run in rank order (so double sums are deterministic), __int128
+ * sums are exact. Buffers are the candidate's memory; they may be called
+ * from one thread at a time. A candidate meant for several ranks defines
+ * DKB_CANDIDATE_RANKS (below).
+ *
+ * A complete full-mode Q6 over ranks: tests/candidates/ranks/q06.full.c
+ * (each rank sums its rows, one all-reduce of the __int128 sum, rank 0
+ * writes the row). */
+
+typedef enum { DKB_CAND_SUM = 0, DKB_CAND_MIN, DKB_CAND_MAX } dkb_cand_op;
+
+typedef struct dkb_cand_comm {
+    /* buf[0, n) replaced, elementwise, by the op over the ranks' buffers. */
+    int (*allreduce_i64)(const struct dkb_cand_env *env, int64_t *buf, int64_t n, dkb_cand_op op);
+    int (*allreduce_f64)(const struct dkb_cand_env *env, double *buf, int64_t n, dkb_cand_op op);
+    int (*allreduce_i128)(const struct dkb_cand_env *env, __int128 *buf, int64_t n, dkb_cand_op op);
+    /* all[r] := rank r's `mine` (env->nranks entries). */
+    int (*allgather_sizes)(const struct dkb_cand_env *env, int64_t mine, int64_t *all);
+    /* recv := rank 0's bytes, then rank 1's, ...: counts[r] bytes of rank r
+     * (as allgather_sizes gave them; counts[rank] == bytes), recv holding
+     * their sum. */
+    int (*allgatherv)(const struct dkb_cand_env *env, const void *send, int64_t bytes, void *recv,
+                      const int64_t *counts);
+    /* Every rank has reached it. */
+    int (*barrier)(const struct dkb_cand_env *env);
+} dkb_cand_comm;
+
+/* Define once at file scope in a full-mode candidate that merges its
+ * ranks' answers through env->comm (an exported marker, as
+ * DKB_CANDIDATE_STREAMS). On one rank it changes nothing. */
+#ifdef __cplusplus
+#define DKB_CANDIDATE_RANKS extern "C" const int dkb_candidate_ranks = 1
+#else
+#define DKB_CANDIDATE_RANKS const int dkb_candidate_ranks = 1
+#endif
+
+/* What the candidate may use. The members after budget were appended
+ * without an ABI version change: a candidate built before them reads only
+ * the first four. */
 typedef struct dkb_cand_env {
     int abi_version;           /* DKB_CANDIDATE_ABI_VERSION */
     int threads;               /* OpenMP threads to use */
     void *stream;              /* CUDA targets: the cudaStream_t to launch on */
     const dkb_cand_budget *budget; /* full mode under --mem-budget, else NULL (above) */
+    int rank;                  /* this call's rank, 0 <= rank < nranks (above: "ranks") */
+    int nranks;                /* ranks the call runs on (1 today) */
+    const dkb_cand_comm *comm; /* the collectives (never NULL) */
 } dkb_cand_env;
 
 /* Entry points (define exactly one). */

@@ -49,6 +49,7 @@
 #include "harness/heap_interpose.h"
 #include "harness/protocol.h"
 #include "harness/worker_guard.h"
+#include "harness/worker_ranks.h"
 #include "harness/worker_stream.h"
 #include "queries/partition.h"   // defines: dkb__query_run_budget, dkb__part_plan_get
 #include "sql/task.h"   // defines: dkb__sql_task_from_parts
@@ -654,6 +655,10 @@ static void setup_candidate(worker *w) {
     env->abi_version = DKB_CANDIDATE_ABI_VERSION;
     env->threads = w->threads;
     env->stream = w->cuda ? dkb__wcuda_stream(w->cu) : NULL;
+    /* one rank: `dkb eval` runs as one process (worker_ranks.h) */
+    env->rank = 0;
+    env->nranks = 1;
+    env->comm = dkb__wranks_single();
     if (w->budget) setup_budget(w, env);
     w->env = env;
     if (w->cuda) cuda_watch_inputs(w);

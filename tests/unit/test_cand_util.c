@@ -599,7 +599,7 @@ static void test_stream(void) {
     const dkb_cand_table tables[1] = {{"t", 50, 1, &kcol}};
     const dkb_cand_db db = {1.0, 1, tables};
     static const char *const COLS[] = {"k"}, *const BAD[] = {"nope"};
-    dkb_cand_env env = {DKB_CANDIDATE_ABI_VERSION, 1, NULL, NULL};
+    dkb_cand_env env = {DKB_CANDIDATE_ABI_VERSION, 1, NULL, NULL, 0, 1, NULL};
     dkb_stream st;
     int passes = 0, ok_rows = 0;
     for (dkb_stream_begin(&st, &db, &env, 1, COLS); dkb_stream_next(&st);) {

@@ -382,10 +382,11 @@ static void test_cand_status(void) {
     CHECK(!strcmp(dkb__cand_status_text(4, NULL, 0), ""));
     CHECK(dkb__cand_status_name(4) && !strcmp(dkb__cand_status_name(4), "DKB_CAND_ECAP"));
     CHECK(dkb__cand_status_name(0) && !strcmp(dkb__cand_status_name(0), "DKB_CAND_OK"));
-    CHECK(dkb__cand_status_name(6) == NULL && dkb__cand_status_name(-3) == NULL);
+    CHECK(dkb__cand_status_name(6) && !strcmp(dkb__cand_status_name(6), "DKB_CAND_ERANKS"));
+    CHECK(dkb__cand_status_name(7) == NULL && dkb__cand_status_name(-3) == NULL);
     /* the enum's values are the table's */
     CHECK(DKB_CAND_OK == 0 && DKB_CAND_EINVAL == 1 && DKB_CAND_ENOMEM == 2 && DKB_CAND_ECUDA == 3 && DKB_CAND_ECAP == 4 &&
-          DKB_CAND_EINTERNAL == 5);
+          DKB_CAND_EINTERNAL == 5 && DKB_CAND_ERANKS == 6);
 }
 
 /* The device's busy time in a window: the union of intervals, clipped. */
