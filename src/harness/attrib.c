@@ -267,7 +267,7 @@ void dkb__attrib_busy(uint64_t (*iv)[2], int n, uint64_t lo, uint64_t hi, dkb_at
     a->window_ms = hi >= lo ? (double)(hi - lo) / 1e6 : NAN;
     a->busy_ms = a->lead_ms = NAN;
     if (hi < lo) return;
-    qsort(iv, (size_t)n, sizeof *iv, by_start);
+    if (n > 1) qsort(iv, (size_t)n, sizeof *iv, by_start);
     uint64_t busy = 0, run_lo = 0, run_hi = 0;
     int any = 0;
     for (int i = 0; i < n; i++) {
