@@ -196,7 +196,10 @@ static bool text_extreme(tr_ctx *x, const agg_in *a, const dkb_groups *g, bool m
         if (max ? c > 0 : c < 0) best[k] = i;
     }
     bool all = true;
-    for (int64_t k = 0; k < ng; k++) all &= any[k] != 0;
+    for (int64_t k = 0; k < ng; k++) {
+        all &= any[k] != 0;
+        if (!any[k]) best[k] = -1; /* no row (NULL): the empty string, not row 0 of a column with none */
+    }
     out->v = dkb_tp_gather(tp, a->arg.v, dkb_tp_from_host(tp, DKB_TP_I64, ng, best), 0);
     out->valid = all ? NULL : dkb_tp_from_host(tp, DKB_TP_BOOL, ng, any);
     return !tr_bad(x);

@@ -183,6 +183,22 @@ static bool pairs_eq(tr_ctx *x, const side_key *L, const side_key *R, int64_t nr
     return !tr_bad(x);
 }
 
+/* A LEFT join's pairs in one dkb_tp_join LEFT (as the hand plans join),
+ * R building and L probing as in pairs_eq: every row of L in order with
+ * its matching rows of R (ascending), or -1 when none; no semi-join for
+ * the unmatched rows and no concatenation. A row of L that cannot match
+ * has key -1 (make_keys), and R's keys are then packed, all >= 0. Only
+ * for joins on equalities alone. */
+static bool pairs_left(tr_ctx *x, const side_key *L, const side_key *R, dkb_tensor **li, dkb_tensor **ri) {
+    dkb_tp *tp = x->tp;
+    dkb_tensor *rsel = R->can ? dkb_tp_nonzero(tp, R->can) : NULL;
+    dkb_tensor *bk = rsel ? dkb_tp_gather(tp, R->key, rsel, 0) : R->key;
+    dkb_join_result j = dkb_tp_join(tp, bk, L->key, DKB_JOIN_LEFT);
+    *li = j.probe_idx;
+    *ri = rsel ? dkb_tp_gather(tp, rsel, j.build_idx, -1) : j.build_idx;
+    return !tr_bad(x);
+}
+
 static bool pairs_cross(tr_ctx *x, int64_t nl, int64_t nr, dkb_tensor **li, dkb_tensor **ri) {
     if (nl && nr > MAX_CROSS_PAIRS / nl)
         return tr_unsupported(x, NULL, "a join without an equality condition over %lld x %lld rows", (long long)nl,
@@ -293,6 +309,7 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
     /* matched pairs (or, for semi/anti/mark without other conditions, the masks directly) */
     dkb_tensor *li = NULL, *ri = NULL, *lmask = NULL, *rmask = NULL;
     side_key L = {0}, R = {0};
+    tr_rel *o = NULL;
     bool empty = nl == 0 || nr == 0;
     if (empty) {
         li = dkb_tp_full_i64(tp, DKB_TP_I64, 0, 0), ri = li;
@@ -308,6 +325,15 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
             if (Lb.can) Lb.key = dkb_tp_compress(tp, Lb.key, Lb.can), Lb.can = NULL;
             rmask = dkb_tp_semi_join(tp, Lb.key, Rp.key);
             if (Rp.can) rmask = dkb_tp_and(tp, rmask, Rp.can);
+        } else if (ne && !nres && !pred && (jt == J_LEFT || jt == J_SINGLE)) {
+            dkb_tensor *pi, *bi;
+            if (!pairs_left(x, &L, &R, &pi, &bi)) return NULL;
+            if (jt == J_SINGLE && pi->n > nl)
+                return tr_fail(x, DKB_EINVAL, "More than one row returned by a subquery used as an expression");
+            o = assemble(x, op, l, pi, false, r, bi, true, pi->n);
+            if (o) tr_trace(x, "%s join on %d equalit%s: %lld x %lld rows -> %lld", jt_name, ne, ne == 1 ? "y" : "ies",
+                            (long long)nl, (long long)nr, (long long)o->n);
+            return tr_bad(x) ? NULL : o;
         } else {
             if (ne ? !pairs_eq(x, &L, &R, nr, &li, &ri) : !pairs_cross(x, nl, nr, &li, &ri)) return NULL;
             if (nres) {
@@ -333,7 +359,6 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
     if ((jt == J_SEMI || jt == J_ANTI || jt == J_MARK) && !lmask)
         lmask = dkb_tp_semi_join(tp, li, dkb_tp_arange(tp, nl));
     if ((jt == J_RSEMI || jt == J_RANTI) && !rmask) rmask = dkb_tp_semi_join(tp, ri, dkb_tp_arange(tp, nr));
-    tr_rel *o = NULL;
     switch (jt) {
     case J_INNER: o = assemble(x, op, l, li, false, r, ri, false, li->n); break;
     case J_SINGLE:

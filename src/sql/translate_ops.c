@@ -64,6 +64,39 @@ static dkb_tensor *range_filter(tr_ctx *x, const tr_col *col, const cJSON *ch) {
     return dkb_tp_between(x->tp, col->v, lo, hi);
 }
 
+/* col LIKE 'P%' for a table filter `col >= 'P' AND col < 'Q'` on free
+ * text, where Q is P with its last byte one higher (DuckDB's form of
+ * LIKE 'P%', as Q20's p_name >= 'forest' AND p_name < 'foresu'): under
+ * byte-wise comparison exactly the strings starting with P, and store
+ * columns hold no NULL. One dkb_tp_like (the hand plans' operation)
+ * instead of two comparisons on the host; NULL when the filter is not of
+ * that form (P empty, holding % or _ or a NUL byte). */
+static dkb_tensor *prefix_filter(tr_ctx *x, const tr_col *col, const cJSON *ch) {
+    if (col->v->dtype != DKB_TP_STR || col->valid || cJSON_GetArraySize(ch) != 2) return NULL;
+    tr_const lo = {0}, hi = {0};
+    int have_lo = 0, have_hi = 0;
+    for (int i = 0; i < 2; i++) {
+        const cJSON *f = cJSON_GetArrayItem(ch, i);
+        if (strcmp(tr_str(f, "filter_type"), "CONSTANT_COMPARISON")) return NULL;
+        const char *op = tr_str(f, "comparison_type");
+        tr_const k;
+        if (!tr_parse_const(x, tr_get(f, "constant"), &k) || k.null || k.ty.id != TY_VARCHAR || !k.s) return NULL;
+        if (!strcmp(op, "COMPARE_GREATERTHANOREQUALTO")) lo = k, have_lo++;
+        else if (!strcmp(op, "COMPARE_LESSTHAN")) hi = k, have_hi++;
+        else return NULL;
+    }
+    if (have_lo != 1 || have_hi != 1) return NULL;
+    size_t n = lo.slen;
+    if (n == 0 || n > 1000 || hi.slen != n || strlen(lo.s) != n || memchr(lo.s, '%', n) || memchr(lo.s, '_', n) ||
+        memcmp(lo.s, hi.s, n - 1) || (unsigned char)hi.s[n - 1] != (unsigned char)lo.s[n - 1] + 1)
+        return NULL;
+    char pattern[1002];
+    memcpy(pattern, lo.s, n);
+    pattern[n] = '%';
+    pattern[n + 1] = '\0';
+    return dkb_tp_like(x->tp, col->v, pattern);
+}
+
 static dkb_tensor *table_filter(tr_ctx *x, const tr_col *col, int64_t n, const cJSON *f) {
     const char *ft = tr_str(f, "filter_type");
     dkb_tp *tp = x->tp;
@@ -78,6 +111,7 @@ static dkb_tensor *table_filter(tr_ctx *x, const tr_col *col, int64_t n, const c
     if (!strcmp(ft, "CONJUNCTION_AND") || !strcmp(ft, "CONJUNCTION_OR")) {
         bool is_and = ft[12] == 'A';
         dkb_tensor *rng = is_and ? range_filter(x, col, tr_get(f, "child_filters")) : NULL;
+        if (!rng && is_and && !x->failed) rng = prefix_filter(x, col, tr_get(f, "child_filters"));
         if (rng || x->failed) return rng;
         dkb_tensor *m = NULL;
         const cJSON *ch = tr_get(f, "child_filters");

@@ -408,9 +408,29 @@ static dkb_tensor *concat_host(tr_ctx *x, const dkb_tensor *a, const dkb_tensor 
     return tr_relabel(x, r, a->scale, dict); /* from_host gives scale 0 */
 }
 
+/* Rows of a then rows of b (I64, scale 0: the joins' row numbers). On the
+ * CPU through host memory (concat_tensor: memcpy, cheapest there); on
+ * another backend on the device, not through host memory: position i < na
+ * reads a[i], the others b[i - na] (gathers with -1 for the positions of
+ * the other part, then a where), the same values without a round trip
+ * over PCIe (Q13's RIGHT join appended 15M-row tensors that way at SF 10:
+ * 383 ms against the hand plan's 5 ms on an H200). */
 dkb_tensor *tr_concat_i64(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b) {
-    dkb_tensor *ca = dkb_tp_cast(x->tp, a, DKB_TP_I64), *cb = dkb_tp_cast(x->tp, b, DKB_TP_I64);
-    return concat_tensor(x, ca, cb);
+    dkb_tp *tp = x->tp;
+    if (!a || !b) return tr_bad(x), NULL;
+    dkb_tensor *ca = dkb_tp_cast(tp, a, DKB_TP_I64), *cb = dkb_tp_cast(tp, b, DKB_TP_I64);
+    if (tr_bad(x)) return NULL;
+    if (dkb_tp_backend_of(tp) == DKB_TP_CPU) return concat_tensor(x, ca, cb);
+    int64_t na = ca->n, nb = cb->n, n = na + nb;
+    if (nb == 0) return ca;
+    if (na == 0) return cb;
+    dkb_tensor *idx = dkb_tp_arange(tp, n);
+    dkb_tensor *in_a = dkb_tp_cmp_i64(tp, idx, DKB_CMP_LT, na);
+    dkb_tensor *none = dkb_tp_full_i64(tp, DKB_TP_I64, n, -1);
+    dkb_tensor *ia = dkb_tp_where(tp, in_a, idx, none);
+    dkb_tensor *ib = dkb_tp_where(tp, in_a, none, dkb_tp_arith_i64(tp, idx, DKB_OP_SUB, na, 0));
+    dkb_tensor *r = dkb_tp_where(tp, in_a, dkb_tp_gather(tp, ca, ia, 0), dkb_tp_gather(tp, cb, ib, 0));
+    return tr_bad(x) ? NULL : r;
 }
 
 /* Bring two columns of one SQL type to one encoding (dtype, scale, dictionary). */
