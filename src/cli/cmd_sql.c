@@ -25,6 +25,7 @@
 #include "dkb/store.h"      // defines: dkb_store_open, dkb_store_scale_factor
 #include "sql/emit_c.h"     // defines: dkb__sql_emit_c
 #include "sql/plan.h"       // defines: dkb__sql_planner, dkb__sql_plan
+#include "sql/task_params.h" // defines: dkb__sql_params_parse, dkb__sql_params_draw
 #include "sql/translate.h"  // defines: dkb__sql_translate
 
 #define MAX_OVERRIDES 64
@@ -35,7 +36,7 @@ static void usage(FILE *f) {
             "usage: dkb sql QUERY [--seed S] [--param NAME=VALUE ...] [--sf SF] [--params-json]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) [--backend cpu|cuda] [--threads N]\n"
             "               [--format table|csv|json] [--expect FILE.csv] [--expect-dir DIR] [--check]\n"
-            "               [--time N [--hand]]\n"
+            "               [--time N [--hand]] [--seed S] [--param NAME=VALUE ...]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --explain[=tree|json|tensorplan]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --emit c [-o OUT.c]\n"
             "\n"
@@ -56,7 +57,10 @@ static void usage(FILE *f) {
             "with a CSV (e.g. `dkb run qNN --format csv` or a golden answer), --check\n"
             "with DuckDB's own answer to the same SQL; each prints 'ok' or the first\n"
             "difference on stderr (exit 1). Several -f FILEs run in turn over one load\n"
-            "of the store, each reported on its own line.\n"
+            "of the store, each reported on its own line. SQL that declares parameters\n"
+            "(\"-- dkb:param NAME ...\" lines, :NAME in the text; docs/sql.md) runs with\n"
+            "them substituted: seed 0's defaults, or --seed S's draw, then --param\n"
+            "overrides (with every --data form: --explain and --emit c too).\n"
             "--explain prints DuckDB's plan instead: a compact tree, one line per\n"
             "operator, then the plan JSON of json_serialize_plan, indented (=tree or\n"
             "=json: only that one);\n"
@@ -72,7 +76,8 @@ static void usage(FILE *f) {
             "is specialised to STORE.\n"
             "\n"
             "options:\n"
-            "  --seed S             seed of the parameter draw (default 0)\n"
+            "  --seed S             seed of the parameter draw (default 0); with --data,\n"
+            "                       of the SQL's declared parameters\n"
             "  --param NAME=VALUE   set one parameter (repeatable); dates YYYY-MM-DD,\n"
             "                       decimals 0.06, strings as in the data\n"
             "  --sf SF              scale factor the SQL is for (default 1; only Q11's\n"
@@ -166,7 +171,58 @@ typedef struct sql_opts {
     int hand;                 /* --hand: with --time, also the hand plan of -f .../qNN.sql, interleaved */
     int emit;                 /* --emit c: write the program as C source */
     const char *out;          /* -o OUT.c (NULL: standard output) */
+    uint64_t seed;            /* --seed S: the draw of the SQL's declared parameters */
+    int seed_given;
+    char **ov;                /* --param NAME=VALUE: overrides of them */
+    int nov;
 } sql_opts;
+
+/* The declared parameters of the SQL being substituted (dkb_query's draw
+ * takes no context). */
+static const dkb__sql_params *g_declared;
+
+static void draw_declared(uint64_t seed, double sf, dkb_params *out) {
+    (void)sf;
+    dkb__sql_params_draw(g_declared, seed, out);
+}
+
+/* The SQL with its "-- dkb:param" declarations (docs/sql.md, "Parameters")
+ * substituted: seed --seed (default 0: every default), then --param
+ * overrides; text itself when it declares none (and then --seed and
+ * --param are an error: nothing to set). NULL with the error printed and
+ * *code set. */
+static char *with_declared(const sql_opts *o, const char *who, const char *path, char *text, int *code) {
+    static dkb__sql_params ps;
+    dkb_error err = {0};
+    char where[1100];
+    snprintf(where, sizeof where, "%s", path ? path : "-e");
+    *code = DKB_EXIT_FAIL;
+    if (dkb__sql_params_parse(where, text, &ps, &err)) {
+        fprintf(stderr, "dkb sql: %serror: %s\n", who, err.msg);
+        return NULL;
+    }
+    if (!ps.n) {
+        if (o->seed_given || o->nov) {
+            fprintf(stderr, "dkb sql: %serror: --seed/--param: %s declares no parameters (-- dkb:param lines)\n", who,
+                    where);
+            *code = DKB_EXIT_USAGE;
+            return NULL;
+        }
+        return text;
+    }
+    g_declared = &ps;
+    dkb_query q = {.name = "sql", .sql = text, .nparams = ps.n, .params = ps.defs, .draw = draw_declared};
+    dkb_params p;
+    int rc = cli_query_params("sql", &q, o->seed, 1, o->ov, o->nov, &p);
+    char *sql = rc ? NULL : dkb_query_sql(&q, &p);
+    g_declared = NULL;
+    if (rc) {
+        *code = rc;
+        return NULL;
+    }
+    if (!sql) fprintf(stderr, "dkb sql: %serror: out of memory substituting the parameters\n", who);
+    return sql;
+}
 
 static const dkb_compare_opts COMPARE = {1e-9, 1e-9, 0, false};
 
@@ -429,14 +485,22 @@ static int run_sql(const sql_opts *o) {
         goto done;
     }
     if (o->text) {
-        exit_code = one_sql(o, "", NULL, o->text, s, p, tp);
+        char *given = strdup(o->text);
+        char *sql = given ? with_declared(o, "", NULL, given, &exit_code) : NULL;
+        if (!given) fprintf(stderr, "dkb sql: error: out of memory\n"), exit_code = DKB_EXIT_FAIL;
+        if (sql) exit_code = one_sql(o, "", NULL, sql, s, p, tp);
+        if (sql != given) free(sql);
+        free(given);
     } else {
         int nok = 0;
         for (int i = 0; i < o->nfiles; i++) {
             char who[1200] = "";
             if (o->nfiles > 1) snprintf(who, sizeof who, "%s: ", o->files[i]);
             char *text = read_sql(who, o->files[i]);
-            int code = text ? one_sql(o, who, o->files[i], text, s, p, tp) : DKB_EXIT_FAIL;
+            int code = DKB_EXIT_FAIL;
+            char *sql = text ? with_declared(o, who, o->files[i], text, &code) : NULL;
+            if (sql) code = one_sql(o, who, o->files[i], sql, s, p, tp);
+            if (sql != text) free(sql);
             free(text);
             if (code) exit_code = code;
             else nok++;
@@ -477,7 +541,7 @@ int cmd_sql(int argc, char **argv) {
                                               {0, 0, 0, 0}};
     uint64_t seed = 0;
     double sf = 1;
-    int json = 0, nov = 0, c, query_opts = 0, what = EXPLAIN_NONE, run_opts = 0;
+    int json = 0, nov = 0, c, query_opts = 0, seed_given = 0, sf_given = 0, what = EXPLAIN_NONE, run_opts = 0;
     const char *data = NULL, *text = NULL, *file = NULL;
     static const char *files[MAX_FILES];
     sql_opts so = {.backend = DKB_TP_CPU, .backend_name = "cpu", .files = files};
@@ -488,7 +552,7 @@ int cmd_sql(int argc, char **argv) {
         switch (c) {
         case O_SEED:
             if (cli_parse_seed("--seed", optarg, &seed)) return DKB_EXIT_USAGE;
-            query_opts = 1;
+            query_opts = 1, seed_given = 1;
             break;
         case O_PARAM:
             if (nov == MAX_OVERRIDES) return cli_usage_error("sql: more than %d --param options", MAX_OVERRIDES);
@@ -500,7 +564,7 @@ int cmd_sql(int argc, char **argv) {
                 return cli_usage_error("--sf %s: not a number", optarg);
             if (cli_parse_double("--sf", optarg, &sf)) return DKB_EXIT_USAGE;
             if (sf <= 0) return cli_usage_error("--sf %s: scale factor must be positive", optarg);
-            query_opts = 1;
+            query_opts = 1, sf_given = 1;
             break;
         case O_PARAMS_JSON: json = 1, query_opts = 1; break;
         case O_DATA: data = optarg; break;
@@ -560,7 +624,9 @@ int cmd_sql(int argc, char **argv) {
     if (so.out && !so.emit) return cli_usage_error("sql: -o goes with --emit c");
     if (so.hand && !so.time_runs) return cli_usage_error("sql: --hand goes with --time N");
     if (data || text || file || what || so.emit) {
-        if (query_opts) return cli_usage_error("sql: --seed, --param, --sf and --params-json go with QUERY, not --data");
+        if (sf_given || json) return cli_usage_error("sql: --sf and --params-json go with QUERY, not --data");
+        (void)query_opts;
+        so.seed = seed, so.seed_given = seed_given, so.ov = ov, so.nov = nov;
         if (optind < argc) return cli_usage_error("sql: unexpected argument '%s' (the SQL goes after -e)", argv[optind]);
         if (!data) return cli_usage_error("sql: -e/-f/--explain need --data STORE");
         if (!text && !file) return cli_usage_error("sql: --data needs the SQL: -e SQL or -f FILE");

@@ -138,6 +138,8 @@ pass "without --explain the SQL runs through the translator (sql_tpch.sh checks 
 expect_fail 2 'need --data STORE' -- "$DKB" sql --explain -e 'SELECT 1'
 expect_fail 2 'needs the SQL' -- "$DKB" sql --data "$S" --explain
 expect_fail 2 'give the SQL once' -- "$DKB" sql --data "$S" --explain -e 'SELECT 1' -f x.sql
-expect_fail 2 'go with QUERY, not --data' -- "$DKB" sql --data "$S" --explain -e 'SELECT 1' --seed 3
+expect_fail 2 'go with QUERY, not --data' -- "$DKB" sql --data "$S" --explain -e 'SELECT 1' --sf 3
+# --seed/--param with --data set the SQL's declared parameters (cli.sql_task); without any: refused
+expect_fail 2 '\-e declares no parameters' -- "$DKB" sql --data "$S" --explain -e 'SELECT 1' --seed 3
 expect_fail 2 'expected tree, json or both' -- "$DKB" sql --data "$S" --explain=dot -e 'SELECT 1'
 expect_fail 2 "unexpected argument 'q01'" -- "$DKB" sql q01 --data "$S" --explain -e 'SELECT 1'

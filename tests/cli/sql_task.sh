@@ -96,9 +96,25 @@ grep -Eq "^ship_window +full +wrong_answer .*seed [1-9][0-9]*: " "$WORK/seed0.tx
     || fail "a candidate ignoring the parameters was not caught on a drawn seed: $(cat "$WORK/seed0.txt")"
 pass "a candidate that ignores the declared parameters: wrong_answer on a drawn parameter set"
 # the translated baseline of seed 0 is the SQL at the defaults
-sed -e "s/:ship_from/1994-01-01/g" -e "s/:max_qty/25/g" -e "s/:flag/R/g" "$PSQL" >"$WORK/ship_default.sql"
+# (the declarations dropped: dkb sql substitutes declared parameters itself)
+sed -e "/-- dkb:param/d" -e "s/:ship_from/1994-01-01/g" -e "s/:max_qty/25/g" -e "s/:flag/R/g" "$PSQL" >"$WORK/ship_default.sql"
 "$DKB" sql --data "$S" -f "$WORK/ship_default.sql" --check >/dev/null 2>"$WORK/check.err" \
     || fail "ship_window at its defaults: $(cat "$WORK/check.err")"
+# dkb sql -f substitutes the declarations too: the defaults equal the
+# hand-substituted file, --seed/--param give another set (checked against
+# DuckDB), and a file without declarations refuses --seed/--param
+"$DKB" sql --data "$S" -f "$PSQL" --format csv >"$WORK/ship_sql.csv" 2>"$WORK/ship_sql.err" \
+    || fail "dkb sql -f ship_window: $(cat "$WORK/ship_sql.err")"
+"$DKB" sql --data "$S" -f "$WORK/ship_default.sql" --format csv >"$WORK/ship_hand.csv" 2>/dev/null
+cmp -s "$WORK/ship_sql.csv" "$WORK/ship_hand.csv" || fail "dkb sql -f at the declared defaults differs from the substituted file"
+"$DKB" sql --data "$S" -f "$PSQL" --seed 3 --param max_qty=40 --param flag=A --check >/dev/null 2>"$WORK/ship_seed.err" \
+    || fail "dkb sql -f ship_window --seed 3 --param: $(cat "$WORK/ship_seed.err")"
+"$DKB" sql --data "$S" -f "$PSQL" --param flag=A --format csv >"$WORK/ship_a.csv" 2>/dev/null
+cmp -s "$WORK/ship_a.csv" "$WORK/ship_sql.csv" && fail "--param flag=A gave the defaults' answer"
+expect_fail 2 "unknown parameter 'nope' \(parameters: ship_from, max_qty, flag\)" -- \
+    "$DKB" sql --data "$S" -f "$PSQL" --param nope=1
+expect_fail 2 "declares no parameters" -- "$DKB" sql --data "$S" -f "$SQL" --seed 2
+pass "dkb sql -f with declared parameters: defaults, --seed and --param substituted; refusals"
 p=$("$DKB" prompt --sql "$PSQL" --data "$S") || fail "dkb prompt --sql ship_window exit $?"
 for want in "-- dkb:param ship_from date" "dkb_cand_params" "scan lineitem \["; do
     grep -q -- "$want" <<<"$p" || fail "prompt --sql ship_window lacks '$want'"
