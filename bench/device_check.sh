@@ -13,9 +13,12 @@
 # printed last. Exit 0 when every step run passed.
 #   bench/device_check.sh tests            # first call
 #   bench/device_check.sh experts bench    # second call, same machine
+# Before: tools/devdeps.sh here, and carry [".devdeps"] in every call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# what the machine lacks (cJSON, libduckdb), carried in .devdeps/ (tools/devdeps.sh)
+[ -f "$ROOT/.devdeps/env.sh" ] && source "$ROOT/.devdeps/env.sh"
 OUTDIR=${OUT:-$ROOT/device-check}
 BUILD=$ROOT/build-device
 JOBS=$(nproc)
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
     --out) OUTDIR=$2; shift 2 ;;
     --build) BUILD=$2; shift 2 ;;
     tests|experts|bench) STEPS+=("$1"); shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "device_check.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
