@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --out) OUTDIR=$2; shift 2 ;;
     --build) BUILD=$2; shift 2 ;;
     tests|experts|bench) STEPS+=("$1"); shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "device_check.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
