@@ -186,6 +186,9 @@ static void draw_declared(uint64_t seed, double sf, dkb_params *out) {
     dkb__sql_params_draw(g_declared, seed, out);
 }
 
+/* --param overrides off a declared grid are refused, as dkb eval's task_check does */
+static int check_declared(const dkb_params *p, dkb_error *err) { return dkb__sql_params_check(g_declared, "sql", p, err); }
+
 /* The SQL with its "-- dkb:param" declarations (docs/sql.md, "Parameters")
  * substituted: seed --seed (default 0: every default), then --param
  * overrides; text itself when it declares none (and then --seed and
@@ -211,7 +214,8 @@ static char *with_declared(const sql_opts *o, const char *who, const char *path,
         return text;
     }
     g_declared = &ps;
-    dkb_query q = {.name = "sql", .sql = text, .nparams = ps.n, .params = ps.defs, .draw = draw_declared};
+    dkb_query q = {.name = "sql", .sql = text, .nparams = ps.n, .params = ps.defs, .draw = draw_declared,
+                   .check = check_declared};
     dkb_params p;
     int rc = cli_query_params("sql", &q, o->seed, 1, o->ov, o->nov, &p);
     char *sql = rc ? NULL : dkb_query_sql(&q, &p);

@@ -113,6 +113,7 @@ cmp -s "$WORK/ship_sql.csv" "$WORK/ship_hand.csv" || fail "dkb sql -f at the dec
 cmp -s "$WORK/ship_a.csv" "$WORK/ship_sql.csv" && fail "--param flag=A gave the defaults' answer"
 expect_fail 2 "unknown parameter 'nope' \(parameters: ship_from, max_qty, flag\)" -- \
     "$DKB" sql --data "$S" -f "$PSQL" --param nope=1
+expect_fail 2 "parameter max_qty: 12 is not declared" -- "$DKB" sql --data "$S" -f "$PSQL" --param max_qty=12
 expect_fail 2 "declares no parameters" -- "$DKB" sql --data "$S" -f "$SQL" --seed 2
 pass "dkb sql -f with declared parameters: defaults, --seed and --param substituted; refusals"
 p=$("$DKB" prompt --sql "$PSQL" --data "$S") || fail "dkb prompt --sql ship_window exit $?"
