@@ -746,10 +746,10 @@ static int open_nccl(run_env *env, int device, dkb_error *err) {
     if (!rank)
         fprintf(stderr,
                 "dkb run: --comm nccl: %d rank%s, rank 0 on GPU %d (%s), NCCL set up in %.1f ms; %s; self-check ok: "
-                "all-reduce of 8 bytes %.1f us, all-gather of %d bytes %.1f us (median of %d, host copies included)\n",
+                "all-reduce of 8 bytes %.1f us, all-gather of %lld bytes %.1f us (median of %d, host copies included)\n",
                 ranks, ranks == 1 ? "" : "s", ni.device, ni.bus_id, ni.init_ms,
                 ranks == 1 ? "one rank exchanges no partials (queries run whole)" : "partials through NCCL",
-                ni.allreduce_us, ranks * (ranks + 1) / 2, ni.allgather_us, ni.reps);
+                ni.allreduce_us, (long long)ni.allgather_bytes, ni.allgather_us, ni.reps);
     env->comm = nc;
     return 0;
 }

@@ -77,6 +77,8 @@ static int self_check(dkb__comm *c, dkb__nccl_info *info, dkb_error *err) {
     int64_t len = me % 1024 + 1;
     memset(mine, (me * 7 + 1) & 0xff, (size_t)len);
     int rc = 0, bad = 0;
+    int64_t gathered = 0; /* every rank's len, as checked below */
+    for (int r = 0; r < n; r++) gathered += r % 1024 + 1;
     dkb_error berr = {0};
     for (int k = 0; k <= REPS && !rc; k++) {
         int64_t v = me + 1;
@@ -110,6 +112,7 @@ static int self_check(dkb__comm *c, dkb__nccl_info *info, dkb_error *err) {
     if (!rc && info) {
         info->allreduce_us = median_us(ar);
         info->allgather_us = median_us(ag);
+        info->allgather_bytes = gathered;
         info->reps = REPS;
     }
     return rc;

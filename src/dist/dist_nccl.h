@@ -13,6 +13,7 @@ typedef struct dkb__nccl_info {
     double allreduce_us; /* the self-check: median time of an all-reduce of one int64, */
     double allgather_us; /* and of dkb__comm_allgather_bytes (the sizes, a flag, the bytes: 1 from rank 0, 2
                           * from rank 1, ...), as the partials are gathered, */
+    int64_t allgather_bytes; /* the bytes that all-gather gathers (all ranks') */
     int reps;            /* over reps calls, host copies included (rank 0's clock) */
 } dkb__nccl_info;
 
