@@ -545,7 +545,7 @@ int cmd_sql(int argc, char **argv) {
                                               {0, 0, 0, 0}};
     uint64_t seed = 0;
     double sf = 1;
-    int json = 0, nov = 0, c, query_opts = 0, seed_given = 0, sf_given = 0, what = EXPLAIN_NONE, run_opts = 0;
+    int json = 0, nov = 0, c, seed_given = 0, sf_given = 0, what = EXPLAIN_NONE, run_opts = 0;
     const char *data = NULL, *text = NULL, *file = NULL;
     static const char *files[MAX_FILES];
     sql_opts so = {.backend = DKB_TP_CPU, .backend_name = "cpu", .files = files};
@@ -556,21 +556,20 @@ int cmd_sql(int argc, char **argv) {
         switch (c) {
         case O_SEED:
             if (cli_parse_seed("--seed", optarg, &seed)) return DKB_EXIT_USAGE;
-            query_opts = 1, seed_given = 1;
+            seed_given = 1;
             break;
         case O_PARAM:
             if (nov == MAX_OVERRIDES) return cli_usage_error("sql: more than %d --param options", MAX_OVERRIDES);
             ov[nov++] = optarg;
-            query_opts = 1;
             break;
         case O_SF:
             if (strpbrk(optarg, "xXpP")) /* strtod's hexadecimal form: not a scale factor */
                 return cli_usage_error("--sf %s: not a number", optarg);
             if (cli_parse_double("--sf", optarg, &sf)) return DKB_EXIT_USAGE;
             if (sf <= 0) return cli_usage_error("--sf %s: scale factor must be positive", optarg);
-            query_opts = 1, sf_given = 1;
+            sf_given = 1;
             break;
-        case O_PARAMS_JSON: json = 1, query_opts = 1; break;
+        case O_PARAMS_JSON: json = 1; break;
         case O_DATA: data = optarg; break;
         case 'e':
             if (text || file) return cli_usage_error("sql: give the SQL once (-e or -f)");
@@ -629,7 +628,6 @@ int cmd_sql(int argc, char **argv) {
     if (so.hand && !so.time_runs) return cli_usage_error("sql: --hand goes with --time N");
     if (data || text || file || what || so.emit) {
         if (sf_given || json) return cli_usage_error("sql: --sf and --params-json go with QUERY, not --data");
-        (void)query_opts;
         so.seed = seed, so.seed_given = seed_given, so.ov = ov, so.nov = nov;
         if (optind < argc) return cli_usage_error("sql: unexpected argument '%s' (the SQL goes after -e)", argv[optind]);
         if (!data) return cli_usage_error("sql: -e/-f/--explain need --data STORE");
