@@ -840,6 +840,7 @@ int dkb__worker_run(const char *job_path) {
     if (w.cuda) {
         if (dkb__wcuda_watch_snapshot(w.cu, &e)) fail_report(&w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
     } else {
+        dkb__guard_tsc_off(w.threads); /* before the filter: it refuses prctl */
         dkb__guard_syscall_filter();
     }
     w.rep.verdict = DKB_VERDICT_OK;

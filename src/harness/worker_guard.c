@@ -277,6 +277,27 @@ void dkb__guard_set_backstops(void) {
     }
 }
 
+/* The processor's time-stamp counter off for this thread and the OpenMP
+ * team (rdtsc and rdtscp then fault: SIGSEGV, a crash): a clock that needs
+ * no system call and no import, and that no check of the machine code can
+ * rule out (a jump into an instruction's immediate runs its bytes). The
+ * flag is per thread and inherited by threads started later. Linux x86
+ * only, and not in AddressSanitizer builds (their runtime reads the
+ * clock through the vDSO, as it makes system calls the filter below would
+ * refuse); elsewhere, or where the kernel refuses, nothing changes (the
+ * build's instruction check, insns.c, still stands). */
+void dkb__guard_tsc_off(int threads) {
+#if defined(__x86_64__) && defined(PR_SET_TSC) && !defined(__SANITIZE_ADDRESS__) /* its runtime reads the clock */
+    (void)prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
+    if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+        (void)prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
+    }
+#else
+    (void)threads;
+#endif
+}
+
 /* Only what the harness, malloc, stdio printing and OpenMP need (memory
  * without PROT_EXEC, futexes, threads of this process, read-only opens,
  * reads and writes on open descriptors, signals to this process, exit).

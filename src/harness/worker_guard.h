@@ -70,6 +70,11 @@ void dkb__guard_reexec_with_tunables(const char *job_path);
 /* Address space = what the process holds now + 4 x DKB_MEM_LIMIT; file
  * size <= DKB_OUTPUT_LIMIT (both from the environment, when set). */
 void dkb__guard_set_backstops(void);
+/* The time-stamp counter off for this thread and a team of `threads`
+ * (PR_SET_TSC, PR_TSC_SIGSEGV): candidate code that reads it faults. The
+ * worker's clocks are system calls (common/timing.c). */
+void dkb__guard_tsc_off(int threads);
+
 /* The system call filter for the rest of the process's life (x86-64, not
  * under AddressSanitizer): 0, or -1 when not installed. */
 int dkb__guard_syscall_filter(void);

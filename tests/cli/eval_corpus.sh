@@ -88,7 +88,12 @@ for c in $cases; do
     # that needs a second OpenMP thread)
     [ -f "$d/ARGS" ] && read -r -a extra <"$d/ARGS"
     [ "$c" = infinite_loop ] && extra+=(--timeout 5)
-    eval_case "$c" "$d" "$(cat "$d/EXPECTED")" "${extra[@]}"
+    # a sanitizer build lacks the worker's process defences (no system-call
+    # filter, the time-stamp counter left on): a case that only they catch
+    # says what such a build classifies it as in EXPECTED_SANITIZED
+    want=$(cat "$d/EXPECTED")
+    [ "${DKB_SANITIZED:-0}" = 1 ] && [ -f "$d/EXPECTED_SANITIZED" ] && want=$(cat "$d/EXPECTED_SANITIZED")
+    eval_case "$c" "$d" "$want" "${extra[@]}"
 done
 
 [ "$failures" = 0 ] || fail "$failures case(s) misclassified (KEEP_WORK=1 keeps $WORK)"
