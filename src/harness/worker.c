@@ -815,6 +815,16 @@ bad:
     return o.v;
 }
 
+/* Is so the Python bridge's shim (a Python candidate's build writes
+ * NAME.pycfg beside NAME.so; a C or CUDA build never does)? */
+static int python_shim(const char *so) {
+    size_t n = so ? strlen(so) : 0;
+    if (n < 4 || strcmp(so + n - 3, ".so")) return 0;
+    char cfg[4096];
+    if ((size_t)snprintf(cfg, sizeof cfg, "%.*s.pycfg", (int)(n - 3), so) >= sizeof cfg) return 0;
+    return access(cfg, R_OK) == 0;
+}
+
 int dkb__worker_run(const char *job_path) {
     dkb__guard_reexec_with_tunables(job_path);
     /* in case the tunables are not in effect (exec failed): the same
@@ -840,7 +850,10 @@ int dkb__worker_run(const char *job_path) {
     if (w.cuda) {
         if (dkb__wcuda_watch_snapshot(w.cu, &e)) fail_report(&w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
     } else {
-        dkb__guard_tsc_off(w.threads); /* before the filter: it refuses prctl */
+        /* before the filter, which refuses prctl; not for a Python candidate
+         * (the interpreter reads the clock: its build left a .pycfg beside
+         * the shim, py_build.c) */
+        if (!python_shim(w.job.so)) dkb__guard_tsc_off(w.threads);
         dkb__guard_syscall_filter();
     }
     w.rep.verdict = DKB_VERDICT_OK;
