@@ -32,8 +32,9 @@ static void usage(FILE *f) {
             "  --backend B         cpu (default: qNN.<mode>.c candidates) or cuda (qNN.<mode>.cu\n"
             "                      candidates; the baseline on the GPU too; needs a GPU)\n"
             "  --target T          python: evaluate qNN.<mode>.py candidates instead (Python\n"
-            "                      with torch, include/dkb/candidate.py; --backend cpu only\n"
-            "                      for now). Default: the backend's C or CUDA files\n"
+            "                      with torch, include/dkb/candidate.py; either backend);\n"
+            "                      triton: the same on the GPU (implies --backend cuda), with\n"
+            "                      @triton.jit kernels. Default: the backend's C or CUDA files\n"
             "  --sql FILE.sql      a SQL task instead of the TPC-H queries: the candidate is\n"
             "                      DIR/NAME.full.c (.cu on cuda), NAME the file's stem\n"
             "                      ([a-z0-9_]+); the baseline is the SQL translated to a\n"
@@ -124,6 +125,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
     long v;
     double d;
     int ch;
+    int backend_given = 0;
     optind = 1;
     opterr = 0;   /* one error line, ours */
     while ((ch = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
@@ -133,9 +135,11 @@ static int parse(int argc, char **argv, eval_cli *c) {
             if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
                 return cli_usage_error("--backend %s: expected cpu or cuda", optarg);
             o->backend = optarg;
+            backend_given = 1;
             break;
         case O_TARGET:
-            if (strcmp(optarg, "python")) return cli_usage_error("--target %s: expected python", optarg);
+            if (strcmp(optarg, "python") && strcmp(optarg, "triton"))
+                return cli_usage_error("--target %s: expected python or triton", optarg);
             o->target = optarg;
             break;
         case O_MODE:
@@ -210,6 +214,11 @@ static int parse(int argc, char **argv, eval_cli *c) {
     }
     if (cli_one_operand("eval", "DIR (the candidate directory)", argc, argv)) return DKB_EXIT_USAGE;
     o->dir = argv[optind];
+    if (o->target && !strcmp(o->target, "triton")) {
+        if (backend_given && strcmp(o->backend, "cuda"))
+            return cli_usage_error("eval: --target triton: the CUDA backend's (not --backend %s)", o->backend);
+        o->backend = "cuda";
+    }
     if (!o->store) return cli_usage_error("eval: missing --data STORE");
     if (o->sql) {
         if (o->modes & DKB_EVAL_CORE)

@@ -35,10 +35,10 @@ static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
     if (!o->dir || !o->store || !o->out) return dkb_fail(err, DKB_EINVAL, "eval: candidate dir, store and results dir are required");
     if (o->backend && strcmp(o->backend, "cpu") && strcmp(o->backend, "cuda"))
         return dkb_fail(err, DKB_EINVAL, "--backend %s: expected cpu or cuda", o->backend);
-    if (o->target && strcmp(o->target, "python"))
-        return dkb_fail(err, DKB_EINVAL, "--target %s: expected python (or none: the backend's C or CUDA files)", o->target);
-    if (o->target && o->backend && strcmp(o->backend, "cpu"))
-        return dkb_fail(err, DKB_EINVAL, "--target python: only with --backend cpu so far (the Triton/CUDA path is not built yet)");
+    if (o->target && strcmp(o->target, "python") && strcmp(o->target, "triton"))
+        return dkb_fail(err, DKB_EINVAL, "--target %s: expected python or triton (or none: the backend's C or CUDA files)", o->target);
+    if (o->target && !strcmp(o->target, "triton") && !(o->backend && !strcmp(o->backend, "cuda")))
+        return dkb_fail(err, DKB_EINVAL, "--target triton: the CUDA backend's (--backend cuda)");
     if (o->modes & ~(DKB_EVAL_FULL | DKB_EVAL_CORE)) return dkb_fail(err, DKB_EINVAL, "eval: bad mode set");
     if (o->nseeds < 0 || o->nseeds > DKB_EVAL_MAX_SEEDS)
         return dkb_fail(err, DKB_EINVAL, "--seeds %d: expected 0 to %d", o->nseeds, DKB_EVAL_MAX_SEEDS);
@@ -97,8 +97,12 @@ static int prepare_out(const char *out, dkb_error *err) {
 }
 
 static bool is_cuda(const dkb_eval_opts *o) { return o->backend && !strcmp(o->backend, "cuda"); }
-static bool is_python(const dkb_eval_opts *o) { return o->target && !strcmp(o->target, "python"); }
-/* The candidate files' extension: py (--target python), cu (cuda), c. */
+/* Python candidates: --target python (torch, on either backend) or triton
+ * (the same files on the CUDA backend, with Triton kernels) */
+static bool is_python(const dkb_eval_opts *o) {
+    return o->target && (!strcmp(o->target, "python") || !strcmp(o->target, "triton"));
+}
+/* The candidate files' extension: py (--target python/triton), cu (cuda), c. */
 static const char *cand_ext(const dkb_eval_opts *o) { return is_python(o) ? "py" : is_cuda(o) ? "cu" : "c"; }
 
 /* One row per (query, mode) as eval.h says, by query then mode. */

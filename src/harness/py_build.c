@@ -163,7 +163,8 @@ int dkb__py_build(const char *src, dkb_mode mode, const char *scratch_dir, dkb_b
         snprintf(what, sizeof what, "%d", code);
         return verdict(b, DKB_VERDICT_HARNESS_ERROR, "the static check (python3) exited with status %s", what);
     }
-    char lib[4096], prefix[4096];
+    char lib[4096], prefix[4096], sites[8192];
+    if (line_value(out, "site", sites, sizeof sites)) sites[0] = 0;   /* a virtual environment's */
     if (line_value(out, "libpython", lib, sizeof lib) || !lib[0] || line_value(out, "prefix", prefix, sizeof prefix))
         return verdict(b, DKB_VERDICT_HARNESS_ERROR, "%.300s has no shared libpython (set DKB_PYTHON)", python);
     if (!b->log[0] || strstr(b->log, "libpython ") == b->log) b->log[0] = 0;   /* nothing to say */
@@ -175,6 +176,7 @@ int dkb__py_build(const char *src, dkb_mode mode, const char *scratch_dir, dkb_b
     if (!f) return dkb_fail(err, dkb_errno_code(errno), "cannot create %s: %s", cfg, strerror(errno));
     fprintf(f, "libpython %s\nprefix %s\nsource %s\nmode %s\nbackend cpu\ncache %s\n", lib, prefix, copy,
             mode == DKB_MODE_CORE ? "core" : "full", cache);
+    if (sites[0]) fprintf(f, "site %s\n", sites);
     if (fclose(f) != 0) return dkb_fail(err, DKB_EIO, "cannot write %s", cfg);
     b->verdict = DKB_VERDICT_OK;
     b->detail[0] = 0;

@@ -164,6 +164,7 @@ typedef struct worker {
     void *so;
     core_fn core_entry;
     full_fn full_entry;
+    int (*after_call)(void);   /* a Python candidate's shim on CUDA: dkb_shim_after_call */
     dkb_ro_arena ro;
     const dkb_cand_db *cdb;
     const dkb_cand_params **cparams;  /* ns */
@@ -229,6 +230,8 @@ static void set_phase(const char *what, uint64_t seed) {
 
 /* ---- loading the candidate ---- */
 
+static int python_shim(const char *so);
+
 static void load_candidate(worker *w) {
     const char *entry = dkb__entry_symbol(w->core ? DKB_MODE_CORE : DKB_MODE_FULL);
     dkb__guard_phase("loading the candidate (its constructors)");
@@ -241,6 +244,8 @@ static void load_candidate(worker *w) {
     if (!sym) fail_report(w, DKB_VERDICT_BAD_ENTRY, "does not define %s", entry);
     if (w->core) w->core_entry = (core_fn)sym;
     else w->full_entry = (full_fn)sym;
+    /* the Python bridge's untimed work after each call (py_shim.c) */
+    if (w->cuda && python_shim(w->job.so)) *(void **)&w->after_call = dlsym(w->so, "dkb_shim_after_call");
     int tls = 0;
     dkb_error e = {0};
     if (dkb__guard_image_take(w->so, &tls, &e) || dkb__heap_load_end(&e))
@@ -389,6 +394,9 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
             fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);
         if (dkb__wcuda_call_cleanup(w->cu, &e))
             fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", e.msg, what, (unsigned long long)seed);
+        if (w->after_call && w->after_call() != 0)
+            fail_report(w, DKB_VERDICT_CRASH, "the device failed after %s (seed %llu): the Python bridge's "
+                        "cleanup (its stderr says why)", what, (unsigned long long)seed);
     }
     if (rc != 0) {
         o->v = DKB_VERDICT_RETURNED_ERROR;
@@ -845,6 +853,8 @@ int dkb__worker_run(const char *job_path) {
         finish_report(&w);
     }
     if (dkb__guard_pristine_take(w.threads, &e)) fail_report(&w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
+    /* a Python candidate's shim starts torch on the worker's backend */
+    setenv("DKB_PY_BACKEND", w.cuda ? "cuda" : "cpu", 1);
     load_candidate(&w);
     setup_candidate(&w);
     if (w.cuda) {

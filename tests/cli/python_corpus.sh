@@ -8,7 +8,7 @@
 # raises, syntax_error, bad_entry, bad_result, extra_threads): each directory evaluated on
 # its own at SF 0.01 with one thread, every row of results.json of the class
 # its EXPECTED file names (lib/corpus_results.py). Also: C files beside the
-# Python ones are not rows with --target python, --target needs --backend cpu.
+# Python ones are not rows with --target python, --target triton needs --backend cuda.
 # Exits 77 (skipped) only when the interpreter the harness uses
 # ($DKB_PYTHON, else /usr/bin/python3, else python3) cannot import torch and
 # numpy; CI installs python3-torch (.ci/run).
@@ -85,8 +85,8 @@ S="$WORK/sf001"
 
 # ---- options ----
 expect_fail 2 "--target rust: expected python" -- "$DKB" eval "$CAND/honest" --data "$S" --target rust
-expect_fail 1 "--target python: only with --backend cpu" -- \
-    "$DKB" eval "$CAND/honest" --data "$S" --target python --backend cuda --out "$WORK/cuda"
+expect_fail 2 "--target triton: the CUDA backend's" -- \
+    "$DKB" eval "$CAND/honest" --data "$S" --target triton --backend cpu --out "$WORK/cuda"
 help=$("$DKB" eval --help) && grep -q -- "--target T" <<<"$help" || fail "eval --help lists --target"
 pass "--target: errors and --help"
 

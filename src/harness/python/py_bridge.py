@@ -41,6 +41,10 @@ DENIED_NAMES = frozenset((
     "load_library", "hub", "cpp_extension", "ctypeslib", "system", "popen", "_C", "_dl", "_utils_internal",
     "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "gi_frame", "gi_code", "cr_frame", "ag_frame",
     "tb_frame", "tb_next",
+    # Triton's run-time configuration and caches: hooks and state there would
+    # survive a call (its compiled kernels are kept across calls)
+    "knobs", "device_caches", "kernel_cache", "set_active", "reset_active", "cache_hook", "launch_enter_hook",
+    "launch_exit_hook", "jit_cache_hook", "jit_post_compile_hook",
 ))
 DENIED_BUILTINS = frozenset((
     "open", "exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals",
@@ -158,6 +162,14 @@ def _check_main(argv):
     print("libpython %s" % lib)
     print("prefix %s" % sys.base_prefix)
     print("executable %s" % sys.executable)
+    # a virtual environment (sys.prefix is its directory, pyvenv.cfg): the
+    # embedded interpreter starts from the base prefix and adds its
+    # site-packages (init())
+    if sys.prefix != sys.base_prefix:
+        import site
+        dirs = [d for d in site.getsitepackages([sys.prefix]) if os.path.isdir(d)]
+        if dirs:
+            print("site %s" % ":".join(dirs))
     return 0
 
 
@@ -195,20 +207,29 @@ class _State:
     pass
 
 
-def init(path, mode, backend, threads):
+def init(path, mode, backend, threads, sites=""):
     """Before any candidate code: import the libraries, prime torch (its
-    thread pool, its lazily loaded kernels), install the audit hook, compile
-    the candidate's source (not run). 0, or PY_RC_BRIDGE with a message."""
+    thread pool, its lazily loaded kernels; on CUDA its context, the device
+    operations and Triton's compiler), install the audit hook, compile the
+    candidate's source (not run). 0, or PY_RC_BRIDGE with a message."""
     global _state
     import os
     import ctypes
     import warnings
     warnings.simplefilter("ignore")
     sys.dont_write_bytecode = True
+    if sites:   # a virtual environment's site-packages, ahead of the base's
+        import site
+        before = list(sys.path)
+        for d in sites.split(":"):
+            site.addsitedir(d)
+        sys.path[:] = [d for d in sys.path if d not in before] + before
     s = _State()
     s.mode, s.backend, s.threads, s.path = mode, backend, threads, path
+    s.cuda = backend == "cuda"
     s.active = False
     s.filling = False
+    s.compiling = 0
     s.violation = None
     try:
         import math  # noqa: F401
@@ -218,14 +239,71 @@ def init(path, mode, backend, threads):
         _say("bridge", "cannot import torch/numpy: %s" % e)
         return PY_RC_BRIDGE
     s.torch = torch
+    s.triton = None
     try:
         import triton  # noqa: F401  (the CUDA target's; absent on CPU machines)
+        s.triton = triton
     except Exception:
         pass
     torch.set_num_threads(max(1, threads))
+    s.ctypes = ctypes
+    s.os = os
+    s.normpath = os.path.normpath
+    s.cache_dir = os.path.normpath(os.environ.get("TRITON_CACHE_DIR", "/nonexistent")) + "/"
+    if s.cuda:
+        try:
+            if not torch.cuda.is_available():
+                _say("bridge", "torch sees no GPU (torch %s, CUDA %s)" % (torch.__version__, torch.version.cuda))
+                return PY_RC_BRIDGE
+            s.device = torch.device("cuda", torch.cuda.current_device())
+        except Exception as e:
+            _say("bridge", "cannot start torch on the GPU: %s" % e)
+            return PY_RC_BRIDGE
     # prime what a candidate's first call would otherwise load under the
-    # system call filter (and count as threads left behind)
-    x = torch.arange(1 << 16, dtype=torch.int64)
+    # system call filter (and count as threads left behind); on CUDA the
+    # device's kernels too (lazy module loading)
+    for dev in (("cpu", "cuda") if s.cuda else ("cpu",)):
+        _prime(torch, numpy, dev)
+    s.junk_fill = _torch_junk_fill(ctypes)
+    with open(path, "rb") as f:
+        src = f.read()
+    fname = os.path.basename(path)
+    try:
+        s.code = compile(src, fname, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        _say("exception", "SyntaxError: line %s: %s" % (e.lineno, e.msg))
+        return PY_RC_EXCEPTION
+    # the source's lines for inspect (Triton's @jit reads a kernel's source
+    # through it), so nothing opens the file while the candidate runs
+    import linecache
+    text = src.decode("utf-8", "replace")
+    linecache.cache[fname] = (len(text), None, text.splitlines(True), fname)
+    s.builtins = _candidate_builtins(s)
+    if s.cuda and s.triton is not None:
+        rc = _triton_setup(s)
+        if rc:
+            return rc
+    # the directories of the allowed libraries and of the standard library:
+    # reading their files (a lazy import inside torch) is not a violation
+    import sysconfig
+    dirs = [sysconfig.get_paths().get("stdlib", ""), sysconfig.get_paths().get("platstdlib", "")]
+    for m in ("torch", "numpy", "triton"):
+        mod = sys.modules.get(m)
+        for d in getattr(mod, "__path__", []) if mod else []:
+            dirs.append(d)
+    s.lib_dirs = tuple(os.path.normpath(d) + "/" for d in dirs if d)
+    s.views = {}
+    s.parsed = {}
+    s.guarded = 0
+    _state = s
+    _guard_libraries(s)
+    sys.addaudithook(_audit)
+    return 0
+
+
+def _prime(torch, numpy, dev):
+    """Run once the operations candidates use first, on device dev."""
+    x = torch.arange(1 << 16, dtype=torch.int64, device=dev)
     (x * 3 + 1).sum().item()
     (x.to(torch.float64) * 0.5).cumsum(0)
     torch.sort(x.flip(0))
@@ -245,36 +323,151 @@ def init(path, mode, backend, threads):
     str(x[:3])
     (x > 5).nonzero()
     x.masked_select(x > 3)
-    torch.zeros(5).scatter_add_(0, torch.tensor([0, 1]), torch.tensor([1.0, 2.0]))
+    torch.zeros(5, device=dev).scatter_add_(0, torch.tensor([0, 1], device=dev), torch.tensor([1.0, 2.0], device=dev))
+    x.to(torch.int32).cpu()
     numpy.arange(10).sum()
-    s.junk_fill = _torch_junk_fill(ctypes)
-    s.ctypes = ctypes
-    s.os = os
-    with open(path, "rb") as f:
-        src = f.read()
+    if dev == "cuda":
+        torch.cuda.synchronize()
+
+
+# ---- Triton (the CUDA target) ----
+
+_TRITON_PRIME = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def dkb_prime(x, y, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    tl.store(y + i, tl.load(x + i, mask=m) + 1, mask=m)
+"""
+
+
+def _triton_setup(s):
+    """Triton's compiler wrapped (compiled kernels kept across calls, its
+    compilation let through the audit hook: _compile_allowed), its driver
+    and a first kernel's launcher built now, outside any candidate code.
+    0, or PY_RC_BRIDGE."""
+    triton, torch = s.triton, s.torch
     try:
-        s.code = compile(src, os.path.basename(path), "exec", dont_inherit=True)
-    except SyntaxError as e:
-        _say("exception", "SyntaxError: line %s: %s" % (e.lineno, e.msg))
-        return PY_RC_EXCEPTION
-    s.builtins = _candidate_builtins(s)
-    # the directories of the allowed libraries and of the standard library:
-    # reading their files (a lazy import inside torch) is not a violation
-    import sysconfig
-    dirs = [sysconfig.get_paths().get("stdlib", ""), sysconfig.get_paths().get("platstdlib", "")]
-    for m in ("torch", "numpy", "triton"):
-        mod = sys.modules.get(m)
-        for d in getattr(mod, "__path__", []) if mod else []:
-            dirs.append(d)
-    s.lib_dirs = tuple(os.path.normpath(d) + "/" for d in dirs if d)
-    s.normpath = os.path.normpath
-    s.views = {}
-    s.parsed = {}
-    s.guarded = 0
-    _state = s
-    _guard_libraries(s)
-    sys.addaudithook(_audit)
+        import triton.compiler as tc
+        real = tc.compile
+        kept = {}
+
+        def compile_kept(src, target=None, options=None, **kw):
+            try:
+                key = (src.hash(), repr(target), repr(sorted((options or {}).items())), repr(sorted(kw.items())))
+            except Exception:
+                key = None
+            ck = kept.get(key) if key is not None else None
+            if ck is not None:
+                return ck
+            s.compiling += 1
+            try:
+                ck = real(src, target=target, options=options, **kw)
+                ck._init_handles()   # the launcher built and the module loaded now, under the same allowance
+            finally:
+                s.compiling -= 1
+            _freeze_kernel(s, ck)
+            if key is not None:
+                kept[key] = ck
+            return ck
+
+        tc.compile = compile_kept
+        if getattr(triton, "compile", None) is real:
+            triton.compile = compile_kept
+        s.triton_kept = kept
+        import linecache
+        linecache.cache["dkb_prime.py"] = (len(_TRITON_PRIME), None, _TRITON_PRIME.splitlines(True), "dkb_prime.py")
+        g = {"__name__": "dkb_prime"}
+        exec(compile(_TRITON_PRIME, "dkb_prime.py", "exec"), g)
+        x = torch.arange(1000, dtype=torch.int64, device="cuda")
+        y = torch.empty_like(x)
+        g["dkb_prime"][(4,)](x, y, 1000, BLOCK=256)
+        torch.cuda.synchronize()
+        if not bool((y == x + 1).all()):
+            _say("bridge", "Triton's first kernel computed a wrong answer")
+            return PY_RC_BRIDGE
+    except Exception as e:
+        _say("bridge", "cannot start Triton: %s: %s" % (type(e).__name__, e))
+        return PY_RC_BRIDGE
     return 0
+
+
+def _freeze_kernel(s, ck):
+    """A compiled kernel is kept across calls (it carries no answer): its
+    mutable parts are made read-only and attribute stores on it, while a
+    candidate runs, are violations (state there would survive a call)."""
+    asm = getattr(ck, "asm", None)
+    if isinstance(asm, dict):
+        try:
+            ck.asm = _types.MappingProxyType(dict(asm))
+        except Exception:
+            pass
+    try:
+        ck.__class__ = _guarded_object_class(type(ck))
+    except TypeError:
+        pass
+
+
+def _guarded_object_class(cls, cache={}):  # noqa: B006 (one guarded subclass per class)
+    g = cache.get(cls)
+    if g is None:
+        def setattr_(self, name, value):
+            st = _state
+            if st is not None and st.active and not st.compiling:
+                if st.violation is None:
+                    st.violation = "store into a compiled Triton kernel's %s (state kept there survives between " \
+                                   "calls)" % name
+                raise AttributeError("candidates may not change a compiled kernel")
+            cls.__setattr__(self, name, value)
+
+        g = cache[cls] = type(cls.__name__, (cls,), {"__setattr__": setattr_, "__module__": cls.__module__})
+    return g
+
+
+def _compile_allowed(s, event, args):
+    """While Triton compiles a kernel (the bridge's wrapper is on the
+    stack): what its compiler does is let through, and nothing else: ptxas
+    and the C compiler run as processes (subprocess.Popen of those
+    programs), files read anywhere read-only, written, renamed and removed
+    only under the row's cache directory (TRITON_CACHE_DIR, TMPDIR)."""
+    os = s.os
+    if event == "subprocess.Popen":
+        exe = args[0] if args else ""
+        argv = args[1] if len(args) > 1 else None
+        if not exe and argv:
+            exe = argv[0] if isinstance(argv, (list, tuple)) else argv
+        if isinstance(exe, bytes):
+            exe = exe.decode("utf-8", "replace")
+        base = os.path.basename(str(exe))
+        return base.startswith(("ptxas", "gcc", "cc", "clang", "x86_64-linux-gnu-gcc"))
+    if event in ("os.posix_spawn", "os.fork", "os.exec", "os.spawn", "os.system", "os.kill"):
+        return event == "os.posix_spawn" or event == "os.exec"   # subprocess's own, after its Popen event
+    if event == "open":
+        path = args[0] if args else ""
+        if isinstance(path, int):
+            return True
+        if isinstance(path, bytes):
+            path = path.decode("utf-8", "replace")
+        p = s.normpath(str(path))
+        mode = args[1] if len(args) > 1 else "r"
+        flags = args[2] if len(args) > 2 else 0
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (isinstance(flags, int) and flags & 0o3)
+        return not writing or (p + "/").startswith(s.cache_dir)
+    if event.startswith("os.") or event.startswith("shutil.") or event.startswith("tempfile."):
+        for a in args[:2]:
+            if isinstance(a, bytes):
+                a = a.decode("utf-8", "replace")
+            if isinstance(a, str) and a and not (s.normpath(a) + "/").startswith(s.cache_dir) and \
+                    event not in ("os.listdir", "os.scandir"):
+                return False
+        return True
+    if event.startswith("ctypes."):
+        return True
+    return False
 
 
 _LIBRARY_ROOTS = ("torch", "numpy", "math", "triton")
@@ -359,6 +552,8 @@ def _audit(event, args):
     if s is None or not s.active:
         return
     if not event.startswith(_AUDITED):
+        return
+    if s.compiling and _compile_allowed(s, event, args):
         return
     if event in ("open", "os.listdir", "os.scandir") and args and _library_read(s, event, args):
         return
@@ -480,15 +675,33 @@ def _structs(ctypes):
                 ResCol=ResCol, Result=Result, Env=Env)
 
 
-def _view(s, ptr, nbytes, dtype, writable):
-    """A tensor over [ptr, ptr + nbytes) (host memory: CPU backend). The
-    memoryview is cached (harness state, never handed out); the tensor is
-    new every time. CUDA: __cuda_array_interface__ over device memory (the
-    GPU session's part)."""
+# torch dtype name -> __cuda_array_interface__ typestr
+_TYPESTR = {"bool": "|b1", "uint8": "|u1", "int8": "|i1", "int16": "<i2", "int32": "<i4", "int64": "<i8",
+            "float64": "<f8"}
+
+
+class _DeviceBuffer:
+    """Device memory described by __cuda_array_interface__ (version 2: no
+    stream to synchronise with; the harness's buffers are ready)."""
+    __slots__ = ("__cuda_array_interface__",)
+
+    def __init__(self, ptr, nbytes, typestr):
+        self.__cuda_array_interface__ = {"shape": (nbytes // int(typestr[2:]),), "typestr": typestr,
+                                         "data": (ptr, False), "strides": None, "version": 2}
+
+
+def _view(s, ptr, nbytes, dtype, writable, dev=False):
+    """A tensor over [ptr, ptr + nbytes): host memory (the CPU backend, and
+    the result table and descriptors on CUDA) through a memoryview, cached
+    (harness state, never handed out); device memory (dev: the resident
+    columns, prepared inputs and core outputs on CUDA) through
+    __cuda_array_interface__, zero-copy. The tensor is new every time."""
     torch = s.torch
     dt = getattr(torch, dtype)
     if not ptr or nbytes <= 0:
-        return torch.empty(0, dtype=dt)
+        return torch.empty(0, dtype=dt, device="cuda" if dev else "cpu")
+    if dev:
+        return torch.as_tensor(_DeviceBuffer(ptr, nbytes, _TYPESTR[dtype]), device=s.device)
     key = (ptr, nbytes, writable)
     mv = s.views.get(key)
     if mv is None:
@@ -524,10 +737,14 @@ class Text(metaclass=_Frozen):
 
 
 def _vec_tensor(s, v, writable):
+    """An input vector or column: on CUDA its data and bytes are device
+    memory (candidate.h)."""
     dtype, es = _TYPES[v.type]
+    dev = s.cuda
     if v.type == 8:
-        return Text(_view(s, v.data, (v.n + 1) * 8, "int64", writable), _view(s, v.bytes, v.nbytes, "uint8", writable))
-    t = _view(s, v.data, v.n * es, dtype, writable)
+        return Text(_view(s, v.data, (v.n + 1) * 8, "int64", writable, dev),
+                    _view(s, v.bytes, v.nbytes, "uint8", writable, dev))
+    t = _view(s, v.data, v.n * es, dtype, writable, dev)
     return t.view(-1, 2) if v.type == 6 else t
 
 
@@ -688,10 +905,10 @@ def _outputs(s, outs):
     for name, v in outs:
         dtype, es = _TYPES[v.type]
         if v.type == 8:
-            d[name] = Text(_view(s, v.data, (v.cap + 1) * 8, "int64", True),
-                           _view(s, v.bytes, v.bytes_cap, "uint8", True))
+            d[name] = Text(_view(s, v.data, (v.cap + 1) * 8, "int64", True, s.cuda),
+                           _view(s, v.bytes, v.bytes_cap, "uint8", True, s.cuda))
         else:
-            t = _view(s, v.data, v.cap * es, dtype, True)
+            t = _view(s, v.data, v.cap * es, dtype, True, s.cuda)
             d[name] = t.view(-1, 2) if v.type == 6 else t
     return d
 
@@ -700,10 +917,11 @@ class _ResultError(Exception):
     pass
 
 
-def _as_tensor(s, x, what):
+def _as_tensor(s, x, what, keep_device=False):
     torch = s.torch
     if isinstance(x, torch.Tensor):
-        return x.detach().reshape(-1).cpu()
+        t = x.detach().reshape(-1)
+        return t if keep_device else t.cpu()
     try:
         import numpy
         if isinstance(x, numpy.ndarray):
@@ -717,19 +935,20 @@ def _as_tensor(s, x, what):
     raise _ResultError("%s: expected a tensor, an array or a list, got %s" % (what, type(x).__name__))
 
 
-def _write_ints128(s, dst_ptr, values, n, what):
-    """values (tensor of integers, or Python ints) -> __int128[n] at dst."""
+def _write_ints128(s, dst_ptr, values, n, what, dev=False):
+    """values (tensor of integers, or Python ints) -> __int128[n] at dst
+    (device memory when dev)."""
     torch = s.torch
     if n == 0:
         return
-    d = _view(s, dst_ptr, n * 16, "int64", True).view(-1, 2)
+    d = _view(s, dst_ptr, n * 16, "int64", True, dev).view(-1, 2)
     if isinstance(values, torch.Tensor):
         if values.is_floating_point() or values.dtype == torch.bool:
             raise _ResultError("%s: exact integers are required (got %s)" % (what, values.dtype))
         if values.dim() == 2 and values.shape[1] == 2:
             d.copy_(values[:n].to(torch.int64))
             return
-        v = values.to(torch.int64)
+        v = values.to(torch.int64).to(d.device)
         d[:, 0].copy_(v)
         d[:, 1].copy_(torch.where(v < 0, -1, 0))
         return
@@ -777,20 +996,28 @@ def _strings(col, what):
     return out
 
 
-def _write_strings(s, off_ptr, bytes_ptr, bytes_cap, strs, what):
+def _write_strings(s, off_ptr, bytes_ptr, bytes_cap, strs, what, dev=False):
+    """strs (bytes or None) -> offsets (n + 1 int64) and bytes at the two
+    pointers (device memory when dev). The total bytes."""
     total = sum(len(b) for b in strs if b is not None)
     if total > bytes_cap:
         raise _ResultError("%s: %d bytes of strings, over the cap of %d" % (what, total, bytes_cap))
-    ct = s.ctypes
-    offs = (ct.c_int64 * (len(strs) + 1)).from_address(off_ptr)
-    at = 0
-    offs[0] = 0
     blob = b"".join(b for b in strs if b is not None)
+    offs, at = [0], 0
+    for b in strs:
+        at += len(b) if b is not None else 0
+        offs.append(at)
+    if dev:
+        torch = s.torch
+        _view(s, off_ptr, len(offs) * 8, "int64", True, True).copy_(torch.tensor(offs, dtype=torch.int64))
+        if blob:
+            _view(s, bytes_ptr, len(blob), "uint8", True, True).copy_(
+                torch.frombuffer(bytearray(blob), dtype=torch.uint8))
+        return total
+    ct = s.ctypes
+    (ct.c_int64 * len(offs)).from_address(off_ptr)[:] = offs
     if blob:
         ct.memmove(bytes_ptr, blob, len(blob))
-    for i, b in enumerate(strs):
-        at += len(b) if b is not None else 0
-        offs[i + 1] = at
     return total
 
 
@@ -879,7 +1106,7 @@ def _fill_outputs(s, outs, ret):
                 n = len(strs)
                 if n > v.cap:
                     raise _ResultError("%s: %d elements, over the cap of %d" % (what, n, v.cap))
-                nb = _write_strings(s, v.data, v.bytes, v.bytes_cap, strs, what)
+                nb = _write_strings(s, v.data, v.bytes, v.bytes_cap, strs, what, s.cuda)
             else:
                 raise _ResultError("%s: expected (n, nbytes) or a list of strings" % what)
             if not (0 <= n <= v.cap and 0 <= nb <= v.bytes_cap):
@@ -892,7 +1119,7 @@ def _fill_outputs(s, outs, ret):
                 raise _ResultError("%s: n=%d outside 0..%d" % (what, n, v.cap))
             v.n = n
             continue
-        t = _as_tensor(s, r, what)
+        t = _as_tensor(s, r, what, s.cuda)
         seq = None
         if t is None:
             seq = list(r)
@@ -903,7 +1130,7 @@ def _fill_outputs(s, outs, ret):
             raise _ResultError("%s: %d elements, over the cap of %d" % (what, n, v.cap))
         dtype, es = _TYPES[v.type]
         if v.type == 6:
-            _write_ints128(s, v.data, t if t is not None else seq, n, what)
+            _write_ints128(s, v.data, t if t is not None else seq, n, what, s.cuda)
         else:
             exact = v.type != 7
             if t is None:
@@ -911,7 +1138,7 @@ def _fill_outputs(s, outs, ret):
             if exact and t.is_floating_point():
                 raise _ResultError("%s: exact integers are required (got %s)" % (what, t.dtype))
             if n:
-                _view(s, v.data, n * es, dtype, True).copy_(t)
+                _view(s, v.data, n * es, dtype, True, s.cuda).copy_(t)
         v.n = n
 
 
@@ -929,20 +1156,23 @@ def call(mode, a, b, c, d):
     torch.set_num_threads(max(1, s.threads))
     s.violation = None
     envs = s.structs["Env"].from_address(d)
+    device, stream = "cpu", None
     try:
+        if s.cuda:   # the harness's stream: torch's current stream and Triton's launches
+            device, stream = "cuda", torch.cuda.ExternalStream(int(envs.stream or 0), device=s.device)
         if mode == "full":
             res = s.structs["Result"].from_address(c)
             spec = tuple((res.cols[i].name.decode(), _RES_KINDS.get(res.cols[i].type, "?"), res.cols[i].scale)
                          for i in range(res.ncols))
             pv, px = _params(s, b)
-            env = Env(threads=envs.threads, device="cpu", stream=None, result=spec, outputs=None, dicts=None,
+            env = Env(threads=envs.threads, device=device, stream=stream, result=spec, outputs=None, dicts=None,
                       params=px)
             args = (_db(s, a), pv, env)
         else:
             ins, dicts = _inputs(s, a)
             outs = _outset(s, b)
             spec = {n: (_TYPE_NAMES.get(v.type, "?"), v.scale, int(v.cap)) for n, v in outs}
-            env = Env(threads=envs.threads, device="cpu", stream=None, result=None, outputs=spec, dicts=dicts)
+            env = Env(threads=envs.threads, device=device, stream=stream, result=None, outputs=spec, dicts=dicts)
             args = (ins, _outputs(s, outs), env)
     except Exception as e:
         _say("bridge", "building the arguments: %s: %s" % (type(e).__name__, e))
@@ -953,7 +1183,38 @@ def call(mode, a, b, c, d):
     # __str__), and so may formatting its exception. Only the bridge's own
     # ctypes accesses while writing the answer are let through.
     failure = None
+    ctx = torch.cuda.stream(stream) if stream is not None else _NoContext()
     s.active = True
+    try:
+        with ctx:
+            failure = _run_candidate(s, mode, g, args, b, c)
+    except BaseException as e:  # noqa: B036 (leaving the stream context: the candidate's stream state)
+        failure = failure or ("exception", "%s: %s" % (type(e).__name__, _text(e)), PY_RC_EXCEPTION)
+    finally:
+        s.active = False
+        s.filling = False
+    _guard_libraries(s)
+    if s.violation is not None:  # even when the candidate caught the exception: refused
+        _say("forbidden", s.violation)
+        return PY_RC_FORBIDDEN
+    if failure:
+        _say(failure[0], failure[1])
+        return failure[2]
+    return 0
+
+
+class _NoContext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
+
+
+def _run_candidate(s, mode, g, args, b, c):
+    """The candidate's module executed, its entry called, its answer
+    written: None, or (class, message, status)."""
+    failure = None
     try:
         exec(s.code, g)
         fn = g.get(mode)
@@ -971,17 +1232,37 @@ def call(mode, a, b, c, d):
     except BaseException as e:  # noqa: B036 (SystemExit, KeyboardInterrupt too: the candidate's)
         cls = "result" if s.filling else "exception"
         failure = (cls, "%s: %s" % (type(e).__name__, _text(e)), PY_RC_RESULT if s.filling else PY_RC_EXCEPTION)
-    finally:
-        s.active = False
-        s.filling = False
-    _guard_libraries(s)
-    if s.violation is not None:  # even when the candidate caught the exception: refused
-        _say("forbidden", s.violation)
-        return PY_RC_FORBIDDEN
-    if failure:
-        _say(failure[0], failure[1])
-        return failure[2]
+    return failure
+
+
+def after_call():
+    """After a call, outside its timed window, the device idle (the
+    worker, through the shim's dkb_shim_after_call): on CUDA every block
+    torch's caching allocator holds free is poisoned, so no tensor a later
+    call allocates (torch.empty) shows this call's data, and the
+    allocator's peak statistics are reset. 0, or PY_RC_BRIDGE."""
+    s = _state
+    if s is None or not s.cuda:
+        return 0
+    torch = s.torch
+    try:
+        torch.cuda.synchronize()
+        for seg in torch.cuda.memory._snapshot().get("segments", ()):
+            at = seg["address"]
+            for blk in seg.get("blocks", ()):
+                at = blk.get("address", at)
+                if blk.get("state") == "inactive" and blk["size"] > 0:
+                    _view(s, at, blk["size"], "uint8", True, True).fill_(_POISON_BYTE)
+                at += blk["size"]
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    except Exception as e:
+        _say("bridge", "after the call: %s: %s" % (type(e).__name__, e))
+        return PY_RC_BRIDGE
     return 0
+
+
+_POISON_BYTE = 0xA5   # DKB__CUDA_POISON
 
 
 def _text(e):

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dkb/candidate.h"
@@ -52,6 +53,7 @@ typedef struct py_api {
 
 static py_api g_py;
 static PyObject *g_call;       /* dkb_bridge.call */
+static PyObject *g_after;      /* dkb_bridge.after_call */
 static int g_ready;            /* 1 when init() succeeded */
 static char g_why[512];        /* why not, when not */
 
@@ -133,7 +135,7 @@ static int read_cfg(char *text, size_t n) {
 }
 
 __attribute__((constructor)) static void shim_init(void) {
-    char cfg[16384], lib[4096], prefix[4096], src[4096], mode[16], backend[16], cache[4096];
+    char cfg[16384], lib[4096], prefix[4096], src[4096], mode[16], backend[16], cache[4096], sites[8192];
     if (read_cfg(cfg, sizeof cfg)) return;
     if (cfg_get(cfg, "libpython", lib, sizeof lib) || cfg_get(cfg, "prefix", prefix, sizeof prefix) ||
         cfg_get(cfg, "source", src, sizeof src) || cfg_get(cfg, "mode", mode, sizeof mode) ||
@@ -141,6 +143,12 @@ __attribute__((constructor)) static void shim_init(void) {
         snprintf(g_why, sizeof g_why, "incomplete bridge configuration");
         return;
     }
+    /* a virtual environment's site-packages (optional) */
+    if (cfg_get(cfg, "site", sites, sizeof sites)) sites[0] = 0;
+    /* the worker says which backend it runs (CUDA: the columns are on the
+     * device); the build step does not know */
+    const char *wb = getenv("DKB_PY_BACKEND");
+    if (wb && (!strcmp(wb, "cpu") || !strcmp(wb, "cuda"))) snprintf(backend, sizeof backend, "%s", wb);
     /* the interpreter's environment: its own prefix, no user site, no
      * bytecode files, every cache (Triton's, torch's) inside the row's work
      * directory */
@@ -158,6 +166,11 @@ __attribute__((constructor)) static void shim_init(void) {
     setenv("TORCHINDUCTOR_CACHE_DIR", sub, 1);
     setenv("XDG_CACHE_HOME", cache, 1);
     setenv("HOME", cache, 1);
+    /* Triton's compiler writes its temporary files (ptxas's input and
+     * output, the launcher's build) under TMPDIR: inside the cache too */
+    snprintf(sub, sizeof sub, "%s/tmp", cache);
+    (void)mkdir(sub, 0700);
+    setenv("TMPDIR", sub, 1);
     if (load_api(lib)) return;
     g_py.Py_InitializeEx(0);   /* 0: no signal handlers (the worker's stay) */
     PyObject *code = g_py.Py_CompileString(dkb__py_bridge_src, "py_bridge.py", PY_FILE_INPUT);
@@ -165,14 +178,15 @@ __attribute__((constructor)) static void shim_init(void) {
     if (code) g_py.Py_DecRef(code);
     PyObject *init = mod ? g_py.PyObject_GetAttrString(mod, "init") : NULL;
     g_call = mod ? g_py.PyObject_GetAttrString(mod, "call") : NULL;
-    if (!init || !g_call) {
+    g_after = mod ? g_py.PyObject_GetAttrString(mod, "after_call") : NULL;
+    if (!init || !g_call || !g_after) {
         if (g_py.PyErr_Occurred()) g_py.PyErr_Print();
         snprintf(g_why, sizeof g_why, "cannot start the bridge module");
         return;
     }
     int (*max_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
     int threads = max_threads ? max_threads() : 1;
-    PyObject *args = g_py.Py_BuildValue("(sssi)", src, mode, backend, threads);
+    PyObject *args = g_py.Py_BuildValue("(sssis)", src, mode, backend, threads, sites);
     PyObject *r = args ? g_py.PyObject_CallObject(init, args) : NULL;
     if (args) g_py.Py_DecRef(args);
     g_py.Py_DecRef(init);
@@ -223,4 +237,20 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *p, dkb_cand
 
 int dkb_candidate_core(const dkb_cand_set *in, dkb_cand_set *out, const dkb_cand_env *env) {
     return bridge_call("core", in, out, NULL, env);
+}
+
+/* After each call, outside its timed window, the device idle (worker.c
+ * calls it when the shim exports it): the bridge's after_call(), which
+ * poisons what torch's CUDA allocator holds free. 0, or PY_RC_BRIDGE. */
+int dkb_shim_after_call(void) {
+    if (!g_ready) return 0;
+    PyObject *r = g_py.PyObject_CallObject(g_after, NULL);
+    if (!r) {
+        g_py.PyErr_Print();
+        say("dkb_bridge.after_call raised");
+        return PY_RC_BRIDGE;
+    }
+    long rc = g_py.PyLong_AsLong(r);
+    g_py.Py_DecRef(r);
+    return rc == 0 ? 0 : PY_RC_BRIDGE;
 }
