@@ -70,6 +70,7 @@ static void add_config(cJSON *doc, const dkb_eval_results *res) {
     cJSON_AddNumberToObject(c, "store_bytes", (double)res->store_bytes);
     add_str(c, "results_dir", o->out);
     add_str(c, "backend", o->backend ? o->backend : "cpu");
+    if (o->target) add_str(c, "target", o->target);   /* python, triton; absent for C/CUDA files */
     cJSON *modes = cJSON_AddArrayToObject(c, "modes");
     unsigned m = o->modes ? o->modes : DKB_EVAL_FULL | DKB_EVAL_CORE;
     if (m & DKB_EVAL_FULL) cJSON_AddItemToArray(modes, cJSON_CreateString("full"));

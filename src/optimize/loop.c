@@ -739,12 +739,6 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     if (tg->eval_target && o->sql)
         return dkb_fail(err, DKB_EINVAL, "--target %s: not with a SQL task (--sql) yet: dkb eval --sql takes C or CUDA files",
                         tg->name);
-    if (tg->eval_target && tg->gpu)
-        return dkb_fail(err, DKB_EINVAL,
-                        "--target %s: the harness cannot evaluate Python candidates on the GPU yet (dkb eval --target "
-                        "python runs on the CPU backend only); nothing was asked or evaluated (dkb prompt --target %s "
-                        "shows the prompt)",
-                        tg->name, tg->name);
     int cuda = tg->gpu;
     if (cuda) {
         /* before anything is written, asked or evaluated: every evaluation needs the GPU */

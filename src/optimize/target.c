@@ -14,7 +14,7 @@ static const dkb_opt_target targets[] = {
     {"python", "Python (PyTorch on the CPU)", "py", "python", DKB_CODE_PYTHON, "include/dkb/candidate.py", "cpu",
      "python", 0, "- Runtime: CPython with torch on the CPU (torch's intra-op threads: env.threads)\n"},
     {"triton", "Python (PyTorch and Triton on the GPU)", "py", "python", DKB_CODE_PYTHON, "include/dkb/candidate.py",
-     "cuda", "python", 1,
+     "cuda", "triton", 1,
      "- Runtime: CPython with torch and Triton (kernels JIT-compiled in the untimed warm-up; one stream: "
      "env.stream)\n"},
 };

@@ -16,7 +16,7 @@ typedef struct dkb_opt_target {
     dkb_code_lang code;       /* which code blocks of a reply count */
     const char *abi_file;     /* the ABI file the prompt shows (include/...) */
     const char *backend;      /* dkb eval --backend: "cpu" or "cuda" */
-    const char *eval_target;  /* dkb eval --target ("python"), or NULL */
+    const char *eval_target;  /* dkb eval --target ("python", "triton"), or NULL */
     int gpu;                  /* 1: every evaluation needs a GPU */
     const char *toolchain;    /* the hardware section's line: how the code is built or run */
 } dkb_opt_target;

@@ -165,9 +165,14 @@ def _check_main(argv):
     # a virtual environment (sys.prefix is its directory, pyvenv.cfg): the
     # embedded interpreter starts from the base prefix and adds its
     # site-packages (init())
-    if sys.prefix != sys.base_prefix:
+    # (site.py sets sys.prefix to it, and -S skips site.py: pyvenv.cfg
+    # beside the executable or one directory up says so)
+    exe_dir = os.path.dirname(sys.executable)
+    venv = next((d for d in (exe_dir, os.path.dirname(exe_dir)) if os.path.isfile(os.path.join(d, "pyvenv.cfg"))),
+                sys.prefix if sys.prefix != sys.base_prefix else "")
+    if venv:
         import site
-        dirs = [d for d in site.getsitepackages([sys.prefix]) if os.path.isdir(d)]
+        dirs = [d for d in site.getsitepackages([venv]) if os.path.isdir(d)]
         if dirs:
             print("site %s" % ":".join(dirs))
     return 0
@@ -194,8 +199,14 @@ class _Frozen(type):
         raise TypeError("dkb: %s is read-only" % cls.__name__)
 
 
+init_error = ""   # why init() failed, in words (the shim repeats it on every call)
+
+
 def _say(cls, msg):
+    global init_error
     import os
+    if cls == "bridge" and not init_error and _state is None:
+        init_error = " ".join(str(msg).split())[:400]
     line = "dkb-python: %s: %s\n" % (cls, " ".join(str(msg).split())[:600])
     try:
         os.write(2, line.encode("utf-8", "replace"))

@@ -49,6 +49,7 @@ typedef struct py_api {
     PyObject *(*PyErr_Occurred)(void);
     void (*PyErr_Print)(void);
     void (*Py_DecRef)(PyObject *);
+    const char *(*PyUnicode_AsUTF8AndSize)(PyObject *, long *);
 } py_api;
 
 static py_api g_py;
@@ -90,6 +91,7 @@ static int load_api(const char *libpython) {
     SYM(PyErr_Occurred);
     SYM(PyErr_Print);
     SYM(Py_DecRef);
+    SYM(PyUnicode_AsUTF8AndSize);
 #undef SYM
     return 0;
 }
@@ -198,7 +200,13 @@ __attribute__((constructor)) static void shim_init(void) {
         return;
     }
     if (rc != 0) {
-        snprintf(g_why, sizeof g_why, "the bridge's init() returned %ld", rc);
+        /* the bridge's own words (dkb_bridge.init_error), for every call's line */
+        PyObject *why = g_py.PyObject_GetAttrString(mod, "init_error");
+        const char *text = why ? g_py.PyUnicode_AsUTF8AndSize(why, NULL) : NULL;
+        if (text && *text) snprintf(g_why, sizeof g_why, "%s", text);
+        else snprintf(g_why, sizeof g_why, "the bridge's init() returned %ld", rc);
+        if (why) g_py.Py_DecRef(why);
+        if (g_py.PyErr_Occurred()) g_py.PyErr_Print();
         return;
     }
     g_ready = 1;
