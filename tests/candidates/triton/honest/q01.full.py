@@ -26,7 +26,7 @@ def full(db, params, env):
     g = groups.numel()
 
     def gsum(x):
-        return torch.zeros(g, dtype=torch.int64).index_add_(0, inv, x)
+        return torch.zeros(g, dtype=torch.int64, device=x.device).index_add_(0, inv, x)
 
     disc_price = price * (100 - disc)              # scale 4
     charge = disc_price * (100 + tax)              # scale 6
