@@ -6,7 +6,9 @@ signatures, what the harness hands over and what it expects back.
 
 A candidate is one file, qNN.full.py or qNN.core.py, evaluated with
 
-    dkb eval DIR --target python --data STORE          (--backend cpu)
+    dkb eval DIR --target python --data STORE          (torch on the CPU)
+    dkb eval DIR --target triton --data STORE          (the GPU: torch CUDA
+                                                        tensors, Triton kernels)
 
 It is a module that defines, at module level, exactly the mode's function:
 
@@ -26,6 +28,16 @@ checks this statically (forbidden_symbol, naming the line); in the worker an
 import hook and an audit hook refuse the same at run time (a refused open,
 process, socket or import fails the row as forbidden_symbol even when the
 candidate catches the exception), under the worker's system call filter.
+
+On the GPU (--target triton): every tensor handed over is a CUDA tensor
+(zero-copy over the harness's device memory: a write to an input is caught
+by checksums, wrote_input; core outputs are the harness's poisoned device
+buffers); the full-mode result may be CUDA tensors (copied back by the
+harness). @triton.jit kernels compile in the first, untimed call and are
+kept across calls (Triton's cache lives in the row's work directory);
+torch's freed device blocks are poisoned after every call, so torch.empty
+on the device never shows an earlier call's data. triton.autotune re-tunes
+in every call: prefer fixed configurations.
 
 Each call starts afresh: the module is executed anew before every call (its
 top-level code is part of the call's time: keep it to imports and
@@ -83,7 +95,11 @@ class Env:
 
     env.threads   threads to use (torch's intra-op threads are set to it)
     env.device    "cpu" (or "cuda" on the CUDA target)
-    env.stream    None on CPU; on CUDA the torch.cuda.Stream to launch on
+    env.stream    None on CPU; on CUDA the harness's stream (a
+                  torch.cuda.ExternalStream), which is torch's current
+                  stream during the call: torch operations and Triton
+                  launches go there unless you choose another (the harness
+                  times until the whole device is idle)
     env.params    full mode: the exact parameters, name -> (kind, i, scale):
                   ("date", days, 0), ("decimal", 6, 2) for 0.06, ("int",
                   24, 0), ("string", "BUILDING", 0)

@@ -39,6 +39,19 @@ extra = [l for l in full.splitlines() if l not in lines]
 assert not extra, f"q06.full.py: {extra}"
 PY
 pass "README's Python example matches tests/candidates/python/honest/q06.{core,full}.py"
+# and the Triton example, tests/candidates/triton/honest (text only: no GPU here)
+python3 - "$CAND/../../../README.md" "$CAND/../triton/honest" <<'PY' || fail "README's Triton Q6 example differs from tests/candidates/triton/honest"
+import sys
+readme, honest = open(sys.argv[1]).read(), sys.argv[2]
+i = readme.index("### Triton candidates (`--target triton`)")
+b1 = readme.index("```python\n", i) + 10
+core = readme[b1:readme.index("```\n", b1)]
+b2 = readme.index("```python\n", b1) + 10
+full = readme[b2:readme.index("```\n", b2)]
+assert core == open(honest + "/q06.core.py").read(), "q06.core.py"
+assert full in open(honest + "/q06.full.py").read(), "q06.full.py"
+PY
+pass "README's Triton example matches tests/candidates/triton/honest/q06.{core,full}.py"
 # The static check on its own (the bridge's check_source, as the build step
 # runs it): what passes (a Triton-shaped module, a local named like a denied
 # builtin) and what is refused, with the line.
