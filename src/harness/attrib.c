@@ -32,7 +32,7 @@ static const struct {
     const char *ns, *lib;
 } NAMESPACES[] = {
     {"cub", "cub"},    {"thrust", "thrust"}, {"cuda", "libcu++"}, {"cutlass", "cutlass"},
-    {"cute", "cutlass"}, {"at", "torch"},    {"c10", "torch"},
+    {"cute", "cutlass"}, {"at", "torch"},    {"c10", "torch"}, {"at_cuda_detail", "torch"},
 };
 static const struct {
     const char *prefix, *lib;

@@ -39,6 +39,9 @@ static void test_library(void) {
     CHECK(dkb__attrib_library(libcu) && !strcmp(dkb__attrib_library(libcu), "libcu++"));
     const char *torch = "_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT_";
     CHECK(dkb__attrib_library(torch) && !strcmp(dkb__attrib_library(torch), "torch"));
+    /* torch's own copy of CUB (namespace at_cuda_detail::cub), seen on the H200 */
+    const char *torch_cub = "_ZN14at_cuda_detail3cub6detail10radix_sort30DeviceRadixSortOnesweepKernelEv";
+    CHECK(dkb__attrib_library(torch_cub) && !strcmp(dkb__attrib_library(torch_cub), "torch"));
     CHECK(dkb__attrib_library("cublasLt_gemm_kernel") && !strcmp(dkb__attrib_library("cublasLt_gemm_kernel"), "cublas"));
     CHECK(dkb__attrib_library("_ZN8cublasLt6detail4gemmEv") && !strcmp(dkb__attrib_library("_ZN8cublasLt6detail4gemmEv"), "cublas"));
     CHECK(dkb__attrib_library("nvjet_tst_128x64") && !strcmp(dkb__attrib_library("nvjet_tst_128x64"), "cublas"));

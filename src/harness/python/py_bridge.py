@@ -260,7 +260,9 @@ def init(path, mode, backend, threads, sites=""):
     s.ctypes = ctypes
     s.os = os
     s.normpath = os.path.normpath
-    s.cache_dir = os.path.normpath(os.environ.get("TRITON_CACHE_DIR", "/nonexistent")) + "/"
+    # the row's cache directory (the shim points TRITON_CACHE_DIR at
+    # cache/triton and TMPDIR at cache/tmp: Triton's compiler writes both)
+    s.cache_dir = os.path.dirname(os.path.normpath(os.environ.get("TRITON_CACHE_DIR", "/nonexistent/triton"))) + "/"
     if s.cuda:
         try:
             if not torch.cuda.is_available():
@@ -481,7 +483,10 @@ def _compile_allowed(s, event, args):
     return False
 
 
-_LIBRARY_ROOTS = ("torch", "numpy", "math", "triton")
+# triton's modules keep their class: Triton's code generator takes a global
+# that is a module only when its type is exactly ModuleType (`tl` in a
+# kernel); stores into them are refused by the static check alone
+_LIBRARY_ROOTS = ("torch", "numpy", "math")
 
 
 def _library_store(module, name, value):
@@ -527,8 +532,8 @@ def _guard_libraries(s):
             continue
         try:
             mod.__class__ = _guarded_class(type(mod))
-        except TypeError:
-            pass  # a module object whose class cannot be swapped (none among these today)
+        except (TypeError, AttributeError):
+            pass  # a module object whose class cannot be swapped (torch's config modules refuse it)
     s.guarded = len(sys.modules)
 
 
@@ -562,7 +567,7 @@ def _audit(event, args):
     s = _state
     if s is None or not s.active:
         return
-    if not event.startswith(_AUDITED):
+    if not event.startswith(_AUDITED) or event == "sys._getframemodulename":   # a module's name, not a frame
         return
     if s.compiling and _compile_allowed(s, event, args):
         return

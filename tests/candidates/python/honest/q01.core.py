@@ -23,7 +23,7 @@ def core(inputs, outputs, env):
     g = groups.numel()
 
     def gsum(x):
-        return torch.zeros(g, dtype=torch.int64).index_add_(0, inv, x[keep])
+        return torch.zeros(g, dtype=torch.int64, device=x.device).index_add_(0, inv, x[keep])
 
     price, disc, tax = inputs["l_extendedprice"], inputs["l_discount"], inputs["l_tax"]
     disc_price = price * (100 - disc)
