@@ -81,6 +81,9 @@ cases = [
     ("import torch\n" + F + "    torch.Tensor.x = 1\n", 3, "assignment into 'torch'"),
     (F + "    exec('1')\n", 3, "use of 'exec'"),
     (F + "    return db.f_back\n", 3, "access to 'f_back'"),
+    # a kept compiled Triton kernel's shared parts (state there would survive a call)
+    ("import triton\n" + F + "    ck = k[(1,)](db)\n    ck.src.constants['x'] = 1\n", 3, "line 4: access to 'src'"),
+    ("import triton\n" + F + "    ck = k[(1,)](db)\n    ck.run.x = 1\n", 3, "line 4: access to 'run'"),
     ("def core(inputs, outputs, env):\n    pass\n", 5, "does not define full()"),
     (F + "    return (\n", 4, "line 2"),
 ]

@@ -45,6 +45,10 @@ DENIED_NAMES = frozenset((
     # survive a call (its compiled kernels are kept across calls)
     "knobs", "device_caches", "kernel_cache", "set_active", "reset_active", "cache_hook", "launch_enter_hook",
     "launch_exit_hook", "jit_cache_hook", "jit_post_compile_hook",
+    # the parts of a kept compiled kernel (a launch returns it) that hold
+    # mutable objects shared by every call: its source (constants, the first
+    # call's @jit object), its launcher, its binary and metadata
+    "src", "run", "asm", "packed_metadata", "launch_metadata",
 ))
 DENIED_BUILTINS = frozenset((
     "open", "exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals",
