@@ -19,7 +19,7 @@ export DKB_PYTHON=$(command -v python3)
 ( [ -f /tmp/dkb-sf1/manifest.json ] || $DKB gen --sf 1 --out /tmp/dkb-sf1 -j 8 -q --force; [ -f /tmp/dkb-sf10/manifest.json ] || $DKB gen --sf 10 --out /tmp/dkb-sf10 -j 8 -q --force ) > $OUT/gen.log 2>&1 &
 GEN=$!
 timeout ${CT:-260} bash tests/cli/triton_corpus.sh > $OUT/corpus.log 2>&1; echo corpus rc=$?
-python3 - <<'PY'
+{ python3 - <<'PY'
 import json, glob
 for f in sorted(glob.glob("/tmp/t/triton_corpus/results/*/results.json")):
     for r in json.load(open(f))["candidates"]:
@@ -27,7 +27,7 @@ for f in sorted(glob.glob("/tmp/t/triton_corpus/results/*/results.json")):
         if r["query"] == "q01" and f.split("/")[-2] == "honest": print(json.dumps(a)[:700])
         print(f.split("/")[-2], r["query"], r["mode"], r["class"], r.get("raw_speedup"), r.get("candidate_ms"), "own", a.get("own_share"), "|", (r.get("detail") or "")[:250])
 PY
-grep -h -A3 "top kernels" /tmp/t/triton_corpus/honest.stdout | cut -c1-250; grep -v "^ok:" $OUT/corpus.log | cut -c1-300 | head -20
+grep -h -A4 "top kernels" /tmp/t/triton_corpus/*.stdout | cut -c1-400; grep -v "^ok:" $OUT/corpus.log | cut -c1-300 | head -20; } 2>&1 | tee $OUT/summary.txt
 wait $GEN
 for sf in ${SFS:-1 10}; do
   timeout ${ET:-120} $DKB eval src/kernels/triton --target triton --data /tmp/dkb-sf$sf --out /tmp/ev$sf --seeds 5 > $OUT/experts_sf$sf.txt 2>&1; echo "experts sf$sf rc=$?"

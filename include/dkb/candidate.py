@@ -34,7 +34,12 @@ On the GPU (--target triton): every tensor handed over is a CUDA tensor
 by checksums, wrote_input; core outputs are the harness's poisoned device
 buffers); the full-mode result may be CUDA tensors (copied back by the
 harness). @triton.jit kernels compile in the first, untimed call and are
-kept across calls (Triton's cache lives in the row's work directory);
+kept across calls (Triton's cache lives in the row's work directory); a
+module-level @triton.jit function without default arguments (and with
+plain decorator arguments) that every call defines the same way launches
+without Triton's per-object set-up (source read, dependency hash, binder:
+milliseconds), which it takes over from the earlier call's object, Triton
+still checking before each launch the globals the kernel reads;
 torch's freed device blocks are poisoned after every call, so torch.empty
 on the device never shows an earlier call's data. triton.autotune re-tunes
 in every call: prefer fixed configurations.

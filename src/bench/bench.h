@@ -26,6 +26,7 @@ struct cJSON;
  * are borrowed. */
 typedef struct dkb_bench_info {
     const char *backend;       /* "cpu" or "cuda" */
+    const char *target;        /* NULL (the backend's C or CUDA experts) or "triton" */
     const char *device;        /* GPU name on cuda ("" or NULL otherwise) */
     double sf;                 /* scale factor of the store */
     const char *store;         /* store directory */
@@ -47,9 +48,9 @@ typedef struct dkb_bench_info {
 int dkb__bench_ensure_store(const char *dir, double sf, int threads, dkb_progress progress, int *generated,
                             double *seconds, dkb_error *err);
 
-/* Expert files for backend ("cpu": qNN.full.c; "cuda": qNN.full.cu) in dir:
- * how many there are (0 when dir is missing or unreadable). */
-int dkb__bench_count_experts(const char *dir, const char *backend);
+/* Expert files named qNN.full.<ext> ("c", "cu", "py") in dir: how many
+ * there are (0 when dir is missing or unreadable). */
+int dkb__bench_count_experts(const char *dir, const char *ext);
 
 /* ---- reports (bench_report.c, bench_html.c) ---- */
 

@@ -37,14 +37,13 @@ int dkb__bench_ensure_store(const char *dir, double sf, int threads, dkb_progres
     return 0;
 }
 
-int dkb__bench_count_experts(const char *dir, const char *backend) {
-    bool cuda = backend && !strcmp(backend, "cuda");
+int dkb__bench_count_experts(const char *dir, const char *ext) {
     dkb_eval_results scratch;
     memset(&scratch, 0, sizeof scratch);
     uint32_t found[2] = {0, 0};
     dkb_error err = {0};
     int n = 0;
-    if (!dkb__eval_scan_ext(dir, cuda, found, &scratch, &err))
+    if (!dkb__eval_scan_files(dir, ext, found, &scratch, &err))
         for (int q = 1; q <= DKB_NQUERIES; q++) n += (found[DKB_MODE_FULL] >> q) & 1u;
     dkb__eval_results_free(&scratch);
     return n;

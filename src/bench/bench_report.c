@@ -36,6 +36,8 @@ cJSON *dkb__bench_json(const dkb_eval_results *res, const dkb_bench_info *info) 
     if (!doc) return NULL;
     cJSON *b = cJSON_AddObjectToObject(doc, "bench");
     cJSON_AddStringToObject(b, "backend", info->backend);
+    if (info->target) cJSON_AddStringToObject(b, "target", info->target);
+    else cJSON_AddNullToObject(b, "target");
     cJSON_AddStringToObject(b, "device", info->device ? info->device : "");
     cJSON_AddStringToObject(b, "cpu", res->cpu_model);
     cJSON_AddNumberToObject(b, "cores", res->cores);
@@ -142,8 +144,8 @@ int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *in
     if (t->missing) fprintf(f, "; %d quer%s without an expert", t->missing, t->missing == 1 ? "y" : "ies");
     fprintf(f, ")\noverall speedup %.2fx (baseline %.3f ms / bench %.3f ms); geometric mean %.2fx\n",
             t->overall_speedup, t->baseline_ms_sum, t->final_ms_sum, t->geomean_speedup);
-    fprintf(f, "backend %s%s%s, SF %g, %d thread%s; %s\n", info->backend, info->device && *info->device ? " " : "",
-            info->device ? info->device : "", res->scale_factor > 0 ? res->scale_factor : info->sf, res->threads,
+    fprintf(f, "backend %s%s%s%s, SF %g, %d thread%s; %s\n", info->backend, info->device && *info->device ? " " : "",
+            info->device ? info->device : "", info->target ? " (Triton experts)" : "", res->scale_factor > 0 ? res->scale_factor : info->sf, res->threads,
             res->threads == 1 ? "" : "s", res->cpu_model);
     if (ferror(f)) return dkb_fail(err, DKB_EIO, "writing the table failed");
     return 0;

@@ -25,7 +25,8 @@ static void usage(FILE *f) {
             "usage: dkb bench [--sf SF] [--data DIR] [--backend auto|cpu|cuda] [options]\n"
             "\n"
             "The benchmark: run the 22 TPC-H baseline plans and the expert implementations\n"
-            "(qNN.full.c on the CPU, qNN.full.cu on CUDA) through the harness, as dkb eval\n"
+            "(qNN.full.c on the CPU, qNN.full.cu on CUDA, qNN.full.py with --target triton)\n"
+            "through the harness, as dkb eval\n"
             "--mode full does: each expert checked on seed 0 plus N random parameter sets,\n"
             "then timed interleaved with the baseline. Prints per query the baseline and\n"
             "expert medians, the speedup, the bandwidth floor and time/floor, and whether\n"
@@ -37,7 +38,10 @@ static void usage(FILE *f) {
             "  --backend B         auto (default: cuda when a GPU is usable, else cpu), cpu, cuda\n"
             "  --sf SF             scale factor (default 1 on cpu, 10 on cuda)\n"
             "  --data DIR          the store (default data/sf<SF>); generated if missing\n"
-            "  --experts DIR       expert files (default src/kernels/<backend> of the source tree)\n"
+            "  --experts DIR       expert files (default src/kernels/<backend> of the source tree;\n"
+            "                      src/kernels/triton with --target triton)\n"
+            "  --target T          triton: the Triton experts (qNN.full.py, dkb eval --target\n"
+            "                      triton) against the CUDA baseline; implies --backend cuda\n"
             "  --queries LIST      q01,q06,... or all (default all; blanks ignored)\n"
             "  --seeds N           random parameter seeds besides seed 0 (default 5)\n"
             "  --threads N         threads for generation, baseline and experts (default: all cores)\n"
@@ -68,12 +72,14 @@ static void usage(FILE *f) {
             "examples:\n"
             "  dkb bench                          # SF 1 on a CPU machine, SF 10 with a GPU\n"
             "  dkb bench --sf 0.1 --queries q01,q06 --quick\n"
+            "  dkb bench --target triton --sf 10  # the Triton experts on a GPU\n"
             "  dkb bench --backend cpu --data data/sf0.1-p8 --mem-budget 4M --quick\n");
 }
 
 typedef struct bench_cli {
     dkb_eval_opts o;
     const char *backend;   /* "auto", "cpu", "cuda" */
+    int backend_given;     /* --backend on the command line */
     double sf;             /* 0: the backend's default */
     const char *data, *experts;
     cli_format fmt;
@@ -91,7 +97,7 @@ static int parse_sf(const char *s, double *sf) {
 
 static int parse(int argc, char **argv, bench_cli *c) {
     enum { O_SF = 256, O_DATA, O_BACKEND, O_EXPERTS, O_QUERIES, O_SEEDS, O_OUT, O_FORMAT, O_THREADS, O_QUICK,
-           O_TIMEOUT, O_NO_VERIFY, O_MEM_BUDGET };
+           O_TIMEOUT, O_NO_VERIFY, O_MEM_BUDGET, O_TARGET };
     static const struct option longopts[] = {
         {"sf", required_argument, 0, O_SF},           {"data", required_argument, 0, O_DATA},
         {"backend", required_argument, 0, O_BACKEND}, {"experts", required_argument, 0, O_EXPERTS},
@@ -100,7 +106,7 @@ static int parse(int argc, char **argv, bench_cli *c) {
         {"threads", required_argument, 0, O_THREADS}, {"quick", no_argument, 0, O_QUICK},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"quiet", no_argument, 0, 'q'},
         {"no-verify", no_argument, 0, O_NO_VERIFY},   {"verbose", no_argument, 0, 'v'},
-        {"mem-budget", required_argument, 0, O_MEM_BUDGET},
+        {"mem-budget", required_argument, 0, O_MEM_BUDGET}, {"target", required_argument, 0, O_TARGET},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     dkb_eval_opts *o = &c->o;
     long v;
@@ -118,6 +124,11 @@ static int parse(int argc, char **argv, bench_cli *c) {
             if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
                 return cli_usage_error("--backend %s: expected auto, cpu or cuda", optarg);
             c->backend = optarg;
+            c->backend_given = 1;
+            break;
+        case O_TARGET:
+            if (strcmp(optarg, "triton")) return cli_usage_error("--target %s: expected triton", optarg);
+            o->target = optarg;
             break;
         case O_EXPERTS: c->experts = optarg; break;
         case O_QUERIES: {
@@ -164,6 +175,12 @@ static int parse(int argc, char **argv, bench_cli *c) {
         }
     }
     if (optind < argc) return cli_usage_error("bench: unexpected argument '%s'", argv[optind]);
+    if (o->target) {
+        if (c->backend_given && strcmp(c->backend, "cuda"))
+            return cli_usage_error("bench: --target triton: the CUDA backend's (not --backend %s)", c->backend);
+        if (o->mem_budget) return cli_usage_error("bench: --mem-budget: not with --target triton yet");
+        c->backend = "cuda";
+    }
     return 0;
 }
 
@@ -220,8 +237,9 @@ static int run_bench(bench_cli *c, const char *cmd) {
     char experts[4200];
     const char *expert_dir = c->experts;
     if (!expert_dir) {
-        snprintf(experts, sizeof experts, "%s/src/kernels/%s", root, backend);
-        if (!is_dir(experts)) snprintf(experts, sizeof experts, "src/kernels/%s", backend);
+        const char *sub = c->o.target ? c->o.target : backend;
+        snprintf(experts, sizeof experts, "%s/src/kernels/%s", root, sub);
+        if (!is_dir(experts)) snprintf(experts, sizeof experts, "src/kernels/%s", sub);
         expert_dir = experts;
     } else if (!is_dir(expert_dir)) {
         fprintf(stderr, "dkb bench: error: --experts %s: not a directory\n", expert_dir);
@@ -254,7 +272,8 @@ static int run_bench(bench_cli *c, const char *cmd) {
 
     /* an empty experts directory stands in for a missing default one: every row is "missing" */
     char empty[4200];
-    int found = is_dir(expert_dir) ? dkb__bench_count_experts(expert_dir, backend) : 0;
+    const char *ext = c->o.target ? "py" : !strcmp(backend, "cuda") ? "cu" : "c";
+    int found = is_dir(expert_dir) ? dkb__bench_count_experts(expert_dir, ext) : 0;
     if (!is_dir(expert_dir)) {
         snprintf(empty, sizeof empty, "%s/no-experts", c->o.out);
         if ((rc = dkb__mkdir_p(empty, &err))) return cli_fail("bench", rc, &err);
@@ -275,8 +294,9 @@ static int run_bench(bench_cli *c, const char *cmd) {
     }
     c->o.command_line = cmd;
     if (!c->quiet)
-        fprintf(stderr, "dkb bench: backend %s%s%s, store %s, experts %s (%d file%s), results %s\n", backend,
-                *device ? " " : "", device, data, expert_dir, found, found == 1 ? "" : "s", c->o.out);
+        fprintf(stderr, "dkb bench: backend %s%s%s%s, store %s, experts %s (%d file%s), results %s\n", backend,
+                *device ? " " : "", device, c->o.target ? ", target triton" : "", data, expert_dir, found,
+                found == 1 ? "" : "s", c->o.out);
 
     dkb_progress inner = cli_bar_progress(&bar);
     dkb_progress prog = {inner.fn ? relabel : NULL, &inner};
@@ -287,7 +307,7 @@ static int run_bench(bench_cli *c, const char *cmd) {
         dkb__eval_results_free(&res);
         return cli_fail("bench", rc, &err);
     }
-    dkb_bench_info info = {.backend = backend, .device = device, .sf = sf, .store = data, .experts = expert_dir,
+    dkb_bench_info info = {.backend = backend, .target = c->o.target, .device = device, .sf = sf, .store = data, .experts = expert_dir,
                            .experts_found = found, .generated = generated, .gen_seconds = gen_s, .quick = c->quick,
                            .command_line = cmd};
     int exit_code = DKB_EXIT_OK;
@@ -295,7 +315,7 @@ static int run_bench(bench_cli *c, const char *cmd) {
     if (!c->quiet)
         for (int i = 0; i < res.nignored; i++)
             fprintf(stderr, "dkb bench: note: ignored %s/%s (experts are named qNN.full.%s)\n", expert_dir,
-                    res.ignored[i], !strcmp(backend, "cuda") ? "cu" : "c");
+                    res.ignored[i], ext);
     dkb_error perr = {0};
     if (c->fmt == CLI_FMT_JSON) {
         cJSON *doc = dkb__bench_json(&res, &info);

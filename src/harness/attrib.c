@@ -247,6 +247,15 @@ void dkb__attrib_tally_finish(dkb_attrib_tally *t, dkb_attribution *out) {
     out->recorded = true;
     out->ntop = t->n < DKB_ATTRIB_TOP ? t->n : DKB_ATTRIB_TOP;
     for (int i = 0; i < out->ntop; i++) out->top[i] = t->k[i];
+    /* the largest own kernel is always named, so a reader sees what counted
+     * as the candidate's own even when library kernels fill the list */
+    int own_shown = 0;
+    for (int i = 0; i < out->ntop; i++) own_shown |= !out->top[i].library[0];
+    for (int i = out->ntop; !own_shown && i < t->n; i++)
+        if (!t->k[i].library[0]) {
+            out->top[out->ntop - 1] = t->k[i];
+            own_shown = 1;
+        }
     if (t->failed && !out->note[0]) snprintf(out->note, sizeof out->note, "out of memory: kernel names left out");
     free(t->k);
     dkb__attrib_tally_init(t, t->dm);

@@ -57,7 +57,8 @@ typedef struct dkb_attribution {
                                    * the flush and the tally (what attribution costs) */
     char libraries[64];           /* the libraries seen, "cub, thrust" ("" when none) */
     int ntop;
-    dkb_attrib_kernel top[DKB_ATTRIB_TOP];   /* by ms, descending */
+    dkb_attrib_kernel top[DKB_ATTRIB_TOP];   /* by ms, descending; the last is the largest
+                                             * own kernel when none of the first is own */
 } dkb_attribution;
 
 /* Nothing recorded, no note. */

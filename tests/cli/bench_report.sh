@@ -29,10 +29,14 @@ expect_fail 2 "--format yaml: expected table, json or csv" -- "$DKB" bench --for
 expect_fail 2 "bench: unknown option --frobnicate" -- "$DKB" bench --frobnicate
 expect_fail 2 "bench: option --out needs a value" -- "$DKB" bench --out
 expect_fail 2 "bench: unexpected argument 'x'" -- "$DKB" bench x
+expect_fail 2 "--target cuda: expected triton" -- "$DKB" bench --target cuda
+expect_fail 2 "bench: --target triton: the CUDA backend's .not --backend cpu." -- "$DKB" bench --target triton --backend cpu
+expect_fail 2 "bench: --mem-budget: not with --target triton yet" -- "$DKB" bench --target triton --mem-budget 1G
 
 # ---- --help ----
 help=$("$DKB" bench --help) && grep -q "^usage: dkb bench \[--sf SF\]" <<<"$help" || fail "bench --help"
 help=$("$DKB" bench -h) && grep -q -- "--experts DIR" <<<"$help" || fail "bench -h"
+grep -q -- "--target T " <<<"$help" || fail "bench -h: --target"
 help=$("$DKB" --help) && grep -q "^  bench " <<<"$help" || fail "dkb --help lists bench"
 pass "--help"
 
@@ -67,7 +71,7 @@ python3 - "$WORK/res/results.json" "$EXPERTS" <<'PY' || fail "results.json conte
 import json, sys
 doc = json.load(open(sys.argv[1]))
 b = doc["bench"]
-assert b["backend"] == "cpu", b["backend"]
+assert b["backend"] == "cpu" and b["target"] is None, (b["backend"], b.get("target"))
 assert abs(b["scale_factor"] - 0.01) < 1e-9, b["scale_factor"]
 assert b["store"] == "data/sf0.01" and b["store_generated"] is True, (b["store"], b["store_generated"])
 assert b["experts"] == sys.argv[2], (b["experts"], sys.argv[2])

@@ -156,6 +156,19 @@ static void test_tally(void) {
     CHECK(!strcmp(a.top[3].name, "c_kernel") && !strcmp(a.top[4].name, "(anonymous namespace)::anon_k"));
     for (int i = 1; i < a.ntop; i++) CHECK(a.top[i - 1].ms >= a.top[i].ms);
 
+    /* library kernels fill the list: the largest own kernel still takes its last place */
+    dkb_attrib_tally lt;
+    dkb__attrib_tally_init(&lt, fake_demangle);
+    const char *libs[] = {"cublasGemv", "cublasDot", "cudnnConv", "nvjet_a", "nvjet_b", "nvjet_c"};
+    for (int i = 0; i < 6; i++) dkb__attrib_tally_kernel(&lt, libs[i], 1.0 + i);
+    dkb__attrib_tally_kernel(&lt, "tiny_own", 0.001);
+    dkb__attrib_tally_kernel(&lt, "tinier_own", 0.0005);
+    dkb_attribution la;
+    dkb__attrib_tally_finish(&lt, &la);
+    CHECK(la.ntop == DKB_ATTRIB_TOP && !strcmp(la.top[DKB_ATTRIB_TOP - 1].name, "tiny_own") &&
+              !la.top[DKB_ATTRIB_TOP - 1].library[0] && !strcmp(la.top[0].name, "nvjet_c"),
+          "%s %s", la.top[0].name, la.top[DKB_ATTRIB_TOP - 1].name);
+
     /* the text */
     char line[512];
     dkb__attrib_line(&a, line, sizeof line);

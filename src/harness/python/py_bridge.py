@@ -263,7 +263,7 @@ def init(path, mode, backend, threads, sites=""):
     torch.set_num_threads(max(1, threads))
     s.ctypes = ctypes
     s.os = os
-    s.normpath = os.path.normpath
+    s.normpath = os.path.abspath   # relative paths resolved against the working directory (Triton builds in a chdir'd temporary)
     # the row's cache directory (the shim points TRITON_CACHE_DIR at
     # cache/triton and TMPDIR at cache/tmp: Triton's compiler writes both)
     s.cache_dir = os.path.dirname(os.path.normpath(os.environ.get("TRITON_CACHE_DIR", "/nonexistent/triton"))) + "/"
@@ -396,6 +396,7 @@ def _triton_setup(s):
         if getattr(triton, "compile", None) is real:
             triton.compile = compile_kept
         s.triton_kept = kept
+        _jit_warm(s)
         import linecache
         linecache.cache["dkb_prime.py"] = (len(_TRITON_PRIME), None, _TRITON_PRIME.splitlines(True), "dkb_prime.py")
         g = {"__name__": "dkb_prime"}
@@ -411,6 +412,70 @@ def _triton_setup(s):
         _say("bridge", "cannot start Triton: %s: %s" % (type(e).__name__, e))
         return PY_RC_BRIDGE
     return 0
+
+
+def _jit_simple(v):
+    """A @triton.jit keyword argument that carries no object of the
+    candidate's (None, a bool, int or str, or a list/tuple of them)."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return True
+    return isinstance(v, (list, tuple)) and all(isinstance(x, (bool, int, str)) for x in v)
+
+
+def _jit_warm(s):
+    """The module is executed afresh before every call, so every call
+    makes new @triton.jit objects, and each would redo what Triton does once
+    per kernel (the source read, the AST walk that hashes its dependencies,
+    the argument binder) before finding its compiled kernel: milliseconds
+    per call. A JITFunction made for the same code as one made in an
+    earlier call (the same code object, module-level: no closure, no
+    default arguments, only plain keyword arguments) takes that one's
+    derived state: its hash, binder and compiled kernels (kept, read-only:
+    _freeze_kernel), and the globals it read, now checked against the new
+    module's globals by Triton itself before every launch. Everything that
+    holds objects of the candidate's (the function, its globals, its
+    signature and parameters, the lists) is made anew from the new
+    function, so nothing of an earlier call is reachable from it."""
+    import triton.runtime.jit as tj
+    cls = tj.JITFunction
+    init = cls.__init__
+    warm = {}
+
+    def init_warm(self, fn, *args, **kwargs):
+        key = None
+        code = getattr(fn, "__code__", None)
+        if code is not None and not args and getattr(fn, "__closure__", 1) is None and \
+                getattr(fn, "__defaults__", 1) is None and getattr(fn, "__kwdefaults__", 1) is None and \
+                all(_jit_simple(v) for v in kwargs.values()):
+            key = (code, fn.__module__, fn.__qualname__, code.co_filename, code.co_firstlineno,
+                   repr(sorted(kwargs.items())))
+        old = warm.get(key) if key is not None else None
+        if old is None or old.hash is None:
+            init(self, fn, *args, **kwargs)
+            if key is not None:
+                warm[key] = self
+            return
+        d = dict(old.__dict__)
+        dns = list(kwargs.get("do_not_specialize") or [])
+        dnsa = list(kwargs.get("do_not_specialize_on_alignment") or [])
+        sig = tj.inspect.signature(fn)
+        params = [tj.KernelParam(i, p, i in dns or p.name in dns, i in dnsa or p.name in dnsa)
+                  for i, p in enumerate(sig.parameters.values())]
+        if [(p.name, p.annotation) for p in params] != [(p.name, p.annotation) for p in old.params]:
+            init(self, fn, *args, **kwargs)
+            return
+        og = old.__globals__
+        d.update(fn=fn, module=fn.__module__, signature=sig, params=params, do_not_specialize=dns,
+                 do_not_specialize_on_alignment=dnsa, kernel=None, pre_run_hooks=[],
+                 arg_names=[p.name for p in params], constexprs=[p.num for p in params if p.is_constexpr],
+                 used_global_vals={(name, id(fn.__globals__) if g is og else gid): (val, fn.__globals__ if g is og else g)
+                                   for (name, gid), (val, g) in old.used_global_vals.items()},
+                 __doc__=fn.__doc__, __name__=fn.__name__, __qualname__=fn.__qualname__,
+                 __globals__=fn.__globals__, __module__=fn.__module__)
+        self.__dict__.update(d)
+        warm[key] = self   # the newest holds the key: an earlier call's module is let go
+
+    cls.__init__ = init_warm
 
 
 def _freeze_kernel(s, ck):
@@ -445,6 +510,25 @@ def _guarded_object_class(cls, cache={}):  # noqa: B006 (one guarded subclass pe
     return g
 
 
+# where an os event's dir_fd arguments sit, for its first and second path
+# (shutil.rmtree removes a temporary directory's files by name relative to
+# the directory's descriptor)
+_DIR_FD_ARGS = {"os.remove": (1,), "os.rmdir": (1,), "os.mkdir": (2,), "os.rename": (2, 3), "os.chmod": (2,),
+                "os.utime": (3,), "os.link": (2, 3), "os.symlink": (2, 2), "shutil.rmtree": (1,)}
+
+
+def _resolve(s, path, dir_fd):
+    """path made absolute: against the directory open as dir_fd (an int),
+    else the working directory; '..' resolved."""
+    os = s.os
+    if not os.path.isabs(path) and isinstance(dir_fd, int) and dir_fd >= 0:
+        try:
+            path = os.path.join(os.readlink("/proc/self/fd/%d" % dir_fd), path)
+        except OSError:
+            return "/nonexistent/" + path
+    return s.normpath(path)
+
+
 def _compile_allowed(s, event, args):
     """While Triton compiles a kernel (the bridge's wrapper is on the
     stack): what its compiler does is let through, and nothing else: ptxas
@@ -473,13 +557,18 @@ def _compile_allowed(s, event, args):
         mode = args[1] if len(args) > 1 else "r"
         flags = args[2] if len(args) > 2 else 0
         writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (isinstance(flags, int) and flags & 0o3)
-        return not writing or (p + "/").startswith(s.cache_dir)
+        return not writing or p == "/dev/null" or (p + "/").startswith(s.cache_dir)   # subprocess's DEVNULL
     if event.startswith("os.") or event.startswith("shutil.") or event.startswith("tempfile."):
-        for a in args[:2]:
+        if event in ("os.listdir", "os.scandir"):
+            return True
+        fds = _DIR_FD_ARGS.get(event, ())
+        for i, a in enumerate(args[:2]):
             if isinstance(a, bytes):
                 a = a.decode("utf-8", "replace")
-            if isinstance(a, str) and a and not (s.normpath(a) + "/").startswith(s.cache_dir) and \
-                    event not in ("os.listdir", "os.scandir"):
+            if not isinstance(a, str) or not a:
+                continue
+            fd = args[fds[i]] if i < len(fds) and fds[i] < len(args) else None
+            if not (_resolve(s, a, fd) + "/").startswith(s.cache_dir):
                 return False
         return True
     if event.startswith("ctypes."):
@@ -579,7 +668,7 @@ def _audit(event, args):
         return
     if s.filling and event.startswith("ctypes."):
         return   # the bridge writing the answer into the harness's buffers
-    what = "%s%s" % (event, (" " + repr(args[0])[:200]) if args else "")
+    what = "%s%s%s" % (event, (" " + repr(args[0])[:200]) if args else "", " (while Triton compiled)" if s.compiling else "")
     if s.violation is None:
         s.violation = what
     raise PermissionError("dkb: not allowed in a candidate: %s" % what)
