@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-triton}
 mkdir -p "$OUT"
 source .devdeps/env.sh
-(cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release && cmake --build build-device -j16) > $OUT/build.log 2>&1 || { tail -20 $OUT/build.log; exit 1; }
+(cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release && cmake --build build-device -j16 --target dkb dkb_pyshim) > $OUT/build.log 2>&1 || { tail -20 $OUT/build.log; exit 1; }
 export DKB=$PWD/build-device/dkb DKB_TMP=/tmp/t KEEP_WORK=1 DKB_TESTDATA=$PWD/tests/data PYTHONUNBUFFERED=1
 export DKB_PYTHON=$(command -v python3)
 ( [ -f /tmp/dkb-sf1/manifest.json ] || $DKB gen --sf 1 --out /tmp/dkb-sf1 -j 8 -q --force; [ -f /tmp/dkb-sf10/manifest.json ] || $DKB gen --sf 10 --out /tmp/dkb-sf10 -j 8 -q --force ) > $OUT/gen.log 2>&1 &
