@@ -435,8 +435,10 @@ def _jit_warm(s):
     module's globals by Triton itself before every launch. Everything that
     holds objects of the candidate's (the function, its globals, its
     signature and parameters, the lists) is made anew from the new
-    function, so nothing of an earlier call is reachable from it."""
-    import triton.runtime.jit as tj
+    function, so nothing of an earlier call is reachable from it. Any
+    surprise on the way falls back to Triton's own set-up."""
+    import importlib
+    tj = importlib.import_module("triton.runtime.jit")
     cls = tj.JITFunction
     init = cls.__init__
     warm = {}
@@ -450,32 +452,48 @@ def _jit_warm(s):
             key = (code, fn.__module__, fn.__qualname__, code.co_filename, code.co_firstlineno,
                    repr(sorted(kwargs.items())))
         old = warm.get(key) if key is not None else None
-        if old is None or old.hash is None:
-            init(self, fn, *args, **kwargs)
-            if key is not None:
-                warm[key] = self
-            return
-        d = dict(old.__dict__)
-        dns = list(kwargs.get("do_not_specialize") or [])
-        dnsa = list(kwargs.get("do_not_specialize_on_alignment") or [])
-        sig = tj.inspect.signature(fn)
-        params = [tj.KernelParam(i, p, i in dns or p.name in dns, i in dnsa or p.name in dnsa)
-                  for i, p in enumerate(sig.parameters.values())]
-        if [(p.name, p.annotation) for p in params] != [(p.name, p.annotation) for p in old.params]:
-            init(self, fn, *args, **kwargs)
-            return
-        og = old.__globals__
-        d.update(fn=fn, module=fn.__module__, signature=sig, params=params, do_not_specialize=dns,
-                 do_not_specialize_on_alignment=dnsa, kernel=None, pre_run_hooks=[],
-                 arg_names=[p.name for p in params], constexprs=[p.num for p in params if p.is_constexpr],
-                 used_global_vals={(name, id(fn.__globals__) if g is og else gid): (val, fn.__globals__ if g is og else g)
-                                   for (name, gid), (val, g) in old.used_global_vals.items()},
-                 __doc__=fn.__doc__, __name__=fn.__name__, __qualname__=fn.__qualname__,
-                 __globals__=fn.__globals__, __module__=fn.__module__)
-        self.__dict__.update(d)
-        warm[key] = self   # the newest holds the key: an earlier call's module is let go
+        if old is not None and old.hash is not None:
+            try:
+                d = _jit_warm_state(tj, old, fn, kwargs)
+            except Exception:
+                d = None
+            if d is not None:
+                self.__dict__.update(d)
+                warm[key] = self   # the newest holds the key: an earlier call's module is let go
+                return
+        init(self, fn, *args, **kwargs)
+        if key is not None:
+            warm[key] = self
 
     cls.__init__ = init_warm
+
+
+def _jit_warm_state(tj, old, fn, kwargs):
+    """The attributes of a JITFunction for fn that takes over old's derived
+    state (_jit_warm), or None when their parameters differ."""
+    dns = list(kwargs.get("do_not_specialize") or [])
+    dnsa = list(kwargs.get("do_not_specialize_on_alignment") or [])
+    sig = tj.inspect.signature(fn)
+    params = [tj.KernelParam(i, p, i in dns or p.name in dns, i in dnsa or p.name in dnsa)
+              for i, p in enumerate(sig.parameters.values())]
+    if [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment) for p in params] != \
+            [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment) for p in old.params]:
+        return None
+    og, ng = old.__globals__, fn.__globals__
+    missing = object()
+    for (name, _), (val, g) in old.used_global_vals.items():
+        now = ng.get(name, missing) if g is og else missing
+        if now is not missing and now != val:
+            return None   # a global it read differs already: Triton's own set-up (a new hash)
+    d = dict(old.__dict__)
+    d.update(fn=fn, module=fn.__module__, signature=sig, params=params, do_not_specialize=dns,
+             do_not_specialize_on_alignment=dnsa, kernel=None, pre_run_hooks=[],
+             arg_names=[p.name for p in params], constexprs=[p.num for p in params if p.is_constexpr],
+             used_global_vals={(name, id(ng) if g is og else gid): (val, ng if g is og else g)
+                               for (name, gid), (val, g) in old.used_global_vals.items()},
+             __doc__=fn.__doc__, __name__=fn.__name__, __qualname__=fn.__qualname__, __globals__=ng,
+             __module__=fn.__module__)
+    return d
 
 
 def _freeze_kernel(s, ck):
