@@ -36,7 +36,7 @@ static void usage(FILE *f) {
             "usage: dkb sql QUERY [--seed S] [--param NAME=VALUE ...] [--sf SF] [--params-json]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) [--backend cpu|cuda] [--threads N]\n"
             "               [--format table|csv|json] [--expect FILE.csv] [--expect-dir DIR] [--check]\n"
-            "               [--time N [--hand]] [--seed S] [--param NAME=VALUE ...]\n"
+            "               [--time N [--hand]] [--profile] [--seed S] [--param NAME=VALUE ...]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --explain[=tree|json|tensorplan]\n"
             "       dkb sql --data STORE (-e SQL | -f FILE) --emit c [-o OUT.c]\n"
             "\n"
@@ -96,6 +96,9 @@ static void usage(FILE *f) {
             "                       median of N runs (DuckDB's load and planning apart)\n"
             "  --hand               with --time and -f .../qNN.sql: also time the hand-written\n"
             "                       plan qNN (seed 0), each run after a translated one\n"
+            "  --profile            after any timing, one more run of the translated program\n"
+            "                       (and with --hand, of the hand plan) counting every\n"
+            "                       TensorPlan operation by kind (to_host: copies to the host)\n"
             "  --explain[=WHAT]     print DuckDB's plan: tree and json (default), tree,\n"
             "                       json; or tensorplan: the translated program\n"
             "  --emit c             write the translated program as C source\n"
@@ -169,6 +172,7 @@ typedef struct sql_opts {
     int check;                /* --check: against DuckDB's answer */
     int time_runs;            /* --time N: time the translated program (one warm-up, N runs) */
     int hand;                 /* --hand: with --time, also the hand plan of -f .../qNN.sql, interleaved */
+    int profile;              /* --profile: one more run (each), counting the operations */
     int emit;                 /* --emit c: write the program as C source */
     const char *out;          /* -o OUT.c (NULL: standard output) */
     uint64_t seed;            /* --seed S: the draw of the SQL's declared parameters */
@@ -386,7 +390,7 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
     if (o->what == EXPLAIN_BOTH) printf("-- the plan as JSON (json_serialize_plan)\n");
     if (pretty) fputs(pretty, stdout);
     if (o->what == EXPLAIN_TP) printf("-- %lld row%s\n", (long long)res.nrows, res.nrows == 1 ? "" : "s");
-    if (o->what == EXPLAIN_NONE && o->time_runs > 0) {
+    if (o->what == EXPLAIN_NONE && (o->time_runs > 0 || o->profile)) {
         /* the translated program alone, as the SQL task's baseline is
          * timed: DuckDB planned once (above), the plan parsed and the
          * column names taken once, here */
@@ -428,6 +432,46 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
             dkb_result_free(&again);
             dkb_tp_reset(tp);
         }
+        if (!rc && o->profile) {
+            /* one more run of each, every operation counted */
+            char line[2][1024];
+            int64_t total[2] = {0, 0};
+            for (int k = 0; k < 2 && !rc; k++) {
+                if (k == 1 && !hq) break;
+                dkb_result again = {0};
+                dkb_tp_reset(tp);
+                rc = dkb_tp_profile_start(tp);
+                if (rc) break;
+                dkb_tp_profile_clear(tp);
+                rc = k == 0 ? dkb__sql_translate_named(s, tp, text, doc, names, nnames, NULL, &again, &err)
+                            : dkb_query_run(hq, tp, s, &hp, &again, &err);
+                dkb_tp_profile_stop(tp);
+                dkb_result_free(&again);
+                dkb_tp_reset(tp);
+                dkb_tp_profile_entry pe[64];
+                int np = rc ? 0 : dkb_tp_profile_read(tp, pe, 64);
+                /* by name, for a stable line */
+                for (int a = 1; a < np; a++)
+                    for (int b = a; b > 0 && strcmp(pe[b - 1].op, pe[b].op) > 0; b--) {
+                        dkb_tp_profile_entry x = pe[b];
+                        pe[b] = pe[b - 1], pe[b - 1] = x;
+                    }
+                size_t used = 0;
+                line[k][0] = 0;
+                for (int a = 0; a < np; a++) {
+                    total[k] += pe[a].calls;
+                    if (used < sizeof line[k])
+                        used += (size_t)snprintf(line[k] + used, sizeof line[k] - used, "%s%s %lld", a ? ", " : "", pe[a].op,
+                                                 (long long)pe[a].calls);
+                }
+            }
+            if (!rc) {
+                fprintf(stderr, "dkb sql: %sprofile: translated program %lld operations: %s\n", who, (long long)total[0], line[0]);
+                if (hq)
+                    fprintf(stderr, "dkb sql: %sprofile: hand plan %s %lld operations: %s\n", who, hq->name, (long long)total[1],
+                            line[1]);
+            }
+        }
         for (int i = 0; i < nnames; i++) free(names[i]);
         free(names);
         cJSON_Delete(doc);
@@ -435,6 +479,7 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
             exit_code = who[0] ? DKB_EXIT_FAIL : cli_fail("sql", rc, &err);
             goto done;
         }
+        if (o->time_runs > 0) {
         dkb_timing t = dkb__timing_summary(ms, n);
         fprintf(stderr, "dkb sql: %stime: translated program median %.3f ms, min %.3f, max %.3f (%d run%s after 1 warm-up; %s)\n",
                 who, t.median, t.min, t.max, n, n == 1 ? "" : "s", o->backend_name);
@@ -442,6 +487,7 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
             dkb_timing h = dkb__timing_summary(hms, n);
             fprintf(stderr, "dkb sql: %stime: hand plan %s median %.3f ms, min %.3f, max %.3f; translated/hand %.2fx\n",
                     who, hq->name, h.median, h.min, h.max, h.median > 0 ? t.median / h.median : 0.0);
+        }
         }
     }
     if (o->what == EXPLAIN_NONE) {
@@ -525,7 +571,7 @@ done:
 
 int cmd_sql(int argc, char **argv) {
     enum { O_SEED = 256, O_PARAM, O_SF, O_PARAMS_JSON, O_DATA, O_EXPLAIN, O_BACKEND, O_THREADS, O_FORMAT, O_EXPECT,
-           O_EXPECT_DIR, O_CHECK, O_TIME, O_EMIT, O_HAND };
+           O_EXPECT_DIR, O_CHECK, O_TIME, O_EMIT, O_HAND, O_PROFILE };
     static const struct option longopts[] = {{"seed", required_argument, 0, O_SEED},
                                               {"param", required_argument, 0, O_PARAM},
                                               {"sf", required_argument, 0, O_SF},
@@ -540,6 +586,7 @@ int cmd_sql(int argc, char **argv) {
                                               {"check", no_argument, 0, O_CHECK},
                                               {"time", required_argument, 0, O_TIME},
                                               {"hand", no_argument, 0, O_HAND},
+                                              {"profile", no_argument, 0, O_PROFILE},
                                               {"emit", required_argument, 0, O_EMIT},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
@@ -615,6 +662,7 @@ int cmd_sql(int argc, char **argv) {
             so.time_runs = (int)v, run_opts = 1;
             break;
         case O_HAND: so.hand = 1, run_opts = 1; break;
+        case O_PROFILE: so.profile = 1, run_opts = 1; break;
         case O_EMIT:
             if (strcmp(optarg, "c")) return cli_usage_error("--emit %s: expected c (the only language)", optarg);
             so.emit = 1;
@@ -625,7 +673,7 @@ int cmd_sql(int argc, char **argv) {
         }
     }
     if (so.out && !so.emit) return cli_usage_error("sql: -o goes with --emit c");
-    if (so.hand && !so.time_runs) return cli_usage_error("sql: --hand goes with --time N");
+    if (so.hand && !so.time_runs && !so.profile) return cli_usage_error("sql: --hand goes with --time N or --profile");
     if (data || text || file || what || so.emit) {
         if (sf_given || json) return cli_usage_error("sql: --sf and --params-json go with QUERY, not --data");
         so.seed = seed, so.seed_given = seed_given, so.ov = ov, so.nov = nov;

@@ -51,7 +51,37 @@ static bool follows_by_rows(tr_ctx *x, const tr_col *t, const dkb_groups *g, int
  * is then never gathered here; the groups' values are gathered later
  * through first_row, for the rows that remain) or by bytes (text_follows);
  * else group by every key. */
+static bool group_by_plain(tr_ctx *x, tr_col *keys, int nkeys, int64_t n, dkb_groups *g);
+
+/* A free-text key that is a free-text store column whose strings are all
+ * distinct (translate_stats.c; supplier's s_name in TPC-H Q21): equal
+ * strings are equal rows of the column, so its row numbers group exactly
+ * as the strings do, on the backend, and no string is copied to the
+ * host. Those keys become their row numbers (the group's values are still
+ * gathered from the column, through first_row); then group_by_plain. */
 static bool group_by(tr_ctx *x, tr_col *keys, int nkeys, int64_t n, dkb_groups *g) {
+    if (nkeys > 64) return group_by_plain(x, keys, nkeys, n, g);
+    tr_col k[64];
+    bool sub[64], any = false;
+    for (int i = 0; i < nkeys; i++) {
+        k[i] = keys[i], sub[i] = false;
+        const tr_col *c = &keys[i];
+        if (!c->v || c->v->dtype != DKB_TP_STR || c->valid || c->miss || !tr_distinct_text(x, c->v)) continue;
+        memset(&k[i], 0, sizeof k[i]);
+        k[i].ty = tr_ty(TY_BIGINT);
+        k[i].v = c->rows ? c->rows : dkb_tp_arange(x->tp, n);
+        if (!k[i].v) return tr_bad(x), false;
+        sub[i] = any = true;
+    }
+    if (!any) return group_by_plain(x, keys, nkeys, n, g);
+    tr_trace(x, "free-text key%s of distinct strings grouped by row numbers", nkeys == 1 ? "" : "s");
+    bool ok = group_by_plain(x, k, nkeys, n, g);
+    for (int i = 0; i < nkeys; i++)
+        if (!sub[i]) keys[i] = k[i];
+    return ok;
+}
+
+static bool group_by_plain(tr_ctx *x, tr_col *keys, int nkeys, int64_t n, dkb_groups *g) {
     int nplain = 0;
     for (int i = 0; i < nkeys; i++) nplain += keys[i].v->dtype != DKB_TP_STR;
     if (nplain && nplain < nkeys && nkeys <= 64) {

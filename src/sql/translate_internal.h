@@ -91,6 +91,7 @@ typedef struct tr_val {
 #define TR_MAX_CTE 32
 #define TR_MAX_DELIM 16
 #define TR_MAX_MEMO 8
+#define TR_MAX_BOUND 256
 
 /* A hash join already run over a large probe side (translate_join.c):
  * a later join probing the same tensor with build keys that are a subset
@@ -146,6 +147,19 @@ typedef struct tr_ctx {
     struct tr_sel_memo {
         const dkb_tensor *rows, *mask;
     } smemo[4 * TR_MAX_MEMO];
+    /* known bounds of integer tensors (translate_stats.c), by their data */
+    int nbound;
+    struct tr_bound {
+        const void *data;
+        int64_t n, lo, hi;
+    } bound[TR_MAX_BOUND];
+    /* the free-text store columns read, by their tensors' data */
+    int nstext;
+    struct tr_stext {
+        const void *data;
+        int64_t n;
+        const dkb_store_column *col;
+    } stext[TR_MAX_BOUND];
 } tr_ctx;
 
 /* ---- translate_util.c ---- */
@@ -197,6 +211,19 @@ dkb_tensor *tr_concat_i64(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b);
  * zero, as DuckDB's casts). */
 dkb_tensor *tr_rescale(tr_ctx *x, const dkb_tensor *t, int scale);
 void tr_trace(tr_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- translate_stats.c: store column statistics and value bounds ---- */
+/* Store column c was read as tensor t: its range (and, for free text, the
+ * column) is noted for t. */
+void tr_store_column_seen(tr_ctx *x, const dkb_store_column *c, const dkb_tensor *t);
+/* lo <= every value of t <= hi (bounds, not necessarily attained). */
+void tr_bound_set(tr_ctx *x, const dkb_tensor *t, int64_t lo, int64_t hi);
+bool tr_bound_get(tr_ctx *x, const dkb_tensor *t, int64_t *lo, int64_t *hi);
+/* to's values are from's (a gather or compress of it; with_zero: or 0, a
+ * gather's fill). */
+void tr_bound_derive(tr_ctx *x, const dkb_tensor *from, const dkb_tensor *to, bool with_zero);
+/* t is a free-text store column whose strings are all distinct. */
+bool tr_distinct_text(tr_ctx *x, const dkb_tensor *t);
 
 /* ---- translate_host.c: host-side helpers for strings and keys ---- */
 /* Row strings of a VARCHAR column on the host (dictionary codes resolved). */

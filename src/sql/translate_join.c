@@ -32,6 +32,13 @@ typedef struct side_key {
 
 static bool span_of(tr_ctx *x, const dkb_tensor *a, const dkb_tensor *b, int64_t *lo, int64_t *hi) {
     dkb_tp *tp = x->tp;
+    /* bounds known from the store columns the keys come from: no reduction */
+    int64_t la, ha, lb, hb;
+    if (tr_bound_get(x, a, &la, &ha) && tr_bound_get(x, b, &lb, &hb)) {
+        *lo = la < lb ? la : lb;
+        *hi = ha > hb ? ha : hb;
+        return true;
+    }
     int64_t l1 = dkb_tp_get_i64(tp, dkb_tp_reduce(tp, DKB_AGG_MIN, a), 0);
     int64_t l2 = dkb_tp_get_i64(tp, dkb_tp_reduce(tp, DKB_AGG_MIN, b), 0);
     int64_t h1 = dkb_tp_get_i64(tp, dkb_tp_reduce(tp, DKB_AGG_MAX, a), 0);
@@ -331,6 +338,19 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
             if (jt == J_SINGLE && pi->n > nl)
                 return tr_fail(x, DKB_EINVAL, "More than one row returned by a subquery used as an expression");
             o = assemble(x, op, l, pi, false, r, bi, true, pi->n);
+            if (o) tr_trace(x, "%s join on %d equalit%s: %lld x %lld rows -> %lld", jt_name, ne, ne == 1 ? "y" : "ies",
+                            (long long)nl, (long long)nr, (long long)o->n);
+            return tr_bad(x) ? NULL : o;
+        } else if (ne && !nres && !pred && jt == J_RIGHT && nl <= nr) {
+            /* a RIGHT join whose other side is not the larger: a LEFT join
+             * the other way round (R probing, every row of R in order with
+             * its matches of L or -1), as pairs_left; no semi-join for the
+             * unmatched rows and no concatenation. A row of R that cannot
+             * match probes with key -1 (its keys are then packed, >= 0). */
+            side_key Rp = R;
+            if (Rp.can) Rp.key = dkb_tp_where(tp, Rp.can, Rp.key, dkb_tp_full_i64(tp, DKB_TP_I64, nr, -1)), Rp.can = NULL;
+            if (!pairs_left(x, &Rp, &L, &ri, &li)) return NULL;
+            o = assemble(x, op, l, li, true, r, ri, false, ri->n);
             if (o) tr_trace(x, "%s join on %d equalit%s: %lld x %lld rows -> %lld", jt_name, ne, ne == 1 ? "y" : "ies",
                             (long long)nl, (long long)nr, (long long)o->n);
             return tr_bad(x) ? NULL : o;

@@ -22,6 +22,7 @@ static bool store_col(tr_ctx *x, const dkb_store_table *t, const char *name, tr_
     memset(out, 0, sizeof *out);
     out->v = dkb_tp_column(x->tp, c);
     out->ty = ty;
+    tr_store_column_seen(x, c, out->v);
     return !tr_bad(x);
 }
 

@@ -318,6 +318,7 @@ bool tr_col_ready(tr_ctx *x, tr_col *c) {
         dkb_tensor *v = dkb_tp_compress(x->tp, c->v, mask);
         dkb_tensor *valid = c->valid ? dkb_tp_compress(x->tp, c->valid, mask) : NULL;
         if (!v || tr_bad(x)) return false;
+        tr_bound_derive(x, c->v, v, false);
         c->v = v, c->valid = valid, c->rows = NULL;
         return true;
     }
@@ -325,6 +326,7 @@ bool tr_col_ready(tr_ctx *x, tr_col *c) {
     dkb_tensor *valid = c->miss ? dkb_tp_gather(x->tp, tr_valid_or_ones(x, c, c->v->n), rows, 0)
                       : c->valid ? dkb_tp_gather(x->tp, c->valid, rows, 0) : NULL;
     if (!v || tr_bad(x)) return false;
+    tr_bound_derive(x, c->v, v, c->miss);
     c->v = v, c->valid = valid, c->rows = NULL, c->miss = false;
     return true;
 }

@@ -1,0 +1,2 @@
+-- RIGHT join whose left side is the smaller: a LEFT join the other way round; unmatched right rows, NULL keys on both sides
+SELECT r.s, r.k, l.v FROM (SELECT CASE WHEN n_nationkey % 5 = 0 THEN NULL ELSE n_nationkey END AS k, n_name AS v FROM nation) l RIGHT JOIN (SELECT s_suppkey AS s, CASE WHEN s_suppkey % 7 = 0 THEN NULL ELSE s_nationkey + (s_suppkey % 3) END AS k FROM supplier WHERE s_suppkey < 40) r ON l.k = r.k ORDER BY r.s, l.v
