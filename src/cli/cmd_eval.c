@@ -13,6 +13,7 @@
 #include "cli_verify.h"
 #include "harness/eval.h"
 #include "harness/report.h"
+#include "dist/comm.h"   // defines: dkb__comm (mpirun -np K dkb eval)
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -92,6 +93,7 @@ typedef struct eval_cli {
     cli_format fmt;
     int quiet, verbose;
     int seeds_given;
+    int mode_given, backend_given;
 } eval_cli;
 
 static int parse(int argc, char **argv, eval_cli *c) {
@@ -136,6 +138,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
                 return cli_usage_error("--backend %s: expected cpu or cuda", optarg);
             o->backend = optarg;
             backend_given = 1;
+            c->backend_given = 1;
             break;
         case O_TARGET:
             if (strcmp(optarg, "python") && strcmp(optarg, "triton"))
@@ -147,6 +150,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
             else if (!strcmp(optarg, "core")) o->modes = DKB_EVAL_CORE;
             else if (!strcmp(optarg, "all")) o->modes = DKB_EVAL_FULL | DKB_EVAL_CORE;
             else return cli_usage_error("--mode %s: expected full, core or all", optarg);
+            c->mode_given = 1;
             break;
         case O_QUERIES: {
             uint32_t mask;
@@ -227,6 +231,23 @@ static int parse(int argc, char **argv, eval_cli *c) {
         if (o->target) return cli_usage_error("eval: --target python: not with --sql yet");
         o->modes = DKB_EVAL_FULL;
     }
+    int ranks = dkb__comm_launched_size();
+    if (ranks != 1) {
+        /* mpirun -np K dkb eval: full mode of C candidates on the CPU so far
+         * (docs/distributed.md, "The harness across ranks") */
+        const char *no = strcmp(o->backend, "cpu") ? "--backend cuda"
+                         : o->target               ? (!strcmp(o->target, "triton") ? "--target triton" : "--target python")
+                         : o->sql                  ? "--sql"
+                         : o->mem_budget           ? "--mem-budget"
+                         : c->mode_given && (o->modes & DKB_EVAL_CORE) ? "--mode core"
+                                                                       : NULL;
+        if (no) {
+            if (dkb__comm_launched_rank()) return DKB_EXIT_USAGE; /* rank 0 says why */
+            return cli_usage_error("eval: %s: not across ranks yet (under mpirun: full mode, --backend cpu, C "
+                                   "candidates; docs/distributed.md)", no);
+        }
+        o->modes = DKB_EVAL_FULL;
+    }
     if (o->mem_budget) {
         if (o->modes & DKB_EVAL_CORE)
             return cli_usage_error("eval: --mem-budget: full mode only (core mode's inputs are the prepared whole "
@@ -250,17 +271,45 @@ int cmd_eval(int argc, char **argv) {
         return rc < 0 ? DKB_EXIT_OK : rc;
     }
 
+    /* mpirun -np K: every rank evaluates, rank 0 reports (docs/distributed.md) */
+    dkb__comm *comm = NULL;
+    dkb_error err = {0};
+    if (dkb__comm_launched_size() != 1) {
+        if ((rc = dkb__comm_open(&comm, &err))) {
+            free(cmd);
+            return cli_fail("eval", rc, &err);
+        }
+        if (dkb__comm_rank(comm)) {
+            c.quiet = 1;
+            if (!freopen("/dev/null", "w", stdout)) {
+                fprintf(stderr, "dkb eval: error: rank %d: /dev/null: cannot open for stdout\n", dkb__comm_rank(comm));
+                dkb__comm_abort(comm, DKB_EXIT_FAIL);
+            }
+        }
+        c.o.comm = comm;
+    }
+    int rank = comm ? dkb__comm_rank(comm) : 0;
     cli_bar bar;
     cli_bar_init(&bar, c.quiet);
     dkb_progress prog = cli_bar_progress(&bar);
     dkb_eval_results res;
-    dkb_error err = {0};
     rc = dkb__eval_run(&c.o, &prog, &res, &err);
     cli_bar_done(&bar);
     if (rc) {
         dkb__eval_results_free(&res);
         free(cmd);
-        return cli_fail("eval", rc, &err);
+        /* ranks: every rank failed alike (agreed); rank 0 says it */
+        int code = rank ? DKB_EXIT_FAIL : cli_fail("eval", rc, &err);
+        dkb__comm_close(comm);
+        return code;
+    }
+    if (rank) {
+        /* the other ranks write nothing: rank 0 reports the rows */
+        int code = res.harness_errors ? DKB_EXIT_FAIL : DKB_EXIT_OK;
+        dkb__eval_results_free(&res);
+        free(cmd);
+        dkb__comm_close(comm);
+        return code;
     }
     if (c.verbose) cli_verify_note(stderr, "eval", c.o.store, c.o.no_verify, &res.verify);
     if (c.o.sql && c.seeds_given && c.o.nseeds > 0 && res.nseeds == 1 && !c.quiet)
@@ -292,6 +341,7 @@ int cmd_eval(int argc, char **argv) {
     }
     dkb__eval_results_free(&res);
     free(cmd);
+    dkb__comm_close(comm);
     if (fflush(stdout) || ferror(stdout)) {
         fprintf(stderr, "dkb eval: error: writing the output failed\n");
         return DKB_EXIT_FAIL;

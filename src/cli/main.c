@@ -67,14 +67,17 @@ int main(int argc, char **argv) {
         printf("dkb %s\n", DKB_VERSION);
         return DKB_EXIT_OK;
     }
-    /* under mpirun only dkb run divides its work (docs/distributed.md); any
-     * other command would run whole on every rank, writing the same files */
+    /* under mpirun only dkb run and dkb eval divide their work
+     * (docs/distributed.md); any other command would run whole on every
+     * rank, writing the same files. (The worker inherits mpirun's
+     * environment from its dkb eval: it is one of a rank's processes.) */
     int ranks = dkb__comm_launched_size();
-    if (ranks != 1 && strcmp(name, "run") && dkb__comm_launched_rank())
+    int spread = !strcmp(name, "run") || !strcmp(name, "eval") || !strcmp(name, "__worker");
+    if (ranks != 1 && !spread && dkb__comm_launched_rank())
         return DKB_EXIT_USAGE; /* rank 0 says why */
-    if (ranks != 1 && strcmp(name, "run"))
-        return cli_usage_error("dkb %s was started by mpirun (%d ranks): only dkb run runs across ranks; start it "
-                               "without mpirun (docs/distributed.md)", name, ranks);
+    if (ranks != 1 && !spread)
+        return cli_usage_error("dkb %s was started by mpirun (%d ranks): only dkb run and dkb eval run across ranks; "
+                               "start it without mpirun (docs/distributed.md)", name, ranks);
     for (size_t i = 0; i < DKB_COUNTOF(commands); i++)
         if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     return cli_usage_error("unknown command '%s'", name);

@@ -158,6 +158,27 @@ int dkb__comm_allgatherv(dkb__comm *c, const void *send, int64_t bytes, void *re
     return c->ops->allgatherv(c, send, bytes, recv, counts, err);
 }
 
+int dkb__comm_iallgatherv(dkb__comm *c, const void *send, int64_t bytes, void *recv, const int64_t *counts,
+                          void **req, dkb_error *err) {
+    *req = NULL;
+    if (!c->ops->iallgatherv || !c->ops->test)
+        return dkb_fail(err, DKB_EINVAL, "the %s communicator has no non-blocking all-gather", c->ops->name);
+    int64_t total = 0;
+    for (int r = 0; r < c->size; r++) total += counts[r];
+    if (counts[c->rank] != bytes || total < 0 || total >= (int64_t)1 << 30)
+        return dkb_fail(err, DKB_EINVAL, "iallgatherv: rank %d sends %lld bytes of %lld (at most 2^30 in all)", c->rank,
+                        (long long)bytes, (long long)total);
+    return c->ops->iallgatherv(c, send, bytes, recv, counts, req, err);
+}
+
+int dkb__comm_test(dkb__comm *c, void *req, int *done, dkb_error *err) {
+    if (!req) {
+        *done = 1;
+        return 0;
+    }
+    return c->ops->test(c, req, done, err);
+}
+
 _Noreturn void dkb__comm_abort(dkb__comm *c, int code) {
     c->ops->abort(c, code);
     exit(code); /* an implementation's abort that returned */

@@ -46,6 +46,14 @@ typedef struct dkb__comm_ops {
                       dkb_error *err);
     void (*abort)(dkb__comm *c, int code);
     void (*close)(dkb__comm *c);
+    /* Non-blocking all-gather of variable-length bytes (the evaluating
+     * processes' relay, src/harness/relay.c): as allgatherv, started now;
+     * *req (NULL when it completed at once) is tested until done. NULL in
+     * an implementation without it (nccl, staged). */
+    int (*iallgatherv)(dkb__comm *c, const void *send, int64_t bytes, void *recv, const int64_t *counts, void **req,
+                       dkb_error *err);
+    /* *done := whether req has completed (then it is freed). */
+    int (*test)(dkb__comm *c, void *req, int *done, dkb_error *err);
 } dkb__comm_ops;
 
 /* A communicator: filled by its implementation's open, read-only after. */
@@ -128,6 +136,16 @@ int dkb__comm_allgather_sizes(dkb__comm *c, int64_t mine, int64_t *all, dkb_erro
  * allocated, sum of counts bytes): rank 0's bytes, then rank 1's, ... */
 int dkb__comm_allgatherv(dkb__comm *c, const void *send, int64_t bytes, void *recv, const int64_t *counts,
                          dkb_error *err);
+/* Non-blocking dkb__comm_allgatherv (host buffers; mpi and single only):
+ * started now, every rank in the same order as the other collectives;
+ * send and recv stay valid until dkb__comm_test says done. OUT *req (NULL:
+ * complete already). Total bytes below 2^30. DKB_EINVAL for a communicator
+ * without it. */
+int dkb__comm_iallgatherv(dkb__comm *c, const void *send, int64_t bytes, void *recv, const int64_t *counts,
+                          void **req, dkb_error *err);
+/* Has req (from dkb__comm_iallgatherv; NULL: yes) completed? *done 1 (req
+ * freed) or 0. Never blocks. */
+int dkb__comm_test(dkb__comm *c, void *req, int *done, dkb_error *err);
 /* Stop every rank now with exit status code (MPI_Abort; exit for
  * "single"); does not return. For a rank that cannot take part in the
  * next collective: the caller prints its one line first. */

@@ -31,7 +31,7 @@ static inline int dkb__comm_module_fail(dkb_error *err, int code, const char *fm
 
 /* Bumped when dkb__comm, dkb__comm_ops or the entry points change; a module
  * of another version is refused. */
-#define DKB__COMM_MODULE_ABI 1
+#define DKB__COMM_MODULE_ABI 2
 
 /* Both modules: `const int dkb__comm_module_abi = DKB__COMM_MODULE_ABI;` */
 #define DKB__COMM_MODULE_ABI_SYMBOL "dkb__comm_module_abi"

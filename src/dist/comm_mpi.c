@@ -93,6 +93,49 @@ static int mpi_allgatherv(dkb__comm *c, const void *send, int64_t bytes, void *r
     return 0;
 }
 
+/* A non-blocking all-gather in flight: MPI's request and the int counts
+ * and displacements it reads until it completes. */
+typedef struct mpi_ireq {
+    MPI_Request req;
+    int *cn, *at;
+} mpi_ireq;
+
+static int mpi_iallgatherv(dkb__comm *c, const void *send, int64_t bytes, void *recv, const int64_t *counts,
+                           void **req, dkb_error *err) {
+    *req = NULL;
+    mpi_ireq *q = calloc(1, sizeof *q);
+    int *cn = malloc(sizeof *cn * (size_t)c->size), *at = malloc(sizeof *at * (size_t)c->size);
+    if (!q || !cn || !at) {
+        free(q), free(cn), free(at);
+        return dkb__comm_module_fail(err, DKB_ENOMEM, "MPI_Iallgatherv: out of memory");
+    }
+    int64_t off = 0;
+    for (int r = 0; r < c->size; r++) cn[r] = (int)counts[r], at[r] = (int)off, off += counts[r];
+    if (bytes) memmove((char *)recv + at[c->rank], send, (size_t)bytes);
+    int rc = check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, recv, cn, at, MPI_BYTE, MPI_COMM_WORLD, &q->req),
+                   "MPI_Iallgatherv", err);
+    if (rc) {
+        free(q), free(cn), free(at);
+        return rc;
+    }
+    q->cn = cn, q->at = at;
+    *req = q;
+    return 0;
+}
+
+static int mpi_test(dkb__comm *c, void *req, int *done, dkb_error *err) {
+    (void)c;
+    mpi_ireq *q = req;
+    int flag = 0;
+    int rc = check(MPI_Test(&q->req, &flag, MPI_STATUS_IGNORE), "MPI_Test", err);
+    *done = flag;
+    if (rc || flag) {
+        free(q->cn), free(q->at), free(q);
+        *done = 1;
+    }
+    return rc;
+}
+
 static void mpi_abort(dkb__comm *c, int code) {
     (void)c;
     fflush(stdout);
@@ -116,6 +159,8 @@ static const dkb__comm_ops mpi_ops = {
     .allgatherv = mpi_allgatherv,
     .abort = mpi_abort,
     .close = mpi_close,
+    .iallgatherv = mpi_iallgatherv,
+    .test = mpi_test,
 };
 
 int dkb__comm_mpi_module_open(dkb__comm **out, dkb_error *err);

@@ -23,6 +23,9 @@
 #include "harness/eval.h"
 #include "harness/harness_cuda.h"
 #include "harness/protocol.h"
+#include "harness/relay.h"
+#include "dist/comm.h"
+#include "dist/dist_store.h"   // defines: dkb__dist_store_check
 #include "sql/task.h"   // defines: dkb__sql_task_plan
 
 _Static_assert(DKB_EVAL_MAX_SEEDS + 1 <= DKB_JOB_MAX_SEEDS, "every seed fits in a job");
@@ -60,6 +63,13 @@ static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
     if (o->mem_budget && o->sql) return dkb_fail(err, DKB_EINVAL, "--mem-budget: not with a SQL task (--sql)");
     if (o->threads < 0 || o->warmup < 0 || o->min_runs < 1 || !isfinite(o->min_seconds) || o->min_seconds < 0)
         return dkb_fail(err, DKB_EINVAL, "eval: bad timing options");
+    if (o->comm && dkb__comm_size(o->comm) > 1) {
+        if (o->backend && strcmp(o->backend, "cpu")) return dkb_fail(err, DKB_EINVAL, "--backend %s: not across ranks yet", o->backend);
+        if (o->target) return dkb_fail(err, DKB_EINVAL, "--target %s: not across ranks yet", o->target);
+        if (o->sql) return dkb_fail(err, DKB_EINVAL, "--sql: not across ranks yet");
+        if (o->mem_budget) return dkb_fail(err, DKB_EINVAL, "--mem-budget: not across ranks yet");
+        if (o->modes != DKB_EVAL_FULL) return dkb_fail(err, DKB_EINVAL, "--mode core: not across ranks (full mode only)");
+    }
     return 0;
 }
 
@@ -169,6 +179,8 @@ typedef struct eval_ctx {
     int *built;                   /* per row: 1 when builds[i] was made */
     int *build_rc;                /* per row: the build's error code (0: it ran) */
     dkb_error *build_err;         /* per row: the build's error */
+    dkb__comm *comm;              /* several ranks (else NULL) */
+    dkb__relay *relay;            /* ... and their workers' relay */
 } eval_ctx;
 
 static cJSON *checks_json(const dkb_report *rep) {
@@ -209,10 +221,81 @@ static void job_release(dkb_job *job) {
     dkb__job_free(job);
 }
 
+/* What one rank's job came to, for the row's verdict across ranks. */
+typedef struct rank_rec {
+    int32_t v, follower, agreed, pad;
+    char detail[1024];
+} rank_rec;
+
+/* Ranks: the row's verdict from every rank's: the lowest rank that failed
+ * of its own accord (not a follower: its relayed exchange did not fail
+ * because of another rank), else the lowest that failed; its detail
+ * prefixed "rank R: " unless the ranks agreed on it in the worker (then it
+ * is in that form already) or R is 0. The same on every rank. */
+static int ranks_verdict(const eval_ctx *c, dkb_report *rep, dkb_error *err) {
+    rank_rec mine;
+    memset(&mine, 0, sizeof mine);
+    mine.v = (int32_t)rep->verdict;
+    mine.agreed = rep->agreed;
+    snprintf(mine.detail, sizeof mine.detail, "%s", rep->detail);
+    int follower = 0;
+    dkb_verdict bv;
+    char bd[512];
+    if (dkb__relay_outcome(c->relay, &follower, &bv, bd, sizeof bd)) {
+        mine.v = (int32_t)bv, mine.agreed = 0;
+        snprintf(mine.detail, sizeof mine.detail, "%s", bd);
+    }
+    mine.follower = follower;
+    int K = dkb__comm_size(c->comm);
+    unsigned char *all = NULL;
+    int64_t *lens = calloc((size_t)K, sizeof *lens);
+    int rc = lens ? dkb__comm_allgather_bytes(c->comm, &mine, (int64_t)sizeof mine, &all, lens, err)
+                  : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    for (int r = 0; !rc && r < K; r++)
+        if (lens[r] != (int64_t)sizeof mine) rc = dkb_fail(err, DKB_EINTERNAL, "ranks: a verdict record of rank %d", r);
+    int root = -1;
+    for (int pass = 0; !rc && pass < 2 && root < 0; pass++)
+        for (int r = 0; r < K && root < 0; r++) {
+            const rank_rec *x = (const rank_rec *)(all + (size_t)r * sizeof mine);
+            if (x->v != DKB_VERDICT_OK && (pass || !x->follower)) root = r;
+        }
+    if (root >= 0) {
+        rank_rec x;
+        memcpy(&x, all + (size_t)root * sizeof mine, sizeof x);
+        x.detail[sizeof x.detail - 1] = 0;
+        rep->verdict = x.v >= 0 && x.v < DKB_VERDICT_COUNT ? (dkb_verdict)x.v : DKB_VERDICT_HARNESS_ERROR;
+        if (root > 0 && !x.agreed) snprintf(rep->detail, sizeof rep->detail, "rank %d: %.1000s", root, x.detail);
+        else snprintf(rep->detail, sizeof rep->detail, "%s", x.detail);
+    }
+    free(all);
+    free(lens);
+    return rc;
+}
+
 /* Run one job in dir; its report in rep, the sandbox's result in sr. */
 static int run_job(const eval_ctx *c, const dkb_job *job, const char *dir, dkb_report *rep, dkb_sandbox_result *sr,
                    dkb_eval_item *it, dkb_error *err) {
     int rc = dkb__mkdir_p(dir, err);
+    if (c->relay) {
+        /* every rank runs the job at once; each takes part in the relay's
+         * rounds until every rank's worker has ended, even when its own
+         * could not start */
+        dkb_job j = *job;
+        j.rank = dkb__comm_rank(c->comm), j.nranks = dkb__comm_size(c->comm);
+        dkb_limits lim = c->res->limits;
+        lim.relay = c->relay;
+        dkb__relay_job_begin(c->relay);
+        if (!rc) {
+            rc = dkb__run_job(&j, c->o->exe, dir, &lim, rep, sr, err);
+        } else {
+            dkb__report_init(rep);
+            memset(sr, 0, sizeof *sr);
+        }
+        dkb__relay_job_end(c->relay);
+        it->run_s += sr->seconds;
+        rc = dkb__comm_agree(c->comm, rc, err);
+        return rc ? rc : ranks_verdict(c, rep, err);
+    }
     if (rc) return rc;
     rc = dkb__run_job(job, c->o->exe, dir, &c->res->limits, rep, sr, err);
     it->run_s += sr->seconds;
@@ -286,6 +369,38 @@ static int run_baseline(const eval_ctx *c, dkb_eval_item *it, const char *wdir, 
     return rc;
 }
 
+/* Ranks: every rank's build of a row has rank 0's source (sha256) and
+ * verdict; else the build is a harness error on every rank, naming the
+ * first rank that differs. */
+static int same_build(const eval_ctx *c, dkb_build *b, dkb_error *err) {
+    struct {
+        int32_t v;
+        char hash[68];
+    } mine, *all = NULL;
+    memset(&mine, 0, sizeof mine);
+    mine.v = (int32_t)b->verdict;
+    memcpy(mine.hash, b->hash, sizeof b->hash);
+    int K = dkb__comm_size(c->comm);
+    int64_t *lens = calloc((size_t)K, sizeof *lens);
+    unsigned char *raw = NULL;
+    int rc = lens ? dkb__comm_allgather_bytes(c->comm, &mine, (int64_t)sizeof mine, &raw, lens, err)
+                  : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    all = (void *)raw;
+    for (int r = 1; !rc && r < K; r++)
+        if (all[r].v != all[0].v || memcmp(all[r].hash, all[0].hash, sizeof all[0].hash)) {
+            all[r].hash[64] = all[0].hash[64] = 0;
+            b->verdict = DKB_VERDICT_HARNESS_ERROR;
+            snprintf(b->detail, sizeof b->detail,
+                     "rank %d built a different candidate (sha256 %.16s..., %s; rank 0: %.16s..., %s): every rank "
+                     "needs the same files", r, all[r].hash, dkb__verdict_name((dkb_verdict)all[r].v), all[0].hash,
+                     dkb__verdict_name((dkb_verdict)all[0].v));
+            break;
+        }
+    free(raw);
+    free(lens);
+    return rc;
+}
+
 /* Row i's candidate, built ahead into b (build_all); run the full job when
  * it built. */
 static int run_candidate(const eval_ctx *c, int i, const char *wdir, dkb_error *err) {
@@ -293,6 +408,19 @@ static int run_candidate(const eval_ctx *c, int i, const char *wdir, dkb_error *
     dkb_build b = c->builds[i];
     c->built[i] = 0;   /* ours to free now */
     int rc = c->build_rc[i];
+    if (c->comm) {
+        /* ranks: every rank built, the same file to the same verdict */
+        if (rc && err) *err = c->build_err[i];
+        rc = dkb__comm_agree(c->comm, rc, err);
+        if (rc) {
+            dkb__build_free(&b);
+            return rc;
+        }
+        if ((rc = same_build(c, &b, err))) {
+            dkb__build_free(&b);
+            return rc;
+        }
+    }
     if (rc) {
         if (err) *err = c->build_err[i];
         dkb__build_free(&b);
@@ -444,9 +572,19 @@ static int eval_row(const eval_ctx *c, int i, dkb_error *err) {
         free(wdir);
         return it->detail ? 0 : dkb_fail(err, DKB_ENOMEM, "out of memory");
     }
+    /* ranks: every rank goes on together, or none */
+    if (c->comm) rc = dkb__comm_agree(c->comm, rc, err);
     if (!rc && !it->missing) rc = run_candidate(c, i, wdir, err);
     if (!rc && !it->detail) it->detail = strdup("");
-    if (!rc && !(it->baseline.runs > 0)) rc = run_baseline(c, it, wdir, err);
+    int need = !rc && !(it->baseline.runs > 0);
+    if (c->comm) {
+        /* rank 0's baseline timing is the row's: rank 0 decides */
+        rc = dkb__comm_agree(c->comm, rc, err);
+        int32_t x = need;
+        if (!rc) rc = dkb__comm_bcast(c->comm, &x, sizeof x, 0, err);
+        need = !rc && x;
+    }
+    if (need) rc = run_baseline(c, it, wdir, err);
     if (rc && err && !strstr(err->msg, it->query)) {
         char msg[sizeof err->msg + 64];
         snprintf(msg, sizeof msg, "%s %s: %s", it->query, dkb__eval_mode_name(it->mode), err->msg);
@@ -474,6 +612,8 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     time_t wall = time(NULL);
     struct tm tm;
     strftime(res->started, sizeof res->started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&wall, &tm));
+    dkb__comm *comm = opts->comm && dkb__comm_size(opts->comm) > 1 ? opts->comm : NULL;
+    int me = comm ? dkb__comm_rank(comm) : 0;
     int rc = check_opts(opts, err);
     uint32_t listed = 0, found[2] = {0, 0};
     if (!rc && opts->queries) rc = dkb__eval_parse_queries(opts->queries, &listed, err);
@@ -482,10 +622,30 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     if (!rc && !opts->sql) rc = dkb__eval_scan_files(opts->dir, cand_ext(opts), found, res, err);
     if (!rc && opts->sql && dkb__path_kind(opts->dir) != DKB__PATH_DIR && dkb__path_kind(opts->dir) != DKB__PATH_EMPTY_DIR)
         rc = dkb_fail(err, DKB_ENOENT, "%s: not a directory", opts->dir);
+    if (comm) {
+        /* ranks: every rank sees rank 0's candidate files */
+        rc = dkb__comm_agree(comm, rc, err);
+        int64_t lo[3] = {found[0], found[1], listed}, hi[3] = {found[0], found[1], listed};
+        if (!rc) rc = dkb__comm_allreduce(comm, lo, 3, DKB__COMM_I64, DKB__COMM_MIN, err);
+        if (!rc) rc = dkb__comm_allreduce(comm, hi, 3, DKB__COMM_I64, DKB__COMM_MAX, err);
+        if (!rc && memcmp(lo, hi, sizeof lo))
+            rc = dkb_fail(err, DKB_EINVAL, "the ranks see different candidate files in %s: every rank needs the same "
+                                           "directory (shared or copied)", opts->dir);
+    }
     if (!rc) rc = probe_store(opts->store, opts->no_verify, res, err);
+    if (comm) {
+        /* ranks: every rank has the store, and it is rank 0's */
+        rc = dkb__comm_agree(comm, rc, err);
+        if (!rc) rc = dkb__dist_store_check(comm, opts->store, 0, err);
+    }
     if (!rc) {
         res->nseeds = opts->nseeds + 1;
         rc = dkb__eval_draw_seeds(res->seeds, opts->nseeds, err);
+    }
+    if (comm) {
+        /* ranks: rank 0's seeds */
+        rc = dkb__comm_agree(comm, rc, err);
+        if (!rc) rc = dkb__comm_bcast(comm, res->seeds, sizeof res->seeds[0] * (size_t)res->nseeds, 0, err);
     }
     dkb__sql_task *task = NULL;
     char *task_cols = NULL;
@@ -500,7 +660,8 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
         /* a SQL task without parameters has one parameter set: seed 0's */
         if (!rc && !dkb__sql_task_nparams(task)) res->nseeds = 1;
     }
-    if (!rc) rc = prepare_out(opts->out, err);
+    if (!rc && me == 0) rc = prepare_out(opts->out, err);
+    if (comm) rc = dkb__comm_agree(comm, rc, err);
     if (!rc) rc = opts->sql ? make_sql_row(opts, sql_name, res, err) : make_rows(opts, found, listed, res, err);
     if (rc) {
         dkb__sql_task_free(task);
@@ -532,17 +693,27 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
             return rc;
         }
     }
-    char *work = dkb__path_join(opts->out, "work");
+    char wname[32];
+    snprintf(wname, sizeof wname, me ? "work/rank-%d" : "work", me);
+    char *work = dkb__path_join(opts->out, wname);
+    if (work && me && dkb__mkdir_p(work, err)) free(work), work = NULL;
     c.work_abs = work ? abs_path(work, err) : NULL;
     free(work);
     if (!c.store_abs || !c.work_abs) rc = err && err->code ? err->code : dkb_fail(err, DKB_ENOMEM, "out of memory");
+    if (comm) {
+        c.comm = comm;
+        if (!rc) rc = dkb__relay_open(comm, &c.relay, err);
+        rc = dkb__comm_agree(comm, rc, err);
+    }
     if (!rc) rc = build_all(&c, opts->build_jobs > 0 ? opts->build_jobs : res->cores, progress, err);
     for (int i = 0; !rc && i < res->n; i++) {
         dkb__progress(progress, "eval", (uint64_t)i, (uint64_t)res->n);
         dkb_eval_item *it = &res->items[i];
         rc = eval_row(&c, i, err);
+        if (comm) rc = dkb__comm_agree(comm, rc, err);
         res->harness_errors += !rc && (it->verdict == DKB_VERDICT_HARNESS_ERROR || it->baseline_error);
     }
+    dkb__relay_close(c.relay);
     builds_free(&c);
     free(c.store_abs);
     free(c.work_abs);

@@ -62,6 +62,15 @@ typedef struct dkb_eval_opts {
     int build_jobs;            /* IN: candidates compiled at once, all before the first
                                 * worker runs (0: one per core); timed runs stay one
                                 * at a time */
+    struct dkb__comm *comm;    /* IN: the ranks of `mpirun -np K dkb eval` (NULL or one rank:
+                                * one process). With K > 1 every rank calls dkb__eval_run
+                                * alike: the rows, seeds and store are checked to be rank
+                                * 0's, every rank builds in RESULTS/work/rank-R (rank 0 in
+                                * work/), and every job runs on all ranks at once, its
+                                * collectives relayed (relay.h); every rank's results hold
+                                * the rows' agreed verdicts, rank 0's the timings to
+                                * report. Full mode, CPU backend, C candidates, no budget,
+                                * no SQL (docs/distributed.md) */
     bool no_verify;            /* IN: trust the store: skip its crc32 and structure check
                                 * (done once, before anything is written or run; a
                                 * record of an earlier pass stands, verify_cache.h) */

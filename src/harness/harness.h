@@ -175,6 +175,9 @@ typedef struct dkb_limits {
                                 * sets its own backstop from mem_bytes */
     const char *output_path;   /* where stdout/stderr go (NULL: an unlinked
                                 * temporary file) */
+    struct dkb__relay *relay;  /* a worker of `mpirun dkb eval` (relay.h): two more
+                                * pipes, fds 5 and 6, served from the poll loop
+                                * (NULL: none) */
 } dkb_limits;
 
 typedef struct dkb_sandbox_result {

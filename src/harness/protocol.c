@@ -54,6 +54,7 @@ void dkb__job_init(dkb_job *j) {
     j->min_runs = 10;
     j->min_seconds = 1.0;
     j->floor_slack = 0.5;
+    j->nranks = 1;
 }
 
 void dkb__job_free(dkb_job *j) {
@@ -127,6 +128,10 @@ int dkb__job_write(const dkb_job *j, const char *path, dkb_error *err) {
         bad |= !cJSON_AddNumberToObject(o, "floor_slack", j->floor_slack);
         bad |= !cJSON_AddStringToObject(o, "backend", j->cuda ? "cuda" : "cpu");
         if (j->mem_budget > 0) bad |= !cJSON_AddNumberToObject(o, "mem_budget", (double)j->mem_budget);
+        if (j->nranks > 1) {
+            cJSON *rk = cJSON_AddObjectToObject(o, "ranks");
+            bad |= !rk || !cJSON_AddNumberToObject(rk, "rank", j->rank) || !cJSON_AddNumberToObject(rk, "nranks", j->nranks);
+        }
         if (j->cuda && !bad) {
             cJSON *cols = cJSON_Parse(j->cuda_columns ? j->cuda_columns : "");
             bad |= !cJSON_IsArray(cols) || !cJSON_AddItemToObject(o, "cuda_columns", cols);
@@ -269,6 +274,14 @@ int dkb__job_read(const char *path, dkb_job *j, dkb_error *err) {
     j->mem_budget = (int64_t)budget;
     if (!rc && j->mem_budget && j->mode == DKB_JOB_CORE)
         rc = dkb_fail(err, DKB_EPARSE, "%s: \"mem_budget\" is for full mode (and the baseline) only", path);
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(o, "ranks");
+    if (!rc && ranks) {
+        if (!cJSON_IsObject(ranks)) rc = dkb_fail(err, DKB_EPARSE, "%s: \"ranks\" must be an object", path);
+        if (!rc) rc = get_int(ranks, "nranks", 1, 1 << 20, &j->nranks, path, err);
+        if (!rc) rc = get_int(ranks, "rank", 0, j->nranks - 1, &j->rank, path, err);
+        if (!rc && j->nranks > 1 && (j->mode == DKB_JOB_CORE || j->cuda || j->mem_budget || j->sql))
+            rc = dkb_fail(err, DKB_EPARSE, "%s: \"ranks\": full mode or the baseline on the CPU, no budget, no SQL", path);
+    }
     const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(o, "seeds");
     if (!rc && seeds) {
         int n = cJSON_GetArraySize(seeds);
@@ -358,6 +371,7 @@ char *dkb__report_json(const dkb_report *r) {
              add_num(st, "candidate_bytes", r->streamed_candidate) && add_num(st, "load_limit", r->load_limit);
     }
     if (ok && r->budget_error[0]) ok = cJSON_AddStringToObject(o, "budget_error", r->budget_error) != NULL;
+    if (ok && r->agreed) ok = cJSON_AddBoolToObject(o, "agreed", 1) != NULL;
     char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (!text) return NULL;
@@ -442,6 +456,7 @@ int dkb__report_parse(const char *json, dkb_report *r, dkb_error *err) {
     }
     const cJSON *be = cJSON_GetObjectItemCaseSensitive(o, "budget_error");
     if (cJSON_IsString(be)) snprintf(r->budget_error, sizeof r->budget_error, "%s", be->valuestring);
+    r->agreed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "agreed"));
     const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(o, "nonce");
     if (cJSON_IsString(nonce)) snprintf(r->nonce, sizeof r->nonce, "%s", nonce->valuestring);
     cJSON_Delete(o);

@@ -25,9 +25,14 @@
  *    "sql_columns": ["a", ...],  (as a string) and its result column names,
  *                                all made by the evaluating process, so the
  *                                worker needs no libduckdb; all three or none
- *    "mem_budget": 8388608}      bytes (0: none): the baseline runs under it
+ *    "mem_budget": 8388608,      bytes (0: none): the baseline runs under it
  *                                (dkb__query_run_budget) and a full-mode
  *                                candidate gets env->budget (worker_stream.h)
+ *    "ranks": {"rank": 1, "nranks": 3}}  the worker is rank 1 of 3 of `mpirun
+ *                                dkb eval` (absent: rank 0 of 1): its
+ *                                collectives go through the relay pipes,
+ *                                fds 5 and 6 (relay.h); full mode and the
+ *                                baseline, CPU backend, no budget
  *
  * Report:
  *   {"verdict": "ok",            a dkb_verdict name (harness.h)
@@ -55,6 +60,9 @@
  *    "budget_error": "..." | null, the budget cannot run this query (too
  *                                small, or a store of one partition): the
  *                                message, for the evaluation to stop on
+ *    "agreed": true,             with ranks: verdict and detail are the ones
+ *                                the ranks agreed on (the same on every rank;
+ *                                a detail from rank R > 0 says "rank R: ")
  *    "nonce": "9f0c..."}         the nonce the sandbox handed the worker (see
  *                                dkb__sandbox_run); absent when none
  * Checks list the first pass (one per seed). Every timed call's answer and
@@ -95,6 +103,7 @@ typedef struct dkb_job {
     char *sql_plan;            /* ... its plan JSON ... */
     char *sql_columns;         /* ... and its column names (JSON array text) */
     int64_t mem_budget;        /* bytes; 0: no budget */
+    int rank, nranks;          /* the worker's rank of nranks (0 of 1: no ranks) */
 } dkb_job;
 
 /* Defaults for a job (strings NULL, seeds {0}). */
@@ -139,6 +148,7 @@ typedef struct dkb_report {
     int chunks;                /* its runs of partitions per pass */
     double streamed_baseline, streamed_candidate, load_limit;  /* bytes; NaN: unknown */
     char budget_error[512];    /* "" unless the budget cannot run the query */
+    bool agreed;               /* with ranks: verdict and detail agreed by every rank */
 } dkb_report;
 
 /* A report with verdict HARNESS_ERROR, no checks, no timings

@@ -31,6 +31,7 @@
 
 #include "common/timing.h"
 #include "harness/harness.h"
+#include "harness/relay.h"
 
 #define REPORT_FD 3
 #define NONCE_FD 4
@@ -130,7 +131,7 @@ static char **child_env(uint64_t mem, uint64_t out) {
 /* In the child, after fork: set up and exec; never returns. Only
  * async-signal-safe calls. */
 static void child(char *const argv[], char **env, int devnull, int outfd, int report_w, int nonce_r,
-                  uint64_t as_bytes) {
+                  uint64_t as_bytes, int relay_req_w, int relay_ans_r) {
     setpgid(0, 0);
     struct rlimit rl = {0, 0};
     setrlimit(RLIMIT_CORE, &rl);
@@ -142,15 +143,21 @@ static void child(char *const argv[], char **env, int devnull, int outfd, int re
     int nd = fcntl(devnull, F_DUPFD, 10), no = fcntl(outfd, F_DUPFD, 10), nr = fcntl(report_w, F_DUPFD, 10);
     int nn = fcntl(nonce_r, F_DUPFD, 10);
     if (nd < 0 || no < 0 || nr < 0 || nn < 0) _exit(126);
+    int rq = relay_req_w >= 0 ? fcntl(relay_req_w, F_DUPFD, 10) : -1;
+    int ra = relay_ans_r >= 0 ? fcntl(relay_ans_r, F_DUPFD, 10) : -1;
     if (dup2(nd, 0) < 0 || dup2(no, 1) < 0 || dup2(no, 2) < 0 || dup2(nr, REPORT_FD) < 0 || dup2(nn, NONCE_FD) < 0)
         _exit(126);
+    if (relay_req_w >= 0 &&
+        (rq < 0 || ra < 0 || dup2(rq, DKB__RELAY_REQ_FD) < 0 || dup2(ra, DKB__RELAY_ANS_FD) < 0))
+        _exit(126);
+    int keep = relay_req_w >= 0 ? DKB__RELAY_ANS_FD : NONCE_FD;
     /* close everything else */
 #ifdef SYS_close_range
-    if (syscall(SYS_close_range, NONCE_FD + 1, ~0u, 0) != 0)
+    if (syscall(SYS_close_range, keep + 1, ~0u, 0) != 0)
 #endif
     {
         long max = sysconf(_SC_OPEN_MAX);
-        for (long fd = NONCE_FD + 1; fd < (max > 0 && max < 65536 ? max : 65536); fd++) close((int)fd);
+        for (long fd = keep + 1; fd < (max > 0 && max < 65536 ? max : 65536); fd++) close((int)fd);
     }
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
@@ -243,6 +250,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
     uint64_t out_limit = lim->output_bytes ? lim->output_bytes : (uint64_t)1 << 20;
 
     int devnull = -1, outfd = -1, pipefd[2] = {-1, -1}, noncefd[2] = {-1, -1}, rc = 0;
+    int rreq[2] = {-1, -1}, rans[2] = {-1, -1};   /* the relay's pipes (lim->relay) */
     char nonce[NONCE_HEX + 2];
     char **env = NULL;
     char *report = NULL, *line = NULL;
@@ -279,6 +287,10 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
         rc = dkb_fail(err, dkb_errno_code(errno), "sandbox: pipe: %s", strerror(errno));
         goto done;
     }
+    if (lim->relay && (pipe2(rreq, O_CLOEXEC) != 0 || pipe2(rans, O_CLOEXEC) != 0)) {
+        rc = dkb_fail(err, dkb_errno_code(errno), "sandbox: pipe: %s", strerror(errno));
+        goto done;
+    }
     if (make_nonce(nonce) != 0) {
         rc = dkb_fail(err, DKB_EIO, "sandbox: getrandom: %s", strerror(errno));
         goto done;
@@ -303,17 +315,32 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
         rc = dkb_fail(err, dkb_errno_code(errno), "sandbox: fork: %s", strerror(errno));
         goto done;
     }
-    if (pid == 0) child(argv, env, devnull, outfd, pipefd[1], noncefd[0], lim->as_bytes);
+    if (pid == 0) child(argv, env, devnull, outfd, pipefd[1], noncefd[0], lim->as_bytes, rreq[1], rans[0]);
     setpgid(pid, pid); /* also in the parent, so the group exists before any kill */
     close(pipefd[1]);
     pipefd[1] = -1;
+    if (lim->relay) {
+        close(rreq[1]), close(rans[0]);
+        rreq[1] = rans[0] = -1;
+        dkb__relay_attach(lim->relay, rreq[0], rans[1], t0 + lim->timeout_s);
+    }
 
     int status = 0, reaped = 0, pipe_open = 1;
     end_reason why = END_NONE;
     uint64_t rss_over = 0;
     while (!reaped) {
         struct pollfd pfd = {pipefd[0], POLLIN, 0};
-        int pr = pipe_open ? poll(&pfd, 1, POLL_MS) : (nanosleep(&(struct timespec){0, POLL_MS * 1000000L}, NULL), 0);
+        int pr;
+        if (lim->relay) {
+            /* the worker's requests too, and the rounds between the ranks moved on every millisecond */
+            struct pollfd two[2] = {{pipe_open ? pipefd[0] : -1, POLLIN, 0}, {dkb__relay_req_fd(lim->relay), POLLIN, 0}};
+            pr = poll(two, 2, 1);
+            pfd.revents = two[0].revents;
+            if (pr > 0 && !(two[0].revents & (POLLIN | POLLHUP | POLLERR))) pr = 0;
+            dkb__relay_poll(lim->relay);
+        } else {
+            pr = pipe_open ? poll(&pfd, 1, POLL_MS) : (nanosleep(&(struct timespec){0, POLL_MS * 1000000L}, NULL), 0);
+        }
         if (pr < 0 && errno != EINTR) {
             rc = dkb_fail(err, DKB_EIO, "sandbox: poll: %s", strerror(errno));
             why = END_REPORT;
@@ -356,6 +383,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
             else if (osz > out_limit) why = END_OUTPUT;
         }
         if (why != END_NONE && !reaped) {
+            if (lim->relay) dkb__relay_killed(lim->relay);
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
@@ -364,6 +392,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
     }
     r->seconds = dkb__now_s() - t0;
     kill(-pid, SIGKILL); /* whatever the child left behind in its group */
+    if (lim->relay) dkb__relay_detach(lim->relay);
     /* drain what is left of the report (the write ends are closed now,
      * unless a grandchild escaped the group: then stop at once) */
     if (pipe_open) {
@@ -437,6 +466,10 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
     }
 
 done:
+    for (int i = 0; i < 2; i++) {
+        if (rreq[i] >= 0) close(rreq[i]);
+        if (rans[i] >= 0) close(rans[i]);
+    }
     free(line);
     free(report);
     if (noncefd[0] >= 0) close(noncefd[0]);

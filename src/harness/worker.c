@@ -48,6 +48,7 @@
 #include "harness/harness_cuda.h"
 #include "harness/heap_interpose.h"
 #include "harness/protocol.h"
+#include "harness/relay.h"   // defines: DKB__RELAY_MSG
 #include "harness/worker_guard.h"
 #include "harness/worker_ranks.h"
 #include "harness/worker_stream.h"
@@ -189,7 +190,16 @@ typedef struct worker {
     int64_t resident_max;
     int64_t cand_loaded_max;
     int cand_called;           /* the candidate has been called (its loads are known) */
+    /* ranks (job "ranks", nranks > 1: `mpirun dkb eval`, worker_ranks.h):
+     * every exchange relayed; the candidate runs on this rank's share when
+     * it declares DKB_CANDIDATE_RANKS (aware), else on rank 0 alone, whole */
+    int rank, nranks;
+    int aware;                 /* the candidate defines DKB_CANDIDATE_RANKS */
+    int cand_here;             /* the candidate is called on this rank */
 } worker;
+
+/* Several ranks? */
+static int ranked(const worker *w) { return w->nranks > 1; }
 
 /* Write the report and leave (never returns). */
 static void finish_report(worker *w) {
@@ -253,6 +263,46 @@ static void load_candidate(worker *w) {
     if (tls)
         fail_report(w, DKB_VERDICT_FORBIDDEN_SYMBOL,
                     "uses thread-local storage (state that would survive between calls)");
+    w->aware = dlsym(w->so, "dkb_candidate_ranks") != NULL;
+    w->cand_here = !ranked(w) || w->aware || w->rank == 0;
+}
+
+/* Ranks: the db view of this rank's share (a candidate with
+ * DKB_CANDIDATE_RANKS): the tables the query's partition plan streams
+ * (lineitem and orders, or part and partsupp) cut to partitions
+ * [P r / K, P (r + 1) / K) of the store's P, as the baseline splits them
+ * (dkb__comm_share); every other table whole. The vectors point into the
+ * mapped columns at the share's first row; a text column's n + 1 offsets
+ * are the whole column's from that row (offsets[0] need not be 0), into the
+ * whole column's characters. Before the arena is sealed. */
+static void share_db(worker *w) {
+    const dkb__part_plan *pl = dkb__part_plan_get(w->q->number);
+    if (!pl) return;
+    dkb_cand_db *db = (dkb_cand_db *)w->cdb;
+    for (int t = 0; t < db->ntables; t++) {
+        dkb_cand_table *tab = (dkb_cand_table *)&db->tables[t];
+        if (!(pl->stream[0] && !strcmp(tab->name, pl->stream[0])) && !(pl->stream[1] && !strcmp(tab->name, pl->stream[1])))
+            continue;
+        const dkb_store_table *st = dkb_store_table_at(w->db, t);
+        int P = dkb_store_table_npartitions(st);
+        int64_t rows = dkb_store_table_rows(st), r0 = 0, r1 = rows;
+        if (P < 1) {
+            /* no partitions: rank 0 has the table */
+            if (w->rank) r0 = r1 = rows;
+        } else {
+            int lo = (int)((int64_t)P * w->rank / w->nranks), hi = (int)((int64_t)P * (w->rank + 1) / w->nranks);
+            r0 = lo < P ? dkb_store_table_partition(st, lo)->row_start : rows;
+            r1 = hi > lo ? dkb_store_table_partition(st, hi - 1)->row_start + dkb_store_table_partition(st, hi - 1)->rows
+                         : r0;
+        }
+        tab->rows = r1 - r0;
+        for (int c = 0; c < tab->ncols; c++) {
+            dkb_cand_vec *v = (dkb_cand_vec *)&tab->cols[c];
+            size_t es = v->type == DKB_CAND_STR ? sizeof(int64_t) : dkb_tp_dtype_size((dkb_tp_dtype)v->type);
+            v->n = r1 - r0;
+            v->data = (char *)v->data + (size_t)r0 * es;
+        }
+    }
 }
 
 /* ---- baseline ---- */
@@ -288,11 +338,15 @@ static void baseline_time_end(worker *w, uint64_t seed, double *t0, double *t1) 
 
 /* One timed baseline call for seed index s: the whole query (full), or
  * the core over the prepared inputs (core). */
+static void ranks_fail(worker *w, const char *what) __attribute__((noreturn));
+
 static double baseline_call(worker *w, int s) {
     uint64_t seed = w->job.seeds[s];
     dkb_tp_reset(w->tp);
     dkb_error e = {0};
     double t0, t1;
+    /* ranks: every rank starts together (outside the window) */
+    if (ranked(w) && dkb__comm_barrier(dkb__wranks_comm(), &e)) ranks_fail(w, "the barrier before a baseline call");
     if (w->cuda && dkb__wcuda_time_begin(w->cu, &e))
         fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
     if (w->core) {
@@ -309,18 +363,63 @@ static double baseline_call(worker *w, int s) {
         dkb_result res = {0};
         timed_window(1);
         t0 = dkb__now_ms();
-        int rc = w->budget ? dkb__query_run_budget(w->q, w->tp, w->db, &w->params[s], w->budget, w->threads, &res, NULL, &e)
-                           : dkb_query_run(w->q, w->tp, w->db, &w->params[s], &res, &e);
+        int rc = ranked(w) ? dkb__query_run_ranks(w->q, w->tp, w->db, &w->params[s], 0, w->threads, dkb__wranks_comm(),
+                                                  &res, NULL, &e)
+                 : w->budget ? dkb__query_run_budget(w->q, w->tp, w->db, &w->params[s], w->budget, w->threads, &res, NULL, &e)
+                             : dkb_query_run(w->q, w->tp, w->db, &w->params[s], &res, &e);
         t1 = dkb__now_ms();
         /* the CUDA window closes before the result is freed, as a
          * candidate's before the harness's housekeeping */
         if (w->cuda) baseline_time_end(w, seed, &t0, &t1);
         timed_window(0);
+        if (rc && ranked(w) && dkb__wranks_broken(NULL, 0)) ranks_fail(w, "a baseline call across the ranks");
         if (rc) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "baseline (seed %llu): %s", (unsigned long long)seed, e.msg);
         dkb_result_free(&res);
     }
     dkb_tp_reset(w->tp);
-    return t1 - t0;
+    double ms = t1 - t0;
+    /* ranks: the call's time is the slowest rank's */
+    if (ranked(w) && dkb__comm_allreduce(dkb__wranks_comm(), &ms, 1, DKB__COMM_F64, DKB__COMM_MAX, &e))
+        ranks_fail(w, "the time of a baseline call");
+    return ms;
+}
+
+/* An exchange across the ranks failed (another rank ended, or the ranks
+ * were out of step): the report keeps a verdict the row already has, else
+ * says which exchange; the evaluating process decides whose doing it was
+ * (relay.h). */
+static void ranks_fail(worker *w, const char *what) {
+    char why[DKB__RELAY_MSG + 64];
+    dkb__wranks_broken(why, sizeof why);
+    if (w->rep.verdict != DKB_VERDICT_OK) finish_report(w);
+    fail_report(w, dkb__wranks_blamed() ? DKB_VERDICT_RETURNED_ERROR : DKB_VERDICT_HARNESS_ERROR, "%s: %s", what, why);
+    _exit(1); /* not reached: fail_report leaves */
+}
+
+/* Ranks: the outcome of a candidate call agreed by every rank (the lowest
+ * failing rank's verdict and message, the slowest rank's time), so every
+ * rank takes the same branch. A failed exchange ends the report with the
+ * call's own verdict when it had one. */
+static void agree_call(worker *w, dkb_verdict *v, char *msg, size_t n, double *ms) {
+    if (!ranked(w)) return;
+    int iv = (int)*v;
+    double t = ms ? *ms : 0;
+    if (dkb__wranks_agree(&iv, &t, msg, n)) {
+        if (*v != DKB_VERDICT_OK) fail_report(w, *v, "%s", msg);
+        ranks_fail(w, "the agreement after a candidate call");
+    }
+    w->rep.agreed = 1;
+    *v = (dkb_verdict)iv;
+    if (ms) *ms = t;
+}
+
+/* Ranks: rank 0's decision (go on timing or not), on every rank. */
+static int rank0_says(worker *w, int mine) {
+    if (!ranked(w)) return mine;
+    int32_t x = mine;
+    dkb_error e = {0};
+    if (dkb__comm_bcast(dkb__wranks_comm(), &x, sizeof x, 0, &e)) ranks_fail(w, "rank 0's decision to go on timing");
+    return x;
 }
 
 /* ---- candidate calls ---- */
@@ -341,6 +440,13 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     uint64_t seed = w->job.seeds[s];
     o->v = DKB_VERDICT_OK;
     o->msg[0] = 0;
+    o->ms = 0;
+    if (ranked(w)) {
+        /* every rank starts together, outside the window */
+        dkb_error be = {0};
+        if (dkb__comm_barrier(dkb__wranks_comm(), &be)) ranks_fail(w, "the barrier before a candidate call");
+        if (!w->cand_here) return; /* a candidate without DKB_CANDIDATE_RANKS runs on rank 0 alone */
+    }
     if (w->core) dkb__out_set_reset(&w->oset, poison);
     else dkb__out_result_reset(&w->ores, poison);
     if (w->budget) dkb__wstream_call_begin();
@@ -505,6 +611,8 @@ static void setup(worker *w, const char *job_path) {
     }
     if (!w->q) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: no query '%s' in this build", w->job.query);
     w->core = w->job.mode == DKB_JOB_CORE;
+    w->rank = w->job.rank, w->nranks = w->job.nranks > 1 ? w->job.nranks : 1;
+    if (ranked(w)) dkb__wranks_init(w->rank, w->nranks);
     if (dkb_store_open(w->job.store, 0, &w->db, &e)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
     w->sf = dkb_store_scale_factor(w->db);
 
@@ -663,10 +771,17 @@ static void setup_candidate(worker *w) {
     env->abi_version = DKB_CANDIDATE_ABI_VERSION;
     env->threads = w->threads;
     env->stream = w->cuda ? dkb__wcuda_stream(w->cu) : NULL;
-    /* one rank: `dkb eval` runs as one process (worker_ranks.h) */
+    /* one rank, unless the job has ranks and the candidate declares them
+     * (worker_ranks.h); a candidate without runs whole on rank 0 */
     env->rank = 0;
     env->nranks = 1;
     env->comm = dkb__wranks_single();
+    if (ranked(w) && w->aware) {
+        env->rank = w->rank;
+        env->nranks = w->nranks;
+        env->comm = dkb__wranks_table();
+        share_db(w);
+    }
     if (w->budget) setup_budget(w, env);
     w->env = env;
     if (w->cuda) cuda_watch_inputs(w);
@@ -700,6 +815,8 @@ static dkb_verdict judge(worker *w, int s, const call_out *o, const dkb_result *
                          const char *what, dkb_result *got, char *msg, size_t n) {
     dkb_verdict v = o->v;
     snprintf(msg, n, "%s", o->msg);
+    /* ranks: rank 0's result is the one checked; the others' are ignored */
+    if (ranked(w) && w->rank != 0) return v;
     if (v == DKB_VERDICT_OK) v = collect(w, s, got, msg, n);
     if (v == DKB_VERDICT_OK) {
         dkb_error ce = {0};
@@ -723,6 +840,7 @@ static dkb_verdict check_pass(worker *w) {
         char msg[1024];
         candidate_call(w, s, DKB_POISON, 1, "the candidate call, first check", &o);
         dkb_verdict v = judge(w, s, &o, &w->expected[s], DKB_VERDICT_WRONG_ANSWER, "", &w->first[s], msg, sizeof msg);
+        agree_call(w, &v, msg, sizeof msg, NULL);
         if (dkb__report_add_check(&w->rep, seed, v == DKB_VERDICT_OK, msg))
             fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
         if (v != DKB_VERDICT_OK && verdict == DKB_VERDICT_OK) {
@@ -746,6 +864,7 @@ static dkb_verdict recheck_pass(worker *w) {
         dkb_verdict v = judge(w, s, &o, &w->first[s], DKB_VERDICT_NONDETERMINISTIC,
                               "the second run differs from the first: ", &got, msg, sizeof msg);
         dkb_result_free(&got);
+        agree_call(w, &v, msg, sizeof msg, NULL);
         if (v != DKB_VERDICT_OK) {
             w->rep.verdict = v;
             snprintf(w->rep.detail, sizeof w->rep.detail, "seed %llu, after timing: %.960s",
@@ -765,6 +884,10 @@ static int timed_answer_ok(worker *w, int s, int k, call_out *o) {
              (unsigned long long)w->job.seeds[s]);
     dkb_verdict v = judge(w, s, o, &w->first[s], DKB_VERDICT_NONDETERMINISTIC, what, &got, msg, sizeof msg);
     dkb_result_free(&got);
+    if (ranked(w)) {
+        /* every rank's call agreed, with its time (the slowest rank's) */
+        agree_call(w, &v, msg, sizeof msg, &o->ms);
+    }
     if (v == DKB_VERDICT_OK) return 1;
     o->v = v;
     snprintf(o->msg, sizeof o->msg, "%.500s", msg);
@@ -784,13 +907,15 @@ static dkb_verdict timing(worker *w, int with_cand) {
         baseline_call(w, k % ns);
         if (with_cand) {
             candidate_call(w, k % ns, DKB_POISON, 0, "the candidate call, warm-up", &o);
+            agree_call(w, &o.v, o.msg, sizeof o.msg, NULL);
             if (o.v != DKB_VERDICT_OK) goto bad;
         }
     }
     double t0 = dkb__now_ms();
     for (int i = 0; i < MAX_TIMED; i++) {
-        if (b.n >= w->job.min_runs && (!with_cand || c.n >= w->job.min_runs) &&
-            dkb__now_ms() - t0 >= w->job.min_seconds * 1e3)
+        /* ranks: rank 0's clock decides, so every rank makes the same calls */
+        if (rank0_says(w, b.n >= w->job.min_runs && (!with_cand || c.n >= w->job.min_runs) &&
+                              dkb__now_ms() - t0 >= w->job.min_seconds * 1e3))
             break;
         int s = i % ns;
         for (int half = 0; half < 2; half++) {
@@ -801,6 +926,12 @@ static dkb_verdict timing(worker *w, int with_cand) {
                 if (samples_add(&b, baseline_call(w, s))) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "out of memory");
             } else if (with_cand) {
                 candidate_call(w, s, DKB_POISON, 0, "the candidate call, timing", &o);
+                if (ranked(w)) {
+                    /* checked on rank 0, agreed with every rank's time (the slowest) */
+                    if (!timed_answer_ok(w, s, c.n + 1, &o)) goto bad;
+                    if (samples_add(&c, o.ms)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "out of memory");
+                    continue;
+                }
                 if (o.v != DKB_VERDICT_OK) goto bad;
                 if (samples_add(&c, o.ms)) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "out of memory");
                 /* every timed answer is checked too (outside the timed
@@ -902,6 +1033,8 @@ int dkb__worker_run(const char *job_path) {
      * correct implementation must read (the narrowest referenced column of
      * the largest table; the reported floor reads every referenced column
      * once, which late materialization may legitimately beat). */
+    /* ranks: each rank reads its share (a candidate with DKB_CANDIDATE_RANKS) */
+    if (ranked(&w) && w.aware) w.must_read_ms /= w.nranks;
     if (w.rep.candidate.runs && isfinite(w.must_read_ms) && w.must_read_ms > 0 &&
         w.rep.candidate.median < w.job.floor_slack * w.must_read_ms) {
         w.rep.verdict = DKB_VERDICT_IMPLAUSIBLE;
@@ -911,6 +1044,10 @@ int dkb__worker_run(const char *job_path) {
                  w.rep.candidate.median, w.job.floor_slack, w.must_read_bytes, w.rep.bandwidth_gbs, w.must_read_ms,
                  w.rep.floor_ms);
     }
+    if (ranked(&w) && !w.aware && w.rep.verdict == DKB_VERDICT_OK && !w.rep.detail[0])
+        snprintf(w.rep.detail, sizeof w.rep.detail,
+                 "ran on rank 0 alone over the whole store (no DKB_CANDIDATE_RANKS); the baseline on %d ranks",
+                 w.nranks);
     finish_report(&w);
     return 1;
 }

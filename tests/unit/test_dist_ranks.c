@@ -123,7 +123,7 @@ static void t_close(dkb__comm *c) {
 }
 
 static const dkb__comm_ops thread_ops = {"threads", t_barrier, t_bcast, t_allreduce, t_allgather_sizes,
-                                         t_allgatherv, t_abort, t_close};
+                                         t_allgatherv, t_abort, t_close, NULL, NULL};
 
 static dkb__comm *thread_comm(shared *s, int rank) {
     dkb__comm *c = calloc(1, sizeof *c);
