@@ -659,7 +659,7 @@ static bool eval_in(tr_ctx *x, const cJSON *e, const tr_rel *in, bool negate, tr
         }
         m = dkb_tp_in_i64(x->tp, ac.v, vals, nv);
     } else if (all_const && ac.ty.id == TY_VARCHAR && (m = in_digit_strings(x, e, &ac))) {
-        m = dkb_tp_and(x->tp, m, tr_valid_or_ones(x, &ac, n));
+        if (ac.valid) m = dkb_tp_and(x->tp, m, ac.valid);
     } else {
         if (tr_bad(x)) return false;
         for (int i = 1; i < k; i++) {
@@ -669,7 +669,7 @@ static bool eval_in(tr_ctx *x, const cJSON *e, const tr_rel *in, bool negate, tr
             m = m ? dkb_tp_or(x->tp, m, tr_truth(x, &c)) : tr_truth(x, &c);
         }
         m = tr_relabel(x, m, 0, NULL);
-        if (m) m = dkb_tp_and(x->tp, m, tr_valid_or_ones(x, &ac, n));
+        if (m && ac.valid) m = dkb_tp_and(x->tp, m, ac.valid);
     }
     if (negate) m = dkb_tp_not(x->tp, m);
     set_col(out, m, ac.valid, tr_ty(TY_BOOL));

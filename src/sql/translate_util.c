@@ -323,7 +323,9 @@ bool tr_col_ready(tr_ctx *x, tr_col *c) {
         return true;
     }
     dkb_tensor *v = dkb_tp_gather(x->tp, c->v, rows, 0);
-    dkb_tensor *valid = c->miss ? dkb_tp_gather(x->tp, tr_valid_or_ones(x, c, c->v->n), rows, 0)
+    /* a missed row (-1) is NULL; with every source row valid that is
+     * rows >= 0, one comparison instead of a column of ones gathered */
+    dkb_tensor *valid = c->miss ? (c->valid ? dkb_tp_gather(x->tp, c->valid, rows, 0) : dkb_tp_cmp_i64(x->tp, rows, DKB_CMP_GE, 0))
                       : c->valid ? dkb_tp_gather(x->tp, c->valid, rows, 0) : NULL;
     if (!v || tr_bad(x)) return false;
     tr_bound_derive(x, c->v, v, c->miss);
