@@ -381,11 +381,19 @@ typedef struct dkb_cand_budget {
  * only (other ranks' result tables are ignored), so rank 0 must hold the
  * merged answer when it returns.
  *
- * Today every call runs on one rank (rank 0 of 1: `dkb eval` runs as one
- * process, and under mpirun it is refused; docs/distributed.md, "The
- * harness across ranks" for the design of K ranks): the collectives then
- * return the caller's own values, so a candidate written for K ranks runs
- * as it is on one.
+ * `dkb eval` alone runs every call on one rank (rank 0 of 1): the
+ * collectives then return the caller's own values, so a candidate written
+ * for K ranks runs as it is on one. `mpirun -np K dkb eval` (CPU backend,
+ * full mode; docs/distributed.md, "The harness across ranks") calls a
+ * candidate that defines DKB_CANDIDATE_RANKS on every rank at once, with
+ * rank r's share of the data: the tables the query streams by partition
+ * (lineitem and orders, or part and partsupp, as the baseline's partition
+ * plan does) cut to partitions [P r / K, P (r + 1) / K) of the store's P,
+ * every other table whole. A share's vectors point into the store at its
+ * first row; a text column's offsets are the whole column's from that row
+ * (offsets[0] need not be 0), into the whole column's characters. A
+ * candidate without the marker runs on rank 0 alone, over the whole
+ * store, as rank 0 of 1.
  *
  * Every collective is called by every rank in the same order with the
  * same counts (as MPI's); DKB_CAND_OK, DKB_CAND_EINVAL (a bad count, op
@@ -437,7 +445,7 @@ typedef struct dkb_cand_env {
     void *stream;              /* CUDA targets: the cudaStream_t to launch on */
     const dkb_cand_budget *budget; /* full mode under --mem-budget, else NULL (above) */
     int rank;                  /* this call's rank, 0 <= rank < nranks (above: "ranks") */
-    int nranks;                /* ranks the call runs on (1 today) */
+    int nranks;                /* ranks the call runs on (1 without mpirun) */
     const dkb_cand_comm *comm; /* the collectives (never NULL) */
 } dkb_cand_env;
 

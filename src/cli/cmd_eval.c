@@ -85,7 +85,9 @@ static void usage(FILE *f) {
             "\n"
             "examples:\n"
             "  dkb eval tests/candidates/honest --data data/sf1 --out results/honest\n"
-            "  dkb eval src/kernels/cpu --data data/sf0.1-p8 --mem-budget 8M --queries q01,q06\n");
+            "  dkb eval src/kernels/cpu --data data/sf0.1-p8 --mem-budget 8M --queries q01,q06\n"
+            "  mpirun -np 3 dkb eval tests/candidates/ranks --data data/sf0.1-p8   # across ranks:\n"
+            "      full mode, --backend cpu, C candidates (docs/distributed.md)\n");
 }
 
 typedef struct eval_cli {

@@ -1,5 +1,6 @@
 /* crash_rank1 (full mode, ranks): the example ranks Q6
- * (tests/candidates/ranks/q06.full.c) but rank 1 executes a trap instruction (SIGILL) before the all-reduce; rank 0 (and 2)
+ * (tests/candidates/ranks/q06.full.c), except that
+ * rank 1 executes a trap instruction (SIGILL) before the all-reduce; rank 0 (and 2)
  * wait in it. Expected: crash on every rank (the row names rank 1), within
  * the timeout: the others' all-reduce fails with DKB_CAND_ERANKS.
  * On one rank it is the honest candidate (ok). */

@@ -1,5 +1,6 @@
 /* skip_rank1 (full mode, ranks): the example ranks Q6
- * (tests/candidates/ranks/q06.full.c) but rank 1 returns before the all-reduces (no collective at all),
+ * (tests/candidates/ranks/q06.full.c), except that
+ * rank 1 returns before the all-reduces (no collective at all),
  * while the others wait in the first. Expected: returned_error on every rank
  * (no deadlock): rank 1 "returned without the collective the other ranks
  * wait in"; the others' all-reduce returns DKB_CAND_ERANKS.

@@ -1,5 +1,6 @@
 /* wrong_rank1 (full mode, ranks): the example ranks Q6
- * (tests/candidates/ranks/q06.full.c) but rank 1 adds 100.0000 to its partial sum, so the merged sum
+ * (tests/candidates/ranks/q06.full.c), except that
+ * rank 1 adds 100.0000 to its partial sum, so the merged sum
  * rank 0 writes is wrong. Expected: wrong_answer (checked on rank 0).
  * On one rank it is the honest candidate (ok). */
 #include "dkb/candidate.h"
