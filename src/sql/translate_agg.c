@@ -40,8 +40,10 @@ static bool group_keys(tr_ctx *x, const tr_col *keys, int nkeys, int64_t n, dkb_
 static bool follows_by_rows(tr_ctx *x, const tr_col *t, const dkb_groups *g, int64_t n, dkb_tensor **rep) {
     if (!t->rows || t->miss || t->valid) return false;
     dkb_tp *tp = x->tp;
+    dkb_tensor *rows = tr_rows(x, t->rows);
+    if (!rows) return false;
     if (!*rep) *rep = dkb_tp_gather(tp, g->first_row, g->group_id, 0);
-    dkb_tensor *same = dkb_tp_cmp(tp, dkb_tp_gather(tp, t->rows, *rep, 0), DKB_CMP_EQ, t->rows);
+    dkb_tensor *same = dkb_tp_cmp(tp, dkb_tp_gather(tp, rows, *rep, 0), DKB_CMP_EQ, rows);
     return !tr_bad(x) && dkb_tp_count(tp, same) == n;
 }
 
@@ -69,7 +71,7 @@ static bool group_by(tr_ctx *x, tr_col *keys, int nkeys, int64_t n, dkb_groups *
         if (!c->v || c->v->dtype != DKB_TP_STR || c->valid || c->miss || !tr_distinct_text(x, c->v)) continue;
         memset(&k[i], 0, sizeof k[i]);
         k[i].ty = tr_ty(TY_BIGINT);
-        k[i].v = c->rows ? c->rows : dkb_tp_arange(x->tp, n);
+        k[i].v = c->rows ? tr_rows(x, c->rows) : dkb_tp_arange(x->tp, n);
         if (!k[i].v) return tr_bad(x), false;
         sub[i] = any = true;
     }

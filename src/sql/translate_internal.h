@@ -199,6 +199,9 @@ bool tr_col_ready(tr_ctx *x, tr_col *c);
 /* A copy of r's columns, every one ready (tr_alloc'ed array of r->ncols). */
 tr_col *tr_rel_ready_cols(tr_ctx *x, const tr_rel *r);
 bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx, bool may_miss, tr_col *out);
+/* A column's pending rows as a tensor (composed rows are made when first
+ * read: tr_col_gather only notes the composition). */
+dkb_tensor *tr_rows(tr_ctx *x, dkb_tensor *rows);
 tr_rel *tr_rel_new(tr_ctx *x, int ncols, int64_t n);
 /* The rows where mask (BOOL) is true. */
 tr_rel *tr_rel_filter(tr_ctx *x, const tr_rel *r, const dkb_tensor *mask);

@@ -286,6 +286,41 @@ tr_rel *tr_rel_new(tr_ctx *x, int ncols, int64_t n) {
     return r;
 }
 
+/* Composed row numbers are lazy: rows[idx] is a header that stands for
+ * the gather until a column reads it (tr_rows), so a join composes no
+ * row numbers for the relations whose columns are never read again (a
+ * chain of joins otherwise gathers every relation's row numbers at every
+ * join). The header's data points at lazy_mark. */
+static const char lazy_mark = 0;
+
+typedef struct tr_lazy_rows {
+    dkb_tensor hdr;               /* first: the tensor the columns hold */
+    dkb_tensor *rows;             /* rows (itself lazy or not) ... */
+    const dkb_tensor *idx;        /* ... composed with idx */
+    dkb_tensor *real;             /* the gather, once made */
+} tr_lazy_rows;
+
+dkb_tensor *tr_rows(tr_ctx *x, dkb_tensor *r) {
+    if (!r || r->data != (const void *)&lazy_mark) return r;
+    tr_lazy_rows *z = (tr_lazy_rows *)r;
+    if (!z->real) {
+        dkb_tensor *base = tr_rows(x, z->rows);
+        z->real = base ? dkb_tp_gather(x->tp, base, z->idx, -1) : NULL;
+        if (!z->real) tr_bad(x);
+    }
+    return z->real;
+}
+
+static dkb_tensor *lazy_rows(tr_ctx *x, dkb_tensor *rows, const dkb_tensor *idx) {
+    tr_lazy_rows *z = tr_alloc(x, sizeof *z);
+    if (!z) return NULL;
+    z->hdr.dtype = DKB_TP_I64;
+    z->hdr.n = idx->n;
+    z->hdr.data = (void *)&lazy_mark;
+    z->rows = rows, z->idx = idx;
+    return &z->hdr;
+}
+
 bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx, bool may_miss, tr_col *out) {
     (void)n;
     *out = *c;
@@ -294,7 +329,7 @@ bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx,
         for (int i = 0; i < x->nrmemo && !out->rows; i++)
             if (x->rmemo[i].rows == c->rows && x->rmemo[i].idx == idx) out->rows = x->rmemo[i].out;
         if (!out->rows) {
-            out->rows = dkb_tp_gather(x->tp, c->rows, idx, -1);
+            out->rows = lazy_rows(x, c->rows, idx);
             int n_memo = (int)(sizeof x->rmemo / sizeof x->rmemo[0]);
             if (out->rows) x->rmemo[x->nrmemo < n_memo ? x->nrmemo++ : (int)(out->rows->n % n_memo)] =
                 (struct tr_rows_memo){c->rows, idx, out->rows};
@@ -309,7 +344,8 @@ bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx,
 
 bool tr_col_ready(tr_ctx *x, tr_col *c) {
     if (!c->rows) return true;
-    dkb_tensor *rows = c->rows;
+    dkb_tensor *rows = c->rows = tr_rows(x, c->rows);
+    if (!rows) return false;
     /* the rows of a filter over c's own rows: a compress (streaming) gives
      * the same values as the gather (ascending rows) */
     for (int i = 0; i < x->nsmemo && !c->miss; i++) {
