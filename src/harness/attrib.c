@@ -188,6 +188,7 @@ static void add_library(dkb_attribution *a, const char *lib) {
 void dkb__attrib_tally_kernel(dkb_attrib_tally *t, const char *name, double ms) {
     if (!(ms >= 0) || !isfinite(ms)) ms = 0;
     const char *lib = dkb__attrib_library(name);
+    if (!lib && t->python && name && name[0] == '_' && name[1] == 'Z') lib = "torch";
     dkb_attribution *a = &t->a;
     a->kernels++;
     if (lib) {

@@ -89,6 +89,10 @@ typedef struct dkb_attrib_tally {
     int n, cap;
     dkb_attrib_kernel *k;         /* one per shortened name */
     int failed;                   /* out of memory: kernels still counted, names lost */
+    int python;                   /* a Python candidate's call: it can launch only Triton's
+                                   * kernels (plain names) and torch's, so a mangled name
+                                   * no namespace places ("(anonymous namespace)::
+                                   * elementwise_kernel_with_index", torch's arange) is torch's */
 } dkb_attrib_tally;
 
 /* An empty tally (dm may be NULL: names stay mangled). */

@@ -129,7 +129,9 @@ double dkb__wcuda_bandwidth(dkb__wcuda *c, size_t bytes);
  * runs with it in the process):
  *   dkb__wcuda_attrib_begin(c, &e);   loads libcupti, starts recording
  *   (the candidate call: its dkb__wcuda_time_begin / _end mark the window)
- *   dkb__wcuda_attrib_end(c, &a, &e); stops, tallies the window into a
+ *   dkb__wcuda_attrib_end(c, py, &a, &e); stops, tallies the window into a
+ *                                     (py: a Python candidate's call, whose
+ *                                     mangled kernels are torch's: attrib.h)
  * begin: 0, or an error saying why nothing can be recorded ("not available
  * in this build", libcupti cannot be loaded, CUPTI refused: insufficient
  * privileges, ...); then make no call and no end. end: 0 with *out
@@ -137,7 +139,7 @@ double dkb__wcuda_bandwidth(dkb__wcuda *c, size_t bytes);
  * lies between the marks counts (all of it, with a note, when the marks
  * are missing). */
 int dkb__wcuda_attrib_begin(dkb__wcuda *c, dkb_error *err);
-int dkb__wcuda_attrib_end(dkb__wcuda *c, dkb_attribution *out, dkb_error *err);
+int dkb__wcuda_attrib_end(dkb__wcuda *c, int python, dkb_attribution *out, dkb_error *err);
 /* Called by dkb__wcuda_time_begin right after its synchronisation (end 0)
  * and by dkb__wcuda_time_end right after its (end 1); does nothing unless
  * recording. */

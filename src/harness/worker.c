@@ -1021,7 +1021,7 @@ int dkb__worker_run(const char *job_path) {
         dkb_error ae = {0};
         if (!dkb__wcuda_attrib_begin(w.cu, &ae)) {
             candidate_call(&w, 0, DKB_POISON, 0, "the candidate call, kernel attribution", &o);
-            if (!dkb__wcuda_attrib_end(w.cu, &w.rep.attribution, &ae) && o.v != DKB_VERDICT_OK) {
+            if (!dkb__wcuda_attrib_end(w.cu, python_shim(w.job.so), &w.rep.attribution, &ae) && o.v != DKB_VERDICT_OK) {
                 dkb__attrib_init(&w.rep.attribution);   /* it failed: nothing to attribute */
                 dkb_fail(&ae, DKB_EINVAL, "the attribution call: %s", o.msg);
             }

@@ -208,7 +208,7 @@ void dkb__wcuda_attrib_mark(int end) {
     else g.lo = t, g.hi = 0;
 }
 
-int dkb__wcuda_attrib_end(dkb__wcuda *c, dkb_attribution *out, dkb_error *err) {
+int dkb__wcuda_attrib_end(dkb__wcuda *c, int python, dkb_attribution *out, dkb_error *err) {
     (void)c;
     dkb__attrib_init(out);
     if (!g.lib || !g.active) return dkb_fail(err, DKB_EINVAL, "kernel attribution was not started");
@@ -225,6 +225,7 @@ int dkb__wcuda_attrib_end(dkb__wcuda *c, dkb_attribution *out, dkb_error *err) {
         int windowed = g.lo && g.hi && g.hi >= g.lo;
         dkb_attrib_tally t;
         dkb__attrib_tally_init(&t, dkb__attrib_demangler());
+        t.python = python;
         uint64_t (*iv)[2] = windowed && g.n ? malloc(sizeof *iv * (size_t)g.n) : NULL;
         int niv = 0;
         for (int i = 0; i < g.n; i++) {
@@ -264,8 +265,8 @@ int dkb__wcuda_attrib_begin(dkb__wcuda *c, dkb_error *err) {
 
 void dkb__wcuda_attrib_mark(int end) { (void)end; }
 
-int dkb__wcuda_attrib_end(dkb__wcuda *c, dkb_attribution *out, dkb_error *err) {
-    (void)c;
+int dkb__wcuda_attrib_end(dkb__wcuda *c, int python, dkb_attribution *out, dkb_error *err) {
+    (void)c, (void)python;
     dkb__attrib_init(out);
     return dkb_fail(err, DKB_EINVAL, "not available in this build (no CUPTI headers found when it was configured)");
 }

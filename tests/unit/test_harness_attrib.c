@@ -156,6 +156,21 @@ static void test_tally(void) {
     CHECK(!strcmp(a.top[3].name, "c_kernel") && !strcmp(a.top[4].name, "(anonymous namespace)::anon_k"));
     for (int i = 1; i < a.ntop; i++) CHECK(a.top[i - 1].ms >= a.top[i].ms);
 
+    /* a Python candidate's call: a mangled kernel no namespace places is torch's, a plain one (Triton's) its own */
+    static const char ANON_TORCH[] = "_ZN12_GLOBAL__N_128elementwise_kernel_with_indexIiEEvv";
+    for (int py = 0; py < 2; py++) {
+        dkb_attrib_tally pt;
+        dkb__attrib_tally_init(&pt, NULL);
+        pt.python = py;
+        dkb__attrib_tally_kernel(&pt, ANON_TORCH, 0.002);
+        dkb__attrib_tally_kernel(&pt, "q06_partials", 0.01);
+        dkb_attribution pa;
+        dkb__attrib_tally_finish(&pt, &pa);
+        CHECK(pa.own_kernels == (py ? 1 : 2) && pa.library_kernels == (py ? 1 : 0), "python %d: own %d library %d", py,
+              pa.own_kernels, pa.library_kernels);
+        CHECK(!strcmp(pa.libraries, py ? "torch" : ""), "%s", pa.libraries);
+    }
+
     /* library kernels fill the list: the largest own kernel still takes its last place */
     dkb_attrib_tally lt;
     dkb__attrib_tally_init(&lt, fake_demangle);
