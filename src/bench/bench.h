@@ -64,6 +64,11 @@ typedef struct dkb_bench_row {
     double speedup;            /* raw, valid experts only (else NaN) */
     double floor_ms;           /* NaN: unknown */
     double time_floor;         /* expert_ms / floor_ms (NaN unless both) */
+    int nranks;                /* ranks the row ran on (mpirun -np K; 1: one process) */
+    double expert_1rank_ms;    /* nranks > 1: the expert on rank 0 alone over the whole store
+                                * (NaN unless timed); expert_ms is then its time on nranks */
+    double efficiency;         /* nranks > 1: scaling efficiency expert_1rank_ms /
+                                * (nranks x expert_ms) (NaN unless both timed) */
 } dkb_bench_row;
 void dkb__bench_row(const dkb_eval_item *it, dkb_bench_row *row);
 

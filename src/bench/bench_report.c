@@ -22,7 +22,15 @@ void dkb__bench_row(const dkb_eval_item *it, dkb_bench_row *row) {
     row->speedup = s->valid ? s->raw_speedup : NAN;
     row->floor_ms = isfinite(it->floor_ms) && it->floor_ms > 0 ? it->floor_ms : NAN;
     row->time_floor = s->valid && isfinite(row->floor_ms) ? row->expert_ms / row->floor_ms : NAN;
+    row->nranks = it->nranks > 1 ? it->nranks : 1;
+    row->expert_1rank_ms = row->nranks > 1 && !it->missing && it->candidate_solo.runs > 0 ? it->candidate_solo.median : NAN;
+    row->efficiency = isfinite(row->expert_1rank_ms) && isfinite(row->expert_ms) && row->expert_ms > 0
+                          ? row->expert_1rank_ms / (row->nranks * row->expert_ms)
+                          : NAN;
 }
+
+/* The ranks the bench ran on (mpirun -np K; 1 for one process). */
+static int bench_ranks(const dkb_eval_results *res) { return res->n > 0 && res->items[0].nranks > 1 ? res->items[0].nranks : 1; }
 
 /* ---- results.json ---- */
 
@@ -50,6 +58,7 @@ cJSON *dkb__bench_json(const dkb_eval_results *res, const dkb_bench_info *info) 
     cJSON_AddNumberToObject(b, "experts_found", info->experts_found);
     cJSON_AddBoolToObject(b, "quick", info->quick);
     cJSON_AddStringToObject(b, "command", info->command_line ? info->command_line : "");
+    cJSON_AddNumberToObject(b, "ranks", bench_ranks(res));
     cJSON *rows = cJSON_AddArrayToObject(b, "queries");
     for (int i = 0; i < res->n; i++) {
         dkb_bench_row r;
@@ -69,6 +78,12 @@ cJSON *dkb__bench_json(const dkb_eval_results *res, const dkb_bench_info *info) 
         add_num(j, "floor_ms", r.floor_ms);
         add_num(j, "time_floor", r.time_floor);
         const dkb_eval_item *it = &res->items[i];
+        if (r.nranks > 1) {   /* mpirun -np K: expert_ms is on K ranks (docs/distributed.md) */
+            cJSON_AddNumberToObject(j, "ranks", r.nranks);
+            add_num(j, "expert_1rank_ms", r.expert_1rank_ms);
+            add_num(j, "scaling_efficiency", r.efficiency);
+            if (it->solo_error) cJSON_AddStringToObject(j, "expert_1rank_error", it->solo_error);
+        }
         if (it->budgeted) {   /* --mem-budget: what one call streamed (docs/partitions.md) */
             cJSON_AddBoolToObject(j, "partitioned", it->partitioned);
             cJSON_AddNumberToObject(j, "baseline_runs", it->chunks);
@@ -122,8 +137,15 @@ static void print_streamed(const dkb_eval_results *res, FILE *f) {
 
 int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *info, FILE *f, dkb_error *err) {
     enum { NOTE_MAX = 60 };
-    fprintf(f, "%-5s %12s %12s %9s %10s %10s  %-4s  %-16s %s\n", "query", "baseline ms", "expert ms", "speedup",
-            "floor ms", "time/floor", "pass", "class", "note");
+    const int K = bench_ranks(res);
+    char kms[32];
+    snprintf(kms, sizeof kms, "expert %dr ms", K);
+    if (K > 1) /* mpirun -np K: the expert on K ranks, on one, and the efficiency t1 / (K tK) */
+        fprintf(f, "%-5s %12s %12s %12s %6s %9s %10s %10s  %-4s  %-16s %s\n", "query", "baseline ms", kms,
+                "expert 1r ms", "eff.", "speedup", "floor ms", "time/floor", "pass", "class", "note");
+    else
+        fprintf(f, "%-5s %12s %12s %9s %10s %10s  %-4s  %-16s %s\n", "query", "baseline ms", "expert ms", "speedup",
+                "floor ms", "time/floor", "pass", "class", "note");
     for (int i = 0; i < res->n; i++) {
         const dkb_eval_item *it = &res->items[i];
         dkb_bench_row r;
@@ -131,10 +153,18 @@ int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *in
         char b1[32], b2[32], b3[32], b4[32], b5[32];
         char *note = dkb__results_note(it, res->opts.threshold);
         if (note && strlen(note) > NOTE_MAX) strcpy(note + NOTE_MAX - 3, "...");
-        fprintf(f, "%-5s %12s %12s %9s %10s %10s  %-4s  %-16s %s\n", r.query, fmt(b1, sizeof b1, "%.3f", r.baseline_ms),
-                fmt(b2, sizeof b2, "%.3f", r.expert_ms), fmt(b3, sizeof b3, "%.2fx", r.speedup),
-                fmt(b4, sizeof b4, "%.3f", r.floor_ms), fmt(b5, sizeof b5, "%.2f", r.time_floor), r.pass, r.cls,
-                note ? note : "");
+        if (K > 1) {
+            char b6[32], b7[32];
+            fprintf(f, "%-5s %12s %12s %12s %6s %9s %10s %10s  %-4s  %-16s %s\n", r.query,
+                    fmt(b1, sizeof b1, "%.3f", r.baseline_ms), fmt(b2, sizeof b2, "%.3f", r.expert_ms),
+                    fmt(b6, sizeof b6, "%.3f", r.expert_1rank_ms), fmt(b7, sizeof b7, "%.2f", r.efficiency),
+                    fmt(b3, sizeof b3, "%.2fx", r.speedup), fmt(b4, sizeof b4, "%.3f", r.floor_ms),
+                    fmt(b5, sizeof b5, "%.2f", r.time_floor), r.pass, r.cls, note ? note : "");
+        } else
+            fprintf(f, "%-5s %12s %12s %9s %10s %10s  %-4s  %-16s %s\n", r.query, fmt(b1, sizeof b1, "%.3f", r.baseline_ms),
+                    fmt(b2, sizeof b2, "%.3f", r.expert_ms), fmt(b3, sizeof b3, "%.2fx", r.speedup),
+                    fmt(b4, sizeof b4, "%.3f", r.floor_ms), fmt(b5, sizeof b5, "%.2f", r.time_floor), r.pass, r.cls,
+                    note ? note : "");
         free(note);
     }
     if (!res->n) fprintf(f, "(no queries)\n");
@@ -144,6 +174,9 @@ int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *in
     if (t->missing) fprintf(f, "; %d quer%s without an expert", t->missing, t->missing == 1 ? "y" : "ies");
     fprintf(f, ")\noverall speedup %.2fx (baseline %.3f ms / bench %.3f ms); geometric mean %.2fx\n",
             t->overall_speedup, t->baseline_ms_sum, t->final_ms_sum, t->geomean_speedup);
+    if (K > 1)
+        fprintf(f, "%d ranks (mpirun): baseline and expert ms on %d ranks (the slowest rank's), expert 1r ms on rank 0 "
+                   "alone over the whole store; eff. = 1r / (%d x %dr)\n", K, K, K, K);
     fprintf(f, "backend %s%s%s%s, SF %g, %d thread%s; %s\n", info->backend, info->device && *info->device ? " " : "",
             info->device ? info->device : "", info->target ? " (Triton experts)" : "", res->scale_factor > 0 ? res->scale_factor : info->sf, res->threads,
             res->threads == 1 ? "" : "s", res->cpu_model);
@@ -152,14 +185,22 @@ int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *in
 }
 
 int dkb__bench_print_csv(const dkb_eval_results *res, FILE *f, dkb_error *err) {
-    fputs("query,class,pass,baseline_ms,expert_ms,speedup,floor_ms,time_floor\n", f);
+    const int K = bench_ranks(res);
+    fputs(K > 1 ? "query,class,pass,baseline_ms,expert_ms,speedup,floor_ms,time_floor,ranks,expert_1rank_ms,"
+                  "scaling_efficiency\n"
+                : "query,class,pass,baseline_ms,expert_ms,speedup,floor_ms,time_floor\n",
+          f);
     for (int i = 0; i < res->n; i++) {
         dkb_bench_row r;
         dkb__bench_row(&res->items[i], &r);
-        char b1[32], b2[32], b3[32], b4[32], b5[32];
-        fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%s\n", r.query, r.cls, r.pass, fmt(b1, sizeof b1, "%.6f", r.baseline_ms),
+        char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+        fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%s", r.query, r.cls, r.pass, fmt(b1, sizeof b1, "%.6f", r.baseline_ms),
                 fmt(b2, sizeof b2, "%.6f", r.expert_ms), fmt(b3, sizeof b3, "%.6f", r.speedup),
                 fmt(b4, sizeof b4, "%.6f", r.floor_ms), fmt(b5, sizeof b5, "%.6f", r.time_floor));
+        if (K > 1)
+            fprintf(f, ",%d,%s,%s", K, fmt(b6, sizeof b6, "%.6f", r.expert_1rank_ms),
+                    fmt(b7, sizeof b7, "%.4f", r.efficiency));
+        fputc('\n', f);
     }
     if (ferror(f)) return dkb_fail(err, DKB_EIO, "writing the CSV failed");
     return 0;

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "cli_verify.h"
 #include "common/fsutil.h"     // defines: dkb__mkdir_p, dkb__source_root
+#include "dist/comm.h"           // defines: dkb__comm (mpirun -np K dkb bench)
 #include "dkb/tensor.h"          // defines: dkb_tp_cuda_available, dkb_tp_device_query
 #include "harness/eval.h"
 
@@ -73,7 +74,11 @@ static void usage(FILE *f) {
             "  dkb bench                          # SF 1 on a CPU machine, SF 10 with a GPU\n"
             "  dkb bench --sf 0.1 --queries q01,q06 --quick\n"
             "  dkb bench --target triton --sf 10  # the Triton experts on a GPU\n"
-            "  dkb bench --backend cpu --data data/sf0.1-p8 --mem-budget 4M --quick\n");
+            "  dkb bench --backend cpu --data data/sf0.1-p8 --mem-budget 4M --quick\n"
+            "  mpirun -np 2 dkb bench --backend cpu --data data/sf0.1-p8 --quick   # across ranks:\n"
+            "                      each expert timed on the 2 ranks and on rank 0 alone, with the\n"
+            "                      scaling efficiency t1 / (K tK); CPU backend, an existing store of\n"
+            "                      partitions, no --mem-budget (docs/distributed.md)\n");
 }
 
 typedef struct bench_cli {
@@ -175,6 +180,17 @@ static int parse(int argc, char **argv, bench_cli *c) {
         }
     }
     if (optind < argc) return cli_usage_error("bench: unexpected argument '%s'", argv[optind]);
+    if (dkb__comm_launched_size() != 1) {
+        /* mpirun -np K dkb bench: the CPU experts across ranks (docs/distributed.md) */
+        const char *no = o->target ? "--target triton" : !strcmp(c->backend, "cuda") ? "--backend cuda"
+                         : o->mem_budget ? "--mem-budget" : NULL;
+        if (no) {
+            if (dkb__comm_launched_rank()) return DKB_EXIT_USAGE; /* rank 0 says why */
+            return cli_usage_error("bench: %s: not across ranks yet (under mpirun: --backend cpu, no --mem-budget; "
+                                   "docs/distributed.md)", no);
+        }
+        c->backend = "cpu";
+    }
     if (o->target) {
         if (c->backend_given && strcmp(c->backend, "cuda"))
             return cli_usage_error("bench: --target triton: the CUDA backend's (not --backend %s)", c->backend);
@@ -256,19 +272,25 @@ static int run_bench(bench_cli *c, const char *cmd) {
     cli_bar_init(&bar, c->quiet);
     int generated = 0;
     double gen_s = 0;
-    int gen_threads = c->o.threads > 0 ? c->o.threads : cli_default_threads();
-    if (!c->quiet && access(data, F_OK) != 0)
-        fprintf(stderr, "dkb bench: generating SF %g into %s (%d threads)\n", sf, data, gen_threads);
-    int rc = dkb__bench_ensure_store(data, sf, gen_threads, cli_bar_progress(&bar), &generated, &gen_s, &err);
-    cli_bar_done(&bar);
-    if (rc) return cli_fail("bench", rc, &err);
-    if (generated && !c->quiet) fprintf(stderr, "dkb bench: generated %s in %.1f s\n", data, gen_s);
-    /* verified here, before anything is written; the evaluation then trusts it */
-    dkb__verify_info vi = {0};
-    if (!c->o.no_verify && (rc = dkb__store_verify_dir(data, DKB__VERIFY_FULL, &vi, &err)))
-        return cli_fail("bench", rc, &err);
-    if (c->verbose) cli_verify_note(stderr, "bench", data, c->o.no_verify, &vi);
-    c->o.no_verify = true;
+    int rc = 0;
+    if (!c->o.comm) {
+        int gen_threads = c->o.threads > 0 ? c->o.threads : cli_default_threads();
+        if (!c->quiet && access(data, F_OK) != 0)
+            fprintf(stderr, "dkb bench: generating SF %g into %s (%d threads)\n", sf, data, gen_threads);
+        rc = dkb__bench_ensure_store(data, sf, gen_threads, cli_bar_progress(&bar), &generated, &gen_s, &err);
+        cli_bar_done(&bar);
+        if (rc) return cli_fail("bench", rc, &err);
+        if (generated && !c->quiet) fprintf(stderr, "dkb bench: generated %s in %.1f s\n", data, gen_s);
+        /* verified here, before anything is written; the evaluation then trusts it */
+        dkb__verify_info vi = {0};
+        if (!c->o.no_verify && (rc = dkb__store_verify_dir(data, DKB__VERIFY_FULL, &vi, &err)))
+            return cli_fail("bench", rc, &err);
+        if (c->verbose) cli_verify_note(stderr, "bench", data, c->o.no_verify, &vi);
+        c->o.no_verify = true;
+    }
+    /* across ranks the store is not generated (every rank would write it):
+     * the evaluation opens and verifies it on every rank and checks that it
+     * is rank 0's, failing every rank in one line otherwise */
 
     /* an empty experts directory stands in for a missing default one: every row is "missing" */
     char empty[4200];
@@ -303,9 +325,16 @@ static int run_bench(bench_cli *c, const char *cmd) {
     dkb_eval_results res;
     rc = dkb__eval_run(&c->o, &prog, &res, &err);
     cli_bar_done(&bar);
+    const int rank = c->o.comm ? dkb__comm_rank(c->o.comm) : 0;
     if (rc) {
         dkb__eval_results_free(&res);
-        return cli_fail("bench", rc, &err);
+        return rank ? DKB_EXIT_FAIL : cli_fail("bench", rc, &err); /* ranks: failed alike; rank 0 says it */
+    }
+    if (rank) {
+        /* the other ranks write nothing: rank 0 reports */
+        int code = res.harness_errors ? DKB_EXIT_FAIL : DKB_EXIT_OK;
+        dkb__eval_results_free(&res);
+        return code;
     }
     dkb_bench_info info = {.backend = backend, .target = c->o.target, .device = device, .sf = sf, .store = data, .experts = expert_dir,
                            .experts_found = found, .generated = generated, .gen_seconds = gen_s, .quick = c->quick,
@@ -354,7 +383,27 @@ int cmd_bench(int argc, char **argv) {
         free(cmd);
         return rc < 0 ? DKB_EXIT_OK : rc;
     }
+    /* mpirun -np K: every rank runs the bench, rank 0 reports (docs/distributed.md) */
+    dkb__comm *comm = NULL;
+    if (dkb__comm_launched_size() != 1) {
+        dkb_error err = {0};
+        if ((rc = dkb__comm_open(&comm, &err))) {
+            free(cmd);
+            return cli_fail("bench", rc, &err);
+        }
+        if (dkb__comm_rank(comm)) {
+            c.quiet = 1;
+            c.verbose = 0;
+            if (!freopen("/dev/null", "w", stdout)) {
+                fprintf(stderr, "dkb bench: error: rank %d: /dev/null: cannot open for stdout\n", dkb__comm_rank(comm));
+                dkb__comm_abort(comm, DKB_EXIT_FAIL);
+            }
+        }
+        c.o.comm = comm;
+        c.o.ranks_solo = dkb__comm_size(comm) > 1; /* each expert also on rank 0 alone: the efficiency */
+    }
     rc = run_bench(&c, cmd);
+    dkb__comm_close(comm);
     free(cmd);
     if (fflush(stdout) || ferror(stdout)) {
         fprintf(stderr, "dkb bench: error: writing the output failed\n");

@@ -67,16 +67,16 @@ int main(int argc, char **argv) {
         printf("dkb %s\n", DKB_VERSION);
         return DKB_EXIT_OK;
     }
-    /* under mpirun only dkb run and dkb eval divide their work
+    /* under mpirun only dkb run, dkb eval and dkb bench divide their work
      * (docs/distributed.md); any other command would run whole on every
      * rank, writing the same files. (The worker inherits mpirun's
      * environment from its dkb eval: it is one of a rank's processes.) */
     int ranks = dkb__comm_launched_size();
-    int spread = !strcmp(name, "run") || !strcmp(name, "eval") || !strcmp(name, "__worker");
+    int spread = !strcmp(name, "run") || !strcmp(name, "eval") || !strcmp(name, "bench") || !strcmp(name, "__worker");
     if (ranks != 1 && !spread && dkb__comm_launched_rank())
         return DKB_EXIT_USAGE; /* rank 0 says why */
     if (ranks != 1 && !spread)
-        return cli_usage_error("dkb %s was started by mpirun (%d ranks): only dkb run and dkb eval run across ranks; "
+        return cli_usage_error("dkb %s was started by mpirun (%d ranks): only dkb run, dkb eval and dkb bench run across ranks; "
                                "start it without mpirun (docs/distributed.md)", name, ranks);
     for (size_t i = 0; i < DKB_COUNTOF(commands); i++)
         if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 1, argv + 1);

@@ -157,7 +157,7 @@ static int find_program(const char *name, char *out, size_t n) {
 /* The candidate toolkit: optional header-only helpers shipped beside
  * candidate.h (dates, decimals, result writers; device helpers for CUDA),
  * which a candidate may include as "dkb/<name>". */
-static const char *const TOOLKIT[] = {"cand_util.h", "cand_cuda.cuh", "cand_stream.h"};
+static const char *const TOOLKIT[] = {"cand_util.h", "cand_cuda.cuh", "cand_stream.h", "cand_ranks.h"};
 
 /* dkb/candidate.h of this build: $DKB_CANDIDATE_H, else include/dkb/
  * candidate.h in the directory of the running executable or up to four

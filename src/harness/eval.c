@@ -132,7 +132,8 @@ static int make_rows(const dkb_eval_opts *o, const uint32_t found[2], uint32_t l
             it->mode = (dkb_mode)m;
             it->missing = !has;
             it->verdict = DKB_VERDICT_OK;
-            it->baseline = it->candidate = dkb__timing_none();
+            it->baseline = it->candidate = it->candidate_solo = dkb__timing_none();
+            it->nranks = o->comm ? dkb__comm_size(o->comm) : 1;
             it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
             it->streamed_baseline = it->streamed_candidate = NAN;
             if (has) {
@@ -152,7 +153,8 @@ static int make_sql_row(const dkb_eval_opts *o, const char *name, dkb_eval_resul
     snprintf(it->query, sizeof it->query, "%s", name);
     it->mode = DKB_MODE_FULL;
     it->verdict = DKB_VERDICT_OK;
-    it->baseline = it->candidate = dkb__timing_none();
+    it->baseline = it->candidate = it->candidate_solo = dkb__timing_none();
+    it->nranks = 1;
     it->floor_ms = it->bytes_read = it->bandwidth_gbs = NAN;
     char file[80];
     snprintf(file, sizeof file, "%s.full.%s", name, cand_ext(o));
@@ -462,6 +464,27 @@ static int run_candidate(const eval_ctx *c, int i, const char *wdir, dkb_error *
         dkb__sandbox_result_free(&sr);
     }
     free(dir);
+    /* dkb bench across ranks: the same candidate on rank 0 alone over the
+     * whole store (its DKB_CANDIDATE_RANKS ignored), seed 0 checked, timed
+     * as the row was: the one-rank time the scaling efficiency compares
+     * with. The same decision on every rank (the verdict is agreed). */
+    if (!rc && c->o->ranks_solo && c->relay && it->verdict == DKB_VERDICT_OK) {
+        job.solo = true;
+        job.nseeds = 1;
+        if (!(dir = dkb__path_join(wdir, "run-solo"))) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+        if (!rc) rc = run_job(c, &job, dir, &rep, &sr, it, err);
+        if (dir) {
+            if (!rc && rep.verdict == DKB_VERDICT_OK) it->candidate_solo = rep.candidate;
+            else if (!rc) {
+                char msg[1200];
+                snprintf(msg, sizeof msg, "%s: %s", dkb__verdict_name(rep.verdict), rep.detail);
+                if (!(it->solo_error = strdup(msg))) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+            }
+            dkb__report_free(&rep);
+            dkb__sandbox_result_free(&sr);
+        }
+        free(dir);
+    }
     job_release(&job);
     dkb__build_free(&b);
     return rc;

@@ -71,6 +71,12 @@ typedef struct dkb_eval_opts {
                                 * the rows' agreed verdicts, rank 0's the timings to
                                 * report. Full mode, CPU backend, C candidates, no budget,
                                 * no SQL (docs/distributed.md) */
+    bool ranks_solo;           /* IN: with K > 1 ranks (comm), also time every candidate that
+                                * passed on rank 0 alone over the whole store, its
+                                * DKB_CANDIDATE_RANKS ignored (a job with "solo": seed 0
+                                * checked, then timed as the row was): dkb bench's
+                                * one-rank time and scaling efficiency (item's
+                                * candidate_solo) */
     bool no_verify;            /* IN: trust the store: skip its crc32 and structure check
                                 * (done once, before anything is written or run; a
                                 * record of an earlier pass stands, verify_cache.h) */
@@ -91,6 +97,11 @@ typedef struct dkb_eval_item {
     char *baseline_error;      /* the baseline job failed: why (else NULL) */
     struct cJSON *checks;      /* the worker's per-seed checks (array) or NULL */
     dkb_timing baseline, candidate;   /* as the worker reported them (runs 0, NaN: not timed) */
+    dkb_timing candidate_solo; /* opts.ranks_solo: the candidate on rank 0 alone over the whole
+                                * store (runs 0: not timed); candidate is then its time on
+                                * nranks ranks */
+    int nranks;                /* ranks the row ran on (1: one process) */
+    char *solo_error;          /* opts.ranks_solo: why the one-rank run failed (else NULL) */
     double floor_ms;           /* bandwidth floor (NaN unknown) */
     double bytes_read;         /* bytes the query must read (NaN unknown) */
     double bandwidth_gbs;      /* measured memory bandwidth (NaN unknown) */

@@ -45,6 +45,7 @@ void dkb__eval_results_free(dkb_eval_results *res) {
         free(it->compile_log);
         free(it->output_tail);
         free(it->baseline_error);
+        free(it->solo_error);
         cJSON_Delete(it->checks);
     }
     free(res->items);

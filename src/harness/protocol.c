@@ -131,6 +131,7 @@ int dkb__job_write(const dkb_job *j, const char *path, dkb_error *err) {
         if (j->nranks > 1) {
             cJSON *rk = cJSON_AddObjectToObject(o, "ranks");
             bad |= !rk || !cJSON_AddNumberToObject(rk, "rank", j->rank) || !cJSON_AddNumberToObject(rk, "nranks", j->nranks);
+            if (rk && j->solo) bad |= !cJSON_AddBoolToObject(rk, "solo", 1);
         }
         if (j->cuda && !bad) {
             cJSON *cols = cJSON_Parse(j->cuda_columns ? j->cuda_columns : "");
@@ -279,6 +280,9 @@ int dkb__job_read(const char *path, dkb_job *j, dkb_error *err) {
         if (!cJSON_IsObject(ranks)) rc = dkb_fail(err, DKB_EPARSE, "%s: \"ranks\" must be an object", path);
         if (!rc) rc = get_int(ranks, "nranks", 1, 1 << 20, &j->nranks, path, err);
         if (!rc) rc = get_int(ranks, "rank", 0, j->nranks - 1, &j->rank, path, err);
+        const cJSON *solo = cJSON_GetObjectItemCaseSensitive(ranks, "solo");
+        if (!rc && solo && !cJSON_IsBool(solo)) rc = dkb_fail(err, DKB_EPARSE, "%s: \"ranks\": \"solo\" must be a boolean", path);
+        if (!rc) j->solo = solo && cJSON_IsTrue(solo);
         if (!rc && j->nranks > 1 && (j->mode == DKB_JOB_CORE || j->cuda || j->mem_budget || j->sql))
             rc = dkb_fail(err, DKB_EPARSE, "%s: \"ranks\": full mode or the baseline on the CPU, no budget, no SQL", path);
     }

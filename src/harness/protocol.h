@@ -32,7 +32,10 @@
  *                                dkb eval` (absent: rank 0 of 1): its
  *                                collectives go through the relay pipes,
  *                                fds 5 and 6 (relay.h); full mode and the
- *                                baseline, CPU backend, no budget
+ *                                baseline, CPU backend, no budget; with
+ *                                "solo": true the candidate runs on rank 0
+ *                                alone over the whole store even when it
+ *                                defines DKB_CANDIDATE_RANKS (dkb bench)
  *
  * Report:
  *   {"verdict": "ok",            a dkb_verdict name (harness.h)
@@ -104,6 +107,9 @@ typedef struct dkb_job {
     char *sql_columns;         /* ... and its column names (JSON array text) */
     int64_t mem_budget;        /* bytes; 0: no budget */
     int rank, nranks;          /* the worker's rank of nranks (0 of 1: no ranks) */
+    bool solo;                 /* with ranks: call the candidate on rank 0 alone over the
+                                * whole store even when it defines DKB_CANDIDATE_RANKS
+                                * (dkb bench's one-rank time of an expert) */
 } dkb_job;
 
 /* Defaults for a job (strings NULL, seeds {0}). */

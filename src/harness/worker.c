@@ -263,7 +263,8 @@ static void load_candidate(worker *w) {
     if (tls)
         fail_report(w, DKB_VERDICT_FORBIDDEN_SYMBOL,
                     "uses thread-local storage (state that would survive between calls)");
-    w->aware = dlsym(w->so, "dkb_candidate_ranks") != NULL;
+    /* solo: dkb bench's one-rank time of a ranks candidate (rank 0 alone, whole) */
+    w->aware = dlsym(w->so, "dkb_candidate_ranks") != NULL && !w->job.solo;
     w->cand_here = !ranked(w) || w->aware || w->rank == 0;
 }
 

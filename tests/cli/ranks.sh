@@ -137,7 +137,7 @@ expect_fail 1 "^dkb run: .*started by mpirun .* the MPI communicator cannot be l
 rc=0
 "${MPI[@]}" -np 2 "$DKB" gen --sf 0.01 --out "$WORK/twice" -q >"$WORK/out" 2>"$WORK/err" || rc=$?
 [ "$rc" = 2 ] || fail "mpirun -np 2 dkb gen exited $rc, expected 2: $(cat "$WORK/err")"
-[ "$(wc -l <"$WORK/err")" = 1 ] && grep -q "^dkb: dkb gen was started by mpirun (2 ranks): only dkb run and dkb eval run across ranks" "$WORK/err" ||
+[ "$(wc -l <"$WORK/err")" = 1 ] && grep -q "^dkb: dkb gen was started by mpirun (2 ranks): only dkb run, dkb eval and dkb bench run across ranks" "$WORK/err" ||
     fail "mpirun -np 2 dkb gen: $(cat "$WORK/err")"
 [ ! -e "$WORK/twice" ] || fail "mpirun -np 2 dkb gen wrote $WORK/twice"
 pass "mpirun -np 2 dkb gen: $(cat "$WORK/err")"

@@ -18,13 +18,18 @@
  * thread's __int128 totals; the threads' totals are merged at the end. Sums
  * are exact; averages are the exact sums divided once at the end (as SQL's
  * avg of a decimal). Groups come out in code order, which is string order
- * because dictionaries are sorted. */
+ * because dictionaries are sorted.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): each rank aggregates its share of
+ * lineitem; the groups' exact sums and counts (6 x groups __int128) are
+ * summed over the ranks in one all-reduce; rank 0 writes the rows. */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_sum_i128, dkb_ranks_writes */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_days_from_civil, dkb_put_dec, dkb_put_dict */
 
@@ -40,6 +45,7 @@ typedef struct {
 } totals;
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -130,18 +136,29 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return rc;
     }
 
-    int64_t r = 0;
-    for (int g = 0; g < ng && !bad; g++) {
-        totals a = {0};
+    /* the threads' totals, then the ranks': 6 exact sums per group */
+    __int128 *sum = calloc((size_t)ng * 6 + 1, sizeof *sum);
+    if (!sum) {
+        free(part);
+        return DKB_CAND_ENOMEM;
+    }
+    for (int g = 0; g < ng; g++)
         for (int k = 0; k < nt; k++) {
             const totals *x = &part[(size_t)k * (size_t)ng + (size_t)g];
-            a.count += x->count;
-            a.qty += x->qty;
-            a.price += x->price;
-            a.disc += x->disc;
-            a.disc_price += x->disc_price;
-            a.charge += x->charge;
+            __int128 *a = sum + (size_t)g * 6;
+            a[0] += x->count, a[1] += x->qty, a[2] += x->price, a[3] += x->disc, a[4] += x->disc_price,
+                a[5] += x->charge;
         }
+    const int mrc = dkb_ranks_sum_i128(env, sum, (int64_t)ng * 6);
+    if (mrc || !dkb_ranks_writes(env, res)) {
+        free(sum);
+        free(part);
+        return mrc;
+    }
+    int64_t r = 0;
+    for (int g = 0; g < ng && !bad; g++) {
+        const __int128 *x = sum + (size_t)g * 6;
+        totals a = {(int64_t)x[0], x[1], x[2], x[3], x[4], x[5]};
         if (!a.count) continue;
         if (r >= res->cap || dkb_put_dict(c_flag, r, flag->dict, g / ns) ||
             dkb_put_dict(c_status, r, status->dict, g % ns)) {
@@ -159,6 +176,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         c_aqty->is_null[r] = c_aprice->is_null[r] = c_adisc->is_null[r] = c_count->is_null[r] = 0;
         r++;
     }
+    free(sum);
     free(part);
     if (bad) return DKB_CAND_EINTERNAL;
     res->nrows = r;

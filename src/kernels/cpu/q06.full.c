@@ -11,8 +11,13 @@
  * Blocks of 8192 rows sum in int64 (cannot overflow), blocks fold into a
  * per-thread __int128 and the threads' sums are added at the end: exact.
  * The parameters are converted to the columns' units exactly (a discount
- * at any scale; an empty sum is NULL). */
+ * at any scale; an empty sum is NULL).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): each rank sums its share of
+ * lineitem; the sum and the count are summed over the ranks in one
+ * all-reduce; rank 0 writes the row. */
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_sum_mixed, dkb_ranks_writes */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_years, dkb_put_dec, dkb_rescale */
 
@@ -22,6 +27,7 @@ enum { PAR_MIN = 1 << 17 };
 enum { BLOCK = 8192 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -84,8 +90,9 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     }
-    const int rc = dkb_stream_end(&st);
-    if (rc) return rc;
+    int rc = dkb_stream_end(&st);
+    if (!rc) rc = dkb_ranks_sum_mixed(env, &hits, 1, &total, 1);
+    if (rc || !dkb_ranks_writes(env, res)) return rc;
     res->nrows = 1;
     dkb_put_dec(revenue, 0, hits > 0 ? total : 0, out_scale);
     revenue->is_null[0] = hits == 0;
