@@ -22,10 +22,17 @@
  * to each selected order's run of items (dkb_walk_to), prefetching the
  * probable run start of the order 6 selections ahead (dkb_walk_guess); the
  * runs of other orders are never read. Orderkeys are int32 (the store
- * widens them only above SF ~357). */
+ * widens them only above SF ~357).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey, so each rank finds its orders' late lines
+ * locally; the counts per priority are summed over the ranks in one
+ * all-reduce; rank 0 writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_put_dict, dkb_select_range_i32,
                               dkb_walk_init, dkb_walk_guess, dkb_walk_to */
@@ -36,6 +43,7 @@ enum { PAR_MIN = 1 << 17 };
 enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance */
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -96,10 +104,17 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return rc;
     }
 
+    int64_t tot[256] = {0};
+    for (int code = 0; code < oprio->dict->size && code < 256; code++)
+        for (int64_t c = 0; c < nchunks; c++) tot[code] += counts[c * 256 + code];
+    const int mrc = dkb_ranks_sum_i64(env, tot, 256);
+    if (mrc || !dkb_ranks_writes(env, res)) {
+        free(counts);
+        return mrc;
+    }
     int64_t r = 0;
     for (int code = 0; code < oprio->dict->size; code++) {
-        int64_t total = 0;
-        for (int64_t c = 0; c < nchunks; c++) total += counts[c * 256 + code];
+        const int64_t total = code < 256 ? tot[code] : 0;
         if (!total) continue;
         if (r >= res->cap || dkb_put_dict(c_prio, r, oprio->dict, code)) {
             free(counts);

@@ -24,10 +24,18 @@
  * order's run of items (dkb_walk_to), prefetching the probable run start of
  * the order 6 selections ahead (dkb_walk_guess); the runs of other orders
  * are never read.
- * Orderkeys are int32 (the store widens them only above SF ~357). */
+ * Orderkeys are int32 (the store widens them only above SF ~357).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey (customer, supplier, nation, region whole on
+ * every rank), so each rank joins its share locally; the per-nation exact
+ * sums and counts are summed over the ranks in one all-reduce; rank 0 sorts
+ * and writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_years, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_walk_* */
@@ -52,6 +60,7 @@ static int8_t *nation_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -154,6 +163,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return st_rc;
     }
 
+    /* the chunks' sums into chunk 0's, then the ranks' */
+    for (int64_t c = 1; c < nchunks; c++)
+        for (int n = 0; n < MAXNAT; n++) sums[n] += sums[c * MAXNAT + n], hits[n] += hits[c * MAXNAT + n];
+    const int mrc = dkb_ranks_sum_mixed(env, hits, MAXNAT, sums, MAXNAT);
+    if (mrc || !dkb_ranks_writes(env, res)) {
+        free(c_nat), free(s_nat), free(sums), free(hits);
+        return mrc;
+    }
     /* per nation present; order by revenue desc */
     typedef struct { __int128 rev; int nation; } group;
     group g[MAXNAT];
@@ -161,7 +178,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int n = 0; n < MAXNAT; n++) {
         __int128 s = 0;
         int64_t h = 0;
-        for (int64_t c = 0; c < nchunks; c++) s += sums[c * MAXNAT + n], h += hits[c * MAXNAT + n];
+        s += sums[n], h += hits[n];
         if (h) g[ng++] = (group){s, n};
     }
     free(c_nat), free(s_nat), free(sums), free(hits);

@@ -28,10 +28,17 @@
  * order's run of items (dkb_walk_to), prefetching the probable run start of
  * the order 6 selections ahead (dkb_walk_guess); the runs of other orders
  * are never read.
- * Orderkeys are int32 (the store widens them only above SF ~357). */
+ * Orderkeys are int32 (the store widens them only above SF ~357).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey (customer, supplier, nation whole on every
+ * rank), so each rank joins its share locally; the 8 groups' exact sums and
+ * counts are summed over the ranks in one all-reduce; rank 0 writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_days_from_civil, dkb_max_i32, dkb_put_dec,
                                        dkb_put_dict,
@@ -55,6 +62,7 @@ static int8_t *side_of(const dkb_cand_vec *key, const dkb_cand_vec *nat, const i
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -156,13 +164,21 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return st_rc;
     }
 
+    /* the chunks' sums into chunk 0's, then the ranks' */
+    for (int64_t c = 1; c < nchunks; c++)
+        for (int x = 0; x < 8; x++) sums[x] += sums[c * 8 + x], hits[x] += hits[c * 8 + x];
+    const int mrc = dkb_ranks_sum_mixed(env, hits, 8, sums, 8);
+    if (mrc || !dkb_ranks_writes(env, res)) {
+        free(c_side), free(s_side), free(sums), free(hits);
+        return mrc;
+    }
     typedef struct { int scode, ccode, year; __int128 rev; } group;
     group g[8];
     int ng = 0;
     for (int x = 0; x < 8; x++) {
         __int128 s = 0;
         int64_t h = 0;
-        for (int64_t c = 0; c < nchunks; c++) s += sums[c * 8 + x], h += hits[c * 8 + x];
+        s += sums[x], h += hits[x];
         if (!h) continue;
         const int ss = x >> 2, cs = (x >> 1) & 1;
         g[ng++] = (group){code[ss], code[cs], 1995 + (x & 1), s};

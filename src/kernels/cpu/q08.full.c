@@ -27,10 +27,18 @@
  * of the nation, the nation's volume) to per-chunk __int128 sums per year
  * (exact, scale 4). The share is the quotient of the two exact sums as
  * doubles, as the baseline computes it. Orderkeys are int32 (the store
- * widens them only above SF ~357). */
+ * widens them only above SF ~357).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey (part, customer, supplier, nation, region whole
+ * on every rank), so each rank joins its share locally; the per-year exact
+ * sums and counts are summed over the ranks in one all-reduce, and the
+ * share is the one division of the merged exact sums; rank 0 writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_chunk_runs, dkb_days_from_civil, dkb_gallop_i32,
                               dkb_max_i32, dkb_select_bits */
@@ -41,6 +49,7 @@ enum { PAR_MIN = 1 << 17 };
 enum { SUB = 1024, AHEAD = 8 }; /* items per selection block; prefetch distance */
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -154,12 +163,21 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return st_rc;
     }
 
+    /* the chunks' sums into chunk 0's, then the ranks' */
+    for (int64_t c = 1; c < nchunks; c++) {
+        for (int x = 0; x < 4; x++) sums[x] += sums[c * 4 + x];
+        for (int x = 0; x < 2; x++) hits[x] += hits[c * 2 + x];
+    }
+    const int mrc = dkb_ranks_sum_mixed(env, hits, 2, sums, 4);
+    if (mrc || !dkb_ranks_writes(env, res)) {
+        free(pbits), free(c_in), free(s_is), free(sums), free(hits);
+        return mrc;
+    }
     int64_t r = 0;
     for (int y = 0; y < 2; y++) {
         __int128 all = 0, mine = 0;
         int64_t h = 0;
-        for (int64_t c = 0; c < nchunks; c++) all += sums[c * 4 + y * 2], mine += sums[c * 4 + y * 2 + 1],
-                                               h += hits[c * 2 + y];
+        all = sums[y * 2], mine = sums[y * 2 + 1], h = hits[y];
         if (!h) continue;
         if (r >= res->cap) break;
         c_year->i64[r] = 1995 + y;

@@ -23,11 +23,19 @@
  * orderkey); the exact scale-4 amount goes to per-chunk __int128 sums per
  * (nation key, order year); orderdates lie in 1992..1998 by the spec
  * (others are refused). Groups
- * are sorted by nation name (code order is string order), year desc. */
+ * are sorted by nation name (code order is string order), year desc.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey (part, partsupp, supplier, nation whole on every
+ * rank), so each rank joins its share locally; the (nation, year) exact sums
+ * and which groups occur are summed over the ranks in one all-reduce; rank 0
+ * writes.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS, dkb_days_from_civil, dkb_find_row, dkb_gallop_i32,
                               dkb_like, dkb_lower_bound_i32, dkb_max_i32, dkb_put_dec, dkb_put_dict,
@@ -56,6 +64,7 @@ static inline uint64_t hash_key(uint64_t k) {
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -225,6 +234,30 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return st_rc;
     }
     free(pmatch), free(pbits), free(psrow), free(table), free(s_nat);
+    /* the chunks' sums into chunk 0's, then the ranks' (with the groups
+     * seen, as 0/1 sums, and the error flag, in one all-reduce) */
+    __int128 *merged = calloc((size_t)NAT * NYEAR * 2 + 1, sizeof *merged);
+    if (!merged) {
+        free(sums), free(seen);
+        return DKB_CAND_ENOMEM;
+    }
+    for (int64_t c = 0; c < nchunks; c++)
+        for (int g = 0; g < NAT * NYEAR; g++) merged[g] += sums[c * NAT * NYEAR + g], merged[NAT * NYEAR + g] |= seen[c * NAT * NYEAR + g];
+    merged[2 * NAT * NYEAR] = bad;
+    {
+        const int mrc = dkb_ranks_sum_i128(env, merged, (int64_t)NAT * NYEAR * 2 + 1);
+        if (mrc) {
+            free(merged), free(sums), free(seen);
+            return mrc;
+        }
+    }
+    bad = merged[2 * NAT * NYEAR] != 0;
+    for (int g = 0; g < NAT * NYEAR; g++) sums[g] = merged[g], seen[g] = merged[NAT * NYEAR + g] != 0;
+    free(merged);
+    if (!bad && !dkb_ranks_writes(env, res)) {
+        free(sums), free(seen);
+        return 0;
+    }
     if (bad) {
         free(sums), free(seen);
         return DKB_CAND_EINTERNAL;
@@ -245,10 +278,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             for (int y = NYEAR - 1; y >= 0; y--) {
                 __int128 s = 0;
                 int any = 0;
-                for (int64_t c = 0; c < nchunks; c++) {
-                    s += sums[(c * NAT + n) * NYEAR + y];
-                    any |= seen[(c * NAT + n) * NYEAR + y];
-                }
+                s = sums[n * NYEAR + y];
+                any = seen[n * NYEAR + y];
                 if (!any) continue;
                 if (r >= res->cap || dkb_put_dict(c_nat, r, nname->dict, code)) { bad = 1; break; }
                 c_year->i64[r] = YEAR0 + y;

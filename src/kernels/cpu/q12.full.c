@@ -17,8 +17,15 @@
  * galloping forward from the previous hit; the priority code goes through a
  * 256-entry "high" mask. Counts are per thread per mode code, merged at the
  * end; groups come out in code order, which is string order. Integer
- * counts: exact. */
+ * counts: exact.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): lineitem and orders are
+ * co-partitioned by orderkey, so each rank joins its share locally; the 2 x
+ * 256 counts per ship mode are summed over the ranks in one all-reduce; rank
+ * 0 writes.
+ */
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_gallop_i32, dkb_put_dict,
                                        dkb_select_mask */
@@ -29,6 +36,7 @@ enum { PAR_MIN = 262144 };
 enum { BLOCK = 1 << 14 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -105,8 +113,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     }
-    const int rc = dkb_stream_end(&st);
-    if (rc) return rc;
+    int rc = dkb_stream_end(&st);
+    if (!rc && dkb_ranks_many(env)) { /* one all-reduce of both */
+        int64_t both[512];
+        memcpy(both, cnt_high, sizeof cnt_high), memcpy(both + 256, cnt_low, sizeof cnt_low);
+        rc = dkb_ranks_sum_i64(env, both, 512);
+        memcpy(cnt_high, both, sizeof cnt_high), memcpy(cnt_low, both + 256, sizeof cnt_low);
+    }
+    if (rc || !dkb_ranks_writes(env, res)) return rc;
 
     int64_t row = 0;
     for (int m = 0; m < lmode->dict->size && m < 256; m++) {

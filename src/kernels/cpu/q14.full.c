@@ -15,10 +15,16 @@
  * the dictionary). Revenue is price * (100 - discount) at scale 4, summed
  * in int64 per block of rows (a block cannot overflow) and the blocks in
  * __int128 per thread; the two exact sums are turned into the float ratio
- * with the same operations as the baseline (one division). No line: NULL. */
+ * with the same operations as the baseline (one division). No line: NULL.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): each rank scans its share of
+ * lineitem (part is whole on every rank); the two exact sums, the count and
+ * the error flag are summed over the ranks in one all-reduce; rank 0 writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_select_range_i32 */
 
@@ -28,6 +34,7 @@ enum { PAR_MIN = 262144 };
 enum { BLOCK = 1 << 12 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -102,9 +109,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             }
         }
     }
-    const int rc = dkb_stream_end(&st);
+    int rc = dkb_stream_end(&st);
+    int64_t cnt[2] = {hits, bad};
+    __int128 sums[2] = {promo_sum, total};
+    if (!rc) rc = dkb_ranks_sum_mixed(env, cnt, 2, sums, 2);
     if (rc) return rc;
-    if (bad) return DKB_CAND_EINTERNAL;
+    hits = cnt[0], promo_sum = sums[0], total = sums[1];
+    if (cnt[1]) return DKB_CAND_EINTERNAL;
+    if (!dkb_ranks_writes(env, res)) return 0;
     res->nrows = 1;
     if (hits == 0) {
         out->f64[0] = 0;

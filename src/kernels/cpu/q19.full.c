@@ -18,10 +18,16 @@
  * (256-entry brand and container masks, the size bounds) into one byte per
  * part, read at row partkey - 1 (part keys are dense 1..N); the quantity
  * ranges clear the bits they exclude. Revenue (scale 4) is summed in int64 per
- * block and in __int128 per thread: exact. No line: NULL. */
+ * block and in __int128 per thread: exact. No line: NULL.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): each rank scans its share of
+ * lineitem (part is whole on every rank); the exact sum, the count and the
+ * error flag are summed over the ranks in one all-reduce; rank 0 writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_put_dec, dkb_select_mask */
 
@@ -38,6 +44,7 @@ static const char *const CONTAINER[NBRANCH][NCONT] = {
 static const int MAX_SIZE[NBRANCH] = {5, 10, 15};
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -148,7 +155,14 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         }
     }
     free(part_bits);
+    {
+        int64_t cnt[2] = {hits, bad};
+        const int mrc = dkb_ranks_sum_mixed(env, cnt, 2, &total, 1);
+        if (mrc) return mrc;
+        hits = cnt[0], bad = (int)cnt[1];
+    }
     if (bad) return DKB_CAND_EINTERNAL;
+    if (!dkb_ranks_writes(env, res)) return 0;
     res->nrows = 1;
     if (hits == 0) {
         out->dec[0] = 0;
