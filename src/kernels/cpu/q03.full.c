@@ -27,10 +27,17 @@
  * order's run of items (dkb_walk_to), prefetching the probable run start of
  * the order 6 selections ahead (dkb_walk_guess); the runs of other orders
  * are never read.
- * Orderkeys are int32 (the store widens them only above SF ~357). */
+ * Orderkeys are int32 (the store widens them only above SF ~357).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey and an order is one group, so each rank's
+ * orders' revenues are final; each rank's top 10 is gathered in rank order
+ * and merged (dkb_ranks_topk) on every rank; rank 0 writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_max_i32, dkb_put_dec, dkb_topk_insert,
                                        dkb_walk_* */
@@ -43,6 +50,7 @@ enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance 
 enum { TOPK = 10 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 typedef struct {
     int64_t revenue;  /* scale 4 */
@@ -159,6 +167,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     for (int64_t c = 0; c < nchunks; c++)
         for (int i = 0; i < ntop[c]; i++) dkb_topk_insert(best, &nb, TOPK, &tops[c * TOPK + i], sizeof(row), before);
     free(cbits), free(tops), free(ntop);
+    const int mrc = dkb_ranks_topk(env, best, &nb, TOPK, sizeof(row), before);
+    if (mrc || !dkb_ranks_writes(env, res)) return mrc;
     if (nb > res->cap) return DKB_CAND_ECAP;
     for (int r = 0; r < nb; r++) {
         dkb_put_dec(c_rev, r, best[r].revenue, 4);

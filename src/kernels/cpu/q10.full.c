@@ -25,10 +25,20 @@
  * l_orderkey to each selected order's run of items (dkb_walk_to),
  * prefetching the probable run start of the order 6 selections ahead
  * (dkb_walk_guess); the runs of other orders are never read. Orderkeys are
- * int32 (the store widens them only above SF ~357). */
+ * int32 (the store widens them only above SF ~357).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey, but a customer's orders are on every rank
+ * (customer and nation are whole on every rank): each rank sums its orders'
+ * revenue per customer as above, then every rank's (custkey, revenue) entries
+ * of the customers it saw are gathered in rank order (dkb_ranks_gather) and
+ * rank 0 adds them up exactly into the array over custkeys before the top
+ * 20.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_put_text, dkb_select_range_i32, dkb_topk_insert, dkb_walk_* */
@@ -41,6 +51,7 @@ enum { SUB = 512, AHEAD = 6 }; /* orders per selection block; prefetch distance 
 enum { TOPK = 20 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 typedef struct {
     int64_t rev;
@@ -144,6 +155,32 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (st_rc) {
         free(ent), free(nent), free(rev), free(has);
         return st_rc;
+    }
+    if (dkb_ranks_many(env)) { /* every rank's customers' revenues, added up on rank 0 */
+        int64_t nm = 0;
+        for (int64_t k = 0; k <= maxc; k++) nm += has[k];
+        entry *mine = malloc(sizeof(entry) * (size_t)(nm + 1));
+        int mrc = mine ? 0 : DKB_CAND_ENOMEM;
+        for (int64_t k = 0, i = 0; mine && k <= maxc; k++)
+            if (has[k]) mine[i++] = (entry){rev[k], k};
+        void *every = NULL;
+        int64_t ne = 0;
+        if (!mrc) mrc = dkb_ranks_gather(env, mine, nm, sizeof(entry), &every, &ne);
+        free(mine);
+        if (mrc || !dkb_ranks_writes(env, res)) {
+            dkb_ranks_gather_free(every, NULL);
+            free(ent), free(nent), free(rev), free(has);
+            return mrc ? mrc : bad ? DKB_CAND_EINTERNAL : 0;
+        }
+        memset(rev, 0, sizeof(int64_t) * (size_t)(maxc + 1));
+        memset(has, 0, (size_t)maxc + 1);
+        const entry *e = every;
+        for (int64_t i = 0; i < ne; i++) {
+            if (e[i].cust < 0 || e[i].cust > maxc) { bad = 1; continue; }
+            rev[e[i].cust] += e[i].rev;
+            has[e[i].cust] = 1;
+        }
+        dkb_ranks_gather_free(every, NULL);
     }
     entry top[TOPK];
     int ntop = 0;

@@ -17,13 +17,21 @@
  * 1..N). The threads' arrays are summed per customer (customers without a
  * row count 0: the outer join) into a histogram over counts, which is
  * ordered by (custdist desc, c_count desc) with a sort of its few rows.
- * Integer counts: exact. */
+ * Integer counts: exact.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders is split (customer whole on
+ * every rank) and a customer's orders are on several ranks, so each rank
+ * counts its orders per customer, the per-customer counts (and the error
+ * flag) are summed over the ranks in one all-reduce of int64 over the dense
+ * custkeys, and rank 0 makes the histogram of the totals.
+ */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_find, dkb_find_row */
 
@@ -35,6 +43,7 @@ typedef struct {
 } hist_row;
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 static int by_dist_desc(const void *a, const void *b) {
     const hist_row *x = a, *y = b;
@@ -102,7 +111,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
     const int rc = dkb_stream_end(&st);
     if (rc) { free(cnt); return rc; }
-    if (bad) { free(cnt); return DKB_CAND_EINTERNAL; }
 
     /* per customer: its total count; the histogram over totals */
     int32_t maxc = 0;
@@ -113,6 +121,18 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         cnt[c] = s;
         if (s > maxc) maxc = s;
     }
+    if (dkb_ranks_many(env)) { /* the ranks' counts per customer, summed */
+        int64_t *w = malloc(((size_t)ncust + 1) * sizeof(int64_t));
+        if (!w) { free(cnt); return DKB_CAND_ENOMEM; }
+        for (int64_t c = 0; c < ncust; c++) w[c] = cnt[c];
+        w[ncust] = bad;
+        const int mrc = dkb_ranks_sum_i64(env, w, ncust + 1);
+        bad = w[ncust] != 0, maxc = 0;
+        for (int64_t c = 0; c < ncust; c++) cnt[c] = (int32_t)w[c], maxc = cnt[c] > maxc ? cnt[c] : maxc;
+        free(w);
+        if (mrc || !dkb_ranks_writes(env, res)) { free(cnt); return mrc ? mrc : bad ? DKB_CAND_EINTERNAL : 0; }
+    }
+    if (bad) { free(cnt); return DKB_CAND_EINTERNAL; }
     int64_t *hist = calloc((size_t)maxc + 1, sizeof(int64_t));
     hist_row *rows = malloc(((size_t)maxc + 1) * sizeof(hist_row));
     if (!hist || !rows) { free(cnt); free(hist); free(rows); return DKB_CAND_ENOMEM; }

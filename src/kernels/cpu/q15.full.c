@@ -17,13 +17,22 @@
  * array indexed by l_suppkey - 1 (supplier keys are dense 1..N), with a
  * "seen" flag per supplier (the group exists). The arrays are merged per
  * supplier in __int128, the maximum taken exactly, and the suppliers equal
- * to it come out in key order, their columns read at row suppkey - 1. */
+ * to it come out in key order, their columns read at row suppkey - 1.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): lineitem is split (supplier whole
+ * on every rank) and a supplier's lines are on every rank, so each rank
+ * sums its lines per supplier, the per-supplier exact sums, seen flags and
+ * the error flag are summed over the ranks in one all-reduce of __int128
+ * over the dense suppkeys, and the maximum is taken over the merged sums;
+ * rank 0 writes.
+ */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_select_range_i32, dkb_put_dec,
                                        dkb_put_strcol */
@@ -32,6 +41,7 @@
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -104,7 +114,6 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
     const int rc = dkb_stream_end(&st);
     if (rc) { free(rev); free(seen); free(total); return rc; }
-    if (bad) { free(rev); free(seen); free(total); return DKB_CAND_EINTERNAL; }
 
     /* merge per supplier; the maximum over the suppliers seen */
     __int128 best = 0;
@@ -120,6 +129,24 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         seen[s] = (uint8_t)was; /* thread 0's flags, now the merged ones */
         if (was && (!any || t > best)) best = t, any = 1;
     }
+    if (dkb_ranks_many(env)) { /* the ranks' sums per supplier, summed; the maximum again */
+        __int128 *w = malloc(((size_t)ns * 2 + 1) * sizeof *w);
+        if (!w) { free(rev); free(seen); free(total); return DKB_CAND_ENOMEM; }
+        for (int64_t s = 0; s < ns; s++) w[s] = total[s], w[ns + s] = seen[s];
+        w[2 * ns] = bad;
+        const int mrc = dkb_ranks_sum_i128(env, w, ns * 2 + 1);
+        bad = w[2 * ns] != 0, any = 0, best = 0;
+        for (int64_t s = 0; s < ns; s++) {
+            total[s] = w[s], seen[s] = w[ns + s] != 0;
+            if (seen[s] && (!any || total[s] > best)) best = total[s], any = 1;
+        }
+        free(w);
+        if (mrc || !dkb_ranks_writes(env, res)) {
+            free(rev); free(seen); free(total);
+            return mrc ? mrc : bad ? DKB_CAND_EINTERNAL : 0;
+        }
+    }
+    if (bad) { free(rev); free(seen); free(total); return DKB_CAND_EINTERNAL; }
     int64_t row = 0;
     const int32_t *keys = skey->data;
     for (int64_t s = 0; any && s < ns; s++) {

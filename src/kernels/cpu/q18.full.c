@@ -19,10 +19,19 @@
  * an order joins nothing). Those
  * orders are kept per chunk, then sorted by (o_totalprice desc,
  * o_orderdate, o_orderkey) and the first 100 read their customer's name at
- * row custkey - 1 (customer keys are dense 1..N). Integer sums: exact. */
+ * row custkey - 1 (customer keys are dense 1..N). Integer sums: exact.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey, so an order's lines, and so its sum of
+ * quantities and the HAVING test, are on one rank (customer is whole on
+ * every rank); each rank's first 100 big orders are gathered in rank order
+ * and sorted again by the same total order (dkb_ranks_gather); rank 0
+ * writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_chunk_runs, dkb_gallop_i32, dkb_put_dec,
                                        dkb_put_strcol */
@@ -31,6 +40,7 @@
 enum { PAR_MIN = 262144 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 typedef struct {
     int64_t cust;  /* its o_custkey */
@@ -143,6 +153,19 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(lists);
     if (bad) { free(all); return DKB_CAND_ENOMEM; }
     qsort(all, (size_t)m, sizeof(big_order), by_price_desc);
+    if (dkb_ranks_many(env)) { /* every rank's first 100, in one total order */
+        void *every;
+        int64_t ne;
+        const int mrc = dkb_ranks_gather(env, all, m < 100 ? m : 100, sizeof(big_order), &every, &ne);
+        free(all);
+        if (mrc) return mrc;
+        all = every, m = ne;
+        qsort(all, (size_t)m, sizeof(big_order), by_price_desc);
+        if (!dkb_ranks_writes(env, res)) {
+            free(all);
+            return 0;
+        }
+    }
     const int64_t nout = m < 100 ? m : 100;
     const int32_t *ck = ckey->data;
     const int64_t nc = ckey->n;

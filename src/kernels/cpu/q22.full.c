@@ -19,13 +19,22 @@
  * double; the balance compared as a double). A last pass counts and sums
  * (exactly, __int128) per code the customers above it without orders (the
  * others into a 101st bin); codes come out in numeric order, which is the
- * string order of two-digit codes. */
+ * string order of two-digit codes.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders is split (customer whole on
+ * every rank) and a customer's orders are on several ranks, so each rank
+ * marks the customers with an order in its share, the marks go as one bitmap
+ * over the dense custkeys per rank (with the error flag), gathered in rank
+ * order (dkb_ranks_gather) and ORed; rank 0 then does the customer passes on
+ * the merged marks and writes.
+ */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/RES, dkb_put_dec, dkb_put_str */
 
@@ -34,6 +43,7 @@ enum { PAR_MIN = 262144 };
 
 enum { NCODE = 7 };
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 static const char *const CODE[NCODE] = {"code1", "code2", "code3", "code4", "code5", "code6", "code7"};
 
@@ -113,6 +123,31 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     if (rc) {
         free(has), free(code);
         return rc;
+    }
+    if (dkb_ranks_many(env)) { /* the ranks' marks, as bitmaps, ORed into thread 0's bytes */
+        const int64_t nw = nc / 64 + 1;
+        uint64_t *bits = calloc((size_t)nw + 1, sizeof *bits);
+        void *every = NULL;
+        int64_t ne = 0;
+        int mrc = bits ? 0 : DKB_CAND_ENOMEM;
+        for (int t = 0; bits && t < nt; t++)
+            for (int64_t c = 0; c < nc; c++)
+                bits[c >> 6] |= (uint64_t)has[(size_t)t * (size_t)(nc + 1) + (size_t)c] << (c & 63);
+        if (bits) bits[nw] = (uint64_t)bad;
+        if (!mrc) mrc = dkb_ranks_gather(env, bits, nw + 1, sizeof *bits, &every, &ne);
+        free(bits);
+        if (mrc || !dkb_ranks_writes(env, res)) {
+            dkb_ranks_gather_free(every, NULL);
+            free(has), free(code);
+            return mrc;
+        }
+        const uint64_t *all = every;
+        memset(has, 0, (size_t)nt * (size_t)(nc + 1));
+        for (int64_t r = 0; r + nw + 1 <= ne; r += nw + 1) {
+            for (int64_t c = 0; c < nc; c++) has[c] |= (uint8_t)((all[r + (c >> 6)] >> (c & 63)) & 1);
+            bad |= all[r + nw] != 0;
+        }
+        dkb_ranks_gather_free(every, NULL);
     }
     __int128 pos_sum = 0;
     int64_t pos_cnt = 0;
