@@ -258,6 +258,16 @@ dkb_tensor *dkb_tp_substr(dkb_tp *tp, const dkb_tensor *str, int start, int len)
  * leading blanks, an optional sign, then digits up to the first non-digit
  * (none: 0); a value beyond int64 fails with DKB_ERANGE. */
 dkb_tensor *dkb_tp_str_to_i64(dkb_tp *tp, const dkb_tensor *str);
+/* I64 of each string of at most DKB_TP_STR_PACK_MAX (7) bytes packed into
+ * one integer, in byte order: its bytes from the highest byte down, zero
+ * padded, and its length in the lowest byte, the top bit flipped, so equal
+ * strings give equal keys and keys compare (signed) as the strings do
+ * (unsigned bytes, then length): a short
+ * string's GROUP BY or join key without its bytes leaving the backend.
+ * A longer string: with fits, *fits = false and NULL with no error (the
+ * caller takes another way); without (fits NULL), DKB_ERANGE. */
+#define DKB_TP_STR_PACK_MAX 7
+dkb_tensor *dkb_tp_str_pack(dkb_tp *tp, const dkb_tensor *str, bool *fits);
 
 /* ---- selection ---- */
 

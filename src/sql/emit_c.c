@@ -640,6 +640,18 @@ dkb_tensor *dkb__rec_substr(dkb_tp *tp, const dkb_tensor *str, int start, int le
     return r;
 }
 
+/* recorded only when it packed (else the caller's other way is) */
+dkb_tensor *dkb__rec_str_pack(dkb_tp *tp, const dkb_tensor *str, bool *fits) {
+    dkb_tensor *r = dkb_tp_str_pack(tp, str, fits);
+    REC {
+        if (r) {
+            begin();
+            emit_tensor(r, "dkb_tp_str_pack(tp, %s, NULL)", T(str));
+        }
+    }
+    return r;
+}
+
 dkb_tensor *dkb__rec_str_to_i64(dkb_tp *tp, const dkb_tensor *str) {
     dkb_tensor *r = dkb_tp_str_to_i64(tp, str);
     REC {

@@ -40,6 +40,7 @@ dkb_tensor *dkb__rec_pack2(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b,
 dkb_tensor *dkb__rec_like(dkb_tp *tp, const dkb_tensor *str, const char *pattern);
 dkb_tensor *dkb__rec_substr(dkb_tp *tp, const dkb_tensor *str, int start, int len);
 dkb_tensor *dkb__rec_str_to_i64(dkb_tp *tp, const dkb_tensor *str);
+dkb_tensor *dkb__rec_str_pack(dkb_tp *tp, const dkb_tensor *str, bool *fits);
 dkb_tensor *dkb__rec_compress(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *mask);
 dkb_tensor *dkb__rec_nonzero(dkb_tp *tp, const dkb_tensor *mask);
 dkb_tensor *dkb__rec_gather(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *idx, int64_t fill);
@@ -83,6 +84,7 @@ void dkb__rec_concat(const dkb_tensor *out, const dkb_tensor *a, const dkb_tenso
 #define dkb_tp_like(...) dkb__rec_like(__VA_ARGS__)
 #define dkb_tp_substr(...) dkb__rec_substr(__VA_ARGS__)
 #define dkb_tp_str_to_i64(...) dkb__rec_str_to_i64(__VA_ARGS__)
+#define dkb_tp_str_pack(...) dkb__rec_str_pack(__VA_ARGS__)
 #define dkb_tp_compress(...) dkb__rec_compress(__VA_ARGS__)
 #define dkb_tp_nonzero(...) dkb__rec_nonzero(__VA_ARGS__)
 #define dkb_tp_gather(...) dkb__rec_gather(__VA_ARGS__)

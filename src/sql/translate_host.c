@@ -196,9 +196,24 @@ static bool needs_ids(const tr_col *c) {
     return (c->ty.id == TY_VARCHAR && c->v->dtype == DKB_TP_STR) || c->v->dtype == DKB_TP_F64;
 }
 
+/* The key of free text whose strings are all short: packed on the backend
+ * (dkb_tp_str_pack: one pass and one flag read), so no string goes to the
+ * host (TPC-H Q22's substring(c_phone, 1, 2)); NULL, no error, when a
+ * string is too long. */
+static dkb_tensor *packed_key(tr_ctx *x, const tr_col *c) {
+    if (c->ty.id != TY_VARCHAR || c->v->dtype != DKB_TP_STR) return NULL;
+    bool fits = false;
+    dkb_tensor *k = dkb_tp_str_pack(x->tp, c->v, &fits);
+    if (!k && fits) tr_bad(x);
+    if (k) tr_trace(x, "free-text key of strings of at most %d bytes packed into integers", DKB_TP_STR_PACK_MAX);
+    return k;
+}
+
 dkb_tensor *tr_key_of(tr_ctx *x, const tr_col *c, int64_t n) {
     (void)n;
     if (!c->v) return NULL;
+    dkb_tensor *packed = packed_key(x, c);
+    if (packed || tr_bad(x)) return packed;
     if (needs_ids(c)) {
         tr_hstr h;
         idmap m;

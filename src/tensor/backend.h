@@ -66,6 +66,8 @@ typedef struct dkb__tp_backend {
     dkb_tensor *(*like)(dkb_tp *tp, const dkb_tensor *str, const char *pattern);
     dkb_tensor *(*substr)(dkb_tp *tp, const dkb_tensor *str, int start, int len);
     dkb_tensor *(*str_to_i64)(dkb_tp *tp, const dkb_tensor *str);
+    /* NULL with *longest > DKB_TP_STR_PACK_MAX (no error) when a string is longer */
+    dkb_tensor *(*str_pack)(dkb_tp *tp, const dkb_tensor *str, int64_t *longest);
 
     /* selection (cpu_select.c) */
     dkb_tensor *(*compress)(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *mask);

@@ -32,6 +32,7 @@ dkb_tensor *dkb__cpu_where(dkb_tp *tp, const dkb_tensor *cond, const dkb_tensor 
 dkb_tensor *dkb__cpu_like(dkb_tp *tp, const dkb_tensor *str, const char *pattern);
 dkb_tensor *dkb__cpu_substr(dkb_tp *tp, const dkb_tensor *str, int start, int len);
 dkb_tensor *dkb__cpu_str_to_i64(dkb_tp *tp, const dkb_tensor *str);
+dkb_tensor *dkb__cpu_str_pack(dkb_tp *tp, const dkb_tensor *str, int64_t *longest);
 /* cpu_select.c */
 dkb_tensor *dkb__cpu_compress(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *mask);
 dkb_tensor *dkb__cpu_nonzero(dkb_tp *tp, const dkb_tensor *mask);

@@ -90,6 +90,7 @@ const dkb__tp_backend dkb__tp_cpu = {
     .like = dkb__cpu_like,
     .substr = dkb__cpu_substr,
     .str_to_i64 = dkb__cpu_str_to_i64,
+    .str_pack = dkb__cpu_str_pack,
     .compress = dkb__cpu_compress,
     .nonzero = dkb__cpu_nonzero,
     .gather = dkb__cpu_gather,

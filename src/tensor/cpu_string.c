@@ -116,6 +116,30 @@ dkb_tensor *dkb__cpu_substr(dkb_tp *tp, const dkb_tensor *str, int start, int le
     return r;
 }
 
+dkb_tensor *dkb__cpu_str_pack(dkb_tp *tp, const dkb_tensor *str, int64_t *longest) {
+    int64_t n = str->n;
+    int nt = dkb__nthreads(tp, n);
+    const int64_t *ao = str->data;
+    int64_t lmax = 0;
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(max : lmax)
+    for (int64_t i = 0; i < n; i++)
+        if (ao[i + 1] - ao[i] > lmax) lmax = ao[i + 1] - ao[i];
+    *longest = lmax;
+    if (lmax > DKB_TP_STR_PACK_MAX) return NULL;
+    dkb_tensor *r = dkb__tp_new(tp, "str_pack", DKB_TP_I64, n);
+    if (!r) return NULL;
+    int64_t *o = r->data;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *s = (const unsigned char *)str->bytes + ao[i];
+        int64_t len = ao[i + 1] - ao[i];
+        uint64_t k = 0;
+        for (int64_t j = 0; j < len; j++) k |= (uint64_t)s[j] << (56 - 8 * j);
+        o[i] = (int64_t)((k | (uint64_t)len) ^ (1ull << 63));   /* signed order = byte order */
+    }
+    return r;
+}
+
 dkb_tensor *dkb__cpu_str_to_i64(dkb_tp *tp, const dkb_tensor *str) {
     int64_t n = str->n;
     int nt = dkb__nthreads(tp, n);

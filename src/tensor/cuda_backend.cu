@@ -381,6 +381,7 @@ extern "C" const dkb__tp_backend dkb__tp_cuda = {
     /* .like = */ dkb__cuda_like,
     /* .substr = */ dkb__cuda_substr,
     /* .str_to_i64 = */ dkb__cuda_str_to_i64,
+    /* .str_pack = */ dkb__cuda_str_pack,
     /* .compress = */ dkb__cuda_compress,
     /* .nonzero = */ dkb__cuda_nonzero,
     /* .gather = */ dkb__cuda_gather,

@@ -181,6 +181,47 @@ __global__ void str_to_i64_kernel(const int64_t *off, const char *bytes, int64_t
     dkb__d_raise_range(flag, bad);
 }
 
+/* ---- str_pack ---- */
+
+/* cpu_string.c's packing; a string over DKB_TP_STR_PACK_MAX bytes raises
+ * the range flag (its key is not written). */
+__global__ void str_pack_kernel(const int64_t *off, const unsigned char *bytes, int64_t *out, int64_t n,
+                                unsigned long long *flag) {
+    bool bad = false;
+    CU_FOR(i, n) {
+        int64_t len = off[i + 1] - off[i];
+        if (len > DKB_TP_STR_PACK_MAX) {
+            bad = true;
+            continue;
+        }
+        const unsigned char *s = bytes + off[i];
+        unsigned long long k = 0;
+        for (int64_t j = 0; j < len; j++) k |= (unsigned long long)s[j] << (56 - 8 * j);
+        out[i] = (int64_t)((k | (unsigned long long)len) ^ (1ull << 63));   /* signed order = byte order */
+    }
+    dkb__d_raise_range(flag, bad);
+}
+
+extern "C" dkb_tensor *dkb__cuda_str_pack(dkb_tp *tp, const dkb_tensor *str, int64_t *longest) {
+    const char *op = "str_pack";
+    int64_t n = str->n;
+    *longest = 0;
+    dkb_tensor *r = dkb__tp_new(tp, op, DKB_TP_I64, n);
+    if (!r) return NULL;
+    if (!n) return r;
+    if (!dkb__cu_flag_clear(tp, op)) return NULL;
+    str_pack_kernel<<<CU_GRID(tp, n)>>>((const int64_t *)str->data, (const unsigned char *)str->bytes,
+                                        (int64_t *)r->data, n, tp->cuda->flag);
+    if (!CU_LAUNCHED(tp, op)) return NULL;
+    int raised = dkb__cu_range_raised(tp, op);
+    if (raised < 0) return NULL;
+    if (raised) {
+        *longest = DKB_TP_STR_PACK_MAX + 1;   /* at least */
+        return NULL;
+    }
+    return r;
+}
+
 extern "C" dkb_tensor *dkb__cuda_str_to_i64(dkb_tp *tp, const dkb_tensor *str) {
     const char *op = "str_to_i64";
     int64_t n = str->n;

@@ -14,7 +14,7 @@
 #define PROF_OPS(X)                                                                                      \
     X(to_host) X(from_host) X(column) X(full_i64) X(arange) X(cmp) X(cmp_i64) X(cmp_f64) X(between)      \
     X(in_i64) X(lookup_mask) X(logic) X(arith) X(arith_scalar) X(cast) X(where) X(year) X(pack2) X(like) \
-    X(substr) X(str_to_i64) X(compress) X(nonzero) X(gather) X(count) X(join) X(semi_join) X(group)     \
+    X(substr) X(str_to_i64) X(str_pack) X(compress) X(nonzero) X(gather) X(count) X(join) X(semi_join) X(group)     \
     X(aggregate) X(reduce) X(sort) X(topk)
 
 enum {
@@ -89,6 +89,7 @@ PROF_OP(tensor_p, pack2, (dkb_tp * tp, ctensor_p a, ctensor_p b, int64_t b_max),
 PROF_OP(tensor_p, like, (dkb_tp * tp, ctensor_p str, const char *pattern), (tp, str, pattern))
 PROF_OP(tensor_p, substr, (dkb_tp * tp, ctensor_p str, int start, int len), (tp, str, start, len))
 PROF_OP(tensor_p, str_to_i64, (dkb_tp * tp, ctensor_p str), (tp, str))
+PROF_OP(tensor_p, str_pack, (dkb_tp * tp, ctensor_p str, int64_t *longest), (tp, str, longest))
 PROF_OP(tensor_p, compress, (dkb_tp * tp, ctensor_p a, ctensor_p mask), (tp, a, mask))
 PROF_OP(tensor_p, nonzero, (dkb_tp * tp, ctensor_p mask), (tp, mask))
 PROF_OP(tensor_p, gather, (dkb_tp * tp, ctensor_p a, ctensor_p idx, int64_t fill), (tp, a, idx, fill))

@@ -253,6 +253,17 @@ dkb_tensor *dkb_tp_str_to_i64(dkb_tp *tp, const dkb_tensor *str) {
     return tp->be->str_to_i64(tp, str);
 }
 
+dkb_tensor *dkb_tp_str_pack(dkb_tp *tp, const dkb_tensor *str, bool *fits) {
+    CTX(tp);
+    NEED(tp, "str_pack", str);
+    CHECK(tp, str->dtype == DKB_TP_STR, "str_pack: %s tensor is not STR", dtype_name(str->dtype));
+    int64_t longest = 0;
+    dkb_tensor *r = tp->be->str_pack(tp, str, &longest);
+    if (fits) *fits = r != NULL || longest <= DKB_TP_STR_PACK_MAX;
+    if (r || longest <= DKB_TP_STR_PACK_MAX || fits) return r;
+    return dkb__tp_error(tp, DKB_ERANGE, "str_pack: a string longer than %d bytes", DKB_TP_STR_PACK_MAX);
+}
+
 /* ---- selection ---- */
 
 dkb_tensor *dkb_tp_compress(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *mask) {

@@ -2,7 +2,7 @@
  * code: LIKE on STR rows and on dictionaries (via a dynamic-programming
  * matcher) for the TPC-H patterns and edge cases ('%green%', 'forest%',
  * '%BRASS', '%special%requests%', '_', '', '%', '%%', '__%', 'gre_n', ...),
- * dict_code, substr with clipping, str_to_i64. */
+ * dict_code, substr with clipping, str_to_i64, str_pack. */
 #include "test_tensor_util.h"
 
 /* LIKE by dynamic programming over (pattern position, string position). */
@@ -120,10 +120,45 @@ static void test_dict(void) {
     dkb_tp_destroy(tp);
 }
 
+/* str_pack: equal strings equal keys, order as memcmp then length (bytes
+ * above 0x7f too), a longer string refused with fits or an error without */
+static void test_pack(void) {
+    dkb_tp *tp = new_tp(2);
+    static const char *const s[] = {"", "a", "a\0", "ab", "b", "13", "13", "\xff", "\x80x", "abcdefg", "ab"};
+    static const int64_t len[] = {0, 1, 2, 2, 1, 2, 2, 1, 2, 7, 2};
+    enum { N = 11 };
+    int64_t off[N + 1] = {0};
+    char buf[64];
+    for (int i = 0; i < N; i++) {
+        memcpy(buf + off[i], s[i], (size_t)len[i]);
+        off[i + 1] = off[i] + len[i];
+    }
+    dkb_tensor *str = dkb_tp_from_host_str(tp, N, off, buf);
+    bool fits = false;
+    dkb_tensor *k = dkb_tp_str_pack(tp, str, &fits);
+    expect_ok(tp, "str_pack");
+    CHECK(k && fits, "str_pack of short strings");
+    for (int i = 0; k && i < N; i++)
+        for (int j = 0; j < N; j++) {
+            int64_t m = len[i] < len[j] ? len[i] : len[j];
+            int c = memcmp(s[i], s[j], (size_t)m);
+            if (!c) c = (len[i] > len[j]) - (len[i] < len[j]);
+            int64_t a = DATA(int64_t, k)[i], b = DATA(int64_t, k)[j];
+            CHECK((c < 0) == (a < b) && (c == 0) == (a == b), "str_pack order: rows %d, %d", i, j);
+        }
+    int64_t o2[2] = {0, 8};
+    dkb_tensor *longer = dkb_tp_from_host_str(tp, 1, o2, "abcdefgh");
+    fits = true;
+    CHECK(dkb_tp_str_pack(tp, longer, &fits) == NULL && !fits && dkb_tp_status(tp, NULL) == 0, "str_pack: 8 bytes, fits");
+    CHECK(dkb_tp_str_pack(tp, longer, NULL) == NULL && dkb_tp_status(tp, NULL) == DKB_ERANGE, "str_pack: 8 bytes, error");
+    dkb_tp_destroy(tp);
+}
+
 int main(void) {
     for (int t = 0; t < NTHREADS; t++)
         for (int s = 0; s < NSIZES; s++) test_like(THREADS[t], SIZES[s]);
     test_dict();
+    test_pack();
     if (failures) fprintf(stderr, "%d failures\n", failures);
     else printf("test_tensor_string: ok\n");
     return failures ? 1 : 0;
