@@ -14,13 +14,25 @@
  * sum and count give the average as the baseline computes it (long double
  * quotient rounded once to double, times 0.2 as a double; the quantity as a
  * double), so the "<" decides the same way; the prices of the small lines
- * are summed exactly in __int128 and divided by 7.0 once. No line: NULL. */
+ * are summed exactly in __int128 and divided by 7.0 once. No line: NULL.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): lineitem is split but part is not
+ * split with it (part is whole on every rank), so a part's lines, whose
+ * average the subquery needs, are on every rank. No shuffle: the per-part
+ * work is over the few qualifying parts only, so each rank sums its lines'
+ * quantities and counts per slot, the slots' sums and counts (and the error
+ * flag) are summed over the ranks in one all-reduce of int64, every rank
+ * then tests its own lines against the merged averages, and the small lines'
+ * exact price sums and counts are summed in a second all-reduce; rank 0
+ * writes.
+ */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES */
 
@@ -38,6 +50,7 @@ typedef struct {
 } hit_list;
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 static int push(hit_list *l, hit x) {
     if (l->n == l->cap) {
@@ -130,17 +143,28 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             return rc;
         }
     }
-    int64_t *qsum = calloc((size_t)nsel + 1, sizeof(int64_t)), *qcnt = calloc((size_t)nsel + 1, sizeof(int64_t));
+    /* per slot: quantity sums [0, nsel], counts [nsel + 1, 2 nsel + 1], the error flag */
+    int64_t *qs = calloc((size_t)nsel * 2 + 3, sizeof(int64_t)), *qsum = qs, *qcnt = qs ? qs + nsel + 1 : NULL;
     double *limit = malloc(((size_t)nsel + 1) * sizeof(double));
-    if (!qsum || !qcnt || !limit) bad = 1;
+    if (!qs || !limit) bad = 1;
     __int128 lost = 0;
     int64_t nlost = 0;
-    if (!bad) {
-        for (int t = 0; t < nt; t++)
+    if (qs) {
+        for (int t = 0; !bad && t < nt; t++)
             for (int64_t k = 0; k < lists[t].n; k++) {
                 qsum[lists[t].h[k].slot] += lists[t].h[k].qty;
                 qcnt[lists[t].h[k].slot]++;
             }
+        qs[2 * nsel + 2] = bad;
+        const int mrc = dkb_ranks_sum_i64(env, qs, (int64_t)nsel * 2 + 3); /* every rank's lines of each part */
+        if (mrc) {
+            for (int t = 0; t < nt; t++) free(lists[t].h);
+            free(lists), free(bits), free(rank), free(qs), free(limit);
+            return mrc;
+        }
+        bad = qs[2 * nsel + 2] != 0;
+    }
+    if (!bad) {
         /* 0.2 * avg(l_quantity), as the baseline: exact avg rounded once, times 0.2 */
         const double fifth = (double)2 / (double)10;
         for (int32_t s = 0; s < nsel; s++)
@@ -156,10 +180,16 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(lists);
     free(bits);
     free(rank);
-    free(qsum);
-    free(qcnt);
+    free(qs);
     free(limit);
+    {
+        int64_t c2[2] = {nlost, bad};
+        const int mrc = dkb_ranks_sum_mixed(env, c2, 2, &lost, 1);
+        if (mrc) return mrc;
+        nlost = c2[0], bad = (int)c2[1];
+    }
     if (bad) return DKB_CAND_EINTERNAL;
+    if (!dkb_ranks_writes(env, res)) return 0;
     if (nlost > 0) {
         out->f64[0] = ((double)lost / (double)100) / ((double)70 / (double)10);
         out->is_null[0] = 0;

@@ -20,13 +20,24 @@
  * the merge, a partsupp row qualifies when it has lines and
  * 200 * availqty > sum (hundredths): exact, and a row without lines drops
  * out as SQL's comparison with NULL does. Its supplier's bit is set; the
- * nation's suppliers with the bit come out sorted by s_name. */
+ * nation's suppliers with the bit come out sorted by s_name.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): lineitem is split but part and
+ * partsupp are not split with it (whole on every rank), so the lines of a
+ * (part, supplier) are on every rank. No shuffle: the sums are over the few
+ * partsupp rows of the named parts only, so each rank sums its lines per
+ * table slot, every rank's (key, sum) entries of the slots it saw are
+ * gathered in rank order (dkb_ranks_gather; by key, as the tables' slots
+ * need not be laid out alike) and added into the local table by lookup
+ * before the test against availqty; rank 0 writes.
+ */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_add_months, dkb_put_strcol, dkb_select_mask */
 
@@ -34,6 +45,7 @@
 enum { PAR_MIN = 262144, BLOCK = 1 << 13 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 static inline uint64_t slot_of(uint64_t key, int shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
 
@@ -209,7 +221,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             free(supp_ok);
             return rc;
         }
-        for (int64_t s = 0; s < size; s++) {
+        for (int64_t s = 0; s < size; s++) { /* the threads' sums into thread 0's */
             if (!tkey[s]) continue;
             int64_t total = 0;
             int was = 0;
@@ -217,8 +229,39 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                 total += tsum[(size_t)t * (size_t)size + (size_t)s];
                 was |= tseen[(size_t)t * (size_t)size + (size_t)s];
             }
+            tsum[s] = total, tseen[s] = (uint8_t)was;
+        }
+        if (dkb_ranks_many(env)) { /* every rank's sums by (part, supplier) key, added up */
+            typedef struct { uint64_t key; int64_t total; } key_sum;
+            int64_t nm = 0;
+            for (int64_t s = 0; s < size; s++) nm += tkey[s] && tseen[s];
+            key_sum *mine = malloc((size_t)(nm + 1) * sizeof *mine);
+            void *every = NULL;
+            int64_t ne = 0;
+            int mrc = mine ? 0 : DKB_CAND_ENOMEM;
+            for (int64_t s = 0, k = 0; mine && s < size; s++)
+                if (tkey[s] && tseen[s]) mine[k++] = (key_sum){tkey[s], tsum[s]};
+            if (!mrc) mrc = dkb_ranks_gather(env, mine, nm, sizeof *mine, &every, &ne);
+            free(mine);
+            if (mrc) {
+                free(bits), free(tkey), free(tsum), free(tavail), free(tseen), free(supp_ok);
+                return mrc;
+            }
+            memset(tsum, 0, (size_t)size * sizeof(int64_t));
+            memset(tseen, 0, (size_t)size);
+            const key_sum *e = every;
+            for (int64_t i = 0; i < ne; i++) {
+                uint64_t s = slot_of(e[i].key, shift);
+                while (tkey[s] && tkey[s] != e[i].key) s = (s + 1) & (uint64_t)(size - 1);
+                if (!tkey[s]) continue;
+                tsum[s] += e[i].total, tseen[s] = 1;
+            }
+            dkb_ranks_gather_free(every, NULL);
+        }
+        for (int64_t s = 0; s < size; s++) {
+            if (!tkey[s]) continue;
             const uint64_t supp = (uint64_t)((uint32_t)(tkey[s] & 0xffffffffu) - 1u);
-            if (was && (int64_t)tavail[s] * 200 > total && supp < (uint64_t)ns) supp_ok[supp] = 1;
+            if (tseen[s] && (int64_t)tavail[s] * 200 > tsum[s] && supp < (uint64_t)ns) supp_ok[supp] = 1;
         }
     }
     free(bits);
@@ -241,6 +284,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     g_names = sname;
     qsort(rows, (size_t)m, sizeof(int64_t), by_name);
     g_names = NULL;
+    if (!dkb_ranks_writes(env, res)) { free(rows); return 0; }
     if (m > res->cap) { free(rows); return DKB_CAND_ECAP; }
     for (int64_t r = 0; r < m; r++)
         if (dkb_put_strcol(c_name, r, sname, rows[r]) || dkb_put_strcol(c_addr, r, saddr, rows[r])) {
