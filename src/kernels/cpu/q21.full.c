@@ -25,13 +25,22 @@
  * the order found by galloping forward in o_orderkey. Chunks of orders and
  * their lines (dkb_chunk_runs) are taken by the threads as they come;
  * counts per chunk per nation supplier, merged, sorted by (numwait desc,
- * s_name) and cut to 100. Integer counts: exact. */
+ * s_name) and cut to 100. Integer counts: exact.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): orders and lineitem are
+ * co-partitioned by orderkey, so an order's lines (all that EXISTS and NOT
+ * EXISTS look at) are on one rank and each rank decides its orders locally
+ * (supplier and nation whole on every rank); the counts per nation supplier
+ * (and the error flag) are summed over the ranks in one all-reduce; rank 0
+ * sorts, cuts to 100 and writes.
+ */
 #include <stdlib.h>
 #if defined(__AVX512F__)
 #include <immintrin.h> /* defines: _mm512_* (select_late) */
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_chunk_runs, dkb_gallop_i32, dkb_put_strcol */
 
@@ -91,6 +100,7 @@ static int select_late(const int32_t *ls, const int32_t *rd, const int32_t *cd, 
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -192,14 +202,27 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
             return rc;
         }
     }
+    /* per nation supplier: the chunks' counts, then the ranks' (with the error flag) */
+    int64_t *tot = calloc((size_t)nslots + 2, sizeof(int64_t));
+    if (!tot) {
+        free(slot), free(in_nat), free(slot_supp), free(counts);
+        return DKB_CAND_ENOMEM;
+    }
+    for (int32_t k = 0; k < nslots; k++)
+        for (int64_t c = 0; c < nchunks; c++) tot[k] += counts[c * (nslots + 1) + k];
+    tot[nslots] = bad;
+    const int mrc = dkb_ranks_sum_i64(env, tot, (int64_t)nslots + 1);
+    bad = tot[nslots] != 0;
+    if (mrc || (!bad && !dkb_ranks_writes(env, res))) {
+        free(tot), free(slot), free(in_nat), free(slot_supp), free(counts);
+        return mrc;
+    }
     wait_row *rows = malloc((size_t)(nslots + 1) * sizeof(wait_row));
     int64_t m = 0;
     if (!rows) bad = 1;
-    for (int32_t k = 0; !bad && k < nslots; k++) {
-        int64_t n = 0;
-        for (int64_t c = 0; c < nchunks; c++) n += counts[c * (nslots + 1) + k];
-        if (n > 0) rows[m++] = (wait_row){slot_supp[k], n};
-    }
+    for (int32_t k = 0; !bad && k < nslots; k++)
+        if (tot[k] > 0) rows[m++] = (wait_row){slot_supp[k], tot[k]};
+    free(tot);
     free(slot), free(in_nat), free(slot_supp), free(counts);
     if (bad) {
         free(rows);
