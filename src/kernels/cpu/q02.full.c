@@ -21,10 +21,19 @@
  * decorrelated subquery is the minimum cost per compact part index over
  * those rows, and the rows at the minimum are sorted on the ORDER BY keys
  * (acctbal, name code = string order, s_name bytes, partkey) for the top
- * 100. Only those rows' text columns are read (late materialization). */
+ * 100. Only those rows' text columns are read (late materialization).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): part and partsupp are split
+ * together by partkey (supplier, nation, region whole on every rank), so a
+ * part's minimum cost is found on one rank; each rank's first 100 rows are
+ * gathered in rank order (dkb_ranks_gather), their supplier name pointers
+ * made again from the supplier row (an address is the rank's own), and
+ * sorted by the same total order; rank 0 writes the first 100.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_like, dkb_max_i32, dkb_put_dec, dkb_put_dict,
                               dkb_put_str, dkb_put_text */
@@ -58,6 +67,7 @@ static int order(const void *a, const void *b) {
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -192,6 +202,21 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         return rc ? rc : end;
     }
     qsort(cs, (size_t)nbest, sizeof(cand), order);
+    if (dkb_ranks_many(env)) { /* every rank's first 100, in one total order */
+        void *every;
+        int64_t ne;
+        const int mrc = dkb_ranks_gather(env, cs, nbest < LIMIT ? nbest : LIMIT, sizeof(cand), &every, &ne);
+        free(cs);
+        if (mrc) return mrc;
+        cs = every, nbest = ne;
+        for (int64_t i = 0; i < nbest; i++) /* pointers into this rank's supplier column */
+            cs[i].sname = sbytes + soff[cs[i].srow], cs[i].sname_len = soff[cs[i].srow + 1] - soff[cs[i].srow];
+        qsort(cs, (size_t)nbest, sizeof(cand), order);
+        if (!dkb_ranks_writes(env, res)) {
+            free(cs);
+            return 0;
+        }
+    }
 
     const int64_t nout = nbest < LIMIT ? nbest : LIMIT;
     if (nout > res->cap) {
