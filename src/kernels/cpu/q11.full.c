@@ -19,10 +19,19 @@
  * __int128), and walked again to emit each part once. As values are whole
  * hundredths, value > total * fraction exactly when value >
  * floor(total * fraction) in hundredths, computed in __int128. The parts
- * above it are sorted by value desc (partkey breaks ties, a fixed order). */
+ * above it are sorted by value desc (partkey breaks ties, a fixed order).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): partsupp is split by partkey
+ * (supplier and nation whole on every rank), so a part's rows, and its
+ * group's sum, are on one rank; the subquery's total is summed over the
+ * ranks (one all-reduce of __int128), each rank keeps its parts above the
+ * bound, and those are gathered in rank order (dkb_ranks_gather) and sorted
+ * by the same total order; rank 0 writes.
+ */
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_max_i32, dkb_put_dec */
 
@@ -41,6 +50,7 @@ static int by_value_desc(const void *a, const void *b) {
 }
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: partsupp load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
@@ -128,6 +138,13 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         has[ent[i].key] = 1;
         total += ent[i].value;
     }
+    {
+        const int mrc = dkb_ranks_sum_i128(env, &total, 1); /* the subquery over every rank's rows */
+        if (mrc) {
+            free(s_in), free(ent), free(nent), free(maxk), free(sum), free(has);
+            return mrc;
+        }
+    }
     /* bound = floor(total * fraction), at the values' scale */
     __int128 unit = 1;
     for (int i = 0; i < fraction->scale; i++) unit *= 10;
@@ -145,6 +162,19 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     }
     qsort(out, (size_t)n, sizeof(entry), by_value_desc);
     free(s_in), free(nent), free(maxk), free(sum), free(has);
+    if (dkb_ranks_many(env)) { /* every rank's parts above the bound, in one order */
+        void *every;
+        int64_t ne;
+        const int mrc = dkb_ranks_gather(env, out, n, sizeof(entry), &every, &ne);
+        free(ent);
+        if (mrc) return mrc;
+        ent = out = every, n = ne;
+        qsort(out, (size_t)n, sizeof(entry), by_value_desc);
+        if (!dkb_ranks_writes(env, res)) {
+            free(ent);
+            return 0;
+        }
+    }
     if (n > res->cap) {
         free(ent);
         return DKB_CAND_ECAP;
