@@ -21,13 +21,24 @@
  * counting sort groups the pairs; distinct suppliers per group are counted
  * with a "last group seen" array over suppliers (linear). Groups are walked in (brand, type, size)
  * order (codes sort as strings), so a stable counting sort by count
- * descending gives the ORDER BY. Integer counts: exact. */
+ * descending gives the ORDER BY. Integer counts: exact.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS): part and partsupp are split
+ * together by partkey (supplier whole on every rank), so a rank's partsupp
+ * rows look their part up in its own share (part keys dense, from the
+ * share's first p_partkey); but a group (brand, type, size) holds parts of
+ * every rank and a supplier may supply parts of several, so COUNT(DISTINCT)
+ * cannot be summed: every rank's kept (group, supplier) pairs are gathered in
+ * rank order (dkb_ranks_gather; a rank that failed sends a marker pair) and
+ * rank 0 runs the counting sort and the distinct count over their union.
+ */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "dkb/candidate.h"
+#include "dkb/cand_ranks.h" /* defines: dkb_ranks_* (the ranks' partials merged) */
 #include "dkb/cand_stream.h" /* defines: dkb_stream_begin/next/end (whole columns, or loads under a budget) */
 #include "dkb/cand_util.h" /* defines: DKB_BIND_COLS/PARAMS/RES, dkb_find, dkb_find_row, dkb_put_dict */
 
@@ -37,13 +48,14 @@ enum { PAR_MIN = 262144 };
 static const char *const SIZE_NAME[8] = {"size1", "size2", "size3", "size4", "size5", "size6", "size7", "size8"};
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                        const dkb_cand_env *env) {
-    const dkb_cand_vec *pbrand, *ptype, *psize, *pspart, *pssupp, *scomment;
+    const dkb_cand_vec *pbrand, *ptype, *psize, *pspart, *pssupp, *scomment, *pkey;
     const dkb_cand_param *pb, *pt;
     dkb_cand_res_col *c_brand, *c_type, *c_size, *c_cnt;
-    if (DKB_BIND_COLS(db, "part", "p_brand:dict p_type:dict p_size:i32", &pbrand, &ptype, &psize) ||
+    if (DKB_BIND_COLS(db, "part", "p_partkey:i32 p_brand:dict p_type:dict p_size:i32", &pkey, &pbrand, &ptype, &psize) ||
         DKB_BIND_COLS(db, "partsupp", "ps_partkey:i32 ps_suppkey:i32", &pspart, &pssupp) ||
         DKB_BIND_COLS(db, "supplier", "s_comment:str", &scomment) ||
         DKB_BIND_PARAMS(params, "brand:str type:str", &pb, &pt) ||
@@ -65,6 +77,8 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         type_ok[c] = c < ntype && !(ptype->dict->len[c] >= tl && memcmp(ptype->dict->str[c], pt->s, tl) == 0);
 
     const int64_t nsupp = scomment->n, nps = pspart->n, nparts = pbrand->n;
+    /* across ranks this rank's parts are keys [pbase + 1, pbase + nparts] (dense) */
+    const int64_t pbase = dkb_ranks_many(env) && nparts > 0 ? (int64_t)((const int32_t *)pkey->data)[0] - 1 : 0;
     /* the wanted sizes in ascending order: a group's size is its rank here */
     int nsizes = 0, size_value[8];
     int8_t size_rank[64];
@@ -123,7 +137,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
                     uint64_t *out = pairs + base + r0; /* never past the rows not yet read */
                     int64_t m = 0;
                     for (int64_t i = r0; i < r1; i++) {
-                        const uint32_t p = (uint32_t)pk[i] - 1u, s = (uint32_t)sk[i] - 1u;
+                        const uint32_t p = (uint32_t)(pk[i] - pbase) - 1u, s = (uint32_t)sk[i] - 1u;
                         const int in = (p < (uint64_t)nparts) & (s < (uint64_t)nsupp);
                         bad |= !in;
                         const int32_t g = pgroup[in ? p : 0];
@@ -144,7 +158,27 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         if (rc) bad = 1, stream_rc = rc;
     }
     int64_t nrows = 0;
-    if (!bad) {
+    int idle = 0; /* across ranks: not rank 0 (it merges) */
+    if (dkb_ranks_many(env)) { /* every rank's pairs (a failed rank's: the marker) to rank 0 */
+        const uint64_t marker = ~(uint64_t)0; /* group 0xffffffff: never kept */
+        const int here = bad || !pairs;
+        void *every = NULL;
+        int64_t ne = 0;
+        const int mrc = dkb_ranks_gather(env, here ? &marker : pairs, here ? 1 : npairs, sizeof(uint64_t), &every, &ne);
+        idle = !dkb_ranks_writes(env, res);
+        if (mrc) bad = 1, stream_rc = mrc;
+        const uint64_t *all = every;
+        for (int64_t k = 0; !mrc && k < ne; k++) bad |= all[k] == marker;
+        int32_t *more = !bad && !idle ? realloc(supps, (size_t)(ne + 1) * sizeof(int32_t)) : NULL;
+        if (!bad && !idle && !more) bad = 1;
+        if (more) supps = more;
+        if (!bad && !idle) {
+            free(pairs);
+            pairs = every, npairs = ne, every = NULL;
+        }
+        dkb_ranks_gather_free(every, NULL);
+    }
+    if (!bad && !idle) {
         /* counting sort of the pairs by group */
         for (int64_t k = 0; k < npairs; k++) gstart[(pairs[k] >> 32) + 1]++;
         for (int64_t g = 0; g < ngroups; g++) gstart[g + 1] += gstart[g];
@@ -157,7 +191,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
         }
     }
     int32_t *order = NULL, *bucket = NULL;
-    if (!bad) {
+    if (!bad && !idle) {
         /* distinct suppliers per group; `pairs` now holds (group << 32 | count) */
         memset(last, 0xff, (size_t)nsupp * sizeof(int32_t));
         int32_t maxc = 0;
@@ -206,6 +240,7 @@ int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb
     free(order);
     free(bucket);
     if (bad) return stream_rc ? stream_rc : DKB_CAND_EINTERNAL;
+    if (idle) return 0;
     res->nrows = nrows;
     return 0;
 }
