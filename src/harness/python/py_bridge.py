@@ -396,7 +396,10 @@ def _triton_setup(s):
         if getattr(triton, "compile", None) is real:
             triton.compile = compile_kept
         s.triton_kept = kept
-        _jit_warm(s)
+        try:
+            _jit_warm(s)
+        except Exception as e:   # Triton's own set-up every call: slower, not wrong
+            _say("note", "no warm @triton.jit set-up: %s: %s" % (type(e).__name__, e))
         import linecache
         linecache.cache["dkb_prime.py"] = (len(_TRITON_PRIME), None, _TRITON_PRIME.splitlines(True), "dkb_prime.py")
         g = {"__name__": "dkb_prime"}
@@ -422,6 +425,26 @@ def _jit_simple(v):
     return isinstance(v, (list, tuple)) and all(isinstance(x, (bool, int, str)) for x in v)
 
 
+# attributes a warm JITFunction gets anew from its own function (the rest
+# comes from the first object's state as it was when Triton made it)
+_JIT_FRESH = ("fn", "module", "signature", "params", "do_not_specialize", "do_not_specialize_on_alignment",
+              "kernel", "pre_run_hooks", "arg_names", "constexprs", "used_global_vals", "hash", "device_caches",
+              "__doc__", "__name__", "__qualname__", "__globals__", "__module__")
+
+
+def _jit_carried(v):
+    """Can a value of a new JITFunction's state be carried to a later
+    call's object as it is? Only what no candidate can have changed or
+    filled: immutable scalars and tuples of them, and Triton's own objects
+    (its classes and functions, locks)."""
+    if v is None or isinstance(v, (bool, int, float, str, bytes)):
+        return True
+    if isinstance(v, tuple):
+        return all(_jit_carried(x) for x in v)
+    mod = getattr(v, "__module__", None) if isinstance(v, type) or callable(v) else type(v).__module__
+    return isinstance(mod, str) and mod.split(".")[0] in ("triton", "_thread", "threading")
+
+
 def _jit_warm(s):
     """The module is executed afresh before every call, so every call
     makes new @triton.jit objects, and each would redo what Triton does once
@@ -429,68 +452,120 @@ def _jit_warm(s):
     the argument binder) before finding its compiled kernel: milliseconds
     per call. A JITFunction made for the same code as one made in an
     earlier call (the same code object, module-level: no closure, no
-    default arguments, only plain keyword arguments) takes that one's
-    derived state: its hash, binder and compiled kernels (kept, read-only:
-    _freeze_kernel), and the globals it read, now checked against the new
-    module's globals by Triton itself before every launch. Everything that
-    holds objects of the candidate's (the function, its globals, its
-    signature and parameters, the lists) is made anew from the new
-    function, so nothing of an earlier call is reachable from it. Any
-    surprise on the way falls back to Triton's own set-up."""
+    default arguments, only plain keyword arguments) takes over what
+    Triton derived for the first one, taken at moments no candidate code
+    runs: its state as Triton's __init__ left it (immutable values only),
+    the hash and the globals it read as Triton's cache_key computed them
+    (globals of the candidate's module or of loaded modules only; Triton
+    itself checks them against the new module's before every launch), and
+    the binder and compiled kernels (the shared device_caches, reachable
+    only through refused names; the kernels frozen: _freeze_kernel).
+    Nothing is read from the earlier call's objects, which the candidate
+    could have changed; the function, its globals, signature, parameters
+    and every list are made anew from the new function. Any surprise falls
+    back to Triton's own set-up."""
     import importlib
     tj = importlib.import_module("triton.runtime.jit")
     cls = tj.JITFunction
     init = cls.__init__
+    key_prop = cls.__dict__.get("cache_key")
+    if not isinstance(key_prop, property):
+        return   # a Triton this was not written for: its own set-up every call
     warm = {}
 
-    def init_warm(self, fn, *args, **kwargs):
-        key = None
+    def warm_key(fn, args, kwargs):
         code = getattr(fn, "__code__", None)
-        if code is not None and not args and getattr(fn, "__closure__", 1) is None and \
-                getattr(fn, "__defaults__", 1) is None and getattr(fn, "__kwdefaults__", 1) is None and \
-                all(_jit_simple(v) for v in kwargs.values()):
-            key = (code, fn.__module__, fn.__qualname__, code.co_filename, code.co_firstlineno,
-                   repr(sorted(kwargs.items())))
-        old = warm.get(key) if key is not None else None
-        if old is not None and old.hash is not None:
+        if code is None or args or getattr(fn, "__closure__", 1) is not None or \
+                getattr(fn, "__defaults__", 1) is not None or getattr(fn, "__kwdefaults__", 1) is not None or \
+                not all(_jit_simple(v) for v in kwargs.values()):
+            return None
+        return (code, fn.__module__, fn.__qualname__, code.co_filename, code.co_firstlineno,
+                repr(sorted(kwargs.items())))
+
+    def init_warm(self, fn, *args, **kwargs):
+        key = warm_key(fn, args, kwargs)
+        rec = warm.get(key) if key is not None else None
+        if rec is not None and rec["hash"] is not None:
             try:
-                d = _jit_warm_state(tj, old, fn, kwargs)
+                d = _jit_warm_state(tj, rec, fn, kwargs)
             except Exception:
                 d = None
             if d is not None:
                 self.__dict__.update(d)
-                warm[key] = self   # the newest holds the key: an earlier call's module is let go
                 return
         init(self, fn, *args, **kwargs)
-        if key is not None:
-            warm[key] = self
+        if key is None or rec is not None:
+            return
+        state = {}
+        for k, v in self.__dict__.items():
+            if k in _JIT_FRESH:
+                continue
+            if isinstance(v, list) and all(_jit_carried(x) for x in v):
+                v = tuple(v)   # raw_src: a list again in each object, never this one
+            if not _jit_carried(v):
+                return   # something Triton keeps that cannot be vouched for: no warm set-up
+            state[k] = v
+        warm[key] = {"state": state, "device_caches": self.device_caches, "hash": None, "ugv": None,
+                     "params": [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment)
+                                for p in self.params]}
+        self.__dict__["_dkb_warm_key"] = key
+
+    def cache_key(self):
+        fresh = self.hash is None
+        h = key_prop.fget(self)
+        rec = warm.get(self.__dict__.get("_dkb_warm_key")) if fresh else None
+        if rec is not None and rec["hash"] is None and isinstance(h, str):
+            rec["ugv"] = _jit_globals_read(self)
+            rec["hash"] = h if rec["ugv"] is not None else None
+        return h
 
     cls.__init__ = init_warm
+    cls.cache_key = property(cache_key)
 
 
-def _jit_warm_state(tj, old, fn, kwargs):
-    """The attributes of a JITFunction for fn that takes over old's derived
-    state (_jit_warm), or None when their parameters differ."""
+def _jit_globals_read(jf):
+    """The globals Triton's cache_key found jf to read, as (name, own, value,
+    dict) with own true for its module's globals; None when one is in a
+    dict that is neither those nor a loaded module's (put there by other
+    code than Triton's walk)."""
+    own = jf.__globals__
+    modules = {id(m.__dict__) for m in list(sys.modules.values()) if getattr(m, "__dict__", None) is not None}
+    out = []
+    missing = object()
+    for (name, _), (val, g) in jf.used_global_vals.items():
+        if g is not own and id(g) not in modules:
+            return None
+        if g.get(name, missing) is missing:
+            return None
+        out.append((name, g is own, val, None if g is own else g))
+    return out
+
+
+def _jit_warm_state(tj, rec, fn, kwargs):
+    """The attributes of a JITFunction for fn that takes over rec's state
+    (_jit_warm), or None when its parameters or the globals it reads
+    differ."""
     dns = list(kwargs.get("do_not_specialize") or [])
     dnsa = list(kwargs.get("do_not_specialize_on_alignment") or [])
     sig = tj.inspect.signature(fn)
     params = [tj.KernelParam(i, p, i in dns or p.name in dns, i in dnsa or p.name in dnsa)
               for i, p in enumerate(sig.parameters.values())]
-    if [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment) for p in params] != \
-            [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment) for p in old.params]:
+    if [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment) for p in params] != rec["params"]:
         return None
-    og, ng = old.__globals__, fn.__globals__
+    ng = fn.__globals__
     missing = object()
-    for (name, _), (val, g) in old.used_global_vals.items():
-        now = ng.get(name, missing) if g is og else missing
-        if now is not missing and now != val:
+    ugv = {}
+    for name, own, val, g in rec["ugv"]:
+        g = ng if own else g
+        now = g.get(name, missing)
+        if own and now is not missing and now != val:
             return None   # a global it read differs already: Triton's own set-up (a new hash)
-    d = dict(old.__dict__)
+        ugv[(name, id(g))] = (val, g)
+    d = {k: (list(v) if k == "raw_src" and isinstance(v, tuple) else v) for k, v in rec["state"].items()}
     d.update(fn=fn, module=fn.__module__, signature=sig, params=params, do_not_specialize=dns,
              do_not_specialize_on_alignment=dnsa, kernel=None, pre_run_hooks=[],
              arg_names=[p.name for p in params], constexprs=[p.num for p in params if p.is_constexpr],
-             used_global_vals={(name, id(ng) if g is og else gid): (val, ng if g is og else g)
-                               for (name, gid), (val, g) in old.used_global_vals.items()},
+             used_global_vals=ugv, hash=rec["hash"], device_caches=rec["device_caches"],
              __doc__=fn.__doc__, __name__=fn.__name__, __qualname__=fn.__qualname__, __globals__=ng,
              __module__=fn.__module__)
     return d
