@@ -17,6 +17,14 @@
 #              documented one-line refusal (CUDA experts do not stream yet);
 #              then, bounded, dkb bench --backend cpu --mem-budget on a few
 #              queries (--bench-queries) of the same store
+#   4 stream   (cuda) the streaming figures on that store: per query under
+#              --budget (default 1G; a query it cannot hold says so) and
+#              under resident + 2 x largest partition: the query's median
+#              ms, bytes copied, loads, device buffers, the copies' device
+#              ms, compute ms, ms waited for a copy, the transfer floor
+#              (bytes over the pinned H2D bandwidth measured in the same
+#              process) and time/floor; csv --expect'ed against step 2's
+#              CPU csv (or a fresh one)
 # Out (--out DIR, default $OUT or ./device-partitions): log.txt (everything)
 # and summary.txt (printed last). Exit 0 when every step passed, 1 on any
 # mismatch or failure, 2 on a bad command line.
@@ -27,7 +35,7 @@
 #   /tmp/dkb-sf<SF>p8), --jobs N (step 1's queries at once; default 8 on cuda, 1 on
 #   cpu), --runs N (timed runs, default 3), --budget SIZE (step 3's, default 1G),
 #   --bench-queries LIST (step 3's CPU bench, default q06,q13; none skips it),
-#   --steps LIST (default 1,2,3).
+#   --steps LIST (default 1,2,3,4; 4 only on cuda).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -40,7 +48,7 @@ JOBS=
 RUNS=3
 BUDGET3=1G
 BENCHQ=q06,q13
-STEPS=1,2,3
+STEPS=1,2,3,4
 while [ $# -gt 0 ]; do
     case $1 in
     --dkb) DKB=$2; shift 2 ;;
@@ -59,7 +67,8 @@ while [ $# -gt 0 ]; do
 done
 case $BACKEND in cpu|cuda) ;; *) echo "device_partitions.sh: --backend $BACKEND: cuda or cpu" >&2; exit 2 ;; esac
 [ -n "$JOBS" ] || { [ "$BACKEND" = cuda ] && JOBS=8 || JOBS=1; }
-[ "$SFB" = 0 ] && STEPS=${STEPS//[23]/}
+[ "$SFB" = 0 ] && STEPS=${STEPS//[234]/}
+[ "$BACKEND" = cuda ] || STEPS=${STEPS//4/}
 [ -n "$STORE" ] || STORE=/tmp/dkb-sf${SFB}p8
 case $DKB in /*) ;; *) DKB=$ROOT/$DKB ;; esac
 [ -x "$DKB" ] || { echo "device_partitions.sh: $DKB: no dkb binary (build first, or --dkb PATH)" >&2; exit 2; }
@@ -104,14 +113,14 @@ fi
 
 # ---- step 2: SF big, 8 partitions, each query forced partitioned ----
 qms() { sed -n "s/^$1 time: .*query median \([0-9.]*\) ms.*/\1/p" "$2" | head -1; }
-if has 2 || has 3; then
+if has 2 || has 3 || has 4; then
     t=$(date +%s)
     if [ ! -f "$STORE/manifest.json" ]; then
         if ! "$DKB" gen --sf "$SFB" --partitions 8 --out "$STORE" -j "$NPROC" -q --force >>"$LOG" 2>&1; then
             say "2 gen       FAILED $(since "$t")s  dkb gen --sf $SFB --partitions 8 --out $STORE"; status=1; STEPS=1
         fi
     fi
-    has 2 || has 3 && say "  store     $STORE (SF $SFB, 8 partitions): $(since "$t")s ($(du -sh "$STORE" | cut -f1))"
+    { has 2 || has 3 || has 4; } && say "  store     $STORE (SF $SFB, 8 partitions): $(since "$t")s ($(du -sh "$STORE" | cut -f1))"
 fi
 if has 2; then
     t=$(date +%s)
@@ -220,6 +229,52 @@ PY
         v=${line%% *}; [ "$v" = ok ] || { v=FAILED; status=1; }
         say "3 bench-cpu $(printf '%-6s' "$v") $(since "$t")s  cpu --mem-budget $BUDGET3 $BENCHQ: ${line#* }"
     fi
+fi
+# ---- step 4: the streaming figures (cuda) ----
+if has 4; then
+    t=$(date +%s)
+    log "== step 4: streaming on $BACKEND, SF $SFB p8: --mem-budget $BUDGET3 and resident + 2 x largest"
+    printf '%-5s %-12s %6s %9s %12s %5s %3s %9s %9s %9s %9s %9s %8s %s\n' query budget runs query_ms copied_bytes \
+        loads buf copy_ms comp_ms wait_ms pass_ms floor_ms t/floor note >"$TMP/table4"
+    n4=0 bad4=0 tq=0 tf=0
+    NV=(--no-verify --data "$STORE")
+    re="\(([0-9]+) bytes: resident tables ([0-9]+) \+ the largest partition of [a-z]+( and [a-z]+)? ([0-9]+)\)"
+    for n in $(seq 1 22); do
+        q=$(printf 'q%02d' "$n")
+        [ -s "$TMP/$q.cpu.csv" ] || "$DKB" run "$q" --backend cpu "${NV[@]}" --format csv >"$TMP/$q.cpu.csv" 2>/dev/null
+        err=$("$DKB" run "$q" --backend "$BACKEND" "${NV[@]}" --mem-budget 1 2>&1 >/dev/null)
+        b2=; [[ $err =~ $re ]] && b2=$((BASH_REMATCH[2] + 2 * BASH_REMATCH[4]))
+        for budget in "$BUDGET3" $b2; do
+            rc=0
+            "$DKB" run "$q" --backend "$BACKEND" "${NV[@]}" --format csv --runs "$RUNS" --mem-budget "$budget" \
+                --expect "$TMP/$q.cpu.csv" >/dev/null 2>"$TMP/$q.s4.err" || rc=$?
+            grep -v '^$' "$TMP/$q.s4.err" >>"$LOG"
+            ms=$(qms "$q" "$TMP/$q.s4.err")
+            runs=$(sed -n "s/^dkb run: $q partitioned: [0-9]* partitions in \([0-9]*\) runs\{0,1\} per pass, \([0-9]*\) pass.*/\1x\2/p" "$TMP/$q.s4.err")
+            l=$(sed -n "s/^dkb run: $q streamed: \([0-9]*\) bytes in \([0-9]*\) loads\{0,1\} through \([0-9]*\) device buffers\{0,1\} of [0-9]* bytes; copies \([0-9.]*\) ms on the device (stager [0-9.]* ms), compute \([0-9.]*\) ms, waited \([0-9.]*\) ms, passes \([0-9.]*\) ms; pinned H2D [0-9.na]* GB\/s, transfer floor \([0-9.na]*\) ms/\1 \2 \3 \4 \5 \6 \7 \8/p" "$TMP/$q.s4.err")
+            note=ok
+            if [ "$rc" != 0 ]; then
+                note="exit $rc: $(grep -m1 'error' "$TMP/$q.s4.err" | cut -c1-110)"
+                grep -q "too small" "$TMP/$q.s4.err" && note="too small: $(grep -o 'needs at least [^ ]*' "$TMP/$q.s4.err")" || bad4=$((bad4 + 1))
+            elif [ -z "$runs" ]; then note="fits (not partitioned)"
+            elif [ -z "$l" ]; then note="FAIL: no streamed line"; bad4=$((bad4 + 1))
+            fi
+            read -r cb ld buf cp cm wt ps fl <<<"${l:-- - - - - - - -}"
+            tf_=-
+            if [ -n "$l" ] && [ -n "$ms" ]; then
+                tf_=$(awk -v a="$ms" -v b="$fl" 'BEGIN { printf (b > 0 ? "%.2f" : "-"), a / b }')
+                tq=$(awk -v a="$tq" -v b="$ms" 'BEGIN { print a + b }') tf=$(awk -v a="$tf" -v b="$fl" 'BEGIN { print a + b }')
+                n4=$((n4 + 1))
+            fi
+            printf '%-5s %-12s %6s %9s %12s %5s %3s %9s %9s %9s %9s %9s %8s %s\n' "$q" "$budget" "${runs:--}" "${ms:--}" \
+                "$cb" "$ld" "$buf" "$cp" "$cm" "$wt" "$ps" "$fl" "$tf_" "$note" >>"$TMP/table4"
+        done
+    done
+    cat "$TMP/table4" >>"$LOG"
+    [ "$bad4" = 0 ] || status=1
+    v=ok; [ "$bad4" = 0 ] || v=FAILED
+    say "4 stream    $(printf '%-6s' "$v") $(since "$t")s  SF $SFB p8, --mem-budget $BUDGET3 and resident + 2 x largest: $n4 streamed runs, $bad4 failed; query ms summed $tq over transfer floors $tf"
+    sed 's/^/  /' "$TMP/table4" >>"$SUM"
 fi
 say "total $(since "$T0")s; exit $status; log: $LOG"
 cat "$SUM"

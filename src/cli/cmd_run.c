@@ -27,6 +27,7 @@
 #include "dist/dist_device.h"  // defines: dkb__dist_use_device (a GPU per rank)
 #include "dist/dist_nccl.h"    // defines: dkb__dist_open_nccl (--comm nccl)
 #include "queries/partition.h" // defines: dkb__query_run_ranks, dkb__part_info
+#include "queries/stream.h"    // defines: dkb__cuda_free_bytes (--mem-budget auto)
 #include "store/verify_cache.h" // defines: dkb__store_verify_cached
 
 #define MAX_OVERRIDES 64
@@ -110,7 +111,12 @@ static void usage(FILE *f) {
             "                        K M G T are powers of 1024): a query whose columns\n"
             "                        do not fit runs partition by partition (a store made\n"
             "                        with dkb gen --partitions P), with the same result;\n"
-            "                        one line on stderr says how (docs/partitions.md)\n"
+            "                        one line on stderr says how (docs/partitions.md);\n"
+            "                        on cuda the device memory the data may take, the\n"
+            "                        runs streamed through pinned double-buffered\n"
+            "                        staging (a second line: bytes, copy and compute\n"
+            "                        times, the transfer floor); auto: the free device\n"
+            "                        memory when the run starts (cuda only)\n"
             "  --profile             after the runs, run once more timing every TensorPlan\n"
             "                        operation (each waits for the backend) and print\n"
             "                        where the time goes, longest first\n"
@@ -214,6 +220,17 @@ static int run_budget(const run_opts *o, run_env *env, const dkb_query *q, const
                 q->name, info.partitions, info.partitions == 1 ? "" : "s", info.chunks, info.chunks == 1 ? "" : "s",
                 info.passes, info.passes == 1 ? "" : "es", (long long)info.resident_bytes,
                 (long long)info.streamed_bytes, (long long)info.peak_bytes, (long long)o->mem_budget);
+        if (info.slots) {
+            /* streamed (CUDA): what the copies cost against the transfer floor */
+            double floor_ms = info.h2d_gbs > 0 ? (double)info.copied_bytes / (info.h2d_gbs * 1e9) * 1e3 : NAN;
+            fprintf(stderr,
+                    "dkb run: %s streamed: %lld bytes in %d load%s through %d device buffer%s of %lld bytes; "
+                    "copies %.3f ms on the device (stager %.3f ms), compute %.3f ms, waited %.3f ms, passes %.3f ms; "
+                    "pinned H2D %.1f GB/s, transfer floor %.3f ms\n",
+                    q->name, (long long)info.copied_bytes, info.loads, info.loads == 1 ? "" : "s", info.slots,
+                    info.slots == 1 ? "" : "s", (long long)info.slot_bytes, info.copy_ms, info.fill_ms,
+                    info.compute_ms, info.stall_ms, info.wall_ms, info.h2d_gbs, floor_ms);
+        }
     }
     return rc;
 }
@@ -680,7 +697,8 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
         case O_VERIFY: o->verify = 1; break;
         case O_NO_VERIFY: o->verify = -1; break;
         case O_MEM_BUDGET:
-            if (cli_parse_size("--mem-budget", optarg, &o->mem_budget)) return DKB_EXIT_USAGE;
+            if (!strcmp(optarg, "auto")) o->mem_budget = -1; /* free device memory, once the context exists */
+            else if (cli_parse_size("--mem-budget", optarg, &o->mem_budget)) return DKB_EXIT_USAGE;
             break;
         case O_COMM:
             if (!strcmp(optarg, "mpi")) o->comm_nccl = 0;
@@ -701,6 +719,8 @@ static int parse(int argc, char **argv, run_opts *o, const char **query) {
     if (all && o->expect == EXPECT_FILE) return cli_usage_error("run: --expect FILE needs a single query; use --expect-dir with all");
     if (all && o->expect == EXPECT_OFFICIAL)
         return cli_usage_error("run: --expect-official FILE needs a single query; use --expect-official-dir with all");
+    if (o->mem_budget < 0 && o->backend != DKB_TP_CUDA)
+        return cli_usage_error("run: --mem-budget auto is the free device memory: --backend cuda only");
     if (o->comm_nccl && o->backend != DKB_TP_CUDA)
         return cli_usage_error("run: --comm nccl needs --backend cuda (NCCL exchanges GPU memory; the CPU backend's "
                                "ranks exchange through MPI)");
@@ -838,6 +858,12 @@ static int run_main(run_opts o, const char *qarg, const dkb_query *single, dkb__
         dkb_store_close(env.db);
         if (!dkb__comm_rank(comm))
             fprintf(stderr, "dkb run: error: --backend %s: %s\n", o.backend_name, err.msg[0] ? err.msg : dkb_strerror(rc));
+        return DKB_EXIT_FAIL;
+    }
+    if (o.mem_budget < 0 && (o.mem_budget = dkb__cuda_free_bytes()) <= 0) {
+        dkb_tp_destroy(env.tp);
+        dkb_store_close(env.db);
+        fprintf(stderr, "dkb run: error: --mem-budget auto: the free device memory is unknown\n");
         return DKB_EXIT_FAIL;
     }
     env.load_ms = dkb__now_ms() - t0;

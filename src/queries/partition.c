@@ -9,11 +9,16 @@
  * partition order, and are merged there on the same context by TensorPlan
  * group-by and aggregation. The merged outputs are uploaded once to the
  * query's context for the next pass or `final`. */
+#include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "queries/partition.h"
-#include "tensor/cuda_avg.h"  // defines: dkb__exact_avg (the backends' exact average, plain C on the host)
+#include "queries/stream.h"       // defines: dkb__stream, dkb__pipe_run, dkb__stream_plan_chunks
+#include "common/timing.h"        // defines: dkb__now_ms
+#include "tensor/cuda_avg.h"      // defines: dkb__exact_avg (the backends' exact average, plain C on the host)
+#include "tensor/tp_internal.h"   // defines: dkb__tp_host_tables
 
 /* ---- the table of partitioned plans ---- */
 
@@ -189,14 +194,35 @@ static int step_status(const dkb_query *q, dkb_tp *tp, const char *step, int rc,
     return dkb_fail(err, rc, "%s %s: failed (%s)", q->name, step, dkb_err_name(rc));
 }
 
+/* How the runs of partitions reach the partials: views of the mapped
+ * store (the CPU backend, as always), or copied into slots through the
+ * stream (CUDA; the CPU backend with DKB_PARTITION_STAGING=host, which
+ * runs the same staging through host memory, for tests). */
+typedef enum { XFER_VIEW = 0, XFER_HOST, XFER_CUDA } xfer_mode;
+
+static xfer_mode xfer_of(const dkb_tp *tp) {
+    if (dkb_tp_backend_of(tp) == DKB_TP_CUDA) return XFER_CUDA;
+    const char *e = getenv("DKB_PARTITION_STAGING");
+    return e && !strcmp(e, "host") ? XFER_HOST : XFER_VIEW;
+}
+
 typedef struct chunking {
+    xfer_mode xfer;
     int nparts;                  /* store partitions of the streamed tables */
     int nchunks;
-    int first[1024 + 1];         /* chunk k covers partitions first[k] .. first[k + 1] - 1 */
+    int first[DKB__STREAM_MAXRUNS + 1]; /* chunk k covers partitions first[k] .. first[k + 1] - 1 */
+    int nslots;                  /* streamed: device buffers, each of slot_bytes */
+    int64_t slot_bytes;
     int64_t rowbytes[2];         /* bytes per row of each streamed table's input columns */
     const dkb_store_table *tb[2];
     int ntext[2];                /* and their text columns (characters counted apart) */
     const dkb_store_column *text[2][DKB_SET_MAX];
+    /* the streamed inputs: index in the input set, the whole column's
+     * tensor (a host view when streamed), its table */
+    int nin;
+    int idx[DKB_SET_MAX];
+    const dkb_tensor *whole[DKB_SET_MAX];
+    int table[DKB_SET_MAX];
 } chunking;
 
 static int64_t chunk_bytes(const chunking *ck, int from, int to) {
@@ -214,12 +240,78 @@ static int64_t chunk_bytes(const chunking *ck, int from, int to) {
     return b;
 }
 
+/* Rows [*row, *row + *rows) of streamed table s in chunk [from, to]. */
+static void chunk_rows(const chunking *ck, int s, int from, int to, int64_t *row, int64_t *rows) {
+    const dkb_store_partition *a = dkb_store_table_partition(ck->tb[s], from);
+    const dkb_store_partition *z = dkb_store_table_partition(ck->tb[s], to);
+    *row = a->row_start;
+    *rows = z->row_start + z->rows - a->row_start;
+}
+
+/* The layout of partitions [from, to] in a slot: per streamed input its
+ * values (text: its rows + 1 offsets, rebased to 0, then its characters),
+ * each piece at a multiple of DKB__STREAM_ALIGN. Fills p (NULL: only
+ * sizes) and off_data / off_bytes per streamed input; the slot bytes. */
+static int64_t slot_layout(const chunking *ck, int from, int to, dkb__stream_piece *p, int *np, int64_t *off_data,
+                           int64_t *off_bytes) {
+    int64_t at = 0;
+    int n = 0;
+    for (int j = 0; j < ck->nin; j++) {
+        const dkb_tensor *t = ck->whole[j];
+        int64_t row, rows;
+        chunk_rows(ck, ck->table[j], from, to, &row, &rows);
+        if (t->dtype == DKB_TP_STR) {
+            const int64_t *o = (const int64_t *)t->data;
+            int64_t base = o[row], chars = o[row + rows] - base;
+            if (p) {
+                p[n++] = (dkb__stream_piece){o + row, (rows + 1) * 8, at, base, 1};
+                p[n++] = (dkb__stream_piece){t->bytes + base, chars, dkb__stream_align(at + (rows + 1) * 8), 0, 0};
+            }
+            if (off_data) off_data[j] = at;
+            at = dkb__stream_align(at + (rows + 1) * 8);
+            if (off_bytes) off_bytes[j] = at;
+            at = dkb__stream_align(at + chars);
+        } else {
+            int64_t w = (int64_t)dkb_tp_dtype_size(t->dtype);
+            if (p) p[n++] = (dkb__stream_piece){(const char *)t->data + row * w, rows * w, at, 0, 0};
+            if (off_data) off_data[j] = at;
+            at = dkb__stream_align(at + rows * w);
+        }
+    }
+    if (np) *np = n;
+    return at;
+}
+
+static int64_t view_bytes_fn(void *arg, int from, int to) { return chunk_bytes(arg, from, to); }
+static int64_t slot_bytes_fn(void *arg, int from, int to) { return slot_layout(arg, from, to, NULL, NULL, NULL, NULL); }
+
 /* The input set of chunk k: `in` with every streamed column cut to its
- * rows (views: slices[] holds the tensor structs; text, whose offsets must
- * start at 0, is copied onto `work`). */
+ * rows: views into the mapped column (text, whose offsets must start at
+ * 0, copied onto `work`), or streamed: its place in `slot`. slices[] holds
+ * the tensor structs. */
 static void chunk_inputs(dkb_tp *work, const dkb__part_plan *pl, const dkb_store *db, const chunking *ck, int k,
-                         const dkb_tensor_set *in, dkb_tensor_set *cin, dkb_tensor *slices) {
+                         void *slot, const dkb_tensor_set *in, dkb_tensor_set *cin, dkb_tensor *slices) {
     *cin = *in;
+    if (ck->xfer != XFER_VIEW) {
+        int64_t off_data[DKB_SET_MAX], off_bytes[DKB_SET_MAX];
+        slot_layout(ck, ck->first[k], ck->first[k + 1] - 1, NULL, NULL, off_data, off_bytes);
+        for (int j = 0; j < ck->nin; j++) {
+            int i = ck->idx[j];
+            if (in->t[i] != ck->whole[j]) continue;  /* replaced by a pass's output */
+            int64_t row, rows;
+            chunk_rows(ck, ck->table[j], ck->first[k], ck->first[k + 1] - 1, &row, &rows);
+            slices[i] = *in->t[i];
+            slices[i].n = rows;
+            slices[i].data = (char *)slot + off_data[j];
+            if (slices[i].dtype == DKB_TP_STR) {
+                const int64_t *o = (const int64_t *)in->t[i]->data;
+                slices[i].bytes = (char *)slot + off_bytes[j];
+                slices[i].nbytes = o[row + rows] - o[row];
+            }
+            cin->t[i] = &slices[i];
+        }
+        return;
+    }
     for (int i = 0; i < in->n; i++) {
         int s = streamed_of(pl, db, in->name[i], in->t[i]);
         if (s < 0) continue;
@@ -239,12 +331,14 @@ static void chunk_inputs(dkb_tp *work, const dkb__part_plan *pl, const dkb_store
 }
 
 /* Cut the streamed tables into runs of partitions that fit beside the
- * resident columns (fewest runs, greedily). */
+ * resident columns (fewest runs, greedily; streamed: in slots, two when
+ * two of the largest partition fit). */
 static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_store *db, const dkb_tensor_set *in,
-                       int64_t budget, int64_t resident, dkb__comm *comm, chunking *ck, dkb__part_info *info,
-                       dkb_error *err) {
+                       int64_t budget, int64_t resident, dkb__comm *comm, xfer_mode xfer, chunking *ck,
+                       dkb__part_info *info, dkb_error *err) {
     char b1[32], b2[32];
     memset(ck, 0, sizeof *ck);
+    ck->xfer = xfer;
     ck->nparts = -1;
     for (int i = 0; i < in->n; i++) {
         int s = streamed_of(pl, db, in->name[i], in->t[i]);
@@ -253,6 +347,8 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
         ck->rowbytes[s] += (int64_t)dkb_tp_dtype_size(in->t[i]->dtype);
         if (in->t[i]->dtype == DKB_TP_STR)
             ck->text[s][ck->ntext[s]++] = dkb_store_table_column(ck->tb[s], in->name[i]);
+        ck->idx[ck->nin] = i, ck->whole[ck->nin] = in->t[i], ck->table[ck->nin] = s;
+        ck->nin++;
     }
     for (int s = 0; s < 2; s++) {
         if (!ck->tb[s]) continue;
@@ -262,11 +358,12 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
                             q->name, pl->stream[0], pl->stream[1], ck->nparts, np);
         ck->nparts = np;
     }
-    if (ck->nparts > 1024)
-        return dkb_fail(err, DKB_EINVAL, "%s: %d partitions (at most 1024)", q->name, ck->nparts);
+    if (ck->nparts > DKB__STREAM_MAXRUNS)
+        return dkb_fail(err, DKB_EINVAL, "%s: %d partitions (at most %d)", q->name, ck->nparts, DKB__STREAM_MAXRUNS);
+    dkb__stream_bytes_fn bytes = xfer == XFER_VIEW ? view_bytes_fn : slot_bytes_fn;
     int64_t largest = 0;
     for (int i = 0; i < ck->nparts; i++) {
-        int64_t b = chunk_bytes(ck, i, i);
+        int64_t b = bytes(ck, i, i);
         if (b > largest) largest = b;
     }
     info->partitions = ck->nparts;
@@ -287,17 +384,18 @@ static int plan_chunks(const dkb_query *q, const dkb__part_plan *pl, const dkb_s
                         "the largest partition of %s %lld)",
                         q->name, size_text(budget, b1, sizeof b1), size_text(resident + largest, b2, sizeof b2),
                         (long long)(resident + largest), (long long)resident, streamed, (long long)largest);
-    int k = 0, lo = 0, hi = ck->nparts;
+    int lo = 0, hi = ck->nparts;
     if (ranked(comm)) dkb__comm_share(comm, ck->nparts, &lo, &hi);  /* this rank's partitions */
     info->part_lo = lo, info->part_hi = hi;
-    ck->first[0] = lo;
-    for (int i = lo; i < hi; i++) {
-        if (i > ck->first[k] && resident + chunk_bytes(ck, ck->first[k], i) > budget) ck->first[++k] = i;
-        int64_t b = resident + chunk_bytes(ck, ck->first[k], i);
-        if (b > info->peak_bytes) info->peak_bytes = b;
-    }
-    ck->nchunks = hi > lo ? k + 1 : 0;
-    ck->first[ck->nchunks] = hi;
+    dkb__stream_plan sp;
+    int rc = dkb__stream_plan_chunks(bytes, ck, lo, hi, resident, budget, xfer == XFER_VIEW ? 1 : 2, &sp);
+    if (rc) return dkb_fail(err, rc == DKB_ENOMEM ? DKB_ENOMEM : DKB_EINTERNAL, "%s: cannot plan the runs of partitions",
+                            q->name);
+    ck->nchunks = sp.nchunks;
+    memcpy(ck->first, sp.first, sizeof ck->first);
+    ck->nslots = sp.nslots;
+    ck->slot_bytes = sp.slot_bytes;
+    if (hi > lo) info->peak_bytes = sp.peak;
     return 0;
 }
 
@@ -426,40 +524,204 @@ done:
     return rc;
 }
 
-/* Every pass of the plan over every chunk, merged into `in`. */
-static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, dkb_tp *work, const dkb_store *db,
-                      const chunking *ck, dkb__comm *comm, dkb_tensor_set *in, int64_t *gathered, dkb_error *err) {
+/* ---- every pass over every run of partitions ---- */
+
+/* The state of a partitioned run, for the steps of dkb__pipe_run. */
+typedef struct pass_run {
+    const dkb_query *q;
+    const dkb__part_plan *pl;
+    dkb_tp *tp, *work;
+    const dkb_store *db;
+    const chunking *ck;
+    dkb__comm *comm;
+    dkb_tensor_set *in;
+    int64_t *gathered;
+    dkb_error *err;
+    dkb__stream *st;    /* NULL: the runs are views */
+    htable acc, part;
+    int rc;
+    double compute_ms;
     dkb_tensor slices[DKB_SET_MAX];
-    htable acc = {0}, part = {0};
-    int rc = 0;
-    char step[32];
-    for (int ps = 0; ps < pl->npasses; ps++) {
+} pass_run;
+
+/* A step's outcome: the first failure is kept in r->rc (and its message
+ * in r->err); with ranks the steps go on (their collectives agree on the
+ * failure), else the run stops. */
+static int pr_status(pass_run *r, int rc, const dkb_error *e) {
+    if (!rc) return 0;
+    if (!r->rc) {
+        r->rc = rc;
+        if (r->err && e && e != r->err) *r->err = *e;
+    }
+    return ranked(r->comm) ? 0 : rc;
+}
+
+static int pr_stage(void *arg, int k, int slot) {
+    pass_run *r = arg;
+    if (!r->st || (r->rc && ranked(r->comm))) return 0;
+    dkb__stream_piece p[DKB__STREAM_MAXPIECES];
+    int n = 0;
+    dkb_error e = {0};
+    slot_layout(r->ck, r->ck->first[k], r->ck->first[k + 1] - 1, p, &n, NULL, NULL);
+    int rc = dkb__stream_stage(r->st, slot, p, n, &e);
+    if (rc) dkb_fail(&e, rc, "%s stream: %s", r->q->name, e.msg);
+    return pr_status(r, rc, &e);
+}
+
+static int pr_acquire(void *arg, int k, int slot) {
+    pass_run *r = arg;
+    (void)k;
+    if (!r->st || (r->rc && ranked(r->comm))) return 0;
+    dkb_error e = {0};
+    int rc = dkb__stream_acquire(r->st, slot, &e);
+    if (rc) {
+        char msg[sizeof e.msg];
+        snprintf(msg, sizeof msg, "%s", e.msg);
+        dkb_fail(&e, rc, "%s stream: %s", r->q->name, msg);
+    }
+    return pr_status(r, rc, &e);
+}
+
+static int pr_release(void *arg, int k, int slot) {
+    pass_run *r = arg;
+    (void)k;
+    if (!r->st || (r->rc && ranked(r->comm))) return 0;
+    dkb_error e = {0};
+    return pr_status(r, dkb__stream_release(r->st, slot, &e), &e);
+}
+
+/* After a pass's last run: with ranks every rank's merged partials
+ * gathered and merged; the merged outputs into `in`. */
+static int pr_end_pass(pass_run *r, int ps) {
+    const dkb__part_pass *pass = &r->pl->pass[ps];
+    if (ranked(r->comm) &&
+        (r->rc = gather_ranks(r->q, r->work, pass, r->comm, r->in, &r->acc, r->rc, r->gathered, r->err)))
+        return r->rc;
+    for (int i = 0; i < pass->ncols && !r->rc; i++)
+        dkb_set_put(r->tp, r->in, pass->cols[i].name, upload(r->tp, &r->acc.c[i]));
+    if (!r->rc) r->rc = step_status(r->q, r->tp, "merge", 0, r->err);
+    return ranked(r->comm) ? 0 : r->rc;
+}
+
+static int pr_compute(void *arg, int step, int k, int slot) {
+    pass_run *r = arg;
+    const chunking *ck = r->ck;
+    int ps = step / ck->nchunks;
+    const dkb__part_pass *pass = &r->pl->pass[ps];
+    if (k == 0) {
         /* with ranks a failure after the last gather (an upload) is agreed
          * in the next pass's gather: the others are already there */
-        if (rc && !ranked(comm)) break;
-        const dkb__part_pass *pass = &pl->pass[ps];
-        htable_free(&acc);
-        for (int k = 0; k < ck->nchunks && !rc; k++) {
-            dkb_tensor_set cin, out = {0};
-            dkb_tp_reset(work);
-            chunk_inputs(work, pl, db, ck, k, in, &cin, slices);
-            snprintf(step, sizeof step, "partial %d/%d", k + 1, ck->nchunks);
-            rc = step_status(q, work, step, pass->partial(work, &cin, &out), err);
-            if (!rc) rc = merge_status(q, work, download(work, pass, &out, &part, err), err);
-            if (!rc) rc = merge_status(q, work, concat(&acc, &part, err), err);
-            if (!rc && k > 0) {
-                dkb_tp_reset(work);
-                rc = merge_status(q, work, merge(work, pass, &acc, err), err);
-            }
-        }
-        if (ranked(comm) && (rc = gather_ranks(q, work, pass, comm, in, &acc, rc, gathered, err))) break;
-        for (int i = 0; i < pass->ncols && !rc; i++) dkb_set_put(tp, in, pass->cols[i].name, upload(tp, &acc.c[i]));
-        if (!rc) rc = step_status(q, tp, "merge", 0, err);
+        if (r->rc && !ranked(r->comm)) return r->rc;
+        htable_free(&r->acc);
     }
+    if (!r->rc) {
+        double t0 = dkb__now_ms();
+        dkb_tensor_set cin, out = {0};
+        char name[32];
+        int rc;
+        dkb_tp_reset(r->work);
+        chunk_inputs(r->work, r->pl, r->db, ck, k, r->st ? dkb__stream_slot(r->st, slot) : NULL, r->in, &cin,
+                     r->slices);
+        snprintf(name, sizeof name, "partial %d/%d", k + 1, ck->nchunks);
+        rc = step_status(r->q, r->work, name, pass->partial(r->work, &cin, &out), r->err);
+        if (!rc) rc = merge_status(r->q, r->work, download(r->work, pass, &out, &r->part, r->err), r->err);
+        if (!rc) rc = merge_status(r->q, r->work, concat(&r->acc, &r->part, r->err), r->err);
+        if (!rc && k > 0) {
+            dkb_tp_reset(r->work);
+            rc = merge_status(r->q, r->work, merge(r->work, pass, &r->acc, r->err), r->err);
+        }
+        r->rc = rc;
+        r->compute_ms += dkb__now_ms() - t0;
+    }
+    if (k == ck->nchunks - 1) return pr_end_pass(r, ps);
+    return ranked(r->comm) ? 0 : r->rc;
+}
+
+/* Every pass of the plan over every chunk, merged into `in`; through the
+ * stream st when not NULL. */
+static int run_passes(const dkb_query *q, const dkb__part_plan *pl, dkb_tp *tp, dkb_tp *work, const dkb_store *db,
+                      const chunking *ck, dkb__comm *comm, dkb__stream *st, dkb_tensor_set *in, int64_t *gathered,
+                      double *compute_ms, dkb_error *err) {
+    static const dkb__pipe_ops ops = {pr_stage, pr_acquire, pr_compute, pr_release};
+    pass_run *r = calloc(1, sizeof *r);
+    if (!r) return dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
+    *r = (pass_run){.q = q, .pl = pl, .tp = tp, .work = work, .db = db, .ck = ck, .comm = comm, .in = in,
+                    .gathered = gathered, .err = err, .st = st};
+    if (ck->nchunks > 0) {
+        int rc = dkb__pipe_run(&ops, r, ck->nchunks, pl->npasses, st ? ck->nslots : 1);
+        if (rc && !r->rc) r->rc = rc;
+    } else {
+        /* a rank without partitions: it still takes part in every gather */
+        for (int ps = 0; ps < pl->npasses; ps++) {
+            htable_free(&r->acc);
+            if (pr_end_pass(r, ps)) break;
+        }
+    }
+    int rc = r->rc;
+    *compute_ms = r->compute_ms;
     dkb_tp_reset(work);
-    htable_free(&acc);
-    htable_free(&part);
+    htable_free(&r->acc);
+    htable_free(&r->part);
+    free(r);
     return rc;
+}
+
+/* The streamed tables of pl in db (NULL where none). */
+static void streamed_tables(const dkb__part_plan *pl, const dkb_store *db, const dkb_store_table **t) {
+    for (int s = 0; s < 2; s++) t[s] = pl && pl->stream[s] ? dkb_store_table_find(db, pl->stream[s]) : NULL;
+}
+
+/* The query fits: every host view prepare made of a streamed column
+ * becomes the backend's column (CUDA: resident, as without a budget). */
+static int materialize(const dkb_query *q, dkb_tp *tp, const dkb__part_plan *pl, const dkb_store *db,
+                       dkb_tensor_set *in, dkb_error *err) {
+    const dkb_store_table *t[2];
+    streamed_tables(pl, db, t);
+    for (int i = 0; i < in->n; i++) {
+        int s = streamed_of(pl, db, in->name[i], in->t[i]);
+        if (s < 0) continue;
+        in->t[i] = dkb_tp_column(tp, dkb_store_table_column(t[s], in->name[i]));
+    }
+    return step_status(q, tp, "prepare", 0, err);
+}
+
+/* Drop the host views of the streamed columns from `in` (final must not
+ * read them: a missing name fails cleanly). */
+static void drop_views(const chunking *ck, dkb_tensor_set *in) {
+    int n = 0;
+    for (int i = 0; i < in->n; i++) {
+        int view = 0;
+        for (int j = 0; j < ck->nin; j++) view |= in->t[i] == ck->whole[j];
+        if (view) continue;
+        in->name[n] = in->name[i], in->t[n] = in->t[i];
+        n++;
+    }
+    in->n = n;
+}
+
+/* Open the stream of a partitioned run on `work`. */
+static int open_stream(const dkb_query *q, dkb_tp *work, const chunking *ck, int threads, dkb__part_info *info,
+                       dkb__stream **st, dkb_error *err) {
+    const dkb__sdev_ops *ops = NULL;
+    void *dev = NULL;
+    int rc = 0;
+    *st = NULL;
+    if (ck->xfer == XFER_CUDA) {
+        info->h2d_gbs = dkb__cuda_h2d_gbs();  /* before the slots take their memory */
+        rc = dkb__cuda_sdev_open(work, &ops, &dev, err);
+    } else {
+        ops = &dkb__sdev_host;
+        dev = dkb__sdev_host_new();
+    }
+    int fill = threads > 0 ? threads : omp_get_max_threads();
+    if (fill > 8) fill = 8;
+    if (!rc) rc = dkb__stream_open(ops, dev, ck->nslots, ck->slot_bytes, fill, st, err);
+    if (rc) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        return dkb_fail(err, rc, "%s stream: %s", q->name, msg);
+    }
+    return 0;
 }
 
 int dkb__query_run_budget(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p,
@@ -473,6 +735,7 @@ int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, co
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
     info->chunks = 1;
+    info->h2d_gbs = NAN;
     if (ranked(comm) && budget <= 0) budget = INT64_MAX;  /* split over the ranks, no budget */
     if (budget <= 0) return dkb_query_run(q, tp, db, p, res, err);
     if (!q || !tp || !db || !p || !res) return dkb_fail(err, DKB_EINVAL, "query run: missing argument");
@@ -482,10 +745,19 @@ int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, co
         return rc;
     }
     const dkb__part_plan *pl = dkb__part_plan_get(q->number);
+    xfer_mode xfer = pl ? xfer_of(tp) : XFER_VIEW;
     dkb_tensor_set in, out;
     memset(&in, 0, sizeof in);
     memset(&out, 0, sizeof out);
+    /* streamed: prepare sees host views of the streamed tables' columns,
+     * copied to the device only when the query fits, else by runs */
+    if (xfer != XFER_VIEW) {
+        const dkb_store_table *t[2];
+        streamed_tables(pl, db, t);
+        dkb__tp_host_tables(tp, t, 2);
+    }
     rc = step_status(q, tp, "prepare", q->prepare(tp, db, p, &in), err);
+    dkb__tp_host_tables(tp, NULL, 0);
     if (ranked(comm)) rc = dkb__comm_agree(comm, rc, err);
     if (rc) return rc;
     for (int i = 0; i < in.n; i++) {
@@ -495,27 +767,42 @@ int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, co
     }
     info->peak_bytes = info->resident_bytes + info->streamed_bytes;
     if (info->peak_bytes <= budget && !ranked(comm)) {
-        rc = step_status(q, tp, "core", q->core(tp, &in, &out), err);
+        if (xfer != XFER_VIEW) rc = materialize(q, tp, pl, db, &in, err);
+        if (!rc) rc = step_status(q, tp, "core", q->core(tp, &in, &out), err);
     } else if (!pl) {
         char b1[32], b2[32];
         return dkb_fail(err, DKB_EINVAL, "%s: not partitioned yet: its columns need %s, over --mem-budget %s",
                         q->name, size_text(info->peak_bytes, b1, sizeof b1), size_text(budget, b2, sizeof b2));
     } else {
-        chunking ck;
+        chunking *ck = calloc(1, sizeof *ck);
         info->peak_bytes = 0;
         dkb_tp *work = NULL;
-        rc = plan_chunks(q, pl, db, &in, budget, info->resident_bytes, comm, &ck, info, err);
+        dkb__stream *st = NULL;
+        rc = ck ? plan_chunks(q, pl, db, &in, budget, info->resident_bytes, comm, xfer, ck, info, err)
+                : dkb_fail(err, DKB_ENOMEM, "partitions: out of memory");
         if (!rc) rc = dkb_tp_create(dkb_tp_backend_of(tp), threads, &work, err);
+        if (!rc && xfer != XFER_VIEW && ck->nchunks > 0) rc = open_stream(q, work, ck, threads, info, &st, err);
         if (ranked(comm)) rc = dkb__comm_agree(comm, rc, err);
         if (rc) {
+            dkb__stream_close(st, NULL);
             dkb_tp_destroy(work);
+            free(ck);
             return rc;
         }
         info->partitioned = 1;
-        info->chunks = ck.nchunks;
+        info->chunks = ck->nchunks;
         info->passes = pl->npasses;
-        rc = run_passes(q, pl, tp, work, db, &ck, comm, &in, &info->gathered_bytes, err);
+        if (st) info->slots = ck->nslots, info->slot_bytes = ck->slot_bytes;
+        double t0 = dkb__now_ms();
+        rc = run_passes(q, pl, tp, work, db, ck, comm, st, &in, &info->gathered_bytes, &info->compute_ms, err);
+        dkb__stream_stats ss = {0};
+        dkb__stream_close(st, &ss);
+        info->wall_ms = dkb__now_ms() - t0;
+        info->loads = ss.loads, info->copied_bytes = ss.bytes;
+        info->copy_ms = ss.copy_ms, info->fill_ms = ss.fill_ms, info->stall_ms = ss.stall_ms;
         dkb_tp_destroy(work);
+        if (xfer != XFER_VIEW) drop_views(ck, &in);
+        free(ck);
         if (!rc) rc = step_status(q, tp, "final", pl->final(tp, &in, &out), err);
     }
     if (!rc) rc = step_status(q, tp, "finish", q->finish(tp, &out, p, res), err);

@@ -81,6 +81,21 @@ typedef struct dkb__part_info {
     int64_t peak_bytes;     /* resident + the largest run of partitions */
     int part_lo, part_hi;   /* partitions [part_lo, part_hi) ran here (all but with ranks) */
     int64_t gathered_bytes; /* with ranks: the partials every rank received, all passes */
+    /* Streaming (src/queries/stream.h): on CUDA (and the CPU backend with
+     * DKB_PARTITION_STAGING=host) the runs of partitions are copied into
+     * `slots` device buffers of slot_bytes each, reused by every run; the
+     * budget then bounds resident + slots x slot_bytes (peak_bytes). 0
+     * slots: the runs are views of the mapped store (the CPU backend). */
+    int slots;
+    int64_t slot_bytes;
+    int loads;              /* runs of partitions copied, all passes */
+    int64_t copied_bytes;   /* bytes copied to the device, all passes */
+    double copy_ms;         /* the device's time in those copies, summed over loads */
+    double fill_ms;         /* the stager's wall time filling staging and issuing copies */
+    double stall_ms;        /* the query's wall time waiting for a copy */
+    double compute_ms;      /* wall time in partials and merges */
+    double wall_ms;         /* wall time of all passes */
+    double h2d_gbs;         /* pinned host-to-device bandwidth, measured once per process (NaN: none) */
 } dkb__part_info;
 
 /* dkb_query_run under a budget of `budget` bytes for the query's columns

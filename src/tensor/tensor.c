@@ -279,7 +279,17 @@ dkb_tensor *dkb_tp_column(dkb_tp *tp, const dkb_store_column *col) {
     if (t.dtype == DKB_TP_STR) dkb_column_text_bytes(col, &text_bytes);
     entry->bytes = (t.dtype == DKB_TP_STR ? t.n + 1 : t.n) * (int64_t)dkb_tp_dtype_size(t.dtype) + (int64_t)text_bytes;
     entry->touched = true;
+    for (int i = 0; i < tp->nhost_tables; i++)
+        if (dkb_store_table_column(tp->host_tables[i], dkb_column_name(col)) == col)
+            return dkb__tp_cpu.column(tp, col, &t);
     return tp->be->column(tp, col, &t);
+}
+
+void dkb__tp_host_tables(dkb_tp *tp, const dkb_store_table *const *t, int n) {
+    if (!tp) return;
+    tp->nhost_tables = 0;
+    for (int i = 0; i < n && i < 2; i++)
+        if (t[i]) tp->host_tables[tp->nhost_tables++] = t[i];
 }
 
 dkb_tensor *dkb_tp_from_host(dkb_tp *tp, dkb_tp_dtype t, int64_t n, const void *data) {

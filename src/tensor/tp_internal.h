@@ -52,7 +52,17 @@ struct dkb_tp {
     dkb__tp_profile *prof; /* per-operation timing (profile.c), else NULL */
     dkb__host_cache_entry hcache[DKB__HOST_CACHE_SLOTS];
     unsigned hcache_next;
+    /* dkb__tp_host_tables: columns of these tables are host views */
+    const dkb_store_table *host_tables[2];
+    int nhost_tables;
 };
+
+/* While set (n > 0), dkb_tp_column of a column of one of the store tables
+ * t[0..n) (n <= 2) gives a host view of the mapped column, as the CPU
+ * backend's, whatever the backend: no device copy, and its data must not
+ * reach a device operation (for the tables a partitioned run streams,
+ * src/queries/partition.c). n = 0 clears it. */
+void dkb__tp_host_tables(dkb_tp *tp, const dkb_store_table *const *t, int n);
 
 /* profile.c: free a context's profile (dkb_tp_destroy). */
 void dkb__tp_profile_free(dkb_tp *tp);

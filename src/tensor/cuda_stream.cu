@@ -1,0 +1,200 @@
+/* cuda_stream.cu: CUDA's device primitives for streaming partitions
+ * (src/queries/stream.h, dkb__sdev_ops): slots from cudaMalloc, pinned
+ * host staging buffers (cudaHostAlloc, not the mapped store), copies with
+ * cudaMemcpyAsync on a copy stream of their own, and events: per staging
+ * buffer (refilled only after its copy is done), per slot its start and
+ * end on the copy stream (timed) and its release on the compute stream
+ * (the copies into a slot wait for it on the device). Also the pinned
+ * host-to-device bandwidth of the transfer floor and the free device
+ * memory. Nothing here is managed memory. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "queries/stream.h"
+#include "tensor/cuda_internal.cuh"
+
+typedef struct cu_sdev {
+    int device;
+    cudaStream_t compute;  /* the work context's stream (not ours) */
+    cudaStream_t copy;
+    int nslots, nstage;
+    char *slot_mem;        /* one allocation: nslots slots */
+    int64_t slot_stride;
+    void *pinned[DKB__STREAM_NSTAGE];
+    cudaEvent_t stage_done[DKB__STREAM_NSTAGE];
+    bool stage_used[DKB__STREAM_NSTAGE];
+    cudaEvent_t start[DKB__STREAM_MAXSLOTS], ready[DKB__STREAM_MAXSLOTS], freed[DKB__STREAM_MAXSLOTS];
+    bool freed_set[DKB__STREAM_MAXSLOTS];
+    int nevents;           /* events created, in the order below */
+} cu_sdev;
+
+static int cu_fail(dkb_error *err, const char *what, cudaError_t e) {
+    (void)cudaGetLastError();
+    return dkb_fail(err, e == cudaErrorMemoryAllocation ? DKB_ENOMEM : DKB_EIO, "stream: %s: CUDA error %s (%s)", what,
+                    cudaGetErrorName(e), cudaGetErrorString(e));
+}
+#define SD_OK(call)                                             \
+    do {                                                        \
+        cudaError_t e_ = (call);                                \
+        if (e_ != cudaSuccess) return cu_fail(err, #call, e_);  \
+    } while (0)
+
+static int sd_open(void *dev, int nslots, int64_t slot_bytes, int nstage, int64_t stage_bytes, void **slots,
+                   void **stage, dkb_error *err) {
+    cu_sdev *d = (cu_sdev *)dev;
+    if (nslots > DKB__STREAM_MAXSLOTS || nstage > DKB__STREAM_NSTAGE)
+        return dkb_fail(err, DKB_EINVAL, "stream: %d slots, %d staging buffers", nslots, nstage);
+    SD_OK(cudaSetDevice(d->device));
+    SD_OK(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
+    d->slot_stride = dkb__stream_align(slot_bytes ? slot_bytes : 1);
+    SD_OK(cudaMalloc((void **)&d->slot_mem, (size_t)(d->slot_stride * nslots)));
+    d->nslots = nslots;
+    for (int i = 0; i < nslots; i++) slots[i] = d->slot_mem + i * d->slot_stride;
+    for (int i = 0; i < nstage; i++) {
+        SD_OK(cudaHostAlloc(&d->pinned[i], (size_t)stage_bytes, cudaHostAllocDefault));
+        d->nstage = i + 1;
+        stage[i] = d->pinned[i];
+        SD_OK(cudaEventCreateWithFlags(&d->stage_done[i], cudaEventDisableTiming));
+    }
+    for (int i = 0; i < nslots; i++) {
+        SD_OK(cudaEventCreate(&d->start[i]));
+        SD_OK(cudaEventCreate(&d->ready[i]));
+        SD_OK(cudaEventCreateWithFlags(&d->freed[i], cudaEventDisableTiming));
+        d->nevents = i + 1;
+    }
+    return 0;
+}
+
+static int sd_thread_init(void *dev, dkb_error *err) {
+    SD_OK(cudaSetDevice(((cu_sdev *)dev)->device));
+    return 0;
+}
+
+static int sd_fence(void *dev, int slot, dkb_error *err) {
+    cu_sdev *d = (cu_sdev *)dev;
+    if (d->freed_set[slot]) SD_OK(cudaStreamWaitEvent(d->copy, d->freed[slot], 0));
+    SD_OK(cudaEventRecord(d->start[slot], d->copy));
+    return 0;
+}
+
+static int sd_stage_wait(void *dev, int b, dkb_error *err) {
+    cu_sdev *d = (cu_sdev *)dev;
+    if (d->stage_used[b]) SD_OK(cudaEventSynchronize(d->stage_done[b]));
+    return 0;
+}
+
+static int sd_copy(void *dev, int b, int slot, int64_t off, int64_t len, dkb_error *err) {
+    cu_sdev *d = (cu_sdev *)dev;
+    SD_OK(cudaMemcpyAsync(d->slot_mem + slot * d->slot_stride + off, d->pinned[b], (size_t)len,
+                          cudaMemcpyHostToDevice, d->copy));
+    SD_OK(cudaEventRecord(d->stage_done[b], d->copy));
+    d->stage_used[b] = true;
+    return 0;
+}
+
+static int sd_staged(void *dev, int slot, dkb_error *err) {
+    SD_OK(cudaEventRecord(((cu_sdev *)dev)->ready[slot], ((cu_sdev *)dev)->copy));
+    return 0;
+}
+
+static int sd_wait(void *dev, int slot, double *copy_ms, dkb_error *err) {
+    cu_sdev *d = (cu_sdev *)dev;
+    float ms = 0;
+    SD_OK(cudaEventSynchronize(d->ready[slot]));
+    SD_OK(cudaEventElapsedTime(&ms, d->start[slot], d->ready[slot]));
+    *copy_ms = ms;
+    return 0;
+}
+
+static int sd_release(void *dev, int slot, dkb_error *err) {
+    cu_sdev *d = (cu_sdev *)dev;
+    SD_OK(cudaEventRecord(d->freed[slot], d->compute));
+    d->freed_set[slot] = true;
+    return 0;
+}
+
+static void sd_close(void *dev) {
+    cu_sdev *d = (cu_sdev *)dev;
+    if (!d) return;
+    if (d->copy) cudaStreamSynchronize(d->copy);
+    if (d->compute) cudaStreamSynchronize(d->compute); /* its kernels may read the slots */
+    for (int i = 0; i < d->nevents; i++) {
+        cudaEventDestroy(d->start[i]);
+        cudaEventDestroy(d->ready[i]);
+        cudaEventDestroy(d->freed[i]);
+    }
+    for (int i = 0; i < d->nstage; i++) {
+        if (d->stage_done[i]) cudaEventDestroy(d->stage_done[i]);
+        cudaFreeHost(d->pinned[i]);
+    }
+    /* the slots hold store columns (public data): freed without zeroing */
+    if (d->slot_mem) cudaFree(d->slot_mem);
+    if (d->copy) cudaStreamDestroy(d->copy);
+    (void)cudaGetLastError();
+    free(d);
+}
+
+static const dkb__sdev_ops cu_sdev_ops = {
+    /* .name = */ "cuda",
+    /* .open = */ sd_open,
+    /* .thread_init = */ sd_thread_init,
+    /* .fence = */ sd_fence,
+    /* .stage_wait = */ sd_stage_wait,
+    /* .copy = */ sd_copy,
+    /* .staged = */ sd_staged,
+    /* .wait = */ sd_wait,
+    /* .release = */ sd_release,
+    /* .close = */ sd_close,
+};
+
+extern "C" int dkb__cuda_sdev_open(dkb_tp *work, const dkb__sdev_ops **ops, void **dev, dkb_error *err) {
+    *ops = NULL, *dev = NULL;
+    if (!work || !work->cuda) return dkb_fail(err, DKB_EINVAL, "stream: not a CUDA context");
+    cu_sdev *d = (cu_sdev *)calloc(1, sizeof *d);
+    if (!d) return dkb_fail(err, DKB_ENOMEM, "stream: out of memory");
+    d->device = work->cuda->device;
+    d->compute = work->cuda->stream;
+    *ops = &cu_sdev_ops;
+    *dev = d;
+    return 0;
+}
+
+extern "C" double dkb__cuda_h2d_gbs(void) {
+    static double gbs = -1;
+    if (gbs >= 0 || isnan(gbs)) return gbs;
+    const size_t size = (size_t)256 << 20;
+    void *h = NULL, *dv = NULL;
+    cudaStream_t st = NULL;
+    cudaEvent_t a = NULL, b = NULL;
+    double best = INFINITY;
+    bool ok = cudaHostAlloc(&h, size, cudaHostAllocDefault) == cudaSuccess && cudaMalloc(&dv, size) == cudaSuccess &&
+              cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess &&
+              cudaEventCreate(&a) == cudaSuccess && cudaEventCreate(&b) == cudaSuccess;
+    if (ok) memset(h, 0x5a, size);
+    for (int r = 0; ok && r < 6; r++) {
+        float ms = 0;
+        ok = cudaEventRecord(a, st) == cudaSuccess &&
+             cudaMemcpyAsync(dv, h, size, cudaMemcpyHostToDevice, st) == cudaSuccess &&
+             cudaEventRecord(b, st) == cudaSuccess && cudaEventSynchronize(b) == cudaSuccess &&
+             cudaEventElapsedTime(&ms, a, b) == cudaSuccess;
+        if (ok && r > 0 && ms > 0 && ms < best) best = ms; /* the first copy warms up */
+    }
+    if (a) cudaEventDestroy(a);
+    if (b) cudaEventDestroy(b);
+    if (st) cudaStreamDestroy(st);
+    if (dv) cudaFree(dv);
+    if (h) cudaFreeHost(h);
+    (void)cudaGetLastError();
+    gbs = ok && isfinite(best) ? (double)size / (best * 1e-3) / 1e9 : NAN;
+    return gbs;
+}
+
+extern "C" int64_t dkb__cuda_free_bytes(void) {
+    size_t fr = 0, total = 0;
+    if (cudaMemGetInfo(&fr, &total) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return (int64_t)fr;
+}
