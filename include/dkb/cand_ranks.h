@@ -30,7 +30,11 @@
  * DKB_CAND_ERANKS: return it from the entry point), or DKB_CAND_ENOMEM.
  * Every rank must call the same helpers in the same order with the same n
  * (the dense ones) as env->comm's collectives require; the list helpers
- * take each rank's own count. */
+ * take each rank's own count. Cost: one collective per dense helper, two
+ * per gather (the sizes, then the bytes); under `mpirun dkb eval` each is
+ * relayed (about 1-2 ms on a small shared machine: docs/distributed.md),
+ * so merge a query's partials in as few calls as it can (one array of
+ * __int128 for sums and counts: dkb_ranks_sum_mixed). */
 #ifndef DKB_CAND_RANKS_H
 #define DKB_CAND_RANKS_H
 
@@ -98,15 +102,10 @@ static inline int dkb_ranks_gather(const dkb_cand_env *env, const void *mine, in
     int64_t bytes = 0;
     for (int r = 0; !rc && r < K; r++) bytes += counts[r];
     char *buf = NULL;
+    /* a rank without room returns DKB_CAND_ENOMEM before the gather: the
+     * others' gather then fails (DKB_CAND_ERANKS) and so does the row, with
+     * two collectives per gather rather than three */
     if (!rc && !(buf = (char *)malloc((size_t)bytes + 1))) rc = DKB_CAND_ENOMEM;
-    /* every rank must take part even when one could not allocate: a rank
-     * without room says so with a -1 through one more all-reduce */
-    if (K > 1 && rc != DKB_CAND_ERANKS && rc != DKB_CAND_EINVAL) {
-        int64_t bad = rc ? 1 : 0;
-        const int r2 = env->comm->allreduce_i64(env, &bad, 1, DKB_CAND_MAX);
-        if (r2) rc = r2;
-        else if (bad && !rc) rc = DKB_CAND_ENOMEM;
-    }
     if (!rc) rc = env->comm->allgatherv(env, mine, n * (int64_t)size, buf, counts);
     free(counts);
     if (rc) {
