@@ -222,8 +222,9 @@ static int run_bench(bench_cli *c, const char *cmd) {
      * cuda before the GPU is probed, so the answer is the same on every
      * machine (tests/cli/partitions.sh) */
     static const char no_cuda_budget[] =
-        "dkb bench: error: --mem-budget: --backend cpu only so far (CUDA streaming is not built yet: the CUDA "
-        "experts and candidates get no loader); use --backend cpu\n";
+        "dkb bench: error: --mem-budget: --backend cpu only so far (the CUDA "
+        "experts and candidates get no partition loader yet; dkb run --mem-budget streams the baseline on "
+        "CUDA); use --backend cpu\n";
     if (c->o.mem_budget && !strcmp(backend, "cuda")) {
         fputs(no_cuda_budget, stderr);
         return DKB_EXIT_FAIL;

@@ -564,7 +564,11 @@ static int pr_stage(void *arg, int k, int slot) {
     dkb_error e = {0};
     slot_layout(r->ck, r->ck->first[k], r->ck->first[k + 1] - 1, p, &n, NULL, NULL);
     int rc = dkb__stream_stage(r->st, slot, p, n, &e);
-    if (rc) dkb_fail(&e, rc, "%s stream: %s", r->q->name, e.msg);
+    if (rc) {
+        char msg[sizeof e.msg];
+        snprintf(msg, sizeof msg, "%s", e.msg);
+        dkb_fail(&e, rc, "%s stream: %s", r->q->name, msg);
+    }
     return pr_status(r, rc, &e);
 }
 
@@ -745,7 +749,9 @@ int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, co
         return rc;
     }
     const dkb__part_plan *pl = dkb__part_plan_get(q->number);
-    xfer_mode xfer = pl ? xfer_of(tp) : XFER_VIEW;
+    /* ranks without a budget keep their columns resident whole, as before
+     * (they stay so across runs); a budget streams */
+    xfer_mode xfer = pl && budget != INT64_MAX ? xfer_of(tp) : XFER_VIEW;
     dkb_tensor_set in, out;
     memset(&in, 0, sizeof in);
     memset(&out, 0, sizeof out);
