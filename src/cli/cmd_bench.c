@@ -43,6 +43,8 @@ static void usage(FILE *f) {
             "                      src/kernels/triton with --target triton)\n"
             "  --target T          triton: the Triton experts (qNN.full.py, dkb eval --target\n"
             "                      triton) against the CUDA baseline; implies --backend cuda\n"
+            "  --gpus N            CUDA: queries spread over N GPUs at once, one timed worker\n"
+            "                      per GPU (dkb eval --gpus; default every GPU seen)\n"
             "  --queries LIST      q01,q06,... or all (default all; blanks ignored)\n"
             "  --seeds N           random parameter seeds besides seed 0 (default 5)\n"
             "  --threads N         threads for generation, baseline and experts (default: all cores)\n"
@@ -102,7 +104,7 @@ static int parse_sf(const char *s, double *sf) {
 
 static int parse(int argc, char **argv, bench_cli *c) {
     enum { O_SF = 256, O_DATA, O_BACKEND, O_EXPERTS, O_QUERIES, O_SEEDS, O_OUT, O_FORMAT, O_THREADS, O_QUICK,
-           O_TIMEOUT, O_NO_VERIFY, O_MEM_BUDGET, O_TARGET };
+           O_TIMEOUT, O_NO_VERIFY, O_MEM_BUDGET, O_TARGET, O_GPUS };
     static const struct option longopts[] = {
         {"sf", required_argument, 0, O_SF},           {"data", required_argument, 0, O_DATA},
         {"backend", required_argument, 0, O_BACKEND}, {"experts", required_argument, 0, O_EXPERTS},
@@ -112,6 +114,7 @@ static int parse(int argc, char **argv, bench_cli *c) {
         {"timeout", required_argument, 0, O_TIMEOUT}, {"quiet", no_argument, 0, 'q'},
         {"no-verify", no_argument, 0, O_NO_VERIFY},   {"verbose", no_argument, 0, 'v'},
         {"mem-budget", required_argument, 0, O_MEM_BUDGET}, {"target", required_argument, 0, O_TARGET},
+        {"gpus", required_argument, 0, O_GPUS},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     dkb_eval_opts *o = &c->o;
     long v;
@@ -130,6 +133,10 @@ static int parse(int argc, char **argv, bench_cli *c) {
                 return cli_usage_error("--backend %s: expected auto, cpu or cuda", optarg);
             c->backend = optarg;
             c->backend_given = 1;
+            break;
+        case O_GPUS:
+            if (cli_parse_int("--gpus", optarg, 1, 1024, &v)) return DKB_EXIT_USAGE;
+            o->gpus = (int)v;
             break;
         case O_TARGET:
             if (strcmp(optarg, "triton")) return cli_usage_error("--target %s: expected triton", optarg);
@@ -191,6 +198,8 @@ static int parse(int argc, char **argv, bench_cli *c) {
         }
         c->backend = "cpu";
     }
+    if (o->gpus && c->backend_given && !strcmp(c->backend, "cpu"))
+        return cli_usage_error("bench: --gpus: the CUDA backend's; the CPU times one query at a time");
     if (o->target) {
         if (c->backend_given && strcmp(c->backend, "cuda"))
             return cli_usage_error("bench: --target triton: the CUDA backend's (not --backend %s)", c->backend);

@@ -70,7 +70,11 @@ static void usage(FILE *f) {
             "  --format FMT        table (default), json (results.json) or csv\n"
             "  --build-jobs N      candidates compiled at once (default: one per core); all\n"
             "                      are built before the first is run, and timed runs go\n"
-            "                      one at a time\n"
+            "                      one at a time per device\n"
+            "  --gpus N            backend cuda: rows spread over N GPUs at once, one timed\n"
+            "                      worker per GPU, the baseline timed on the same GPU\n"
+            "                      (default: every GPU this process sees; CUDA_VISIBLE_DEVICES\n"
+            "                      picks them)\n"
             "  --no-verify         trust the store: skip the check of its crc32s and structure\n"
             "                      (by default done once per version of its files, recorded\n"
             "                      in STORE/.dkb-verified or ~/.cache/dkb; docs/store.md)\n"
@@ -101,7 +105,7 @@ typedef struct eval_cli {
 static int parse(int argc, char **argv, eval_cli *c) {
     enum { O_DATA = 256, O_BACKEND, O_MODE, O_QUERIES, O_SEEDS, O_THRESHOLD, O_OUT, O_THREADS, O_TIMEOUT, O_MEM,
            O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_FORMAT, O_NO_VERIFY, O_TARGET, O_SQL, O_MEM_BUDGET,
-           O_BUILD_JOBS };
+           O_BUILD_JOBS, O_GPUS };
     static const struct option longopts[] = {{"data", required_argument, 0, O_DATA},
                                               {"backend", required_argument, 0, O_BACKEND},
                                               {"target", required_argument, 0, O_TARGET},
@@ -119,6 +123,7 @@ static int parse(int argc, char **argv, eval_cli *c) {
                                               {"format", required_argument, 0, O_FORMAT},
                                               {"no-verify", no_argument, 0, O_NO_VERIFY},
                                               {"build-jobs", required_argument, 0, O_BUILD_JOBS},
+                                              {"gpus", required_argument, 0, O_GPUS},
                                               {"sql", required_argument, 0, O_SQL},
                                               {"mem-budget", required_argument, 0, O_MEM_BUDGET},
                                               {"verbose", no_argument, 0, 'v'},
@@ -207,6 +212,10 @@ static int parse(int argc, char **argv, eval_cli *c) {
             if (cli_parse_int("--build-jobs", optarg, 1, 64, &v)) return DKB_EXIT_USAGE;
             o->build_jobs = (int)v;
             break;
+        case O_GPUS:
+            if (cli_parse_int("--gpus", optarg, 1, 1024, &v)) return DKB_EXIT_USAGE;
+            o->gpus = (int)v;
+            break;
         case O_SQL: o->sql = optarg; break;
         case O_MEM_BUDGET:
             if (cli_parse_size("--mem-budget", optarg, &o->mem_budget)) return DKB_EXIT_USAGE;
@@ -220,6 +229,9 @@ static int parse(int argc, char **argv, eval_cli *c) {
     }
     if (cli_one_operand("eval", "DIR (the candidate directory)", argc, argv)) return DKB_EXIT_USAGE;
     o->dir = argv[optind];
+    if (o->gpus && !(o->target && !strcmp(o->target, "triton")) && !(o->backend && !strcmp(o->backend, "cuda")))
+        return cli_usage_error("eval: --gpus: the CUDA backend's (--backend cuda or --target triton); the CPU "
+                               "times one row at a time");
     if (o->target && !strcmp(o->target, "triton")) {
         if (backend_given && strcmp(o->backend, "cuda"))
             return cli_usage_error("eval: --target triton: the CUDA backend's (not --backend %s)", o->backend);

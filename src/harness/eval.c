@@ -21,6 +21,7 @@
 #include "dkb/query.h"
 #include "dkb/store.h"
 #include "harness/eval.h"
+#include "harness/eval_slots.h"
 #include "harness/harness_cuda.h"
 #include "harness/protocol.h"
 #include "harness/relay.h"
@@ -184,6 +185,8 @@ typedef struct eval_ctx {
     dkb_error *build_err;         /* per row: the build's error */
     dkb__comm *comm;              /* several ranks (else NULL) */
     dkb__relay *relay;            /* ... and their workers' relay */
+    char cuda_visible[64];        /* rows on several GPUs: this slot's GPU for its workers
+                                   * (CUDA_VISIBLE_DEVICES); "" otherwise */
 } eval_ctx;
 
 static cJSON *checks_json(const dkb_report *rep) {
@@ -300,7 +303,9 @@ static int run_job(const eval_ctx *c, const dkb_job *job, const char *dir, dkb_r
         return rc ? rc : ranks_verdict(c, rep, err);
     }
     if (rc) return rc;
-    rc = dkb__run_job(job, c->o->exe, dir, &c->res->limits, rep, sr, err);
+    dkb_limits lim = c->res->limits;
+    if (c->cuda_visible[0]) lim.cuda_visible = c->cuda_visible;
+    rc = dkb__run_job(job, c->o->exe, dir, &lim, rep, sr, err);
     it->run_s += sr->seconds;
     if (!rc && c->cuda) {
         /* the columns are shared: put back any the worker changed, before
@@ -622,6 +627,31 @@ static int eval_row(const eval_ctx *c, int i, dkb_error *err) {
 
 /* ---- the whole evaluation ---- */
 
+static int slot_row(void *ctx, int i, dkb_error *err) { return eval_row(ctx, i, err); }
+
+/* Rows on several GPUs: slot s (1 .. n-1) is c with the store's columns on
+ * GPU s; every slot's workers see only its GPU. *out: n - 1 contexts (their
+ * columns closed by the caller, also after a failure). */
+static int open_slots(eval_ctx *c, int n, eval_ctx **out, dkb_error *err) {
+    *out = calloc((size_t)n - 1, sizeof **out);
+    if (!*out) return dkb_fail(err, DKB_ENOMEM, "out of memory");
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    for (int s = 0; s < n; s++) {
+        eval_ctx *e = s ? &(*out)[s - 1] : c;
+        if (s) {
+            *e = *c;
+            e->cuda = NULL;
+        }
+        if (dkb__eval_slot_devices(visible, s, e->cuda_visible, sizeof e->cuda_visible))
+            return dkb_fail(err, DKB_EINVAL, "--gpus: no GPU %d in CUDA_VISIBLE_DEVICES=%s", s, visible ? visible : "");
+        if (s) {
+            int rc = dkb__eval_cuda_open(c->store_abs, s, &e->cuda, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
 static char *abs_path(const char *p, dkb_error *err) {
     char *r = realpath(p, NULL);
     if (!r) dkb__io_fail(err, p, "cannot resolve");
@@ -699,12 +729,19 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     res->limits.output_bytes = opts->output_bytes ? opts->output_bytes : 1u << 20;
 
     eval_ctx c = {.o = opts, .res = res, .store_abs = abs_path(opts->store, err), .sql = task, .sql_columns = task_cols};
+    int nslots = 1;   /* rows at once: one per GPU on cuda (eval_slots.h) */
     if (c.store_abs && is_cuda(opts)) {
         /* the store's columns go onto the GPU once, for every worker */
+        int seen = dkb__eval_cuda_devices();
         if (!dkb_tp_cuda_available()) {
             rc = dkb_fail(err, DKB_EINVAL, "--backend cuda: no usable GPU (or this dkb was built without CUDA)");
+        } else if (opts->gpus > seen) {
+            rc = dkb_fail(err, DKB_EINVAL, "--gpus %d: this machine has %d GPU%s (CUDA_VISIBLE_DEVICES counts)",
+                          opts->gpus, seen, seen == 1 ? "" : "s");
         } else {
-            rc = dkb__eval_cuda_open(c.store_abs, &c.cuda, err);
+            nslots = comm ? 1 : opts->gpus > 0 ? opts->gpus : seen > 0 ? seen : 1;
+            if (nslots > res->n) nslots = res->n > 0 ? res->n : 1;
+            rc = dkb__eval_cuda_open(c.store_abs, 0, &c.cuda, err);
             if (rc) {
                 dkb__eval_cuda_close(c.cuda);
                 c.cuda = NULL;
@@ -730,13 +767,26 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
         rc = dkb__comm_agree(comm, rc, err);
     }
     if (!rc) rc = build_all(&c, opts->build_jobs > 0 ? opts->build_jobs : res->cores, progress, err);
-    for (int i = 0; !rc && i < res->n; i++) {
+    eval_ctx *slot = NULL;   /* slots 1 .. nslots-1 (slot 0 is c) */
+    if (!rc && nslots > 1) rc = open_slots(&c, nslots, &slot, err);
+    if (!rc && !comm) {
+        void **ctx = calloc((size_t)nslots, sizeof *ctx);
+        if (!ctx) rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+        for (int s = 0; ctx && s < nslots; s++) ctx[s] = s ? (void *)&slot[s - 1] : (void *)&c;
+        if (!rc) rc = dkb__eval_slots_run(nslots, ctx, res->n, slot_row, progress, err);
+        free(ctx);
+        for (int i = 0; !rc && i < res->n; i++)
+            res->harness_errors += res->items[i].verdict == DKB_VERDICT_HARNESS_ERROR || res->items[i].baseline_error;
+    }
+    for (int i = 0; comm && !rc && i < res->n; i++) {
         dkb__progress(progress, "eval", (uint64_t)i, (uint64_t)res->n);
         dkb_eval_item *it = &res->items[i];
         rc = eval_row(&c, i, err);
-        if (comm) rc = dkb__comm_agree(comm, rc, err);
+        rc = dkb__comm_agree(comm, rc, err);
         res->harness_errors += !rc && (it->verdict == DKB_VERDICT_HARNESS_ERROR || it->baseline_error);
     }
+    for (int s = 1; slot && s < nslots; s++) dkb__eval_cuda_close(slot[s - 1].cuda);
+    free(slot);
     dkb__relay_close(c.relay);
     builds_free(&c);
     free(c.store_abs);

@@ -59,6 +59,10 @@ typedef struct dkb_eval_opts {
                                 * (docs/partitions.md), a full-mode candidate gets
                                 * env->budget (candidate.h); full mode, CPU, C only; a
                                 * budget a query cannot run under stops the evaluation */
+    int gpus;                  /* IN: backend cuda: rows spread over this many GPUs at once,
+                                * one timed worker per GPU (0: every GPU this process sees;
+                                * more than it sees is refused); the CPU runs one row at a
+                                * time (eval_slots.h) */
     int build_jobs;            /* IN: candidates compiled at once, all before the first
                                 * worker runs (0: one per core); timed runs stay one
                                 * at a time */

@@ -29,6 +29,7 @@ typedef struct eval_col {
 } eval_col;
 
 struct dkb__eval_cuda {
+    int device;
     dkb_store *db;
     dkb_tp *tp;
     int n;
@@ -80,11 +81,23 @@ static int export_col(eval_col *ec, const char *table, const char *name, cJSON *
     return rc;
 }
 
-int dkb__eval_cuda_open(const char *store_dir, dkb__eval_cuda **out, dkb_error *err) {
+int dkb__eval_cuda_devices(void) {
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? n : 0;
+}
+
+int dkb__eval_cuda_open(const char *store_dir, int device, dkb__eval_cuda **out, dkb_error *err) {
     *out = NULL;
     dkb__eval_cuda *c = calloc(1, sizeof *c);
     if (!c) return dkb_fail(err, DKB_ENOMEM, "out of memory");
     *out = c;
+    c->device = device;
+    cudaError_t de = cudaSetDevice(device);
+    if (de != cudaSuccess) {
+        char where[32];
+        snprintf(where, sizeof where, "%d", device);
+        return cu_fail(err, "cudaSetDevice", where, de);
+    }
     int rc = dkb_store_open(store_dir, 0, &c->db, err);
     if (!rc) rc = dkb_tp_create(DKB_TP_CUDA, 1, &c->tp, err);
     if (rc) return rc;
@@ -141,6 +154,8 @@ static void add_name(char *list, size_t n, const char *name) {
 int dkb__eval_cuda_restore(dkb__eval_cuda *c, char *changed, size_t n, int *nchanged, dkb_error *err) {
     if (n) changed[0] = 0;
     *nchanged = 0;
+    cudaError_t de = cudaSetDevice(c->device);
+    if (de != cudaSuccess) return cu_fail(err, "cudaSetDevice", "(restore)", de);
     /* a worker that died leaves no error here: its context was its own */
     for (int i = 0; i < c->n; i++) {
         eval_col *ec = &c->cols[i];
@@ -166,6 +181,7 @@ int dkb__eval_cuda_restore(dkb__eval_cuda *c, char *changed, size_t n, int *ncha
 
 void dkb__eval_cuda_close(dkb__eval_cuda *c) {
     if (!c) return;
+    if (c->tp) cudaSetDevice(c->device);
     dkb_tp_destroy(c->tp);
     dkb_store_close(c->db);
     free(c->cols);
@@ -179,8 +195,10 @@ struct dkb__eval_cuda {
     int unused;
 };
 
-int dkb__eval_cuda_open(const char *store_dir, dkb__eval_cuda **out, dkb_error *err) {
-    (void)store_dir;
+int dkb__eval_cuda_devices(void) { return 0; }
+
+int dkb__eval_cuda_open(const char *store_dir, int device, dkb__eval_cuda **out, dkb_error *err) {
+    (void)store_dir, (void)device;
     *out = NULL;
     return dkb_fail(err, DKB_EINVAL, "--backend cuda: this dkb was built without CUDA");
 }

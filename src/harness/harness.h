@@ -178,6 +178,8 @@ typedef struct dkb_limits {
     struct dkb__relay *relay;  /* a worker of `mpirun dkb eval` (relay.h): two more
                                 * pipes, fds 5 and 6, served from the poll loop
                                 * (NULL: none) */
+    const char *cuda_visible;  /* the child's CUDA_VISIBLE_DEVICES (its one GPU, when
+                                * rows run on several: eval_slots.h); NULL: ours */
 } dkb_limits;
 
 typedef struct dkb_sandbox_result {

@@ -54,10 +54,14 @@ int dkb__cuda_scrub_shared(void *stream, dkb_error *err);
 
 typedef struct dkb__eval_cuda dkb__eval_cuda;
 
-/* Open the store, make every column resident on the GPU, export the IPC
- * handles and record each column's checksum. *out owns it all (close it
- * with dkb__eval_cuda_close, also after a failure). */
-int dkb__eval_cuda_open(const char *store_dir, dkb__eval_cuda **out, dkb_error *err);
+/* Open the store, make every column resident on GPU `device` (the
+ * evaluating process's numbering), export the IPC handles and record each
+ * column's checksum. *out owns it all (close it with dkb__eval_cuda_close,
+ * also after a failure); restore and close make that device current on
+ * the calling thread first. */
+int dkb__eval_cuda_open(const char *store_dir, int device, dkb__eval_cuda **out, dkb_error *err);
+/* The GPUs this process sees (0 without CUDA or a usable driver). */
+int dkb__eval_cuda_devices(void);
 /* The job's "cuda_columns" array (JSON text owned by c). */
 const char *dkb__eval_cuda_columns(const dkb__eval_cuda *c);
 /* After a worker run: checksum every column on the device; re-upload (from

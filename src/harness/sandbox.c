@@ -105,25 +105,32 @@ static uint64_t anon_rss(pid_t pid) {
 }
 
 /* The environment for the child: ours without DKB_REPORT_FD/DKB_NONCE_FD/
- * DKB_MEM_LIMIT/DKB_OUTPUT_LIMIT, plus those four. One malloc'd block of
- * pointers and the new strings appended to it. */
-static char **child_env(uint64_t mem, uint64_t out) {
+ * DKB_MEM_LIMIT/DKB_OUTPUT_LIMIT, plus those four, and with
+ * CUDA_VISIBLE_DEVICES=cuda_visible instead of ours when that is given.
+ * One malloc'd block of pointers and the new strings appended to it. */
+static char **child_env(uint64_t mem, uint64_t out, const char *cuda_visible) {
     size_t n = 0;
     for (char **e = environ; e && *e; e++) n++;
-    enum { EXTRA = 4, LEN = 48 };
+    enum { EXTRA = 5, LEN = 96 };
+    if (cuda_visible && strlen(cuda_visible) > LEN - 32) return NULL;
     char **env = malloc((n + EXTRA + 1) * sizeof *env + EXTRA * LEN);
     if (!env) return NULL;
     char *strs = (char *)(env + n + EXTRA + 1);
     size_t k = 0;
     for (char **e = environ; e && *e; e++)
         if (strncmp(*e, "DKB_REPORT_FD=", 14) && strncmp(*e, "DKB_MEM_LIMIT=", 14) &&
-            strncmp(*e, "DKB_OUTPUT_LIMIT=", 17) && strncmp(*e, "DKB_NONCE_FD=", 13))
+            strncmp(*e, "DKB_OUTPUT_LIMIT=", 17) && strncmp(*e, "DKB_NONCE_FD=", 13) &&
+            !(cuda_visible && !strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21)))
             env[k++] = *e;
     snprintf(strs, LEN, "DKB_REPORT_FD=%d", REPORT_FD);
     snprintf(strs + LEN, LEN, "DKB_MEM_LIMIT=%llu", (unsigned long long)mem);
     snprintf(strs + 2 * LEN, LEN, "DKB_OUTPUT_LIMIT=%llu", (unsigned long long)out);
     snprintf(strs + 3 * LEN, LEN, "DKB_NONCE_FD=%d", NONCE_FD);
     env[k++] = strs, env[k++] = strs + LEN, env[k++] = strs + 2 * LEN, env[k++] = strs + 3 * LEN;
+    if (cuda_visible) {
+        snprintf(strs + 4 * LEN, LEN, "CUDA_VISIBLE_DEVICES=%s", cuda_visible);
+        env[k++] = strs + 4 * LEN;
+    }
     env[k] = NULL;
     return env;
 }
@@ -303,7 +310,7 @@ int dkb__sandbox_run(char *const argv[], const dkb_limits *lim, dkb_sandbox_resu
     nonce[NONCE_HEX] = 0;
     close(noncefd[1]);
     noncefd[1] = -1;
-    env = child_env(lim->mem_bytes, out_limit);
+    env = child_env(lim->mem_bytes, out_limit, lim->cuda_visible);
     if (!env) {
         rc = dkb_fail(err, DKB_ENOMEM, "sandbox: out of memory");
         goto done;

@@ -30,6 +30,8 @@ expect_fail 2 "bench: unknown option --frobnicate" -- "$DKB" bench --frobnicate
 expect_fail 2 "bench: option --out needs a value" -- "$DKB" bench --out
 expect_fail 2 "bench: unexpected argument 'x'" -- "$DKB" bench x
 expect_fail 2 "--target cuda: expected triton" -- "$DKB" bench --target cuda
+expect_fail 2 "bench: --gpus: the CUDA backend's" -- "$DKB" bench --gpus 2 --backend cpu
+expect_fail 2 "--gpus 0: expected an integer" -- "$DKB" bench --gpus 0
 expect_fail 2 "bench: --target triton: the CUDA backend's .not --backend cpu." -- "$DKB" bench --target triton --backend cpu
 expect_fail 2 "bench: --mem-budget: not with --target triton yet" -- "$DKB" bench --target triton --mem-budget 1G
 

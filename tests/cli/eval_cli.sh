@@ -18,6 +18,8 @@ expect_fail 2 "unexpected argument 'x'" -- "$DKB" eval "$E" x --data "$S"
 expect_fail 2 "--mode fast: expected full, core or all" -- "$DKB" eval "$E" --data "$S" --mode fast
 expect_fail 2 "--backend gpu: expected cpu or cuda" -- "$DKB" eval "$E" --data "$S" --backend gpu
 expect_fail 2 "--build-jobs 0: expected an integer" -- "$DKB" eval "$E" --data "$S" --build-jobs 0
+expect_fail 2 "--gpus 0: expected an integer" -- "$DKB" eval "$E" --data "$S" --gpus 0
+expect_fail 2 "eval: --gpus: the CUDA backend's" -- "$DKB" eval "$E" --data "$S" --gpus 2
 expect_fail 2 "--seeds -1: expected an integer from 0 to 1000" -- "$DKB" eval "$E" --data "$S" --seeds -1
 expect_fail 2 "--seeds 1001: expected an integer" -- "$DKB" eval "$E" --data "$S" --seeds 1001
 expect_fail 2 "--threshold 0: expected a positive number" -- "$DKB" eval "$E" --data "$S" --threshold 0
