@@ -407,7 +407,10 @@ typedef struct dkb_cand_budget {
  *
  * A complete full-mode Q6 over ranks: tests/candidates/ranks/q06.full.c
  * (each rank sums its rows, one all-reduce of the __int128 sum, rank 0
- * writes the row). */
+ * writes the row). The optional header dkb/cand_ranks.h has helpers that
+ * merge partials in one call each (dense sums, minima and maxima, gathers
+ * of records in rank order, top-k; no-ops on one rank); the 22 CPU experts
+ * (src/kernels/cpu) use it. */
 
 typedef enum { DKB_CAND_SUM = 0, DKB_CAND_MIN, DKB_CAND_MAX } dkb_cand_op;
 
