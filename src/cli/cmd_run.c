@@ -287,8 +287,10 @@ static double floor_ms(const run_opts *o, const load_stats *l) {
 }
 
 /* Run q's prepare once (then reset), so that its columns are resident
- * before timing; fill l. 0, or an error "qNN prepare: ..." in err. */
-static int preload(run_env *env, const dkb_query *q, const dkb_params *p, load_stats *l, dkb_error *err) {
+ * before timing (under --mem-budget on CUDA not those of the tables its
+ * runs stream); fill l. 0, or an error "qNN prepare: ..." in err. */
+static int preload(const run_opts *o, run_env *env, const dkb_query *q, const dkb_params *p, load_stats *l,
+                   dkb_error *err) {
     dkb_tp_resident_stats before, after;
     dkb_tensor_set in;
     memset(&in, 0, sizeof in);
@@ -296,7 +298,10 @@ static int preload(run_env *env, const dkb_query *q, const dkb_params *p, load_s
     dkb_tp_reset(env->tp);
     dkb_tp_resident(env->tp, &before);
     double t0 = dkb__now_ms();
+    /* under a budget the tables the runs stream stay on the host (CUDA) */
+    if (o->mem_budget) dkb__part_host_views(env->tp, q, env->db, 1);
     int rc = q->prepare(env->tp, env->db, p, &in);
+    dkb__part_host_views(env->tp, q, env->db, 0);
     dkb_error tperr = {0};
     int st = dkb_tp_status(env->tp, &tperr);
     l->prepare_ms = dkb__now_ms() - t0;
@@ -381,7 +386,7 @@ typedef struct outcome {
 static void run_outcome(const run_opts *o, run_env *env, outcome *oc) {
     oc->file = expect_file(o, oc->q, oc->fbuf, sizeof oc->fbuf);
     int rc = 0;
-    if (o->time) rc = preload(env, oc->q, &oc->p, &oc->load, &oc->err);
+    if (o->time) rc = preload(o, env, oc->q, &oc->p, &oc->load, &oc->err);
     if (!rc) rc = run_timed(o, env, oc->q, &oc->p, &oc->res, &oc->t, &oc->err);
     if (!rc && o->profile) rc = run_profiled(o, env, oc->q, &oc->p, &oc->prof, &oc->err);
     if (!rc && o->time) {

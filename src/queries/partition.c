@@ -675,6 +675,13 @@ static void streamed_tables(const dkb__part_plan *pl, const dkb_store *db, const
     for (int s = 0; s < 2; s++) t[s] = pl && pl->stream[s] ? dkb_store_table_find(db, pl->stream[s]) : NULL;
 }
 
+void dkb__part_host_views(dkb_tp *tp, const dkb_query *q, const dkb_store *db, int on) {
+    const dkb__part_plan *pl = q ? dkb__part_plan_get(q->number) : NULL;
+    const dkb_store_table *t[2] = {NULL, NULL};
+    if (on && pl && tp && xfer_of(tp) != XFER_VIEW) streamed_tables(pl, db, t);
+    dkb__tp_host_tables(tp, t, 2);
+}
+
 /* The query fits: every host view prepare made of a streamed column
  * becomes the backend's column (CUDA: resident, as without a budget). */
 static int materialize(const dkb_query *q, dkb_tp *tp, const dkb__part_plan *pl, const dkb_store *db,

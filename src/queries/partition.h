@@ -123,6 +123,13 @@ int dkb__query_run_budget(const dkb_query *q, dkb_tp *tp, const dkb_store *db, c
 int dkb__query_run_ranks(const dkb_query *q, dkb_tp *tp, const dkb_store *db, const dkb_params *p, int64_t budget,
                          int threads, dkb__comm *comm, dkb_result *res, dkb__part_info *info, dkb_error *err);
 
+/* While on, dkb_tp_column on tp gives host views of the columns of the
+ * tables query q streams under a budget, where dkb__query_run_budget would
+ * stream them (the CUDA backend; the CPU's DKB_PARTITION_STAGING=host):
+ * for a prepare run ahead of the budgeted runs (dkb run --time's preload),
+ * so that it makes only the resident tables resident. Off clears it. */
+void dkb__part_host_views(dkb_tp *tp, const dkb_query *q, const dkb_store *db, int on);
+
 /* ---- helpers for partials and finals ---- */
 
 /* F64 exact averages sum[i] / count[i] (sum an integer tensor with its
