@@ -27,7 +27,16 @@ typedef struct cu_sdev {
     cudaEvent_t start[DKB__STREAM_MAXSLOTS], ready[DKB__STREAM_MAXSLOTS], freed[DKB__STREAM_MAXSLOTS];
     bool freed_set[DKB__STREAM_MAXSLOTS];
     int nevents;           /* events created, in the order below */
+    bool cached;           /* pinned[] are the process's kept staging buffers */
 } cu_sdev;
+
+/* The pinned staging buffers are kept for the process after the first
+ * streamed run (cudaHostAlloc of 64 MiB costs milliseconds per run);
+ * a run that finds them taken (none today: one query runs at a time)
+ * allocates its own. */
+static void *kept_pinned[DKB__STREAM_NSTAGE];
+static int64_t kept_bytes;
+static bool kept_busy;
 
 static int cu_fail(dkb_error *err, const char *what, cudaError_t e) {
     (void)cudaGetLastError();
@@ -51,11 +60,21 @@ static int sd_open(void *dev, int nslots, int64_t slot_bytes, int nstage, int64_
     SD_OK(cudaMalloc((void **)&d->slot_mem, (size_t)(d->slot_stride * nslots)));
     d->nslots = nslots;
     for (int i = 0; i < nslots; i++) slots[i] = d->slot_mem + i * d->slot_stride;
+    if (!kept_busy && kept_bytes == stage_bytes && nstage == DKB__STREAM_NSTAGE) {
+        for (int i = 0; i < nstage; i++) d->pinned[i] = kept_pinned[i];
+        d->cached = kept_busy = true;
+    }
     for (int i = 0; i < nstage; i++) {
-        SD_OK(cudaHostAlloc(&d->pinned[i], (size_t)stage_bytes, cudaHostAllocDefault));
+        if (!d->cached) SD_OK(cudaHostAlloc(&d->pinned[i], (size_t)stage_bytes, cudaHostAllocDefault));
         d->nstage = i + 1;
         stage[i] = d->pinned[i];
         SD_OK(cudaEventCreateWithFlags(&d->stage_done[i], cudaEventDisableTiming));
+    }
+    if (!d->cached && !kept_busy && !kept_bytes && d->nstage == DKB__STREAM_NSTAGE) {
+        /* the first: kept for the next runs */
+        for (int i = 0; i < nstage; i++) kept_pinned[i] = d->pinned[i];
+        kept_bytes = stage_bytes;
+        d->cached = kept_busy = true;
     }
     for (int i = 0; i < nslots; i++) {
         SD_OK(cudaEventCreate(&d->start[i]));
@@ -126,8 +145,9 @@ static void sd_close(void *dev) {
     }
     for (int i = 0; i < d->nstage; i++) {
         if (d->stage_done[i]) cudaEventDestroy(d->stage_done[i]);
-        cudaFreeHost(d->pinned[i]);
+        if (!d->cached && d->pinned[i]) cudaFreeHost(d->pinned[i]);
     }
+    if (d->cached) kept_busy = false;
     /* the slots hold store columns (public data): freed without zeroing */
     if (d->slot_mem) cudaFree(d->slot_mem);
     if (d->copy) cudaStreamDestroy(d->copy);
