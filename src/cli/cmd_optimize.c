@@ -64,7 +64,9 @@ static void usage(FILE *f) {
             "  --context LIST      workload,hardware (default), workload, hardware or none\n"
             "  --templates DIR     prompt templates (default $DKB_PROMPTS, else prompts/)\n"
             "  --jobs N            model requests at once (default 4); evaluations run one\n"
-            "                      at a time\n"
+            "                      at a time per device\n"
+            "  --gpus N            GPU targets: evaluations at once, one per GPU (default:\n"
+            "                      every GPU seen; dkb eval --gpus)\n"
             "  --out RUNDIR        run directory (default optimize-run)\n"
             "harness (as dkb eval):\n"
             "  --seeds N, --threshold X, --threads N, --timeout S, --warmup N,\n"
@@ -105,7 +107,7 @@ static void print_event(void *ctx, const dkb_opt_event *ev) {
 int cmd_optimize(int argc, char **argv) {
     enum { O_MODEL = 256, O_BASE_URL, O_KEY_ENV, O_MODEL_CMD, O_TEMP, O_REPLY_TOKENS, O_REQ_TIMEOUT, O_PRICE_IN,
            O_PRICE_OUT, O_MAX_TOKENS, O_MAX_COST, O_MAX_WALL, O_DATA, O_QUERIES, O_TARGET, O_MODE, O_ROUNDS,
-           O_SAMPLES, O_CONTEXT, O_TEMPLATES, O_JOBS, O_OUT, O_SEEDS, O_THRESHOLD, O_THREADS, O_TIMEOUT,
+           O_SAMPLES, O_CONTEXT, O_TEMPLATES, O_JOBS, O_GPUS, O_OUT, O_SEEDS, O_THRESHOLD, O_THREADS, O_TIMEOUT,
            O_WARMUP, O_MIN_RUNS, O_MIN_SECONDS, O_NO_VERIFY, O_SQL, O_MEM_BUDGET };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},           {"base-url", required_argument, 0, O_BASE_URL},
@@ -119,6 +121,7 @@ int cmd_optimize(int argc, char **argv) {
         {"mode", required_argument, 0, O_MODE},             {"rounds", required_argument, 0, O_ROUNDS},
         {"samples", required_argument, 0, O_SAMPLES},       {"context", required_argument, 0, O_CONTEXT},
         {"templates", required_argument, 0, O_TEMPLATES},   {"jobs", required_argument, 0, O_JOBS},
+        {"gpus", required_argument, 0, O_GPUS},
         {"out", required_argument, 0, O_OUT},               {"seeds", required_argument, 0, O_SEEDS},
         {"threshold", required_argument, 0, O_THRESHOLD},   {"threads", required_argument, 0, O_THREADS},
         {"timeout", required_argument, 0, O_TIMEOUT},       {"warmup", required_argument, 0, O_WARMUP},
@@ -211,6 +214,9 @@ int cmd_optimize(int argc, char **argv) {
         case O_TEMPLATES: o.templates = optarg; break;
         case O_JOBS:
             if (!(rc = cli_parse_int("--jobs", optarg, 1, 64, &v))) o.jobs = (int)v;
+            break;
+        case O_GPUS:
+            if (!(rc = cli_parse_int("--gpus", optarg, 1, 64, &v))) o.gpus = (int)v;
             break;
         case O_OUT: o.out = optarg; break;
         case O_SEEDS:

@@ -735,13 +735,17 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
         int seen = dkb__eval_cuda_devices();
         if (!dkb_tp_cuda_available()) {
             rc = dkb_fail(err, DKB_EINVAL, "--backend cuda: no usable GPU (or this dkb was built without CUDA)");
-        } else if (opts->gpus > seen) {
+        } else if (opts->gpus > seen || opts->on_gpu > seen) {
             rc = dkb_fail(err, DKB_EINVAL, "--gpus %d: this machine has %d GPU%s (CUDA_VISIBLE_DEVICES counts)",
-                          opts->gpus, seen, seen == 1 ? "" : "s");
+                          opts->gpus > seen ? opts->gpus : opts->on_gpu, seen, seen == 1 ? "" : "s");
         } else {
-            nslots = comm ? 1 : opts->gpus > 0 ? opts->gpus : seen > 0 ? seen : 1;
+            nslots = comm || opts->on_gpu ? 1 : opts->gpus > 0 ? opts->gpus : seen > 0 ? seen : 1;
             if (nslots > res->n) nslots = res->n > 0 ? res->n : 1;
-            rc = dkb__eval_cuda_open(c.store_abs, 0, &c.cuda, err);
+            int dev = opts->on_gpu > 0 ? opts->on_gpu - 1 : 0;
+            if (opts->on_gpu > 0 &&
+                dkb__eval_slot_devices(getenv("CUDA_VISIBLE_DEVICES"), dev, c.cuda_visible, sizeof c.cuda_visible))
+                rc = dkb_fail(err, DKB_EINVAL, "GPU %d: not in CUDA_VISIBLE_DEVICES", dev);
+            if (!rc) rc = dkb__eval_cuda_open(c.store_abs, dev, &c.cuda, err);
             if (rc) {
                 dkb__eval_cuda_close(c.cuda);
                 c.cuda = NULL;

@@ -63,6 +63,9 @@ typedef struct dkb_eval_opts {
                                 * one timed worker per GPU (0: every GPU this process sees;
                                 * more than it sees is refused); the CPU runs one row at a
                                 * time (eval_slots.h) */
+    int on_gpu;                /* IN: backend cuda: 1 + the one GPU every row runs on (its
+                                * workers see only it), for a caller that spreads whole
+                                * evaluations over the GPUs (dkb optimize); 0: gpus decides */
     int build_jobs;            /* IN: candidates compiled at once, all before the first
                                 * worker runs (0: one per core); timed runs stay one
                                 * at a time */

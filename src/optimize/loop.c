@@ -17,6 +17,7 @@
 #include "dkb/store.h"
 #include "dkb/tensor.h"          // defines: dkb_tp_device_query
 #include "harness/eval.h"        // defines: dkb__eval_run, dkb_eval_results
+#include "harness/harness_cuda.h" // defines: dkb__eval_cuda_devices
 #include "harness/report.h"      // defines: dkb__results_write
 #include "optimize/prompt.h"     // defines: dkb__opt_build_prompt, dkb__opt_feedback
 #include "optimize/target.h"     // defines: dkb__opt_target_find (language, files, backend of o->target)
@@ -44,7 +45,10 @@ typedef struct run {
     double sf;
     double start;
     pthread_mutex_t lock;    /* next_task, stats, stop */
-    pthread_mutex_t eval_lock;   /* one evaluation at a time */
+    pthread_mutex_t eval_lock;   /* gpu_busy: one evaluation at a time per device */
+    pthread_cond_t gpu_free;
+    int ngpu;                /* devices evaluations spread over (1: the CPU, or one GPU) */
+    uint64_t gpu_busy;       /* bit g: an evaluation runs on GPU g */
     pthread_mutex_t event_lock;  /* one call of o->progress at a time */
     dkb_opt_outcome stats;
     int stop;
@@ -279,6 +283,28 @@ static dkb_eval_opts eval_opts(const dkb_opt_opts *o, const task *t, const char 
                            .no_verify = true /* verified once, in dkb__opt_run */};
 }
 
+/* A device for one evaluation, waited for (every one busy: the jobs'
+ * evaluations queue); -1 means the only one (the CPU, or one GPU). */
+static int device_take(run *R) {
+    pthread_mutex_lock(&R->eval_lock);
+    for (;;) {
+        for (int g = 0; g < R->ngpu; g++)
+            if (!(R->gpu_busy >> g & 1)) {
+                R->gpu_busy |= 1ull << g;
+                pthread_mutex_unlock(&R->eval_lock);
+                return R->ngpu > 1 ? g : -1;
+            }
+        pthread_cond_wait(&R->gpu_free, &R->eval_lock);
+    }
+}
+
+static void device_give(run *R, int g) {
+    pthread_mutex_lock(&R->eval_lock);
+    R->gpu_busy &= ~(1ull << (g < 0 ? 0 : g));
+    pthread_cond_signal(&R->gpu_free);
+    pthread_mutex_unlock(&R->eval_lock);
+}
+
 /* Evaluate a->code as this task's candidate; fill a's verdict members. */
 static void evaluate(run *R, const task *t, attempt *a) {
     const dkb_opt_opts *o = R->o;
@@ -306,10 +332,11 @@ static void evaluate(run *R, const task *t, attempt *a) {
     }
     dkb_eval_opts eo = eval_opts(o, t, cand, res_dir, "dkb optimize (one candidate)");
     dkb_eval_results res;
-    pthread_mutex_lock(&R->eval_lock);
+    int g = device_take(R);
+    eo.on_gpu = g + 1;
     int rc = dkb__eval_run(&eo, NULL, &res, &err);
     if (!rc) dkb__results_write(&res, NULL);
-    pthread_mutex_unlock(&R->eval_lock);
+    device_give(R, g);
     if (rc || res.n != 1) {
         set_cls(a, "harness_error");
         set_str(&a->detail, rc ? err.msg : "the harness returned no row");
@@ -507,9 +534,10 @@ static void baseline_only(run *R, const task *t) {
     if (!res_dir || dkb__mkdir_p(empty, &err)) goto done;
     dkb_eval_opts eo = eval_opts(o, t, empty, res_dir, "dkb optimize (the baseline alone)");
     dkb_eval_results res;
-    pthread_mutex_lock(&R->eval_lock);
+    int g = device_take(R);
+    eo.on_gpu = g + 1;
     int rc = dkb__eval_run(&eo, NULL, &res, &err);
-    pthread_mutex_unlock(&R->eval_lock);
+    device_give(R, g);
     if (!rc && res.n == 1) {
         cJSON *rec = new_record("baseline", t, o->target);
         cJSON_AddNumberToObject(rec, "baseline_ms", res.items[0].baseline.median);
@@ -740,6 +768,9 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
         return dkb_fail(err, DKB_EINVAL, "--target %s: not with a SQL task (--sql) yet: dkb eval --sql takes C or CUDA files",
                         tg->name);
     int cuda = tg->gpu;
+    if (o->gpus && !cuda)
+        return dkb_fail(err, DKB_EINVAL, "--gpus: GPU targets only (cuda, triton); --target %s evaluates one at a time",
+                        tg->name);
     if (cuda) {
         /* before anything is written, asked or evaluated: every evaluation needs the GPU */
         dkb_tp_device_info dev;
@@ -748,12 +779,23 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
             return dkb_fail(err, DKB_ENOENT, "--target %s: no usable GPU (%s); nothing was asked or evaluated",
                             tg->name, ge.msg);
     }
+    /* GPU targets: evaluations at once, one per GPU (device_take) */
+    int ngpu = 1;
+    if (cuda) {
+        int seen = dkb__eval_cuda_devices();
+        if (o->gpus > seen)
+            return dkb_fail(err, DKB_EINVAL, "--gpus %d: this machine has %d GPU%s", o->gpus, seen, seen == 1 ? "" : "s");
+        ngpu = o->gpus > 0 ? o->gpus : seen > 0 ? seen : 1;
+        if (ngpu > 64) ngpu = 64;
+    }
     run R = {.o = o, .start = dkb__now_s()};
     R.po = (dkb_opt_prompt_opts){.templates = dkb__opt_templates_dir(o->templates), .target = o->target,
                                  .workload = o->workload, .hardware = o->hardware, .need_gpu = cuda,
                                  .mem_budget = o->mem_budget};
     pthread_mutex_init(&R.lock, NULL);
     pthread_mutex_init(&R.eval_lock, NULL);
+    pthread_cond_init(&R.gpu_free, NULL);
+    R.ngpu = ngpu;
     pthread_mutex_init(&R.event_lock, NULL);
     dkb_store *db = NULL;
     int rc = check_same_run(o, err);
@@ -805,6 +847,7 @@ int dkb__opt_run(const dkb_opt_opts *o, dkb_opt_outcome *out, dkb_error *err) {
     free(R.sql_program);
     pthread_mutex_destroy(&R.lock);
     pthread_mutex_destroy(&R.eval_lock);
+    pthread_cond_destroy(&R.gpu_free);
     pthread_mutex_destroy(&R.event_lock);
     return rc;
 }

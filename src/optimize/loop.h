@@ -50,6 +50,8 @@ typedef struct dkb_opt_opts {
     const char *sql;          /* IN: a SQL task file NAME.sql instead of queries (src/sql/task.h):
                                * one task, modes must be DKB_EVAL_FULL; libduckdb needed */
     int rounds, samples, jobs;
+    int gpus;                 /* IN: GPU targets: evaluations at once, one per GPU (0: every
+                               * GPU seen); the CPU evaluates one at a time */
     int workload, hardware;   /* IN: context sections in the prompt */
     int64_t max_tokens;       /* IN: stop asking past this many tokens in + out (0: no limit) */
     double max_cost;          /* IN: ... past this many USD (0: no limit) */

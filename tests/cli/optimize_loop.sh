@@ -23,6 +23,9 @@ expect_fail 2 "optimize: missing --data STORE" -- "$DKB" optimize --model m
 expect_fail 2 "--target gpu: expected c, cuda, python or triton" -- "$DKB" optimize --model m --data "$S" --target gpu
 expect_fail 2 "--context disk: expected workload" -- "$DKB" optimize --model m --data "$S" --context disk
 expect_fail 2 "--rounds 0: expected an integer" -- "$DKB" optimize --model m --data "$S" --rounds 0
+expect_fail 2 "--gpus 0: expected an integer" -- "$DKB" optimize --model m --data "$S" --gpus 0
+expect_fail 1 "--gpus: GPU targets only" -- "$DKB" optimize --model m --data "$S" --gpus 2 --out "$WORK/gpus-c"
+[ ! -e "$WORK/gpus-c" ] || fail "--gpus with target c wrote $WORK/gpus-c"
 expect_fail 2 "optimize: missing --model NAME" -- "$DKB" optimize --model "" --data "$S"
 expect_fail 2 "--model-cmd and --base-url exclude each other" -- "$DKB" optimize --model m --data "$S" --model-cmd cat --base-url http://127.0.0.1:9/v1
 expect_fail 2 "--max-cost needs --price-in" -- "$DKB" optimize --model m --data "$S" --max-cost 1
