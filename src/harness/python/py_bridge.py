@@ -468,7 +468,7 @@ def _jit_warm(s):
     tj = importlib.import_module("triton.runtime.jit")
     cls = tj.JITFunction
     init = cls.__init__
-    key_prop = cls.__dict__.get("cache_key")
+    key_prop = next((k.__dict__["cache_key"] for k in cls.__mro__ if "cache_key" in k.__dict__), None)
     if not isinstance(key_prop, property):
         return   # a Triton this was not written for: its own set-up every call
     warm = {}
