@@ -12,7 +12,8 @@
 #      streamed columns' bytes, and a measured pinned H2D bandwidth; the
 #      csv equals the golden;
 #   3. --mem-budget auto (the free device memory) changes nothing for a
-#      query that fits; on the CPU backend it is a usage error.
+#      query that fits; on the CPU backend it is a usage error; --time under
+#      a budget makes only the resident tables resident before timing.
 # Env: DKB_PARTITIONS_JOBS (queries at once in 1; default 4).
 source "$(dirname "$0")/lib/common.bash"
 
@@ -74,6 +75,14 @@ for n in $(seq 1 22); do
         [ "$q" != q01 ] || grep "streamed:" "$WORK/$q.err"
     done
 done
+# --time under a budget: the preload leaves lineitem on the host (q06 has no resident table)
+err=$("$DKB" run q06 --backend cuda --data "$D" --mem-budget 1 2>&1 >/dev/null) || true
+if [[ $err =~ $re ]]; then
+    "$DKB" run q06 --backend cuda --data "$D" --mem-budget $((BASH_REMATCH[2] + 2 * BASH_REMATCH[4])) --time --runs 2 \
+        >"$WORK/q06.time.out" 2>&1 || bad+=("q06 --time: failed: $(grep -m1 error "$WORK/q06.time.out")")
+    grep -q "^q06 load: 0 columns, 0 bytes made resident" "$WORK/q06.time.out" ||
+        bad+=("q06 --time --mem-budget: the preload made columns resident: $(grep '^q06 load' "$WORK/q06.time.out")")
+fi
 for m in "${bad[@]}"; do echo "FAIL: $m" >&2; done
 [ "${#bad[@]}" = 0 ] || fail "${#bad[@]} streamed-line checks failed"
 pass "22 queries x 2 budgets: streamed through 2 and 1 device buffers, loads = runs x passes, goldens equal"
