@@ -496,31 +496,45 @@ def _jit_warm(s):
         init(self, fn, *args, **kwargs)
         if key is None or rec is not None:
             return
-        state = {}
-        for k, v in self.__dict__.items():
-            if k in _JIT_FRESH:
-                continue
-            if isinstance(v, list) and all(_jit_carried(x) for x in v):
-                v = tuple(v)   # raw_src: a list again in each object, never this one
-            if not _jit_carried(v):
-                return   # something Triton keeps that cannot be vouched for: no warm set-up
-            state[k] = v
-        warm[key] = {"state": state, "device_caches": self.device_caches, "hash": None, "ugv": None,
-                     "params": [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment)
-                                for p in self.params]}
-        self.__dict__["_dkb_warm_key"] = key
+        try:
+            _jit_remember(warm, key, self)
+        except Exception:
+            pass   # nothing remembered: Triton's own set-up in every call
 
     def cache_key(self):
-        fresh = self.hash is None
+        fresh = getattr(self, "hash", 0) is None
         h = key_prop.fget(self)
         rec = warm.get(self.__dict__.get("_dkb_warm_key")) if fresh else None
         if rec is not None and rec["hash"] is None and isinstance(h, str):
-            rec["ugv"] = _jit_globals_read(self)
+            try:
+                rec["ugv"] = _jit_globals_read(self)
+            except Exception:
+                rec["ugv"] = None
             rec["hash"] = h if rec["ugv"] is not None else None
         return h
 
     cls.__init__ = init_warm
     cls.cache_key = property(cache_key)
+
+
+def _jit_remember(warm, key, jf):
+    """After Triton's own __init__ of jf (no candidate code has seen it
+    yet): its state, if every part of it can be vouched for (_jit_carried),
+    as warm[key] for later calls' objects; the hash and the globals come
+    when Triton's cache_key computes them."""
+    state = {}
+    for k, v in jf.__dict__.items():
+        if k in _JIT_FRESH:
+            continue
+        if isinstance(v, list) and all(_jit_carried(x) for x in v):
+            v = tuple(v)   # raw_src: a list again in each object, never this one
+        if not _jit_carried(v):
+            return   # something Triton keeps that cannot be vouched for: no warm set-up
+        state[k] = v
+    warm[key] = {"state": state, "device_caches": jf.device_caches, "hash": None, "ugv": None,
+                 "params": [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment)
+                            for p in jf.params]}
+    jf.__dict__["_dkb_warm_key"] = key
 
 
 def _jit_globals_read(jf):
