@@ -28,14 +28,7 @@ S="$WORK/sf001"
 
 # Is there a GPU? An empty candidate directory evaluates nothing but loads
 # the store onto the GPU.
-mkdir -p "$WORK/empty"
-if ! "$DKB" eval "$WORK/empty" --data "$S" --backend cuda --out "$WORK/probe" -q >"$WORK/probe.out" 2>&1; then
-    if grep -qE "no usable GPU|without CUDA" "$WORK/probe.out"; then
-        echo "skipped: $(tail -1 "$WORK/probe.out")"
-        exit 77
-    fi
-    fail "dkb eval --backend cuda on an empty directory: $(tail -3 "$WORK/probe.out")"
-fi
+skip_without_cuda_eval "$S"
 
 failures=0
 eval_case() {

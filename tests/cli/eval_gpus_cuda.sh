@@ -11,14 +11,7 @@ CAND="$(cd "$(dirname "$0")/../candidates/cuda/honest" && pwd)"
 S="$WORK/sf001"
 "$DKB" gen --sf 0.01 --out "$S" -q
 
-mkdir -p "$WORK/empty"
-if ! "$DKB" eval "$WORK/empty" --data "$S" --backend cuda --out "$WORK/probe" -q >"$WORK/probe.out" 2>&1; then
-    if grep -qE "no usable GPU|without CUDA" "$WORK/probe.out"; then
-        echo "skipped: $(tail -1 "$WORK/probe.out")"
-        exit 77
-    fi
-    fail "dkb eval --backend cuda on an empty directory: $(tail -3 "$WORK/probe.out")"
-fi
+skip_without_cuda_eval "$S"
 n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && n=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 [ "$n" -ge 1 ] || fail "no GPU counted (nvidia-smi -L)"

@@ -26,6 +26,21 @@ expect_fail() {
     pass "$* -> exit $code: $out"
 }
 
+# skip_without_cuda_eval STORE: exit 77 (skipped) when `dkb eval
+# --backend cuda` reports no usable GPU or a build without CUDA (an empty
+# candidate directory evaluates nothing but loads STORE onto the GPU);
+# fail when it breaks otherwise.
+skip_without_cuda_eval() {
+    mkdir -p "$WORK/empty"
+    if ! "$DKB" eval "$WORK/empty" --data "$1" --backend cuda --out "$WORK/probe" -q >"$WORK/probe.out" 2>&1; then
+        if grep -qE "no usable GPU|without CUDA" "$WORK/probe.out"; then
+            echo "skipped: $(tail -1 "$WORK/probe.out")"
+            exit 77
+        fi
+        fail "dkb eval --backend cuda on an empty directory: $(tail -3 "$WORK/probe.out")"
+    fi
+}
+
 # check_hashes SF DIR [SUFFIX]: every SF section entry of dbgen-hashes.txt
 # matches DIR/<file> (sha256, lines, bytes).
 check_hashes() {
