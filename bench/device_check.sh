@@ -3,7 +3,8 @@
 # fits one 10-minute call of a lent machine; run them back to back while it
 # is warm: the build and stores are reused):
 #   tests   build (Release, CUDA, sm_90) and run the GPU-only tests:
-#           golden_cuda, eval_corpus_cuda, optimize_cuda, sql_tpch_cuda
+#           golden_cuda, eval_corpus_cuda, eval_gpus_cuda, optimize_cuda,
+#           partitions_cuda, sql_tpch_cuda
 #           (CTest; each skips with 77 only without a GPU)
 #   experts the 22 CUDA experts through `dkb eval --backend cuda` at SF 1
 #           (seed 0 + 5 random seeds): every row must be ok
@@ -64,7 +65,7 @@ for s in "${STEPS[@]}"; do
     t=$(date +%s)
     case $s in
     tests)
-        if ctest --test-dir "$BUILD" -R 'golden_cuda|eval_corpus_cuda|optimize_cuda$|sql_tpch_cuda' -j 4 \
+        if ctest --test-dir "$BUILD" -R 'golden_cuda|eval_corpus_cuda|eval_gpus_cuda|optimize_cuda$|partitions_cuda|sql_tpch_cuda' -j 4 \
             --timeout 500 --output-on-failure >"$OUTDIR/tests.log" 2>&1; then
             step tests ok "$(since "$t")" "$(grep -m1 'tests passed' "$OUTDIR/tests.log")"
         else
