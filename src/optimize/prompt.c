@@ -100,7 +100,11 @@ static const char TRITON_ABI[] =
     "# env.stream (a torch.cuda.Stream): the harness times from before the call\n"
     "# until the device is idle after it, so all work you start counts. Triton\n"
     "# compiles a kernel the first time it runs: the harness's untimed warm-up\n"
-    "# calls pay for that, with a compile cache of the row's own. Allowed:\n"
+    "# calls pay for that, with a compile cache of the row's own. Your module\n"
+    "# runs afresh in every call: define kernels at module level (no default\n"
+    "# arguments, plain decorator arguments) and a later call launches them\n"
+    "# without Triton's per-kernel set-up; prefer fixed block sizes to\n"
+    "# triton.autotune, which tunes again in every call. Allowed:\n"
     "# torch, triton (triton.language as tl), numpy, math. The report says how\n"
     "# much of your device time was in your own Triton kernels and how much in\n"
     "# torch's library kernels.\n\n";
