@@ -13,6 +13,8 @@
 #     candidate runs on all ranks at once, its collectives relayed by each
 #     rank's dkb eval (src/harness/relay.h): the example ranks Q6 is ok;
 #     tests/candidates/ranks_adversarial: a trap on rank 1 only is crash
+#     (forges_relay, forges_relay_stdout: a forged agreement in the relay's
+#     pipe is refused or caught out of step)
 #     ("rank 1: SIGILL"), a wrong partial on rank 1 is wrong_answer (checked
 #     on rank 0), rank 1 skipping the collectives is returned_error ("rank
 #     1: returned without the collective the other ranks wait in"), rank 1
@@ -105,6 +107,11 @@ for np in 2 3; do
         "q06 returned_error ^rank 1: returned without the collective the other ranks wait in \(rank 0 in the candidate's allreduce_i128"
     TIMEOUT=6 ranks_case $np hang_rank1 "$ADV/hang_rank1" "q01 timeout ^rank 1: killed after" "q06 ok ^$"
 done
+# a rank that writes a forged agreement into the relay's pipe: refused at the
+# import check (write), or, through stdout's descriptor, caught out of step
+ranks_case 2 forges_relay "$ADV/forges_relay" "q06 forbidden_symbol ^imports write"
+ranks_case 2 forges_relay_stdout "$ADV/forges_relay_stdout" \
+    "q06 returned_error ^rank 1: returned without the collective the other ranks wait in \(rank 0 in the candidate's allreduce_i128.*rank 1 in the harness's agreement"
 ranks_case 2 honest "$CAND/honest" "q01 ok ^ran on rank 0 alone over the whole store" "q06 ok ^ran on rank 0 alone"
 
 # refused in one line from rank 0, exit 2, before anything is written
