@@ -13,8 +13,10 @@
 #     writes_input (a Triton store into a resident column), forbidden_import,
 #     triton_knobs (a hook through triton.knobs), kernel_state (an attribute
 #     on the kept compiled kernel), side_stream (ok), compile_error (Triton's
-#     CompilationError), stale_cache (ok slow: torch's freed device blocks
-#     are poisoned after every call), each of its EXPECTED class.
+#     CompilationError, on every seed: DETAIL), stale_cache (ok slow: torch's
+#     freed device blocks are poisoned after every call), respecialize (ok:
+#     a tl.constexpr from the seed's parameters compiles anew in a later
+#     call, through the warm set-up), each of its EXPECTED class.
 # Exits 77 (skipped) when dkb reports no usable GPU or no CUDA build, or the
 # interpreter cannot import torch with CUDA and triton.
 # Environment: CASES="a b" runs only those case directories.

@@ -459,7 +459,10 @@ def _jit_warm(s):
     (globals of the candidate's module or of loaded modules only; Triton
     itself checks them against the new module's before every launch), and
     the binder and compiled kernels (the shared device_caches, reachable
-    only through refused names; the kernels frozen: _freeze_kernel).
+    only through refused names; the kernels frozen: _freeze_kernel), and
+    what Triton's create_binder set on the first object at its first
+    launch (the compiler's entry points, which a later call needs when it
+    compiles a new specialization: without them it fails).
     Nothing is read from the earlier call's objects, which the candidate
     could have changed; the function, its globals, signature, parameters
     and every list are made anew from the new function. Any surprise falls
@@ -469,7 +472,8 @@ def _jit_warm(s):
     cls = tj.JITFunction
     init = cls.__init__
     key_prop = next((k.__dict__["cache_key"] for k in cls.__mro__ if "cache_key" in k.__dict__), None)
-    if not isinstance(key_prop, property):
+    binder = getattr(cls, "create_binder", None)
+    if not isinstance(key_prop, property) or not callable(binder):
         return   # a Triton this was not written for: its own set-up every call
     warm = {}
 
@@ -485,7 +489,7 @@ def _jit_warm(s):
     def init_warm(self, fn, *args, **kwargs):
         key = warm_key(fn, args, kwargs)
         rec = warm.get(key) if key is not None else None
-        if rec is not None and rec["hash"] is not None:
+        if rec is not None and rec["hash"] is not None and rec["binder_set"] is not None:
             try:
                 d = _jit_warm_state(tj, rec, fn, kwargs)
             except Exception:
@@ -513,8 +517,23 @@ def _jit_warm(s):
             rec["hash"] = h if rec["ugv"] is not None else None
         return h
 
+    def create_binder(self, *args, **kwargs):
+        # Triton calls this once per device, through the first object's
+        # device_caches; what it sets on the object (the compiler's entry
+        # points, taken from Triton's modules) a warm object needs too
+        before = dict(self.__dict__)
+        out = binder(self, *args, **kwargs)
+        rec = warm.get(self.__dict__.get("_dkb_warm_key"))
+        if rec is not None and rec["binder_set"] is None:
+            added = {k: v for k, v in self.__dict__.items()
+                     if k not in _JIT_FRESH and (k not in before or before[k] is not v)}
+            if all(_jit_carried(v) for v in added.values()):
+                rec["binder_set"] = added
+        return out
+
     cls.__init__ = init_warm
     cls.cache_key = property(cache_key)
+    cls.create_binder = create_binder
 
 
 def _jit_remember(warm, key, jf):
@@ -531,7 +550,7 @@ def _jit_remember(warm, key, jf):
         if not _jit_carried(v):
             return   # something Triton keeps that cannot be vouched for: no warm set-up
         state[k] = v
-    warm[key] = {"state": state, "device_caches": jf.device_caches, "hash": None, "ugv": None,
+    warm[key] = {"state": state, "device_caches": jf.device_caches, "hash": None, "ugv": None, "binder_set": None,
                  "params": [(p.name, p.annotation, p.do_not_specialize, p.do_not_specialize_on_alignment)
                             for p in jf.params]}
     jf.__dict__["_dkb_warm_key"] = key
@@ -576,6 +595,7 @@ def _jit_warm_state(tj, rec, fn, kwargs):
             return None   # a global it read differs already: Triton's own set-up (a new hash)
         ugv[(name, id(g))] = (val, g)
     d = {k: (list(v) if k == "raw_src" and isinstance(v, tuple) else v) for k, v in rec["state"].items()}
+    d.update(rec["binder_set"])
     d.update(fn=fn, module=fn.__module__, signature=sig, params=params, do_not_specialize=dns,
              do_not_specialize_on_alignment=dnsa, kernel=None, pre_run_hooks=[],
              arg_names=[p.name for p in params], constexprs=[p.num for p in params if p.is_constexpr],

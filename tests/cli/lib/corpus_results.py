@@ -4,7 +4,8 @@
 # (EXT .cu): results.json is valid UTF-8 JSON; every candidate file of the
 # directory has one row, of the expected class (and speed: "fast" valid,
 # counted and faster than the baseline; "slow" valid, not counted, slower);
-# no harness errors; no extra rows. Exit 1 with a FAIL line per problem.
+# no harness errors; no extra rows; where CANDIDATE_DIR has a DETAIL file,
+# every row's detail contains its text. Exit 1 with a FAIL line per problem.
 import json, os, sys
 path, expected, cand_dir, ext = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4]
 want, speed = expected[0], expected[1] if len(expected) > 1 else None
@@ -15,6 +16,8 @@ except (UnicodeDecodeError, ValueError) as e:
     print(f"FAIL: {os.path.basename(cand_dir)}: {path} is not valid UTF-8 JSON: {e}", file=sys.stderr)
     sys.exit(1)
 files = sorted(f for f in os.listdir(cand_dir) if f.endswith(ext))
+detail_path = os.path.join(cand_dir, "DETAIL")
+want_detail = open(detail_path).read().strip() if os.path.exists(detail_path) else None
 rows = {(r["query"], r["mode"]): r for r in doc["candidates"]}
 bad = []
 for f in files:
@@ -33,6 +36,8 @@ for f in files:
         what += f" baseline {r['baseline_ms']} candidate {r.get('candidate_ms')}"
     if got != want:
         bad.append(f"{what}; expected {want}")
+    elif want_detail is not None and want_detail not in (r.get("detail") or ""):
+        bad.append(f"{what}; expected a detail containing {want_detail!r}")
     elif speed == "fast" and not (r["valid"] and r["counted"] and r["raw_speedup"] > 1):
         bad.append(f"{what}; expected valid, counted, raw speedup > 1")
     elif speed == "slow" and not (r["valid"] and not r["counted"] and r["raw_speedup"] < 1):
