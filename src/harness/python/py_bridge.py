@@ -396,6 +396,7 @@ def _triton_setup(s):
         if getattr(triton, "compile", None) is real:
             triton.compile = compile_kept
         s.triton_kept = kept
+        s.triton_compile = compile_kept
         try:
             _jit_warm(s)
         except Exception as e:   # Triton's own set-up every call: slower, not wrong
@@ -476,6 +477,7 @@ def _jit_warm(s):
     if not isinstance(key_prop, property) or not callable(binder):
         return   # a Triton this was not written for: its own set-up every call
     warm = {}
+    own_compile = getattr(s, "triton_compile", None)   # create_binder picks up the bridge's compile_kept
 
     def warm_key(fn, args, kwargs):
         code = getattr(fn, "__code__", None)
@@ -527,7 +529,7 @@ def _jit_warm(s):
         if rec is not None and rec["binder_set"] is None:
             added = {k: v for k, v in self.__dict__.items()
                      if k not in _JIT_FRESH and (k not in before or before[k] is not v)}
-            if all(_jit_carried(v) for v in added.values()):
+            if all(_jit_carried(v) or v is own_compile for v in added.values()):
                 rec["binder_set"] = added
         return out
 
