@@ -396,9 +396,8 @@ def _triton_setup(s):
         if getattr(triton, "compile", None) is real:
             triton.compile = compile_kept
         s.triton_kept = kept
-        s.triton_compile = compile_kept
         try:
-            _jit_warm(s)
+            _jit_warm(compile_kept)
         except Exception as e:   # Triton's own set-up every call: slower, not wrong
             _say("note", "no warm @triton.jit set-up: %s: %s" % (type(e).__name__, e))
         import linecache
@@ -446,7 +445,7 @@ def _jit_carried(v):
     return isinstance(mod, str) and mod.split(".")[0] in ("triton", "_thread", "threading")
 
 
-def _jit_warm(s):
+def _jit_warm(compile_kept):
     """The module is executed afresh before every call, so every call
     makes new @triton.jit objects, and each would redo what Triton does once
     per kernel (the source read, the AST walk that hashes its dependencies,
@@ -467,7 +466,8 @@ def _jit_warm(s):
     Nothing is read from the earlier call's objects, which the candidate
     could have changed; the function, its globals, signature, parameters
     and every list are made anew from the new function. Any surprise falls
-    back to Triton's own set-up."""
+    back to Triton's own set-up. compile_kept is the bridge's wrapper of
+    Triton's compile, which create_binder picks up as the compiler."""
     import importlib
     tj = importlib.import_module("triton.runtime.jit")
     cls = tj.JITFunction
@@ -477,7 +477,6 @@ def _jit_warm(s):
     if not isinstance(key_prop, property) or not callable(binder):
         return   # a Triton this was not written for: its own set-up every call
     warm = {}
-    own_compile = getattr(s, "triton_compile", None)   # create_binder picks up the bridge's compile_kept
 
     def warm_key(fn, args, kwargs):
         code = getattr(fn, "__code__", None)
@@ -529,7 +528,7 @@ def _jit_warm(s):
         if rec is not None and rec["binder_set"] is None:
             added = {k: v for k, v in self.__dict__.items()
                      if k not in _JIT_FRESH and (k not in before or before[k] is not v)}
-            if all(_jit_carried(v) or v is own_compile for v in added.values()):
+            if all(_jit_carried(v) or v is compile_kept for v in added.values()):
                 rec["binder_set"] = added
         return out
 
