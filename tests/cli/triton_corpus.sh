@@ -16,7 +16,9 @@
 #     CompilationError, on every seed: DETAIL), stale_cache (ok slow: torch's
 #     freed device blocks are poisoned after every call), respecialize (ok:
 #     a tl.constexpr from the seed's parameters compiles anew in a later
-#     call, through the warm set-up), each of its EXPECTED class.
+#     call, through the warm set-up), jit_memo (ok: an answer stored on the
+#     @triton.jit object is not there in a later call's object), each of
+#     its EXPECTED class.
 # Exits 77 (skipped) when dkb reports no usable GPU or no CUDA build, or the
 # interpreter cannot import torch with CUDA and triton.
 # Environment: CASES="a b" runs only those case directories.
