@@ -39,6 +39,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# what the machine lacks (cJSON, libduckdb), carried in .devdeps/ (tools/devdeps.sh)
+[ -f "$ROOT/.devdeps/env.sh" ] && source "$ROOT/.devdeps/env.sh"
 DKB=$ROOT/build-device/dkb
 OUTDIR=${OUT:-$ROOT/device-partitions}
 BACKEND=cuda

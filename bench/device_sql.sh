@@ -27,6 +27,8 @@
 # translatable" (cli.sql_corpus's rules) or a step fails; 2 on bad usage.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# what the machine lacks (cJSON, libduckdb), carried in .devdeps/ (tools/devdeps.sh)
+[ -f "$ROOT/.devdeps/env.sh" ] && source "$ROOT/.devdeps/env.sh"
 source "$ROOT/tests/cli/lib/sql_corpus_check.bash"
 DKB=$ROOT/build-device/dkb
 OUTDIR=${OUT:-./device-sql}
