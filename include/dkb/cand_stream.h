@@ -33,6 +33,14 @@
  * of the walk: 0, DKB_CAND_EINVAL, or the loader's (DKB_CAND_ENOMEM: one
  * partition of these columns is over load_limit).
  *
+ * Overlap (for CUDA, where the body only enqueues kernels):
+ * dkb_stream_begin_ex(&st, db, env, 2, COLS, DKB_STREAM_OVERLAP) sizes each
+ * load to at most half of load_limit and loads the next run before it
+ * releases the current one, so the next run's copy overlaps the current
+ * run's kernels (candidate.h, "On CUDA"); a partition over half of
+ * load_limit is loaded alone, after the current run is released. The body
+ * still must not keep pointers into st.cols past its pass.
+ *
  * The same with a callback: dkb_stream_rows(db, env, 2, COLS, visit, &acc)
  * calls visit(&acc, cols, row_start) for each pass and returns 0, visit's
  * first nonzero return (the walk then stops), or dkb_stream_end's error. */
@@ -44,6 +52,7 @@
 #include "dkb/candidate.h"
 
 #define DKB_STREAM_MAXCOLS 32
+#define DKB_STREAM_OVERLAP 1 /* dkb_stream_begin_ex flag: hold the next load while the current one computes */
 
 /* A walk over the passes of some columns (dkb_stream_begin fills it). */
 typedef struct dkb_stream {
@@ -54,7 +63,7 @@ typedef struct dkb_stream {
     const dkb_cand_env *env;
     const dkb_cand_budget *b; /* NULL when nothing streams */
     const char *const *names;
-    int ncols, first, second, held, passes;
+    int ncols, first, second, held, passes, overlap;
     dkb_cand_load load;
     dkb_cand_vec whole[DKB_STREAM_MAXCOLS];
 } dkb_stream;
@@ -80,10 +89,10 @@ static inline int dkb_stream_is_streamed(const dkb_cand_db *db, const dkb_cand_b
     return 0;
 }
 
-static inline int dkb_stream_begin(dkb_stream *st, const dkb_cand_db *db, const dkb_cand_env *env, int ncols,
-                                   const char *const *names) {
+static inline int dkb_stream_begin_ex(dkb_stream *st, const dkb_cand_db *db, const dkb_cand_env *env, int ncols,
+                                      const char *const *names, int flags) {
     memset(st, 0, sizeof *st);
-    st->env = env, st->names = names, st->ncols = ncols;
+    st->env = env, st->names = names, st->ncols = ncols, st->overlap = (flags & DKB_STREAM_OVERLAP) != 0;
     if (ncols < 1 || ncols > DKB_STREAM_MAXCOLS) return st->rc = DKB_CAND_EINVAL;
     int streamed = 0, t0 = -1;
     for (int i = 0; i < ncols; i++) {
@@ -101,6 +110,11 @@ static inline int dkb_stream_begin(dkb_stream *st, const dkb_cand_db *db, const 
     return DKB_CAND_OK;
 }
 
+static inline int dkb_stream_begin(dkb_stream *st, const dkb_cand_db *db, const dkb_cand_env *env, int ncols,
+                                   const char *const *names) {
+    return dkb_stream_begin_ex(st, db, env, ncols, names, 0);
+}
+
 /* Release the load held (if any): 0, or the loader's error (kept in st->rc). */
 static inline int dkb_stream_release(dkb_stream *st) {
     if (!st->held) return 0;
@@ -111,25 +125,40 @@ static inline int dkb_stream_release(dkb_stream *st) {
 }
 
 static inline int dkb_stream_next(dkb_stream *st) {
-    if (st->rc || dkb_stream_release(st)) return 0;
+    if (st->rc || (!st->overlap && dkb_stream_release(st))) return 0;
     if (!st->b) { /* whole: one pass */
         st->cols = st->whole, st->row_start = 0;
         return st->passes++ == 0;
     }
     const dkb_cand_budget *b = st->b;
-    if (st->first >= b->nparts) return 0;
-    /* as many consecutive partitions as fit load_limit (at least one) */
+    if (st->first >= b->nparts) {
+        dkb_stream_release(st);
+        return 0;
+    }
+    /* as many consecutive partitions as fit the cap (at least one): load_limit,
+     * or half of it when overlapping, unless one partition is over the half */
+    int64_t cap = st->overlap ? b->load_limit / 2 : b->load_limit;
+    if (st->overlap && b->load_size(st->env, st->first, 1, st->ncols, st->names) > cap) {
+        cap = b->load_limit;
+        if (dkb_stream_release(st)) return 0;
+    }
     int count = 1;
     while (st->first + count < b->nparts) {
         const int64_t need = b->load_size(st->env, st->first, count + 1, st->ncols, st->names);
-        if (need < 0 || need > b->load_limit) break;
+        if (need < 0 || need > cap) break;
         count++;
     }
-    const int rc = b->load(st->env, st->first, count, st->ncols, st->names, &st->load);
+    dkb_cand_load next;
+    const int rc = b->load(st->env, st->first, count, st->ncols, st->names, &next);
     if (rc) {
         st->rc = rc;
         return 0;
     }
+    if (dkb_stream_release(st)) { /* overlap: the current run, after the next one is on its way */
+        b->release(st->env, &next);
+        return 0;
+    }
+    st->load = next;
     st->held = 1, st->passes++, st->first += count;
     st->cols = st->load.cols, st->row_start = st->load.row_start[st->second];
     return 1;

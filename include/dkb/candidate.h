@@ -318,7 +318,29 @@ typedef struct dkb_cand_result {
  *   }
  *
  * (src/kernels/cpu/q06.full.c is the same, whole; the experts that stream
- * are listed in docs/partitions.md.) */
+ * are listed in docs/partitions.md.)
+ *
+ * On CUDA (`dkb eval --backend cuda --mem-budget SIZE`) the same loader
+ * brings partitions from the host store into device memory the harness
+ * owns, and load_limit counts that device memory:
+ *   - load returns device addresses (cols[i].data, and .bytes for text;
+ *     dict as in db). It issues the copies (host store -> pinned staging ->
+ *     device, on a copy stream of the harness's) and makes env->stream wait
+ *     for them, so work enqueued on env->stream after load returns sees the
+ *     rows (work on another stream must first wait for env->stream). It may
+ *     return before the copies are done: the host is held only while the
+ *     rows are staged.
+ *   - release: call it after enqueuing the work that reads the load. The
+ *     memory is reused (and first overwritten) only after the work enqueued
+ *     on env->stream before the release has finished, so a pointer kept past
+ *     the release reads other data (a wrong answer), never the rows again.
+ *   - To overlap copies with compute, hold two loads: load run i + 1 before
+ *     releasing run i, so its copy runs while run i's kernels do (both must
+ *     fit load_limit; dkb/cand_stream.h's DKB_STREAM_OVERLAP does this).
+ *   - Writing into a load is not allowed (the rows are the store's) and is
+ *     not needed: keep accumulators in your own memory.
+ *   The Q6 above is a CUDA candidate once q6_rows launches a kernel on
+ *   env->stream that adds into device accumulators (src/kernels/cuda/q06.full.cu). */
 
 struct dkb_cand_env;
 
