@@ -37,6 +37,14 @@
  * order, which is string order; a mode without lines is left out. A line
  * whose order is missing is reported as an error.
  *
+ * Under a memory budget (env->budget streaming lineitem and orders,
+ * co-partitioned by orderkey) the same kernel runs once per load of
+ * partitions (dkb_stream with DKB_STREAM_OVERLAP: the next load's copy
+ * overlaps this one's kernel), its binary search over the load's orders
+ * (every order of the load's lines is in it); the counters add up over
+ * the loads (integers: the same result for any partitioning). One
+ * synchronize at the end, none per load.
+ *
  * Bytes read (floor, SF10): l_shipmode 1 B, l_receiptdate 4 B per item
  * (60M: 0.30 GB, streamed); l_commitdate, l_shipdate only in the sectors of
  * queue A's rows (~28% of sectors), l_orderkey in queue B's (~10%);
@@ -46,7 +54,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
 
 /* TPB threads a block; a warp's tile is TILE_ROWS rows (VEC vectors of 4
  * rows per lane); queue A holds a tile's rows plus the < 32 left over,
@@ -246,24 +257,39 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int mode1 = m1 >= 0 ? m1 : 256, mode2 = m2 >= 0 && m2 != m1 ? m2 : 256; /* 256: matches no code */
 
     cudaStream_t stream = dkb_cand_stream(env);
-    const int64_t n = lkey->n, no = okey->n;
+    const int64_t n = lkey->n; /* whole-table rows (kept in db when lineitem streams) */
     int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, row = 0;
     unsigned long long *d_counts = NULL, h_counts[NCOUNT] = {0, 0, 0, 0};
     int *d_bad = NULL;
     void *d_block = NULL;
+    /* the whole columns in one pass, or under a memory budget lineitem and
+     * orders load by load (co-partitioned by orderkey: a load's orders hold
+     * every order of its lines, sorted, so the binary search stays within
+     * the load); every pass adds into the same 4 counters */
+    static const char *const COLS[] = {"l_orderkey",    "l_shipmode", "l_shipdate",     "l_commitdate",
+                                       "l_receiptdate", "o_orderkey", "o_orderpriority"};
+    dkb_stream st;
+    memset(&st, 0, sizeof st);
     if (n > 0 && (mode1 < 256 || mode2 < 256)) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q12_scan, TPB, 0, &sms, &grid)); /* one resident wave */
-        grid = dkb_grid_cap(grid, n, TPB);
         const dkb_dev_part parts[] = {{(void **)&d_counts, sizeof h_counts, 0}, {(void **)&d_bad, sizeof(int), 0}};
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
-        q12_scan<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const uint8_t *)lmode->data, (const int32_t *)lship->data, (const int32_t *)lcommit->data,
-            (const int32_t *)lreceipt->data, (const int32_t *)lkey->data, n,
-            (uintptr_t)lmode->data % 4 == 0 && (uintptr_t)lreceipt->data % 16 == 0 ? n / TILE_ROWS : 0,
-            (const int32_t *)okey->data, (const uint8_t *)oprio->data, no, mode1, mode2, (int32_t)pdate->i,
-            (uint32_t)(hi_day - 1 - pdate->i), mask, d_counts, d_bad);
-        DKB_CUDA_TRY("q12_scan launch", cudaGetLastError());
+        DKB_TRY(dkb_stream_begin_ex(&st, db, env, 7, COLS, DKB_STREAM_OVERLAP));
+        while (dkb_stream_next(&st)) {
+            const dkb_cand_vec *c = st.cols; /* c[0..4]: lineitem (c[0].n rows), c[5..6]: orders (c[5].n rows) */
+            const int64_t pn = c[0].n, pno = c[5].n;
+            if (pn <= 0) continue;
+            const int64_t pgrid = dkb_grid_cap(grid, pn, TPB);
+            q12_scan<<<(unsigned)pgrid, TPB, 0, stream>>>(
+                (const uint8_t *)c[1].data, (const int32_t *)c[2].data, (const int32_t *)c[3].data,
+                (const int32_t *)c[4].data, (const int32_t *)c[0].data, pn,
+                (uintptr_t)c[1].data % 4 == 0 && (uintptr_t)c[4].data % 16 == 0 ? pn / TILE_ROWS : 0,
+                (const int32_t *)c[5].data, (const uint8_t *)c[6].data, pno, mode1, mode2, (int32_t)pdate->i,
+                (uint32_t)(hi_day - 1 - pdate->i), mask, d_counts, d_bad);
+            DKB_CUDA_TRY("q12_scan launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
         const dkb_host_copy back[] = {{h_counts, d_counts, sizeof h_counts}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q12.full.cu: a line item whose l_orderkey is not in orders\n");
@@ -282,6 +308,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = row;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (after its kernels were enqueued) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
