@@ -39,6 +39,16 @@
  *     nation name from the 25-row nation table (copied back with the rows:
  *     one round trip in all).
  *
+ * Under a memory budget (env->budget streaming orders and lineitem,
+ * co-partitioned by orderkey) steps 1 and 2 run once per load of
+ * partitions (dkb_stream with DKB_STREAM_OVERLAP: the next load's copy
+ * overlaps this one's kernels): the chunk bounds are those of the load's
+ * own orders and items (every item's order is in its load), d_bound is
+ * reused (same stream: the next load's bounds are written after this
+ * load's join has read them), and every load adds into the same customer
+ * sums (integers: the same result for any partitioning). Steps 3 and 4
+ * run once after the last load; one synchronize in all, none per load.
+ *
  * Bytes read (floor, SF10): l_orderkey 4 B + l_returnflag 1 B per item
  * (60M: 0.3 GB; the flag only in the quarter's sectors) + price, discount
  * for the quarter's 'R' items; o_orderkey, o_orderdate, o_custkey 12 B per
@@ -48,7 +58,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
 enum { TOPK = 20, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024, SLOT = 256, NTEXT = 4, MAXNAT = 256 };
 static_assert(TOPK <= 32, "the top-k lists hold 32 per warp");
@@ -268,6 +281,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
     int rc = 0, sms = 0, h_bad = 0, h_n = 0;
     int64_t grid = 0, tgrid = 0;
+    /* the whole columns in one pass, or the loads of orders and lineitem */
+    static const char *const COLS[] = {"o_orderkey",   "o_custkey",       "o_orderdate", "l_orderkey",
+                                       "l_returnflag", "l_extendedprice", "l_discount"};
+    dkb_stream st;
+    memset(&st, 0, sizeof st);
     int64_t *d_bound = NULL, *d_meta = NULL, *d_len = NULL;
     unsigned long long *d_rev = NULL;
     uint8_t *d_has = NULL;
@@ -283,8 +301,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     for (int t = 0; t < NTEXT; t++) texts.off[t] = (const int64_t *)text[t]->data, texts.bytes[t] = text[t]->bytes;
 
     if (rflag >= 0 && no > 0 && nl > 0 && nc > 0) {
-        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q10_join, TPB, 0, &sms, &grid));
-        if (grid > nchunks) grid = nchunks;
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q10_join, TPB, 0, &sms, &grid)); /* capped per pass */
         tgrid = (int64_t)sms * 4;
         if (tgrid > (maxc + TPB) / TPB) tgrid = (maxc + TPB) / TPB;
         const dkb_dev_part parts[] = {
@@ -300,14 +317,22 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             {(void **)&d_slots, sizeof h_slots, DKB_NO_FILL},
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
-        q10_join<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data, no,
-            (const int32_t *)lkey->data, (const uint8_t *)lflag->data, (const int64_t *)lprice->data,
-            (const int64_t *)ldisc->data, d_bound, nchunks, rflag, (int32_t)date->i, (uint32_t)(hi_day - date->i),
-            maxc, d_rev, d_has, d_flags);
-        DKB_CUDA_TRY("q10_join launch", cudaGetLastError());
+        DKB_TRY(dkb_stream_begin_ex(&st, db, env, 7, COLS, DKB_STREAM_OVERLAP));
+        while (dkb_stream_next(&st)) {
+            const dkb_cand_vec *c = st.cols; /* c[0..2]: orders (c[0].n rows), c[3..6]: lineitem (c[3].n rows) */
+            const int64_t pno = c[0].n, pnl = c[3].n, pch = (pno + OCHUNK - 1) / OCHUNK; /* pch <= nchunks */
+            if (pno <= 0) continue;
+            DKB_CUDA_TRY("chunk_bounds launch",
+                         dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)c[0].data, (const int32_t *)c[3].data, pnl,
+                                                         pch, d_bound, stream));
+            q10_join<<<(unsigned)(grid < pch ? grid : pch), TPB, 0, stream>>>(
+                (const int32_t *)c[0].data, (const int32_t *)c[1].data, (const int32_t *)c[2].data, pno,
+                (const int32_t *)c[3].data, (const uint8_t *)c[4].data, (const int64_t *)c[5].data,
+                (const int64_t *)c[6].data, d_bound, pch, rflag, (int32_t)date->i, (uint32_t)(hi_day - date->i),
+                maxc, d_rev, d_has, d_flags);
+            DKB_CUDA_TRY("q10_join launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
         cust_top<<<(unsigned)tgrid, TPB, 0, stream>>>(d_rev, d_has, maxc, d_blist, d_bcount);
         DKB_CUDA_TRY("cust_top launch", cudaGetLastError());
         top_merge<<<1, MERGE_TPB, 0, stream>>>(d_blist, d_bcount, tgrid, d_top, d_flags + 1);
@@ -354,6 +379,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = h_n;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (after its kernels were enqueued) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
