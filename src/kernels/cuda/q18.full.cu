@@ -32,6 +32,15 @@
  *     reruns step 1 into a list of that size, cuts it to 100 per SORT_N rows
  *     with q18_reduce until <= SORT_N remain, then runs step 2 on those.
  *
+ * Under a memory budget (env->budget streaming lineitem and orders,
+ * co-partitioned by orderkey) step 1 runs once per load of partitions
+ * (dkb_stream with DKB_STREAM_OVERLAP: the next load's copy overlaps this
+ * one's kernel): an order's line items, and so its whole run, are in one
+ * load with the order, so the runs (row 0 of a load starts one) and the
+ * binary search are the load's own; every load appends to the same list
+ * and count. Steps 2 and 3 run once after the last load. The long-list
+ * rerun (rare) walks the loads a second time. No synchronize per load.
+ *
  * Bytes read (floor, SF10): l_orderkey + l_quantity 12 B x 60M = 0.72 GB;
  * orders and customer only for the qualifying orders. */
 #include <cuda_runtime.h>
@@ -40,7 +49,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
 
 enum { TOPK = 100, TPB = 256, ROWS = 4, SORT_N = 1024, NAME_SLOT = 128 };
 
@@ -269,6 +281,34 @@ __global__ void __launch_bounds__(SORT_N)
     for (int r = warp; r < nout; r += SORT_N / 32) name_row(r, lane, 32, ckey, nc, off, bytes, codes, out);
 }
 
+/* Step 1 over the whole columns, or load by load: q18_runs appends each
+ * pass's qualifying runs to list (cap rows; out->count counts them all,
+ * over every pass). grid: one resident wave (capped per pass). Returns
+ * DKB_CAND_OK or the first error (the walk's, or a launch's: a line on
+ * stderr); the walk in *st is ended either way. */
+static int runs_walk(dkb_stream *st, const dkb_cand_db *db, const dkb_cand_env *env, int64_t grid, int64_t limit,
+                     cand *list, unsigned long long cap, q18_out *out, cudaStream_t stream) {
+    static const char *const COLS[] = {"l_orderkey", "l_quantity",  "o_orderkey",
+                                       "o_custkey",  "o_orderdate", "o_totalprice"};
+    int rc = dkb_stream_begin_ex(st, db, env, 6, COLS, DKB_STREAM_OVERLAP);
+    while (!rc && dkb_stream_next(st)) {
+        const dkb_cand_vec *v = st->cols; /* v[0..1]: lineitem (v[0].n rows), v[2..5]: orders (v[2].n rows) */
+        const q18_cols c = {(const int32_t *)v[0].data, (const int64_t *)v[1].data, v[0].n,
+                            (const int32_t *)v[2].data, (const int32_t *)v[3].data, (const int32_t *)v[4].data,
+                            (const int64_t *)v[5].data, v[2].n};
+        if (c.nl <= 0) continue;
+        q18_runs<<<(unsigned)dkb_grid_cap(grid, (c.nl + ROWS - 1) / ROWS, TPB), TPB, 0, stream>>>(c, limit, list, cap,
+                                                                                                 out);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) {
+            fprintf(stderr, "q18.full.cu: q18_runs launch: %s\n", cudaGetErrorString(e));
+            rc = DKB_CAND_ECUDA;
+        }
+    }
+    const int end = dkb_stream_end(st);
+    return rc ? rc : end;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lqty, *okey, *ocust, *odate, *oprice, *ckey, *cname;
@@ -293,30 +333,26 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t *name_off = text ? (const int64_t *)cname->data : NULL;
     const char *name_bytes = text ? cname->bytes : NULL;
     const uint8_t *name_codes = text ? NULL : (const uint8_t *)cname->data;
-    const q18_cols cols_in = {(const int32_t *)lkey->data, (const int64_t *)lqty->data, nl,
-                              (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
-                              (const int64_t *)oprice->data, no};
     cudaStream_t stream = dkb_cand_stream(env);
     int rc = 0, sms = 0, nout = 0;
     int64_t grid = 0, m = 0;
     q18_out *d_out = NULL, *h_out = NULL;
     cand *d_list = NULL, *d_big = NULL, *d_tmp = NULL;
     void *d_block = NULL, *d_block2 = NULL; /* the call's buffers; the long list's (rare) */
+    dkb_stream st; /* the walk over lineitem and orders (whole: one pass) */
+    memset(&st, 0, sizeof st);
     c_name->str_off[0] = 0;
     if (no > 0 && nl > 0) {
         h_out = (q18_out *)malloc(sizeof(q18_out));
         DKB_FAIL_IF(!h_out, DKB_CAND_ENOMEM, "q18.full.cu: out of host memory for the result block\n");
-        const int64_t ngroups = (nl + ROWS - 1) / ROWS;
-        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q18_runs, TPB, 0, &sms, &grid));
-        grid = dkb_grid_cap(grid, ngroups, TPB);
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q18_runs, TPB, 0, &sms, &grid)); /* capped per pass */
         const dkb_dev_part parts[] = {
             {(void **)&d_out, sizeof(q18_out), 0},
             {(void **)&d_list, sizeof(cand) * SORT_N, DKB_NO_FILL},
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
         /* 1. the runs over the limit; 2. their best 100 with names, in one result block */
-        q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols_in, limit, d_list, SORT_N, d_out);
-        DKB_CUDA_TRY("q18_runs launch", cudaGetLastError());
+        DKB_TRY(runs_walk(&st, db, env, grid, limit, d_list, SORT_N, d_out, stream));
         q18_finish<<<1, SORT_N, 0, stream>>>(d_list, &d_out->count, 0, (const int32_t *)ckey->data, nc, name_off,
                                               name_bytes, name_codes, d_out);
         DKB_CUDA_TRY("q18_finish launch", cudaGetLastError());
@@ -331,8 +367,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             };
             DKB_CUDA_TRY("device buffers (long list)", dkb_dev_carve(big, DKB_COUNT(big), &d_block2, stream));
             DKB_CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
-            q18_runs<<<(unsigned)grid, TPB, 0, stream>>>(cols_in, limit, d_big, (unsigned long long)m, d_out);
-            DKB_CUDA_TRY("q18_runs launch (big list)", cudaGetLastError());
+            DKB_TRY(runs_walk(&st, db, env, grid, limit, d_big, (unsigned long long)m, d_out, stream)); /* again */
             cand *src = d_big, *dst = d_tmp;
             int64_t n = m;
             while (n > SORT_N) {
@@ -374,6 +409,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nout;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure: none (runs_walk ends its walk), kept for safety */
     if (d_block) cudaFreeAsync(d_block, stream);
     if (d_block2) cudaFreeAsync(d_block2, stream);
     /* on success everything but the frees was synchronised (the harness
