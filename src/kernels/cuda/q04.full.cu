@@ -25,6 +25,15 @@
  *     deterministic).
  *  3. 256 counts come back; groups in code order, which is string order.
  *
+ * Under a memory budget (env->budget streaming orders and lineitem,
+ * co-partitioned by orderkey) steps 1 and 2 run once per load of
+ * partitions (dkb_stream walk over both tables' columns, DKB_STREAM_OVERLAP:
+ * the next load's copy overlaps this load's kernels): the chunks are the
+ * load's orders' chunks, their bounds found in the load's l_orderkey, and
+ * the join adds into the same 256 counters (integers: the same counts for
+ * any partitioning). No host sync per load; one copy back at the end.
+ * Without a budget the walk is one pass over the whole columns, as before.
+ *
  * Bytes read (floor, SF10): o_orderkey, o_orderdate 8 B + o_orderpriority
  * 1 B per order (15M: 0.135 GB), l_orderkey, l_commitdate, l_receiptdate
  * 12 B per item (60M: 0.72 GB; in practice the last two only in the
@@ -35,8 +44,16 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NCODE = 256 };
+
+/* The streamed columns, orders' then lineitem's (st.cols[0..2] have the
+ * load's orders rows, st.cols[3..5] its lineitem rows). */
+static const char *const Q04_COLS[] = {"o_orderkey", "o_orderdate",  "o_orderpriority",
+                                       "l_orderkey", "l_commitdate", "l_receiptdate"};
 
 /* counts[code] += orders of priority code in the window with a late line. */
 __global__ void __launch_bounds__(TPB) q04_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ odate,
@@ -93,7 +110,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (date->i < INT32_MIN || hi_day > INT32_MAX || hi_day < date->i) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
-    const int64_t no = okey->n, nl = lkey->n;
+    const int64_t no = okey->n, nl = lkey->n; /* the whole tables' rows (also under a budget) */
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
     int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, r = 0;
@@ -102,6 +119,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int *d_bad = NULL;
     void *d_block = NULL;
     dkb_cand_res_col *c_prio = &res->cols[0], *c_count = &res->cols[1];
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* dkb_stream_end at done: is a no-op until the walk begins */
     memset(h_counts, 0, sizeof h_counts);
     if (no > 0 && nl > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q04_join, TPB, 0, &sms, &grid));
@@ -112,14 +131,23 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
-                                                                            (const int32_t *)lkey->data, nl, nchunks,
-                                                                            d_bound, stream));
-        q04_join<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const int32_t *)odate->data, (const uint8_t *)oprio->data, no,
-            (const int32_t *)lkey->data, (const int32_t *)lcommit->data, (const int32_t *)lreceipt->data, d_bound,
-            nchunks, (int32_t)date->i, (uint32_t)(hi_day - date->i), d_counts, d_bad);
-        DKB_CUDA_TRY("q04_join launch", cudaGetLastError());
+        /* the whole columns (one pass), or under a budget one pass per load of
+         * orders and lineitem partitions: each pass's chunks and join add into d_counts */
+        for (dkb_stream_begin_ex(&st, db, env, 6, Q04_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const int64_t pno = st.cols[0].n, pnl = st.cols[3].n; /* this pass's orders and line items */
+            if (pno <= 0 || pnl <= 0) continue;                   /* no order with a line item */
+            const int64_t pch = (pno + OCHUNK - 1) / OCHUNK;
+            DKB_FAIL_IF(pch > nchunks, DKB_CAND_EINTERNAL, "q04.full.cu: a load with more orders than the table\n");
+            const int32_t *p_okey = (const int32_t *)st.cols[0].data, *p_lkey = (const int32_t *)st.cols[3].data;
+            DKB_CUDA_TRY("chunk_bounds launch",
+                         dkb_launch_chunk_bounds<OCHUNK>(p_okey, p_lkey, pnl, pch, d_bound, stream));
+            q04_join<<<(unsigned)(grid < pch ? grid : pch), TPB, 0, stream>>>(
+                p_okey, (const int32_t *)st.cols[1].data, (const uint8_t *)st.cols[2].data, pno, p_lkey,
+                (const int32_t *)st.cols[4].data, (const int32_t *)st.cols[5].data, d_bound, pch, (int32_t)date->i,
+                (uint32_t)(hi_day - date->i), d_counts, d_bad);
+            DKB_CUDA_TRY("q04_join launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
         const dkb_host_copy back[] = {{h_counts, d_counts, sizeof h_counts}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q04.full.cu: lineitem not grouped by orderkey in orders' order\n");
@@ -136,6 +164,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = r;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (its work is enqueued) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
