@@ -32,8 +32,24 @@
  *     are bitonic-sorted and merged in), then a tree of warp merges; 10
  *     rows come back.
  * The result order is revenue desc, o_orderdate, then l_orderkey (a fixed
- * order for ties, as the CPU expert). A line item whose order index does not
- * match o_orderkey is reported as an error instead of a wrong answer.
+ * order for ties, as the CPU expert).
+ *
+ * Under a memory budget (env->budget streaming orders and lineitem,
+ * co-partitioned by orderkey: a load's line items are exactly those of its
+ * orders, so each order's revenue is final within its load) steps 2 and 3
+ * run once per load (a dkb_stream walk over both tables' columns,
+ * DKB_STREAM_OVERLAP: the next load's copy overlaps this load's kernels):
+ * the chunks are the load's orders' chunks, their bounds found in the
+ * load's l_orderkey. Each block's top-10 list (blist, bcount: zeroed once)
+ * carries over from pass to pass: q03_join starts warp 0's list from its
+ * block's list of the earlier passes, so after the last pass the blocks'
+ * lists hold the top 10 of all the orders they saw (the order is total:
+ * the same 10 rows for any partitioning). top_merge runs once at the end;
+ * no host sync per load. Without a budget the walk is one pass over the
+ * whole columns and the carried lists are empty, as before.
+ *
+ * A line item whose order index does not match o_orderkey is reported as
+ * an error instead of a wrong answer.
  *
  * Bytes read (floor, SF10): l_orderkey, l_shipdate 4 + 4, l_extendedprice,
  * l_discount 8 + 8 per item (60M: 1.44 GB; in practice only the passing
@@ -46,9 +62,17 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
 enum { TOPK = 10, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024 };
 static_assert(TOPK <= 32, "the final merge keeps lists of 32 per warp");
+
+/* The streamed columns, orders' then lineitem's (st.cols[0..3] have the
+ * load's orders rows, st.cols[4..7] its lineitem rows). */
+static const char *const Q03_COLS[] = {"o_orderkey", "o_custkey",  "o_orderdate",     "o_shippriority",
+                                       "l_orderkey", "l_shipdate", "l_extendedprice", "l_discount"};
 
 typedef struct {
     int64_t revenue; /* scale 4 */
@@ -130,6 +154,9 @@ __global__ void cust_bitmap(const int32_t *__restrict__ ckey, const uint8_t *__r
     }
 }
 
+/* The chunks' qualifying orders into the blocks' top lists: block b's list
+ * (blist[b * TOPK ..], bcount[b]) is read at the start (an earlier pass's,
+ * or empty) and written back at the end with this pass's orders merged in. */
 __global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey, const int32_t *__restrict__ ocust,
                                                 const int32_t *__restrict__ odate, const int32_t *__restrict__ oprio,
                                                 int64_t no, const int32_t *__restrict__ lkey,
@@ -144,7 +171,16 @@ __global__ void __launch_bounds__(TPB) q03_join(const int32_t *__restrict__ okey
     __shared__ cand wlist[NWARP][TOPK];
     __shared__ int wcnt[NWARP];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (lane == 0) wcnt[warp] = 0;
+    /* warp 0's list starts as this block's list of the earlier passes (sorted; none in the first) */
+    if (lane == 0) {
+        int n0 = 0;
+        if (warp == 0) {
+            n0 = bcount[blockIdx.x];
+            for (int i = 0; i < n0; i++) wlist[0][i] = blist[(int64_t)blockIdx.x * TOPK + i];
+        }
+        wcnt[warp] = n0;
+    }
+    __syncthreads();
     int oops = 0;
 
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
@@ -247,7 +283,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (date->i < INT32_MIN || date->i > INT32_MAX) return DKB_CAND_EINVAL;
 
     const int seg = dkb_cand_dict_code(cseg->dict, segment->s);
-    const int64_t nc = ckey->n, no = okey->n, nl = lkey->n;
+    const int64_t nc = ckey->n, no = okey->n, nl = lkey->n; /* the whole tables' rows (also under a budget) */
     const int64_t maxc = nc; /* dense custkeys 1..N */
     const int64_t nwords = (maxc >> 5) + 1;
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
@@ -259,31 +295,45 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     cand *d_blist = NULL, *d_out = NULL, h_out[TOPK];
     int *d_bcount = NULL, *d_flags = NULL; /* d_flags[0]: bad, [1]: rows out */
     void *d_block = NULL;
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* dkb_stream_end at done: is a no-op until the walk begins */
     if (seg >= 0 && no > 0 && nl > 0 && nc > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q03_join, TPB, 0, &sms, &grid));
         if (grid > nchunks) grid = nchunks;
         const dkb_dev_part parts[] = {
             {(void **)&d_bits, sizeof(uint32_t) * nwords, 0},
             {(void **)&d_flags, sizeof(int) * 2, 0},
+            {(void **)&d_bcount, sizeof(int) * grid, 0}, /* the blocks' lists start empty */
             {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
             {(void **)&d_blist, sizeof(cand) * TOPK * grid, DKB_NO_FILL},
-            {(void **)&d_bcount, sizeof(int) * grid, DKB_NO_FILL},
             {(void **)&d_out, sizeof(cand) * TOPK, DKB_NO_FILL},
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
-        /* customers of the segment, the chunks' line item ranges, the join, the final top 10 */
+        /* customers of the segment */
         cust_bitmap<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)ckey->data, (const uint8_t *)cseg->data,
                                                              nc, seg, maxc, d_bits, d_flags);
         DKB_CUDA_TRY("cust_bitmap launch", cudaGetLastError());
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
-                                                                            (const int32_t *)lkey->data, nl, nchunks,
-                                                                            d_bound, stream));
-        q03_join<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data,
-            (const int32_t *)oprio->data, no, (const int32_t *)lkey->data, (const int32_t *)lship->data,
-            (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_bits, maxc,
-            (int32_t)date->i, d_blist, d_bcount, d_flags);
-        DKB_CUDA_TRY("q03_join launch", cudaGetLastError());
+        /* the whole columns (one pass), or under a budget one pass per load of
+         * orders and lineitem partitions: the load's chunks' line item ranges
+         * and the join, into the blocks' lists (blocks past this pass's grid
+         * keep theirs) */
+        for (dkb_stream_begin_ex(&st, db, env, 8, Q03_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const int64_t pno = st.cols[0].n, pnl = st.cols[4].n; /* this pass's orders and line items */
+            if (pno <= 0 || pnl <= 0) continue;                   /* no order with a line item */
+            const int64_t pch = (pno + OCHUNK - 1) / OCHUNK;
+            DKB_FAIL_IF(pch > nchunks, DKB_CAND_EINTERNAL, "q03.full.cu: a load with more orders than the table\n");
+            const int32_t *p_okey = (const int32_t *)st.cols[0].data, *p_lkey = (const int32_t *)st.cols[4].data;
+            DKB_CUDA_TRY("chunk_bounds launch",
+                         dkb_launch_chunk_bounds<OCHUNK>(p_okey, p_lkey, pnl, pch, d_bound, stream));
+            q03_join<<<(unsigned)(grid < pch ? grid : pch), TPB, 0, stream>>>(
+                p_okey, (const int32_t *)st.cols[1].data, (const int32_t *)st.cols[2].data,
+                (const int32_t *)st.cols[3].data, pno, p_lkey, (const int32_t *)st.cols[5].data,
+                (const int64_t *)st.cols[6].data, (const int64_t *)st.cols[7].data, d_bound, pch, d_bits, maxc,
+                (int32_t)date->i, d_blist, d_bcount, d_flags);
+            DKB_CUDA_TRY("q03_join launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
+        /* the final top 10 */
         top_merge<<<1, MERGE_TPB, 0, stream>>>(d_blist, d_bcount, grid, d_out, d_flags + 1);
         DKB_CUDA_TRY("top_merge launch", cudaGetLastError());
         const dkb_host_copy back[] = {
@@ -302,6 +352,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = h_n;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (its work is enqueued) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
