@@ -39,6 +39,16 @@
  *     (supplier name code, customer name code, year): codes are in string
  *     order.
  *
+ * Under a memory budget (env->budget streaming orders and lineitem,
+ * co-partitioned by orderkey: a load's line items are exactly those of its
+ * orders) steps 3 and 4 run once per load (a dkb_stream walk over both
+ * tables' columns, DKB_STREAM_OVERLAP: the next load's copy overlaps this
+ * load's kernels): the chunks are the load's orders' chunks, their bounds
+ * found in the load's l_orderkey, and the join adds into the same 8 sums
+ * and counts (integers: the same values for any partitioning). No host
+ * sync per load; one copy back at the end. Without a budget the walk is
+ * one pass over the whole columns, as before.
+ *
  * Bytes read (floor, SF10): o_orderkey, o_custkey 8 B per order (0.12 GB);
  * l_orderkey 4 B per item (0.24 GB) + l_shipdate, l_suppkey, price,
  * discount only in the sectors of the 2/25 orders whose customer is of one
@@ -49,8 +59,16 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NGROUP = 8, MAXNAT = 256 };
+
+/* The streamed columns, orders' then lineitem's (st.cols[0..1] have the
+ * load's orders rows, st.cols[2..6] its lineitem rows). */
+static const char *const Q07_COLS[] = {"o_orderkey", "o_custkey",       "l_orderkey", "l_suppkey",
+                                       "l_shipdate", "l_extendedprice", "l_discount"};
 
 /* out[key] = 0 when the row's nation is nk0, 1 when nk1 (nk0 first), else
  * stays -1 (the caller sets out to -1); keys outside 0..maxkey set *bad. */
@@ -156,7 +174,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int code[2] = {dkb_cand_dict_code(nname->dict, p1->s), dkb_cand_dict_code(nname->dict, p2->s)};
-    const int64_t nc = ckey->n, ns = skey->n, no = okey->n, nl = lkey->n;
+    const int64_t nc = ckey->n, ns = skey->n, no = okey->n, nl = lkey->n; /* whole tables' rows (also under a budget) */
     const int64_t maxc = nc, maxs = ns; /* dense keys 1..N */
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
     const int32_t d95 = (int32_t)dkb_days_from_civil(1995, 1, 1), d96 = (int32_t)dkb_days_from_civil(1996, 1, 1);
@@ -176,6 +194,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     } group;
     group g[NGROUP];
     dkb_cand_res_col *c_s = &res->cols[0], *c_c = &res->cols[1], *c_y = &res->cols[2], *c_r = &res->cols[3];
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* dkb_stream_end at done: is a no-op until the walk begins */
     memset(h_acc, 0, sizeof h_acc);
 
     /* 1. the two nations' keys */
@@ -203,15 +223,23 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         key_side<<<(unsigned)(sms * 4), 256, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
                                                           ns, maxs, (int32_t)nk[0], (int32_t)nk[1], d_sside, d_bad);
         DKB_CUDA_TRY("key_side supplier launch", cudaGetLastError());
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
-                                                                            (const int32_t *)lkey->data, nl, nchunks,
-                                                                            d_bound, stream));
-        q07_join<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const int32_t *)ocust->data, no, (const int32_t *)lkey->data,
-            (const int32_t *)lsupp->data, (const int32_t *)lship->data, (const int64_t *)lprice->data,
-            (const int64_t *)ldisc->data, d_bound, nchunks, d_cside, maxc, d_sside, maxs, same, d95, d96, width,
-            d_acc, d_acc + NGROUP, d_bad);
-        DKB_CUDA_TRY("q07_join launch", cudaGetLastError());
+        /* the whole columns (one pass), or under a budget one pass per load of
+         * orders and lineitem partitions: the load's chunks and join, into d_acc */
+        for (dkb_stream_begin_ex(&st, db, env, 7, Q07_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const int64_t pno = st.cols[0].n, pnl = st.cols[2].n; /* this pass's orders and line items */
+            if (pno <= 0 || pnl <= 0) continue;                   /* no line item to count */
+            const int64_t pch = (pno + OCHUNK - 1) / OCHUNK;
+            DKB_FAIL_IF(pch > nchunks, DKB_CAND_EINTERNAL, "q07.full.cu: a load with more orders than the table\n");
+            const int32_t *p_okey = (const int32_t *)st.cols[0].data, *p_lkey = (const int32_t *)st.cols[2].data;
+            DKB_CUDA_TRY("chunk_bounds launch",
+                         dkb_launch_chunk_bounds<OCHUNK>(p_okey, p_lkey, pnl, pch, d_bound, stream));
+            q07_join<<<(unsigned)(grid < pch ? grid : pch), TPB, 0, stream>>>(
+                p_okey, (const int32_t *)st.cols[1].data, pno, p_lkey, (const int32_t *)st.cols[3].data,
+                (const int32_t *)st.cols[4].data, (const int64_t *)st.cols[5].data, (const int64_t *)st.cols[6].data,
+                d_bound, pch, d_cside, maxc, d_sside, maxs, same, d95, d96, width, d_acc, d_acc + NGROUP, d_bad);
+            DKB_CUDA_TRY("q07_join launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
         const dkb_host_copy back[] = {{h_acc, d_acc, sizeof h_acc}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
@@ -250,6 +278,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = ng;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (its work is enqueued) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
