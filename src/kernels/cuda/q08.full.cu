@@ -39,6 +39,16 @@
  *  5. 4 sums + 2 counts come back; the share is the quotient of the two
  *     exact sums as doubles, as the CPU expert (and the baseline) form it.
  *
+ * Under a memory budget (env->budget streaming orders and lineitem,
+ * co-partitioned by orderkey: a load's line items are exactly those of its
+ * orders) steps 3 and 4 run once per load (a dkb_stream walk over both
+ * tables' columns, DKB_STREAM_OVERLAP: the next load's copy overlaps this
+ * load's kernels): the chunks are the load's orders' chunks, their bounds
+ * found in the load's l_orderkey, and the join adds into the same 6
+ * counters (integers: the same sums for any partitioning, so the same
+ * quotient). No host sync per load; one copy back at the end. Without a
+ * budget the walk is one pass over the whole columns, as before.
+ *
  * Bytes read (floor, SF10): o_orderkey, o_custkey, o_orderdate 12 B per
  * order (0.18 GB); l_orderkey 4 B per item (0.24 GB) + l_partkey in the
  * sectors of passing orders (~1/5) + the rest for a few hundred thousand
@@ -49,8 +59,16 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, NACC = 6 };
+
+/* The streamed columns, orders' then lineitem's (st.cols[0..2] have the
+ * load's orders rows, st.cols[3..7] its lineitem rows). */
+static const char *const Q08_COLS[] = {"o_orderkey", "o_custkey", "o_orderdate",     "l_orderkey",
+                                       "l_partkey",  "l_suppkey", "l_extendedprice", "l_discount"};
 
 /* The region's nations, by nation key (kernel argument). */
 typedef struct {
@@ -176,7 +194,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int rcode = dkb_cand_dict_code(rname->dict, region->s);
     const int ncode = dkb_cand_dict_code(nname->dict, nation->s);
     const int tcode = dkb_cand_dict_code(ptype->dict, type->s);
-    const int64_t np = pkey->n, nc = ckey->n, ns = skey->n, no = okey->n, nl = lkey->n;
+    const int64_t np = pkey->n, nc = ckey->n, ns = skey->n;
+    const int64_t no = okey->n, nl = lkey->n; /* the whole tables' rows (also under a budget) */
     const int64_t maxp = np, maxc = nc, maxs = ns; /* dense keys 1..N */
     const int64_t pwords = (maxp >> 5) + 1;
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
@@ -196,6 +215,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_cand_res_col *c_year = &res->cols[0], *c_share = &res->cols[1];
     memset(&in_region, 0, sizeof in_region);
     memset(&is_target, 0, sizeof is_target);
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* dkb_stream_end at done: is a no-op until the walk begins */
     memset(h_acc, 0, sizeof h_acc);
 
     /* 1. the region's nations and the nation's key */
@@ -237,15 +258,24 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                              (const int32_t *)snat->data, ns, maxs, is_target, d_sis,
                                                              d_bad);
         DKB_CUDA_TRY("key_in_mask supplier launch", cudaGetLastError());
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
-                                                                            (const int32_t *)lkey->data, nl, nchunks,
-                                                                            d_bound, stream));
-        q08_join<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data, no,
-            (const int32_t *)lkey->data, (const int32_t *)lpart->data, (const int32_t *)lsupp->data,
-            (const int64_t *)lprice->data, (const int64_t *)ldisc->data, d_bound, nchunks, d_pbits, maxp, d_cin,
-            maxc, d_sis, maxs, d95, d96, width, d_acc, d_bad);
-        DKB_CUDA_TRY("q08_join launch", cudaGetLastError());
+        /* the whole columns (one pass), or under a budget one pass per load of
+         * orders and lineitem partitions: the load's chunks and join, into d_acc */
+        for (dkb_stream_begin_ex(&st, db, env, 8, Q08_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const int64_t pno = st.cols[0].n, pnl = st.cols[3].n; /* this pass's orders and line items */
+            if (pno <= 0 || pnl <= 0) continue;                   /* no line item to count */
+            const int64_t pch = (pno + OCHUNK - 1) / OCHUNK;
+            DKB_FAIL_IF(pch > nchunks, DKB_CAND_EINTERNAL, "q08.full.cu: a load with more orders than the table\n");
+            const int32_t *p_okey = (const int32_t *)st.cols[0].data, *p_lkey = (const int32_t *)st.cols[3].data;
+            DKB_CUDA_TRY("chunk_bounds launch",
+                         dkb_launch_chunk_bounds<OCHUNK>(p_okey, p_lkey, pnl, pch, d_bound, stream));
+            q08_join<<<(unsigned)(grid < pch ? grid : pch), TPB, 0, stream>>>(
+                p_okey, (const int32_t *)st.cols[1].data, (const int32_t *)st.cols[2].data, pno, p_lkey,
+                (const int32_t *)st.cols[4].data, (const int32_t *)st.cols[5].data, (const int64_t *)st.cols[6].data,
+                (const int64_t *)st.cols[7].data, d_bound, pch, d_pbits, maxp, d_cin, maxc, d_sis, maxs, d95, d96,
+                width, d_acc, d_bad);
+            DKB_CUDA_TRY("q08_join launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
         const dkb_host_copy back[] = {{h_acc, d_acc, sizeof h_acc}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
@@ -264,6 +294,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = r;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (its work is enqueued) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
