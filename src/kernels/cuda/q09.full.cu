@@ -47,6 +47,18 @@
  *  5. 2048 sums and marks come back; groups by nation name code (string
  *     order), year desc.
  *
+ * Under a memory budget (env->budget streaming lineitem and orders,
+ * co-partitioned by orderkey; part, partsupp, supplier, nation whole)
+ * steps 3 and 4 run once per load of partitions (dkb_stream with
+ * DKB_STREAM_OVERLAP: the next load's copy overlaps this one's kernels):
+ * the chunk bounds are those of the load's own orders and items (every
+ * item's order is in its load), d_bound is reused (same stream: the next
+ * load's bounds are written after this load's join read them), and every
+ * load adds into the same 2048 sums (integers mod 2^64: the same result
+ * for any partitioning). The first load is taken (and its bounds
+ * enqueued) before the count's round trip, as the whole run does. No
+ * synchronize per load.
+ *
  * Bytes read (floor, SF10): l_orderkey, l_partkey 8 B per item (0.48 GB)
  * + l_suppkey, quantity, price, discount for the matching ~1/17 (their
  * sectors: ~40% of l_suppkey's, ~1/5 of the 8-byte columns'); o_orderkey,
@@ -57,7 +69,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
 
 /* TPB threads a block; q09_join reads RPT consecutive line items per thread
  * per tile (TILE a block), each warp queues its matching rows (QCAP: a
@@ -471,6 +486,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int rc = 0, sms = 0, h_bad = 0;
     int64_t grid = 0, r = 0;
     unsigned long long h_count = 0, cap = 16;
+    /* the whole columns in one pass, or the loads of lineitem and orders */
+    static const char *const COLS[] = {"l_orderkey", "l_partkey",       "l_suppkey",  "l_quantity",
+                                       "l_extendedprice", "l_discount", "o_orderkey", "o_orderdate"};
+    dkb_stream st;
+    int have = 0; /* st.cols holds a pass */
+    memset(&st, 0, sizeof st);
     like_pattern pat;
     year_bounds yb;
     uint8_t *d_match = NULL, *d_snat = NULL;
@@ -496,8 +517,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     memset(h_seen, 0, sizeof h_seen);
 
     if (np > 0 && ns > 0 && nps > 0 && no > 0 && nl > 0) {
-        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q09_join, TPB, 0, &sms, &grid));
-        if (grid > nchunks) grid = nchunks;
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(q09_join, TPB, 0, &sms, &grid)); /* capped per pass */
         /* 1. parts of the color; 2. their partsupp rows' count */
         const dkb_dev_part parts[] = {
             {(void **)&d_match, (size_t)maxp + 1, 0},
@@ -519,8 +539,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         ps_count<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)pspart->data, nps,
                                                           (uintptr_t)pspart->data % 16 == 0, d_match, maxp, d_count);
         DKB_CUDA_TRY("ps_count launch", cudaGetLastError());
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
+        /* 3. the first pass's chunk bounds (overlapping the count's round trip) */
+        DKB_TRY(dkb_stream_begin_ex(&st, db, env, 8, COLS, DKB_STREAM_OVERLAP));
+        have = dkb_stream_next(&st);
+        if (have && st.cols[6].n > 0) /* st.cols[0..5]: lineitem (st.cols[0].n rows), [6..7]: orders ([6].n rows) */
+            DKB_CUDA_TRY("chunk_bounds launch",
+                         dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)st.cols[6].data,
+                                                         (const int32_t *)st.cols[0].data, st.cols[0].n,
+                                                         (st.cols[6].n + OCHUNK - 1) / OCHUNK, d_bound, stream));
         {
             const dkb_host_copy back[] = {{&h_count, d_count, sizeof h_count}};
             DKB_CUDA_TRY("copy back count", dkb_copy_back(back, DKB_COUNT(back), stream));
@@ -537,14 +563,27 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                           (uintptr_t)pspart->data % 16 == 0, d_match, maxp, d_table,
                                                           cap - 1);
         DKB_CUDA_TRY("ps_build launch", cudaGetLastError());
-        /* 4. the join */
-        q09_join<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const int32_t *)odate->data, no, (const int32_t *)lkey->data,
-            (const int32_t *)lpart->data, (const int32_t *)lsupp->data, (const int64_t *)lqty->data,
-            (const int64_t *)lprice->data, (const int64_t *)ldisc->data, nl,
-            (uintptr_t)lkey->data % 16 == 0 && (uintptr_t)lpart->data % 16 == 0, d_bound, nchunks, d_match, maxp, d_table,
-            cap - 1, d_snat, maxs, yb, d_sums, d_seen, d_bad);
-        DKB_CUDA_TRY("q09_join launch", cudaGetLastError());
+        /* 4. the join, pass by pass (each pass's bounds enqueued before it) */
+        while (have) {
+            const dkb_cand_vec *c = st.cols;
+            const int64_t pnl = c[0].n, pno = c[6].n, pch = (pno + OCHUNK - 1) / OCHUNK; /* pch <= nchunks */
+            if (pno > 0) {
+                q09_join<<<(unsigned)(grid < pch ? grid : pch), TPB, 0, stream>>>(
+                    (const int32_t *)c[6].data, (const int32_t *)c[7].data, pno, (const int32_t *)c[0].data,
+                    (const int32_t *)c[1].data, (const int32_t *)c[2].data, (const int64_t *)c[3].data,
+                    (const int64_t *)c[4].data, (const int64_t *)c[5].data, pnl,
+                    (uintptr_t)c[0].data % 16 == 0 && (uintptr_t)c[1].data % 16 == 0, d_bound, pch, d_match, maxp,
+                    d_table, cap - 1, d_snat, maxs, yb, d_sums, d_seen, d_bad);
+                DKB_CUDA_TRY("q09_join launch", cudaGetLastError());
+            }
+            have = dkb_stream_next(&st); /* the next load (its copy overlaps this join), this one released */
+            if (have && st.cols[6].n > 0)
+                DKB_CUDA_TRY("chunk_bounds launch",
+                             dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)st.cols[6].data,
+                                                             (const int32_t *)st.cols[0].data, st.cols[0].n,
+                                                             (st.cols[6].n + OCHUNK - 1) / OCHUNK, d_bound, stream));
+        }
+        DKB_TRY(dkb_stream_end(&st));
         const dkb_host_copy back[] = {
             {h_sums, d_sums, sizeof h_sums}, {h_seen, d_seen, sizeof h_seen}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
@@ -579,6 +618,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
     res->nrows = r;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (after its kernels were enqueued) */
     if (d_block2) cudaFreeAsync(d_block2, stream);
     dkb_dev_release(d_block, stream);
     return rc;
