@@ -44,6 +44,15 @@
  *     gathers the names exactly.
  * Integer counts: exact, independent of the order of the atomics.
  *
+ * Under a memory budget (env->budget streaming lineitem and orders,
+ * co-partitioned by orderkey; supplier and nation whole) steps 3 and 4 run
+ * once per load of partitions (dkb_stream with DKB_STREAM_OVERLAP: the next
+ * load's copy overlaps this one's kernels): an order's lines are all in its
+ * load, so the chunk bounds and searches are the load's own; d_bound is
+ * reused (same stream: the next load's bounds are written after this
+ * load's q21_orders read them) and every load adds into the same supplier
+ * counts. Step 5 runs once after the last load. No synchronize per load.
+ *
  * Bytes read (floor, SF10): o_orderkey, o_orderstatus 5 B x 15M, l_orderkey,
  * l_suppkey, l_commitdate, l_receiptdate 16 B x 60M (~1 GB; half the orders
  * are 'F'), s_nationkey, s_suppkey 0.8 MB. */
@@ -52,7 +61,10 @@
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
-#include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
 
 enum { TPB = 256, OCHUNK = 256, LIMIT = 100 };
 
@@ -242,6 +254,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     q21_out *d_out = NULL, *h_out = NULL;
     wait_row *rows = NULL;
     void *d_block = NULL;
+    /* the whole columns in one pass, or the loads of lineitem and orders */
+    static const char *const COLS[] = {"l_orderkey", "l_suppkey",  "l_commitdate",
+                                       "l_receiptdate", "o_orderkey", "o_orderstatus"};
+    dkb_stream st;
+    memset(&st, 0, sizeof st);
 
     if (ncode < 0 || fcode < 0 || nn == 0 || ns == 0) return 0;
     if (nkey->n != nn || sname->n != ns) {
@@ -269,15 +286,22 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         (const int32_t *)nkey->data, nn, ncode, d_in, d_bad);
     DKB_CUDA_TRY("supp_mark launch", cudaGetLastError());
     if (no > 0 && nl > 0) {
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data,
-                                                                            (const int32_t *)lkey->data, nl, nchunks,
-                                                                            d_bound, stream));
-        const int64_t grid = dkb_grid_cap((int64_t)sms * 32, no, TPB);
-        q21_orders<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const uint8_t *)ostatus->data, no, (const int32_t *)lkey->data,
-            (const int32_t *)lsupp->data, (const int32_t *)lcommit->data, (const int32_t *)lreceipt->data, nl, d_bound,
-            (uint8_t)fcode, d_in, ns, d_cnt, d_bad);
-        DKB_CUDA_TRY("q21_orders launch", cudaGetLastError());
+        DKB_TRY(dkb_stream_begin_ex(&st, db, env, 6, COLS, DKB_STREAM_OVERLAP));
+        while (dkb_stream_next(&st)) {
+            const dkb_cand_vec *c = st.cols; /* c[0..3]: lineitem (c[0].n rows), c[4..5]: orders (c[4].n rows) */
+            const int64_t pnl = c[0].n, pno = c[4].n, pch = (pno + OCHUNK - 1) / OCHUNK; /* pch <= nchunks */
+            if (pno <= 0 || pnl <= 0) continue; /* no lines: no order of the load counts */
+            DKB_CUDA_TRY("chunk_bounds launch",
+                         dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)c[4].data, (const int32_t *)c[0].data, pnl,
+                                                         pch, d_bound, stream));
+            const int64_t grid = dkb_grid_cap((int64_t)sms * 32, pno, TPB);
+            q21_orders<<<(unsigned)grid, TPB, 0, stream>>>(
+                (const int32_t *)c[4].data, (const uint8_t *)c[5].data, pno, (const int32_t *)c[0].data,
+                (const int32_t *)c[1].data, (const int32_t *)c[2].data, (const int32_t *)c[3].data, pnl, d_bound,
+                (uint8_t)fcode, d_in, ns, d_cnt, d_bad);
+            DKB_CUDA_TRY("q21_orders launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
     }
     {
         /* 5. the suppliers that can be in the top LIMIT (normally LIMIT plus ties), their names */
@@ -331,6 +355,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nout;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (after its kernels were enqueued) */
     dkb_dev_release(d_block, stream);
     free(h_out);
     free(h_cnt);
