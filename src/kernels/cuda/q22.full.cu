@@ -34,6 +34,13 @@
  *     the host adds them in __int128 and emits codes in numeric order
  *     (the string order of two-digit codes).
  *
+ * Under a memory budget (env->budget streams orders by partition) step 1
+ * runs once per load of o_custkey (dkb_stream with DKB_STREAM_OVERLAP: the
+ * next load's copy overlaps this one's kernel): each launch ors the load's
+ * customers into the same bitmap, which is zeroed once; nothing else reads
+ * orders, so the rest runs as without a budget. Without a budget the walk
+ * is one pass over the whole column (the same launch as before).
+ *
  * Bytes read (floor, SF10): o_custkey 4 B x 15M = 60 MB; customer
  * c_custkey 4, c_phone 8 (offsets) + 15 (bytes), c_acctbal 8 B x 1.5M =
  * 52 MB: about 0.11 GB, ~27 us at 4.2 TB/s (launches and two host round
@@ -44,6 +51,9 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders load by load */
 
 enum { TPB = 256, NWARP = TPB / 32, NCODE = 7, HAS_TPB = 1024 };
 
@@ -252,6 +262,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     __int128 pos_sum = 0, gsum[NCODE] = {0};
     int64_t pos_cnt = 0, gnum[NCODE] = {0}, r = 0;
     double avg = 0;
+    static const char *const OCOLS[] = {"o_custkey"};
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     DKB_CUDA_TRY("cudaGetDevice", cudaGetDevice(&dev));
     DKB_CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     grid = dkb_grid_cap((int64_t)sms * 4, nc, TPB);
@@ -270,19 +283,28 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
     }
     if (no > 0) {
-        const int64_t n4 = (uintptr_t)ocust->data % 16 == 0 ? no / 4 : 0;
+        /* o_custkey: the whole column in one pass, or under a budget load by load
+         * (each launch ors its rows' customers into d_has) */
         const size_t smem = sizeof(uint32_t) * (size_t)nwords;
-        if (smem <= (size_t)smem_max) {
+        const int use_smem = smem <= (size_t)smem_max;
+        if (use_smem)
             DKB_CUDA_TRY("cudaFuncSetAttribute has_orders_smem",
                          cudaFuncSetAttribute(has_orders_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-            has_orders_smem<<<(unsigned)sms, HAS_TPB, smem, stream>>>((const int32_t *)ocust->data, no, n4, nc, nwords,
-                                                                     d_has, d_bad);
-            DKB_CUDA_TRY("has_orders_smem launch", cudaGetLastError());
-        } else {
-            has_orders_global<<<(unsigned)(sms * 8), 256, 0, stream>>>((const int32_t *)ocust->data, no, n4, nc, d_has,
-                                                                       d_bad);
-            DKB_CUDA_TRY("has_orders_global launch", cudaGetLastError());
+        for (dkb_stream_begin_ex(&st, db, env, 1, OCOLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const int32_t *oc = (const int32_t *)st.cols[0].data;
+            const int64_t nol = st.cols[0].n;
+            if (nol <= 0) continue;
+            const int64_t n4 = (uintptr_t)oc % 16 == 0 ? nol / 4 : 0;
+            if (use_smem) {
+                has_orders_smem<<<(unsigned)sms, HAS_TPB, smem, stream>>>(oc, nol, n4, nc, nwords, d_has, d_bad);
+                DKB_CUDA_TRY("has_orders_smem launch", cudaGetLastError());
+            } else {
+                has_orders_global<<<(unsigned)(sms * 8), 256, 0, stream>>>(oc, nol, n4, nc, d_has, d_bad);
+                DKB_CUDA_TRY("has_orders_global launch", cudaGetLastError());
+            }
         }
+        rc = dkb_stream_end(&st);
+        if (rc) goto done;
     }
     cust_codes<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ckey->data, (const int64_t *)cphone->data,
                                                    cphone->bytes, (const int64_t *)cbal->data, nc, map, d_grp, d_part,
@@ -317,6 +339,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = r;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     dkb_dev_release(d_block, stream);
     free(h_part);
     return rc;
