@@ -34,6 +34,15 @@
  *  3. The few histogram rows are sorted on the host by (custdist desc,
  *     c_count desc). Integer counts: exact.
  *
+ * Under a memory budget (env->budget streams orders by partition) step 1
+ * runs once per load of o_custkey and o_comment (dkb_stream with
+ * DKB_STREAM_OVERLAP: the next load's copy overlaps this one's kernel),
+ * each launch adding into the same per-customer counts (zeroed once; a
+ * load's offsets start at 0, and the kernel only uses differences of
+ * them); the rest reads only customer-sized memory and runs as without a
+ * budget. Without a budget the walk is one pass over the whole columns
+ * (the same launch as before).
+ *
  * Bytes read (floor, SF10): o_custkey 4 B x 15M = 60 MB, o_comment offsets
  * 8 B x 15M = 120 MB and bytes ~49 B x 15M = 0.73 GB: about 0.91 GB,
  * ~0.22 ms at 4.2 TB/s. Each is read once, coalesced (offsets: one extra
@@ -51,6 +60,9 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders load by load */
 
 /* TPB threads per block; TILE consecutive orders per tile; TEXT_CAP bytes
  * of shared memory for a tile's text (16-aligned, with room for the
@@ -227,6 +239,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     char *d_words = NULL;
     int *d_flags = NULL;
     void *d_block = NULL;
+    static const char *const OCOLS[] = {"o_custkey", "o_comment"};
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
     {
         const dkb_dev_part parts[] = {
@@ -241,14 +256,22 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     DKB_CUDA_TRY("cudaMemcpyAsync word2",
              cudaMemcpyAsync(d_words + l1 + 1, pw2->s, l2 + 1, cudaMemcpyHostToDevice, stream));
     if (no > 0) {
-        int64_t grid = 0;
-        DKB_CUDA_TRY("resident grid", dkb_resident_grid(order_counts, TPB, 0, &sms, &grid));
-        if (grid > (no + TILE - 1) / TILE) grid = (no + TILE - 1) / TILE;
-        order_counts<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ocust->data,
-                                                         (const int64_t *)ocomment->data, ocomment->bytes, no, nc,
-                                                         d_words, (int64_t)l1, d_words + l1 + 1, (int64_t)l2, d_cnt,
-                                                         d_flags);
-        DKB_CUDA_TRY("order_counts launch", cudaGetLastError());
+        /* the whole columns in one pass, or under a budget load by load (each
+         * launch adds its rows' orders into d_cnt) */
+        int64_t resident = 0;
+        DKB_CUDA_TRY("resident grid", dkb_resident_grid(order_counts, TPB, 0, &sms, &resident));
+        for (dkb_stream_begin_ex(&st, db, env, 2, OCOLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const dkb_cand_vec *lc = &st.cols[0], *lt = &st.cols[1];
+            const int64_t nol = lc->n;
+            if (nol <= 0) continue;
+            const int64_t grid = resident < (nol + TILE - 1) / TILE ? resident : (nol + TILE - 1) / TILE;
+            order_counts<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)lc->data, (const int64_t *)lt->data,
+                                                             lt->bytes, nol, nc, d_words, (int64_t)l1,
+                                                             d_words + l1 + 1, (int64_t)l2, d_cnt, d_flags);
+            DKB_CUDA_TRY("order_counts launch", cudaGetLastError());
+        }
+        rc = dkb_stream_end(&st);
+        if (rc) goto done;
     }
     {
         int64_t grid = (int64_t)sms * 2;
@@ -292,6 +315,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nr;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     dkb_dev_release(d_block, stream);
     free(h_cnt);
     free(hist);
