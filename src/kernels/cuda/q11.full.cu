@@ -38,6 +38,14 @@
  *     digits in which values differ: 3 passes at SF10); the list being in
  *     partkey order, that is value desc, then ps_partkey asc.
  *
+ * Under a memory budget (env->budget streams partsupp by partition) step
+ * 2 runs once per load of the four partsupp columns (dkb_stream with
+ * DKB_STREAM_OVERLAP: the next load's copy overlaps this one's kernel),
+ * each launch adding into the same part sums, marks and total (zeroed
+ * once; integer adds: the same sums for any partitioning); the steps after
+ * it read only part-sized memory. Without a budget the walk is one pass
+ * over the whole columns (the same launch as before).
+ *
  * Host cost (SF10, ~30k rows; measured on a 2-core x86 host): sort ~95 us
  * (glibc qsort before: ~3 ms). Round trips: 2 (before: 5, with the nation
  * columns and the total fetched separately).
@@ -52,6 +60,9 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: partsupp load by load */
 
 enum { TPB = 256, NWARP = TPB / 32, MAXNAT = 256, TILE = 2048 };
 
@@ -312,6 +323,9 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     count_flag h_small = {0, 0}, *d_small = NULL;
     void *d_block = NULL;
     dkb_cand_res_col *c_key = &res->cols[0], *c_val = &res->cols[1];
+    static const char *const PSCOLS[] = {"ps_partkey", "ps_suppkey", "ps_availqty", "ps_supplycost"};
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
 
     if (code >= 0 && nkey->n > 0 && ns > 0 && nps > 0 && maxp > 0) {
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
@@ -332,11 +346,18 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                          maxs, (const int32_t *)nkey->data,
                                                          (const uint8_t *)nname->data, nkey->n, code, d_in, d_bad);
         DKB_CUDA_TRY("supp_in launch", cudaGetLastError());
-        ps_scan<<<(unsigned)(sms * 8), TPB, 0, stream>>>((const int32_t *)pspart->data,
-                                                         (const int32_t *)pssupp->data, (const int32_t *)psqty->data,
-                                                         (const int64_t *)pscost->data, nps, d_in, maxs, maxp, d_sum,
-                                                         d_has, d_total, d_bad);
-        DKB_CUDA_TRY("ps_scan launch", cudaGetLastError());
+        /* partsupp: the whole columns in one pass, or under a budget load by load
+         * (each launch adds its rows into d_sum, d_has and d_total) */
+        for (dkb_stream_begin_ex(&st, db, env, 4, PSCOLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const int64_t nl = st.cols[0].n;
+            if (nl <= 0) continue;
+            ps_scan<<<(unsigned)(sms * 8), TPB, 0, stream>>>(
+                (const int32_t *)st.cols[0].data, (const int32_t *)st.cols[1].data, (const int32_t *)st.cols[2].data,
+                (const int64_t *)st.cols[3].data, nl, d_in, maxs, maxp, d_sum, d_has, d_total, d_bad);
+            DKB_CUDA_TRY("ps_scan launch", cudaGetLastError());
+        }
+        rc = dkb_stream_end(&st);
+        if (rc) goto done;
         const unsigned grid = (unsigned)(ntiles < (int64_t)sms * 8 ? ntiles : (int64_t)sms * 8);
         part_count<<<grid, TPB, 0, stream>>>(d_sum, d_has, maxp, d_total, (long long)fraction->i, fraction->scale,
                                              ntiles, d_tile_count);
@@ -374,6 +395,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = n;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     dkb_dev_release(d_block, stream);
     free(h_list);
     free(h_tmp);
