@@ -28,8 +28,20 @@
  *     l_suppkey, then price and discount (late materialization). Matches
  *     (about 1 item in 200) add to per-warp nation sums in shared memory
  *     (int64, scale 4), merged per block into int64 partials.
- *  5. sum_partials adds the blocks' partials per nation in __int128 in a
- *     fixed order; 256 x (sum, count) come back; sorted by revenue desc.
+ *  5. acc_partials adds the blocks' partials per nation in __int128 in a
+ *     fixed order (into sums zeroed once); 256 x (sum, count) come back;
+ *     sorted by revenue desc.
+ *
+ * Under a memory budget (env->budget streaming orders and lineitem,
+ * co-partitioned by orderkey: a load's line items are exactly those of its
+ * orders) steps 3 to 5 run once per load (a dkb_stream walk over both
+ * tables' columns, DKB_STREAM_OVERLAP: the next load's copy overlaps this
+ * load's kernels): the chunks are the load's orders' chunks, their bounds
+ * found in the load's l_orderkey; the join writes the pass's block partials
+ * and acc_partials adds them into the __int128 sums (integers: the same
+ * sums for any partitioning). No host sync per load; one copy back at the
+ * end. Without a budget the walk is one pass over the whole columns, as
+ * before (acc_partials into zeroed sums is the sum_partials of before).
  *
  * Bytes read (floor, SF10): l_orderkey, l_suppkey 4 + 4, l_extendedprice,
  * l_discount 8 + 8 per item (60M: 1.44 GB; only passing orders' sectors of
@@ -41,8 +53,35 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, RED_TPB = 256 };
+
+/* The streamed columns, orders' then lineitem's (st.cols[0..2] have the
+ * load's orders rows, st.cols[3..6] its lineitem rows). */
+static const char *const Q05_COLS[] = {"o_orderkey", "o_custkey",       "o_orderdate", "l_orderkey",
+                                       "l_suppkey",  "l_extendedprice", "l_discount"};
+
+/* out[k] += the sum over blocks b < nblocks of partial[b * K + k] (int64),
+ * in __int128, in a fixed order (dkb_sum_partials, adding instead of
+ * storing: out accumulates over the passes of a walk). Launch K blocks of
+ * RED_TPB threads (a power of two). */
+__global__ void __launch_bounds__(RED_TPB)
+    acc_partials(const int64_t *__restrict__ partial, int64_t nblocks, int K, __int128 *__restrict__ out) {
+    __shared__ __int128 sh[RED_TPB];
+    const int k = blockIdx.x;
+    __int128 s = 0;
+    for (int64_t b = threadIdx.x; b < nblocks; b += RED_TPB) s += partial[b * K + k];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = RED_TPB / 2; w > 0; w >>= 1) {
+        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[k] += sh[0];
+}
 
 /* The region's nations, by nation key (kernel argument). */
 typedef struct {
@@ -165,7 +204,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     int name_of[MAXNAT];
     nation_mask mask;
     memset(&mask, 0, sizeof mask);
-    const int64_t nc = ckey->n, ns = skey->n, no = okey->n, nl = lkey->n;
+    const int64_t nc = ckey->n, ns = skey->n;
+    const int64_t no = okey->n, nl = lkey->n; /* the whole tables' rows (also under a budget) */
     const int64_t maxc = nc, maxs = ns; /* dense keys 1..N */
     const int64_t nchunks = (no + OCHUNK - 1) / OCHUNK;
     const int K = MAXNAT * 2;
@@ -182,6 +222,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     } group;
     group g[MAXNAT];
     dkb_cand_res_col *c_name = &res->cols[0], *c_rev = &res->cols[1];
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* dkb_stream_end at done: is a no-op until the walk begins */
 
     /* 1. the region's nations */
     DKB_CUDA_TRY("fetch region keys", dkb_copy_col_to_host(h_rk, rkey, sizeof(int32_t), stream));
@@ -209,7 +251,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             {(void **)&d_bad, sizeof(int), 0},
             {(void **)&d_bound, sizeof(int64_t) * (nchunks + 1), DKB_NO_FILL},
             {(void **)&d_part, sizeof(int64_t) * K * grid, DKB_NO_FILL},
-            {(void **)&d_sum, sizeof(__int128) * K, DKB_NO_FILL},
+            {(void **)&d_sum, sizeof(__int128) * K, 0}, /* acc_partials adds into it */
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
         if (nc > 0)
@@ -222,16 +264,27 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                                 (const int32_t *)snat->data, ns, maxs, mask, d_snat,
                                                                 d_bad);
         DKB_CUDA_TRY("key_nation supplier launch", cudaGetLastError());
-        DKB_CUDA_TRY("chunk_bounds launch", dkb_launch_chunk_bounds<OCHUNK>((const int32_t *)okey->data, (const int32_t *)lkey->data,
-                                                            nl, nchunks, d_bound, stream));
-        q05_join<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)okey->data, (const int32_t *)ocust->data, (const int32_t *)odate->data, no,
-            (const int32_t *)lkey->data, (const int32_t *)lsupp->data, (const int64_t *)lprice->data,
-            (const int64_t *)ldisc->data, d_bound, nchunks, d_cnat, maxc, d_snat, maxs, (int32_t)date->i,
-            (uint32_t)(hi_day - date->i), d_part, d_bad);
-        DKB_CUDA_TRY("q05_join launch", cudaGetLastError());
-        dkb_sum_partials<RED_TPB><<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
-        DKB_CUDA_TRY("sum_partials launch", cudaGetLastError());
+        /* the whole columns (one pass), or under a budget one pass per load of
+         * orders and lineitem partitions: the load's chunks, the join into the
+         * pass's block partials, and those added into d_sum */
+        for (dkb_stream_begin_ex(&st, db, env, 7, Q05_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const int64_t pno = st.cols[0].n, pnl = st.cols[3].n; /* this pass's orders and line items */
+            if (pno <= 0 || pnl <= 0) continue;                   /* no line item to count */
+            const int64_t pch = (pno + OCHUNK - 1) / OCHUNK, pgrid = grid < pch ? grid : pch;
+            DKB_FAIL_IF(pch > nchunks, DKB_CAND_EINTERNAL, "q05.full.cu: a load with more orders than the table\n");
+            const int32_t *p_okey = (const int32_t *)st.cols[0].data, *p_lkey = (const int32_t *)st.cols[3].data;
+            DKB_CUDA_TRY("chunk_bounds launch",
+                         dkb_launch_chunk_bounds<OCHUNK>(p_okey, p_lkey, pnl, pch, d_bound, stream));
+            q05_join<<<(unsigned)pgrid, TPB, 0, stream>>>(
+                p_okey, (const int32_t *)st.cols[1].data, (const int32_t *)st.cols[2].data, pno, p_lkey,
+                (const int32_t *)st.cols[4].data, (const int64_t *)st.cols[5].data, (const int64_t *)st.cols[6].data,
+                d_bound, pch, d_cnat, maxc, d_snat, maxs, (int32_t)date->i, (uint32_t)(hi_day - date->i), d_part,
+                d_bad);
+            DKB_CUDA_TRY("q05_join launch", cudaGetLastError());
+            acc_partials<<<K, RED_TPB, 0, stream>>>(d_part, pgrid, K, d_sum); /* the pass's pgrid blocks' partials */
+            DKB_CUDA_TRY("acc_partials launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
         DKB_CUDA_TRY("cudaMemcpyAsync sums", cudaMemcpyAsync(h_sum, d_sum, sizeof(__int128) * K, cudaMemcpyDeviceToHost,
                                                          stream));
         DKB_CUDA_TRY("cudaMemcpyAsync flag", cudaMemcpyAsync(&h_bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
@@ -266,6 +319,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = ng;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure (its work is enqueued) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
