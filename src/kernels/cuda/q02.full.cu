@@ -21,7 +21,9 @@
  *     code (the last nation row of a key wins, as on the CPU).
  *  2. part_mark: parts of the size and type get a compact slot (warp-
  *     aggregated counter) in an array over the dense partkeys; the slot
- *     holds the part row and the running minimum cost (INT64_MAX).
+ *     holds the part's key and p_mfgr code (values, not its row: under a
+ *     budget the row is gone after its load) and the running minimum cost
+ *     (INT64_MAX).
  *     supp_mark: the region's suppliers get their row in an array over the
  *     dense suppkeys.
  *  3. ps_scan: one pass over partsupp (4 partkeys per 16-byte load) lists
@@ -39,7 +41,7 @@
  *     list. top_final (1 block) does the same over the partial list: the
  *     first <= 100 rows in order.
  *  5. materialize (50 blocks): lengths of the winners' s_name, s_address,
- *     s_phone, s_comment, a block scan for their places, p_mfgr codes, then
+ *     s_phone, s_comment, a block scan for their places, then
  *     a warp per (row, column) copies the bytes into a text area that sits
  *     right after the control block (counters, flags, the rows) in one
  *     device allocation.
@@ -48,6 +50,21 @@
  *     host dictionaries). Only when the winners' text exceeds TEXT_CAP
  *     (impossible for TPC-H's column widths: <= 173 bytes a row) a second
  *     materialize into an exact-size buffer and a second copy follow.
+ *
+ * Under a memory budget (env->budget streams partsupp and part, co-
+ * partitioned by partkey) steps 2 (part_mark) and 3 (ps_scan) run once
+ * per load of both tables' columns (one dkb_stream walk with
+ * DKB_STREAM_OVERLAP: the next load's copy overlaps this one's kernels):
+ * part_mark gives the load's selected parts their slots, then ps_scan
+ * lists the load's partsupp rows, whose parts are all in the same load
+ * (and marked by the part_mark before it on the stream). Slots, minimums
+ * and hits live in call memory sized by the whole tables; nation_prep and
+ * supp_mark run before the walk, steps 4-6 after it, reading only those
+ * and the resident supplier and nation columns. Without a budget the walk
+ * is one pass over the whole columns (the same launches as before). The
+ * hit list's order varies from run to run either way (atomics); the sort
+ * is on the full ORDER BY, and rows equal on it (a repeated (partkey,
+ * suppkey) pair) are equal in every column.
  *
  * Cost (H200, SF10, `dkb bench --sf 10`): 0.175 and 0.196 ms in two runs,
  * against 2.19 ms for the previous version (host qsorts, ~18
@@ -66,6 +83,9 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
 
 enum {
     LIMIT = 100,                      /* the query's LIMIT */
@@ -90,18 +110,24 @@ typedef struct {
     int32_t slot, srow;
 } hit;
 
-/* A row at its part's minimum cost, with its ORDER BY keys. srow < 0 marks
- * padding in a sort. */
+/* A row at its part's minimum cost, with its ORDER BY keys and its part's
+ * p_mfgr code. srow < 0 marks padding in a sort. */
 typedef struct {
     long long acctbal;
-    int32_t ncode, srow, prow, partkey;
+    int32_t ncode, srow, mfgr, partkey;
 } cand;
+
+/* A selected part's values, kept per slot (part rows are not readable after
+ * their load under a budget). */
+typedef struct {
+    int32_t partkey, mfgr;
+} part_info;
 
 /* One result row as it comes back. */
 typedef struct {
     long long acctbal;
     long long start;     /* its first text byte: s_name, s_address, s_phone, s_comment follow each other */
-    int32_t partkey, ncode, srow, prow, mfgr, pad;
+    int32_t partkey, ncode, srow, mfgr;
     int32_t len[4];      /* s_name, s_address, s_phone, s_comment */
 } out_row;
 
@@ -154,11 +180,12 @@ __global__ void __launch_bounds__(256) nation_prep(const int32_t *__restrict__ r
     nat[256 + t] = last[t] >= 0 ? (int32_t)nname[last[t]] : 0;
 }
 
-/* Part row i passed size and type (sel): it gets the next slot, pslot over
- * its key points there, the slot holds its row and INT64_MAX. Called by all
- * 32 lanes of a warp. */
-__device__ __forceinline__ void mark_part(bool sel, int64_t i, const int32_t *__restrict__ pkey, int64_t maxp,
-                                          int32_t *__restrict__ pslot, int32_t *__restrict__ prow,
+/* Part row i (of this pass's part rows) passed size and type (sel): it gets
+ * the next slot, pslot over its key points there, the slot holds its key,
+ * its p_mfgr code and INT64_MAX. Called by all 32 lanes of a warp. */
+__device__ __forceinline__ void mark_part(bool sel, int64_t i, const int32_t *__restrict__ pkey,
+                                          const uint8_t *__restrict__ pmfgr, int64_t maxp,
+                                          int32_t *__restrict__ pslot, part_info *__restrict__ pinfo,
                                           long long *__restrict__ mincost, control *ctl) {
     int64_t k = 0;
     if (sel) {
@@ -177,7 +204,10 @@ __device__ __forceinline__ void mark_part(bool sel, int64_t i, const int32_t *__
     if (sel) {
         const unsigned slot = base + (unsigned)__popc(b & ((1u << lane) - 1u));
         pslot[k] = (int32_t)slot;
-        prow[slot] = (int32_t)i;
+        part_info pi;
+        pi.partkey = (int32_t)k;
+        pi.mfgr = (int32_t)__ldg(pmfgr + i);
+        pinfo[slot] = pi;
         mincost[slot] = LLONG_MAX;
     }
 }
@@ -188,7 +218,8 @@ __device__ __forceinline__ void mark_part(bool sel, int64_t i, const int32_t *__
 __global__ void __launch_bounds__(TPB) part_mark(const int32_t *__restrict__ pkey, const int32_t *__restrict__ psize,
                                                  const uint8_t *__restrict__ ptype, int64_t np, int64_t n4,
                                                  int64_t size, const byte_table type_ok, int64_t maxp,
-                                                 int32_t *__restrict__ pslot, int32_t *__restrict__ prow,
+                                                 const uint8_t *__restrict__ pmfgr, int32_t *__restrict__ pslot,
+                                                 part_info *__restrict__ pinfo,
                                                  long long *__restrict__ mincost, control *ctl) {
     const int lane = threadIdx.x & 31;
     const int64_t stride = (int64_t)gridDim.x * TPB, first = (int64_t)blockIdx.x * TPB + (threadIdx.x & ~31);
@@ -204,12 +235,12 @@ __global__ void __launch_bounds__(TPB) part_mark(const int32_t *__restrict__ pke
             sel[3] = s.w == size && type_ok.ok[t.w];
         }
 #pragma unroll
-        for (int u = 0; u < 4; u++) mark_part(sel[u], 4 * v + u, pkey, maxp, pslot, prow, mincost, ctl);
+        for (int u = 0; u < 4; u++) mark_part(sel[u], 4 * v + u, pkey, pmfgr, maxp, pslot, pinfo, mincost, ctl);
     }
     for (int64_t w = 4 * n4 + first; w < np; w += stride) {
         const int64_t i = w + lane;
         const bool sel = i < np && __ldg(psize + i) == size && type_ok.ok[__ldg(ptype + i)];
-        mark_part(sel, i, pkey, maxp, pslot, prow, mincost, ctl);
+        mark_part(sel, i, pkey, pmfgr, maxp, pslot, pinfo, mincost, ctl);
     }
 }
 
@@ -353,8 +384,8 @@ static __device__ int sort_keep(cand *buf, int total, const int64_t *__restrict_
  * each) that sit at their part's minimum cost, kept to its best LIMIT;
  * appended to partial (ctl->npartial counts). */
 __global__ void __launch_bounds__(SORT_THREADS) top_partial(
-    const hit *__restrict__ hits, const long long *__restrict__ mincost, const int32_t *__restrict__ prow,
-    const int32_t *__restrict__ pkey, const int64_t *__restrict__ sbal, const int32_t *__restrict__ snat,
+    const hit *__restrict__ hits, const long long *__restrict__ mincost, const part_info *__restrict__ pinfo,
+    const int64_t *__restrict__ sbal, const int32_t *__restrict__ snat,
     const int32_t *__restrict__ nat, const int64_t *__restrict__ soff, const char *__restrict__ sbytes,
     cand *__restrict__ partial, control *ctl) {
     __shared__ cand buf[SORT_THREADS];
@@ -372,12 +403,12 @@ __global__ void __launch_bounds__(SORT_THREADS) top_partial(
         if (threadIdx.x < CHUNK && i < n) {
             const hit h = hits[i];
             if (h.cost == mincost[h.slot]) {
-                const int32_t pr = prow[h.slot];
+                const part_info pi = pinfo[h.slot];
                 c.acctbal = (long long)sbal[h.srow];
                 c.ncode = nat[256 + snat[h.srow]]; /* 0..255: supp_mark checked it */
                 c.srow = h.srow;
-                c.prow = pr;
-                c.partkey = pkey[pr];
+                c.mfgr = pi.mfgr;
+                c.partkey = pi.partkey;
                 take = true;
             }
         }
@@ -416,18 +447,18 @@ __global__ void __launch_bounds__(SORT_THREADS) top_final(const cand *__restrict
         o->partkey = buf[t].partkey;
         o->ncode = buf[t].ncode;
         o->srow = buf[t].srow;
-        o->prow = buf[t].prow;
+        o->mfgr = buf[t].mfgr;
     }
     if (threadIdx.x == 0) ctl->nout = kept;
 }
 
 /* The winners' text: every block computes the lengths of the four text
  * columns of rows 0..nout-1 and their places (block scan); block 0 writes
- * them, the p_mfgr codes, total and over into ctl; when total <= cap a
- * warp per (row, column) copies the bytes to text. */
-__global__ void __launch_bounds__(MAT_THREADS) materialize(control *ctl, const text_cols cols,
-                                                           const uint8_t *__restrict__ pmfgr,
-                                                           char *__restrict__ text, long long cap) {
+ * them, total and over into ctl; when total <= cap a warp per (row,
+ * column) copies the bytes to text. (The rows' p_mfgr codes came with
+ * them from their parts' slots.) */
+__global__ void __launch_bounds__(MAT_THREADS) materialize(control *ctl, const text_cols cols, char *__restrict__ text,
+                                                           long long cap) {
     __shared__ long long src[LIMIT][4], start[LIMIT], wtot[4];
     __shared__ int len[LIMIT][4];
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -468,7 +499,6 @@ __global__ void __launch_bounds__(MAT_THREADS) materialize(control *ctl, const t
             out_row *o = &ctl->rows[t];
             o->start = start[t];
             for (int c = 0; c < 4; c++) o->len[c] = len[t][c];
-            o->mfgr = pmfgr[o->prow];
         }
         if (t == 0) {
             ctl->total = total;
@@ -544,6 +574,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     control *h_ctl = NULL;
     const char *text = NULL;
     int nout = 0;
+    /* the streamed tables' columns: partsupp's (PS_N of them) then part's */
+    enum { PS_N = 3 };
+    static const char *const SCOLS[] = {"ps_partkey", "ps_suppkey", "ps_supplycost",
+                                        "p_partkey",  "p_mfgr",     "p_size",        "p_type"};
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     if (nkey->n == 0 || rkey->n == 0 || np == 0 || ns == 0 || nps == 0) return 0;
 
     /* p_type like '%:type', once per dictionary entry */
@@ -572,15 +608,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const size_t o_nat = o_ctl + round_up(stage_bytes);
         const size_t o_pslot = o_nat + round_up(sizeof(int32_t) * 2 * MAXNAT);
         const size_t o_srow = o_pslot + round_up(sizeof(int32_t) * (size_t)(maxp + 1));
-        const size_t o_prow = o_srow + round_up(sizeof(int32_t) * (size_t)(maxs + 1));
-        const size_t o_min = o_prow + round_up(sizeof(int32_t) * (size_t)np);
+        const size_t o_pinfo = o_srow + round_up(sizeof(int32_t) * (size_t)(maxs + 1));
+        const size_t o_min = o_pinfo + round_up(sizeof(part_info) * (size_t)np);
         const size_t o_hits = o_min + round_up(sizeof(long long) * (size_t)np);
         const size_t o_part = o_hits + round_up(sizeof(hit) * (size_t)nps);
         const size_t all = o_part + round_up(sizeof(cand) * (size_t)grid_top * LIMIT);
         DKB_CUDA_TRY("cudaMallocAsync temporaries", cudaMallocAsync((void **)&d_mem, all, stream));
         control *ctl = (control *)(d_mem + o_ctl);
         int32_t *nat = (int32_t *)(d_mem + o_nat), *pslot = (int32_t *)(d_mem + o_pslot);
-        int32_t *srow_of = (int32_t *)(d_mem + o_srow), *prow = (int32_t *)(d_mem + o_prow);
+        int32_t *srow_of = (int32_t *)(d_mem + o_srow);
+        part_info *pinfo = (part_info *)(d_mem + o_pinfo);
         long long *mincost = (long long *)(d_mem + o_min);
         hit *hits = (hit *)(d_mem + o_hits);
         cand *partial = (cand *)(d_mem + o_part);
@@ -600,41 +637,50 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                            (const int32_t *)nreg->data, (int)nkey->n, region_code, nat, ctl);
         DKB_CUDA_TRY("nation_prep launch", cudaGetLastError());
         {
-            const int aligned = (uintptr_t)psize->data % 16 == 0 && (uintptr_t)ptype->data % 4 == 0;
-            const int64_t n4 = aligned ? np / 4 : 0;
-            int64_t grid = (n4 + (np - 4 * n4) + TPB - 1) / TPB;
-            if (grid > (int64_t)sms * 16) grid = (int64_t)sms * 16;
-            if (grid < 1) grid = 1;
-            part_mark<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)pkey->data, (const int32_t *)psize->data,
-                                                          (const uint8_t *)ptype->data, np, n4, size->i, type_ok,
-                                                          maxp, pslot, prow, mincost, ctl);
-            DKB_CUDA_TRY("part_mark launch", cudaGetLastError());
-        }
-        {
             int64_t grid = (ns + TPB - 1) / TPB;
             if (grid > (int64_t)sms * 16) grid = (int64_t)sms * 16;
             supp_mark<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)skey->data, (const int32_t *)snat->data,
                                                           ns, nat, maxs, srow_of, ctl);
             DKB_CUDA_TRY("supp_mark launch", cudaGetLastError());
         }
-        {
-            const int64_t n4 = (uintptr_t)pspart->data % 16 == 0 ? nps / 4 : 0;
-            int64_t grid = (n4 + (nps - 4 * n4) + TPB - 1) / TPB;
-            if (grid > (int64_t)sms * 16) grid = (int64_t)sms * 16;
-            if (grid < 1) grid = 1;
-            ps_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data,
-                                                        (const int64_t *)pscost->data, nps, n4, pslot, maxp, srow_of,
-                                                        maxs, mincost, hits, &ctl->nhits);
-            DKB_CUDA_TRY("ps_scan launch", cudaGetLastError());
+        /* part and partsupp: the whole columns in one pass, or under a budget
+         * load by load (a load's partsupp rows have their parts in the same
+         * load: part_mark first, then ps_scan, in stream order) */
+        for (dkb_stream_begin_ex(&st, db, env, DKB_COUNT(SCOLS), SCOLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const dkb_cand_vec *c = st.cols; /* [0, PS_N): partsupp's (n: its rows), then part's */
+            const int64_t lnp = c[PS_N].n, lnps = c[0].n;
+            if (lnp > 0) {
+                const int aligned = (uintptr_t)c[PS_N + 2].data % 16 == 0 && (uintptr_t)c[PS_N + 3].data % 4 == 0;
+                const int64_t n4 = aligned ? lnp / 4 : 0;
+                int64_t grid = (n4 + (lnp - 4 * n4) + TPB - 1) / TPB;
+                if (grid > (int64_t)sms * 16) grid = (int64_t)sms * 16;
+                if (grid < 1) grid = 1;
+                part_mark<<<(unsigned)grid, TPB, 0, stream>>>(
+                    (const int32_t *)c[PS_N].data, (const int32_t *)c[PS_N + 2].data,
+                    (const uint8_t *)c[PS_N + 3].data, lnp, n4, size->i, type_ok, maxp,
+                    (const uint8_t *)c[PS_N + 1].data, pslot, pinfo, mincost, ctl);
+                DKB_CUDA_TRY("part_mark launch", cudaGetLastError());
+            }
+            if (lnps > 0) {
+                const int64_t n4 = (uintptr_t)c[0].data % 16 == 0 ? lnps / 4 : 0;
+                int64_t grid = (n4 + (lnps - 4 * n4) + TPB - 1) / TPB;
+                if (grid > (int64_t)sms * 16) grid = (int64_t)sms * 16;
+                if (grid < 1) grid = 1;
+                ps_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)c[0].data, (const int32_t *)c[1].data,
+                                                            (const int64_t *)c[2].data, lnps, n4, pslot, maxp,
+                                                            srow_of, maxs, mincost, hits, &ctl->nhits);
+                DKB_CUDA_TRY("ps_scan launch", cudaGetLastError());
+            }
         }
+        rc = dkb_stream_end(&st);
+        if (rc) goto done;
         top_partial<<<(unsigned)grid_top, SORT_THREADS, 0, stream>>>(
-            hits, mincost, prow, (const int32_t *)pkey->data, (const int64_t *)sbal->data,
+            hits, mincost, pinfo, (const int64_t *)sbal->data,
             (const int32_t *)snat->data, nat, (const int64_t *)sname->data, sname->bytes, partial, ctl);
         DKB_CUDA_TRY("top_partial launch", cudaGetLastError());
         top_final<<<1, SORT_THREADS, 0, stream>>>(partial, (const int64_t *)sname->data, sname->bytes, ctl);
         DKB_CUDA_TRY("top_final launch", cudaGetLastError());
-        materialize<<<MAT_BLOCKS, MAT_THREADS, 0, stream>>>(ctl, cols, (const uint8_t *)pmfgr->data,
-                                                             d_mem + o_ctl + sizeof(control), TEXT_CAP);
+        materialize<<<MAT_BLOCKS, MAT_THREADS, 0, stream>>>(ctl, cols, d_mem + o_ctl + sizeof(control), TEXT_CAP);
         DKB_CUDA_TRY("materialize launch", cudaGetLastError());
 
         /* the one round trip: control block and text area */
@@ -654,8 +700,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
              * into a buffer of its size */
             const long long total = h_ctl->total;
             DKB_CUDA_TRY("cudaMallocAsync long text", cudaMallocAsync((void **)&d_text, (size_t)total + 1, stream));
-            materialize<<<MAT_BLOCKS, MAT_THREADS, 0, stream>>>(ctl, cols, (const uint8_t *)pmfgr->data, d_text,
-                                                                 total);
+            materialize<<<MAT_BLOCKS, MAT_THREADS, 0, stream>>>(ctl, cols, d_text, total);
             DKB_CUDA_TRY("materialize (long text) launch", cudaGetLastError());
             h_text = (char *)malloc((size_t)total + 1);
             DKB_FAIL_IF(!h_text, DKB_CAND_ENOMEM, "q02.full.cu: out of host memory for %lld text bytes\n", total);
@@ -688,6 +733,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = nout;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     if (d_text) cudaFreeAsync(d_text, stream);
     if (d_mem) cudaFreeAsync(d_mem, stream);
     if (rc) cudaStreamSynchronize(stream); /* nothing of ours left running after a failure */
