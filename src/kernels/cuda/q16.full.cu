@@ -38,6 +38,21 @@
  *     32-byte copy per string from padded dictionary copies (exact copies
  *     for longer strings or near the byte cap).
  *
+ * Under a memory budget (env->budget streams part and partsupp, co-
+ * partitioned by partkey) step 3 runs once per load of both tables'
+ * columns (one dkb_stream walk with DKB_STREAM_OVERLAP: the next load's
+ * copy overlaps this one's kernel): a load's partsupp rows find their part
+ * in the same load, at ps_partkey - 1 - the load's first part row (a key
+ * outside the load's parts sets the bad flag). Each load's warps write
+ * their keys into the list from the load's first partsupp row on (the
+ * load's rows are after the earlier loads' in the list) and their (start,
+ * count) at the next free warp entries; steps 4 and 5 run once after the
+ * walk over all the loads' warps (the same set, the same counts: distinct
+ * pairs do not depend on how the rows were split). The chunk (rows per
+ * warp) is the whole table's, so a load needs at most one warp more than
+ * its share. Without a budget the walk is one pass over the whole columns
+ * (the same launches as before).
+ *
  * Host cost (SF10, ~27k groups; measured on a 2-core x86 host): sort ~30 us
  * (glibc qsort before: ~3 ms), result rows ~45 us (~150 us with exact
  * memcpy per string).
@@ -50,6 +65,9 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
 
 enum { TPB = 256 };
 
@@ -96,17 +114,21 @@ static __device__ inline int64_t set_slots(unsigned long long nkept, int64_t cap
     return s;
 }
 
-/* Warp w of the grid owns partsupp rows [w * chunk, (w + 1) * chunk): it
- * reads them 32 at a time and appends each kept row's pair key
- * (group << 32 | suppkey, never 0 as suppkey >= 1) to list[w * chunk ...]
- * in row order (a ballot per 32 rows, no atomics); wcount[w] = keys
- * appended, *nkept += them (one atomic per warp). A key outside 1..N sets
- * *bad. */
+/* Over this pass's nps partsupp rows and nparts part rows (part rows
+ * pfirst .. pfirst + nparts - 1 of the whole table; part keys dense 1..N:
+ * key k is row k - 1): warp w of the grid owns partsupp rows [w * chunk,
+ * (w + 1) * chunk): it reads them 32 at a time and appends each kept row's
+ * pair key (group << 32 | suppkey, never 0 as suppkey >= 1) to list[lbase
+ * + w * chunk ...] in row order (a ballot per 32 rows, no atomics);
+ * wstart[w] = lbase + w * chunk, wcount[w] = keys appended, *nkept += them
+ * (one atomic per warp). A supplier key outside 1..N or a part key outside
+ * the pass's parts sets *bad. */
 __global__ void __launch_bounds__(TPB) q16_keep(const int32_t *__restrict__ pspart, const int32_t *__restrict__ pssupp,
                                                 int64_t nps, int64_t chunk, const uint8_t *__restrict__ pbrand,
                                                 const uint8_t *__restrict__ ptype, const int32_t *__restrict__ psize,
-                                                int64_t nparts, const uint8_t *__restrict__ bad_supp, int64_t nsupp,
-                                                const part_tests t, unsigned long long *__restrict__ list,
+                                                int64_t nparts, int64_t pfirst, const uint8_t *__restrict__ bad_supp,
+                                                int64_t nsupp, const part_tests t, unsigned long long *__restrict__ list,
+                                                int64_t lbase, int64_t *__restrict__ wstart,
                                                 unsigned int *__restrict__ wcount,
                                                 unsigned long long *__restrict__ nkept, int *__restrict__ bad) {
     const int lane = threadIdx.x & 31;
@@ -120,7 +142,8 @@ __global__ void __launch_bounds__(TPB) q16_keep(const int32_t *__restrict__ pspa
         bool keep = false;
         unsigned long long key = 0;
         if (i < end) {
-            const uint32_t p = (uint32_t)__ldg(pspart + i) - 1u, s = (uint32_t)__ldg(pssupp + i) - 1u;
+            const int64_t p = (int64_t)__ldg(pspart + i) - 1 - pfirst;
+            const uint32_t s = (uint32_t)__ldg(pssupp + i) - 1u;
             if ((uint64_t)p >= (uint64_t)nparts || (uint64_t)s >= (uint64_t)nsupp) {
                 oops = 1;
             } else {
@@ -137,10 +160,11 @@ __global__ void __launch_bounds__(TPB) q16_keep(const int32_t *__restrict__ pspa
             }
         }
         const unsigned int m = __ballot_sync(DKB_FULL_MASK, keep);
-        if (keep) list[begin + n + __popc(m & ((1u << lane) - 1u))] = key;
+        if (keep) list[lbase + begin + n + __popc(m & ((1u << lane) - 1u))] = key;
         n += (unsigned int)__popc(m);
     }
     if (lane == 0 && begin < nps) {
+        wstart[w] = lbase + begin;
         wcount[w] = n;
         if (n) atomicAdd(nkept, (unsigned long long)n);
     }
@@ -155,13 +179,14 @@ __global__ void __launch_bounds__(TPB) set_clear(const unsigned long long *__res
     for (int64_t i = (int64_t)blockIdx.x * TPB + threadIdx.x; i < half; i += (int64_t)gridDim.x * TPB) tkey[i] = zero;
 }
 
-/* Inserts warp w's listed keys (wcount[w] of them at list[w * chunk]) into
+/* Inserts warp w's listed keys (wcount[w] of them at list[wstart[w]]) into
  * the open-addressing set tkey (0: empty; set_slots(*nkept) slots); the
  * thread whose atomicCAS creates a pair adds 1 to its group's count:
  * count(distinct suppkey) exactly, in any order of the threads. */
 __global__ void __launch_bounds__(TPB) q16_insert(const unsigned long long *__restrict__ list,
+                                                  const int64_t *__restrict__ wstart,
                                                   const unsigned int *__restrict__ wcount, int64_t nwarps,
-                                                  int64_t chunk, const unsigned long long *__restrict__ nkept,
+                                                  const unsigned long long *__restrict__ nkept,
                                                   int64_t cap, unsigned long long *__restrict__ tkey,
                                                   unsigned int *__restrict__ gcnt) {
     const int64_t slots = set_slots(*nkept, cap);
@@ -171,8 +196,9 @@ __global__ void __launch_bounds__(TPB) q16_insert(const unsigned long long *__re
     const int64_t warps = (int64_t)gridDim.x * (TPB / 32);
     for (int64_t w = ((int64_t)blockIdx.x * TPB + threadIdx.x) >> 5; w < nwarps; w += warps) {
         const unsigned int n = wcount[w];
+        const int64_t at = wstart[w];
         for (unsigned int j = lane; j < n; j += 32) {
-            const unsigned long long key = list[w * chunk + j];
+            const unsigned long long key = list[at + j];
             uint64_t h = slot_of(key, shift);
             for (;;) {
                 const unsigned long long old = atomicCAS(tkey + h, 0ull, key);
@@ -284,7 +310,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t nsupp = scomment->n, nps = pspart->n, nparts = pbrand->n;
     const int64_t ngroups = (int64_t)nbrand * ntype * (t.nsizes > 0 ? t.nsizes : 1);
     int rc = 0, sms = 0, h_bad = 0;
-    int64_t cap = 1, m = 0, grid = 0, chunk = 0, nwarps = 0;
+    int64_t cap = 1, m = 0, grid = 0, chunk = 0, nwarps = 0, wcap = 0, kw = 0, lbase = 0;
+    int64_t *d_wstart = NULL;
     uint8_t *d_bad_supp = NULL;
     unsigned long long *d_tkey = NULL, *d_list = NULL, *d_nkept = NULL;
     unsigned int *d_gcnt = NULL, *d_wcount = NULL, *h_gcnt = NULL;
@@ -292,6 +319,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     void *d_block = NULL;
     uint64_t *order = NULL, *order_tmp = NULL, *sorted = NULL;
     padded_dict brands = {NULL, NULL}, types = {NULL, NULL};
+    /* the streamed tables' columns: part's first (st.row_start is then the
+     * pass's first part row), then partsupp's */
+    static const char *const SCOLS[] = {"p_brand", "p_type", "p_size", "ps_partkey", "ps_suppkey"};
+    const dkb_cand_budget *budget = env->budget;
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
 
     res->nrows = 0;
     c_brand->str_off[0] = c_type->str_off[0] = 0;
@@ -307,6 +340,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     chunk = (nps + grid * (TPB / 32) - 1) / (grid * (TPB / 32)); /* rows per warp, a multiple of 32 */
     chunk = (chunk + 31) / 32 * 32;
     nwarps = (nps + chunk - 1) / chunk; /* warps that own rows */
+    /* warp entries of all passes: a pass of n rows takes ceil(n / chunk) <= n / chunk + 1 */
+    wcap = nwarps + (budget && budget->nstreamed && budget->nparts > 0 ? budget->nparts : 1);
     {
         const dkb_dev_part parts[] = {
             {(void **)&d_gcnt, sizeof(unsigned int) * (size_t)ngroups, 0},
@@ -314,7 +349,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             {(void **)&d_bad, sizeof(int), 0},
             {(void **)&d_bad_supp, (size_t)nsupp, DKB_NO_FILL},
             {(void **)&d_list, sizeof(unsigned long long) * (size_t)nps, DKB_NO_FILL},
-            {(void **)&d_wcount, sizeof(unsigned int) * (size_t)nwarps, DKB_NO_FILL},
+            {(void **)&d_wcount, sizeof(unsigned int) * (size_t)wcap, DKB_NO_FILL},
+            {(void **)&d_wstart, sizeof(int64_t) * (size_t)wcap, DKB_NO_FILL},
             {(void **)&d_tkey, sizeof(unsigned long long) * (size_t)cap, DKB_NO_FILL},
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
@@ -322,14 +358,30 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     complaints<<<(unsigned)((nsupp + 127) / 128), 128, 0, stream>>>((const int64_t *)scomment->data, scomment->bytes,
                                                                     nsupp, d_bad_supp);
     DKB_CUDA_TRY("complaints launch", cudaGetLastError());
-    q16_keep<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)pspart->data, (const int32_t *)pssupp->data, nps,
-                                                 chunk, (const uint8_t *)pbrand->data, (const uint8_t *)ptype->data,
-                                                 (const int32_t *)psize->data, nparts, d_bad_supp, nsupp, t, d_list,
-                                                 d_wcount, d_nkept, d_bad);
-    DKB_CUDA_TRY("q16_keep launch", cudaGetLastError());
+    /* part and partsupp: the whole columns in one pass, or under a budget load
+     * by load (a load's partsupp rows have their parts in the same load); pass
+     * after pass the keys go on in the list and the warps' entries in
+     * d_wstart/d_wcount */
+    for (dkb_stream_begin_ex(&st, db, env, DKB_COUNT(SCOLS), SCOLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+        const dkb_cand_vec *c = st.cols; /* [0, 3): part's (n: its rows), [3, 5): partsupp's */
+        const int64_t lnp = c[0].n, lnps = c[3].n;
+        if (lnps <= 0) continue;
+        const int64_t lw = (lnps + chunk - 1) / chunk; /* warps that own this pass's rows */
+        DKB_FAIL_IF(kw + lw > wcap || lbase + lnps > nps, DKB_CAND_EINTERNAL,
+                    "q16.full.cu: the loads hold more partsupp rows than the table\n");
+        q16_keep<<<(unsigned)((lw + TPB / 32 - 1) / (TPB / 32)), TPB, 0, stream>>>(
+            (const int32_t *)c[3].data, (const int32_t *)c[4].data, lnps, chunk, (const uint8_t *)c[0].data,
+            (const uint8_t *)c[1].data, (const int32_t *)c[2].data, lnp, st.row_start, d_bad_supp, nsupp, t, d_list,
+            lbase, d_wstart + kw, d_wcount + kw, d_nkept, d_bad);
+        DKB_CUDA_TRY("q16_keep launch", cudaGetLastError());
+        kw += lw;
+        lbase += lnps;
+    }
+    rc = dkb_stream_end(&st);
+    if (rc) goto done;
     set_clear<<<(unsigned)(sms * 4), TPB, 0, stream>>>(d_nkept, cap, (ulonglong2 *)d_tkey);
     DKB_CUDA_TRY("set_clear launch", cudaGetLastError());
-    q16_insert<<<(unsigned)grid, TPB, 0, stream>>>(d_list, d_wcount, nwarps, chunk, d_nkept, cap, d_tkey, d_gcnt);
+    q16_insert<<<(unsigned)grid, TPB, 0, stream>>>(d_list, d_wstart, d_wcount, kw, d_nkept, cap, d_tkey, d_gcnt);
     DKB_CUDA_TRY("q16_insert launch", cudaGetLastError());
     h_gcnt = (unsigned int *)malloc(sizeof(unsigned int) * (size_t)ngroups);
     order = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)ngroups);
@@ -360,6 +412,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = m;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     dkb_dev_release(d_block, stream);
     free(h_gcnt);
     free(order);
