@@ -36,6 +36,7 @@ typedef struct dkb_bench_info {
     double gen_seconds;        /* ... taking this long */
     int quick;                 /* --quick timing */
     const char *command_line;  /* "dkb bench ..." */
+    double h2d_gbs;            /* --mem-budget on cuda: pinned host-to-device GB/s measured in this run (else 0) */
 } dkb_bench_info;
 
 /* ---- data (bench_data.c) ---- */

@@ -34,6 +34,12 @@ static int bench_ranks(const dkb_eval_results *res) { return res->n > 0 && res->
 
 /* ---- results.json ---- */
 
+/* One call's streamed bytes over the pinned host-to-device bandwidth, in
+ * ms (the transfer floor); NaN without both. */
+static double transfer_floor_ms(double bytes, double gbs) {
+    return isfinite(bytes) && bytes > 0 && isfinite(gbs) && gbs > 0 ? bytes / (gbs * 1e6) : NAN;
+}
+
 static void add_num(cJSON *o, const char *key, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, key, v);
     else cJSON_AddNullToObject(o, key);
@@ -59,6 +65,7 @@ cJSON *dkb__bench_json(const dkb_eval_results *res, const dkb_bench_info *info) 
     cJSON_AddBoolToObject(b, "quick", info->quick);
     cJSON_AddStringToObject(b, "command", info->command_line ? info->command_line : "");
     cJSON_AddNumberToObject(b, "ranks", bench_ranks(res));
+    if (info->h2d_gbs > 0) cJSON_AddNumberToObject(b, "pinned_h2d_gbs", info->h2d_gbs);
     cJSON *rows = cJSON_AddArrayToObject(b, "queries");
     for (int i = 0; i < res->n; i++) {
         dkb_bench_row r;
@@ -89,6 +96,10 @@ cJSON *dkb__bench_json(const dkb_eval_results *res, const dkb_bench_info *info) 
             cJSON_AddNumberToObject(j, "baseline_runs", it->chunks);
             add_num(j, "baseline_streamed_bytes", it->streamed_baseline);
             add_num(j, "expert_streamed_bytes", it->streamed_candidate);
+            if (info->h2d_gbs > 0) {   /* cuda: the transfer floors of the bytes each side streamed */
+                add_num(j, "baseline_transfer_floor_ms", transfer_floor_ms(it->streamed_baseline, info->h2d_gbs));
+                add_num(j, "expert_transfer_floor_ms", transfer_floor_ms(it->streamed_candidate, info->h2d_gbs));
+            }
         }
     }
     const dkb_score_totals *t = &res->totals;
@@ -120,18 +131,33 @@ static const char *fmt(char *buf, size_t n, const char *f, double v) {
 
 /* Under --mem-budget: per query whether the baseline ran partitioned (its
  * runs of partitions per pass) and the bytes one call of each side
- * streamed (the expert's: its loads, the largest call). */
-static void print_streamed(const dkb_eval_results *res, FILE *f) {
+ * streamed (the expert's: its loads, the largest call); on CUDA also the
+ * expert's transfer floor and its time over it. */
+static void print_streamed(const dkb_eval_results *res, const dkb_bench_info *info, FILE *f) {
     if (!res->opts.mem_budget) return;
-    fprintf(f, "\nstreamed under --mem-budget %lld bytes (one call):\n%-5s %-12s %18s %18s\n",
-            (long long)res->opts.mem_budget, "query", "baseline", "baseline bytes", "expert bytes");
+    const int cuda = info->h2d_gbs > 0;
+    fprintf(f, "\nstreamed under --mem-budget %lld bytes (one call", (long long)res->opts.mem_budget);
+    if (cuda) fprintf(f, "; pinned host-to-device %.1f GB/s, measured in this run", info->h2d_gbs);
+    fprintf(f, "):\n%-5s %-12s %18s %18s", "query", "baseline", "baseline bytes", "expert bytes");
+    if (cuda) fprintf(f, " %12s %11s %11s", "floor ms", "base/floor", "expert/floor");
+    fputc('\n', f);
     for (int i = 0; i < res->n; i++) {
         const dkb_eval_item *it = &res->items[i];
         char runs[32], b1[32], b2[32];
         if (it->budgeted && it->partitioned) snprintf(runs, sizeof runs, "%d runs", it->chunks);
         else snprintf(runs, sizeof runs, "%s", it->budgeted ? "fits" : "-");
-        fprintf(f, "%-5s %-12s %18s %18s\n", it->query, runs, fmt(b1, sizeof b1, "%.0f", it->streamed_baseline),
+        fprintf(f, "%-5s %-12s %18s %18s", it->query, runs, fmt(b1, sizeof b1, "%.0f", it->streamed_baseline),
                 fmt(b2, sizeof b2, "%.0f", it->streamed_candidate));
+        if (cuda) {
+            dkb_bench_row r;
+            dkb__bench_row(it, &r);
+            const double fb = transfer_floor_ms(it->streamed_baseline, info->h2d_gbs);
+            const double fe = transfer_floor_ms(it->streamed_candidate, info->h2d_gbs);
+            char b3[32], b4[32], b5[32];
+            fprintf(f, " %12s %11s %11s", fmt(b3, sizeof b3, "%.3f", fe),
+                    fmt(b4, sizeof b4, "%.2f", r.baseline_ms / fb), fmt(b5, sizeof b5, "%.2f", r.expert_ms / fe));
+        }
+        fputc('\n', f);
     }
 }
 
@@ -168,7 +194,7 @@ int dkb__bench_print_table(const dkb_eval_results *res, const dkb_bench_info *in
         free(note);
     }
     if (!res->n) fprintf(f, "(no queries)\n");
-    print_streamed(res, f);
+    print_streamed(res, info, f);
     const dkb_score_totals *t = &res->totals;
     fprintf(f, "\npass rate %.1f%% (%d of %d experts valid", 100 * t->pass_rate, t->valid, t->candidates);
     if (t->missing) fprintf(f, "; %d quer%s without an expert", t->missing, t->missing == 1 ? "y" : "ies");

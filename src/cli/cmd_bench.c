@@ -20,6 +20,7 @@
 #include "dist/comm.h"           // defines: dkb__comm (mpirun -np K dkb bench)
 #include "dkb/tensor.h"          // defines: dkb_tp_cuda_available, dkb_tp_device_query
 #include "harness/eval.h"
+#include "queries/stream.h"      // defines: dkb__cuda_h2d_gbs (the transfer floor)
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -226,25 +227,9 @@ static int run_bench(bench_cli *c, const char *cmd) {
     /* backend */
     const char *backend = c->backend;
     char device[256] = "";
-    /* --mem-budget is CPU only (the CUDA experts and candidates do not
-     * stream): refused before anything runs, and for an explicit --backend
-     * cuda before the GPU is probed, so the answer is the same on every
-     * machine (tests/cli/partitions.sh) */
-    static const char no_cuda_budget[] =
-        "dkb bench: error: --mem-budget: --backend cpu only so far (the CUDA "
-        "experts and candidates get no partition loader yet; dkb run --mem-budget streams the baseline on "
-        "CUDA); use --backend cpu\n";
-    if (c->o.mem_budget && !strcmp(backend, "cuda")) {
-        fputs(no_cuda_budget, stderr);
-        return DKB_EXIT_FAIL;
-    }
     if (!strcmp(backend, "auto")) backend = dkb_tp_cuda_available() ? "cuda" : "cpu";
     else if (!strcmp(backend, "cuda") && !dkb_tp_cuda_available()) {
         fprintf(stderr, "dkb bench: error: --backend cuda: no usable GPU (or a build without CUDA); use --backend cpu\n");
-        return DKB_EXIT_FAIL;
-    }
-    if (c->o.mem_budget && strcmp(backend, "cpu")) {
-        fputs(no_cuda_budget, stderr);
         return DKB_EXIT_FAIL;
     }
     if (!strcmp(backend, "cuda")) {
@@ -349,6 +334,8 @@ static int run_bench(bench_cli *c, const char *cmd) {
     dkb_bench_info info = {.backend = backend, .target = c->o.target, .device = device, .sf = sf, .store = data, .experts = expert_dir,
                            .experts_found = found, .generated = generated, .gen_seconds = gen_s, .quick = c->quick,
                            .command_line = cmd};
+    /* the transfer floor's bandwidth, measured in this run (queries/stream.h) */
+    if (c->o.mem_budget && !strcmp(backend, "cuda")) info.h2d_gbs = dkb__cuda_h2d_gbs();
     int exit_code = DKB_EXIT_OK;
     if ((rc = dkb__bench_write(&res, &info, &err))) exit_code = cli_fail("bench", rc, &err);
     if (!c->quiet)

@@ -266,7 +266,6 @@ static int parse(int argc, char **argv, eval_cli *c) {
         if (o->modes & DKB_EVAL_CORE)
             return cli_usage_error("eval: --mem-budget: full mode only (core mode's inputs are the prepared whole "
                                    "columns); use --mode full");
-        if (strcmp(o->backend, "cpu")) return cli_usage_error("eval: --mem-budget: --backend cpu only so far");
         if (o->target) return cli_usage_error("eval: --mem-budget: not with --target python yet");
         if (o->sql) return cli_usage_error("eval: --mem-budget: not with --sql");
         o->modes = DKB_EVAL_FULL;

@@ -278,10 +278,11 @@ int cmd_optimize(int argc, char **argv) {
         if (dkb__eval_parse_queries(queries, &o.queries, &qe)) rc = cli_usage_error("%s", qe.msg);
     }
     if (!rc && o.mem_budget) {
-        /* candidates stream in full mode, C, so far: the default mode becomes full */
+        /* candidates stream in full mode, C or CUDA: the default mode becomes full */
         if (mode_given && o.modes != DKB_EVAL_FULL)
             rc = cli_usage_error("optimize: --mem-budget: full mode only (core mode's inputs are whole columns)");
-        else if (strcmp(o.target, "c")) rc = cli_usage_error("optimize: --mem-budget: --target c only so far");
+        else if (strcmp(o.target, "c") && strcmp(o.target, "cuda"))
+            rc = cli_usage_error("optimize: --mem-budget: --target c or cuda only so far");
         else if (o.sql) rc = cli_usage_error("optimize: --mem-budget: not with --sql");
         o.modes = DKB_EVAL_FULL;
     }

@@ -166,9 +166,9 @@ int cmd_prompt(int argc, char **argv) {
         default: return cli_usage_error("prompt: unknown option %s", argv[optind - 1]);
         }
     }
-    if (po.mem_budget && (po.mode != DKB_MODE_FULL || strcmp(po.target, "c") || sql))
-        return cli_usage_error("prompt: --mem-budget: --mode full, --target c, no --sql (candidates stream in full "
-                               "mode, C, so far)");
+    if (po.mem_budget && (po.mode != DKB_MODE_FULL || (strcmp(po.target, "c") && strcmp(po.target, "cuda")) || sql))
+        return cli_usage_error("prompt: --mem-budget: --mode full, --target c or cuda, no --sql (candidates stream "
+                               "in full mode, C or CUDA, so far)");
     if (sql) return prompt_sql(&po, sql, store, templates, mode_given, argc, argv);
     if (cli_one_operand("prompt", "QUERY (q01..q22)", argc, argv)) return DKB_EXIT_USAGE;
     const char *name = argv[optind];

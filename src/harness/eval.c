@@ -58,9 +58,6 @@ static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
     if (o->mem_budget && (o->modes & DKB_EVAL_CORE))
         return dkb_fail(err, DKB_EINVAL, "--mem-budget: full mode only (core mode's inputs are the prepared whole "
                                          "columns); use --mode full");
-    if (o->mem_budget && o->backend && strcmp(o->backend, "cpu"))
-        return dkb_fail(err, DKB_EINVAL,
-                        "--mem-budget: --backend cpu only so far (CUDA candidates get no partition loader yet)");
     if (o->mem_budget && o->target) return dkb_fail(err, DKB_EINVAL, "--mem-budget: not with --target python yet");
     if (o->mem_budget && o->sql) return dkb_fail(err, DKB_EINVAL, "--mem-budget: not with a SQL task (--sql)");
     if (o->threads < 0 || o->warmup < 0 || o->min_runs < 1 || !isfinite(o->min_seconds) || o->min_seconds < 0)

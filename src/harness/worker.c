@@ -487,7 +487,9 @@ static void candidate_call(worker *w, int s, uint8_t poison, int count, const ch
     if (w->budget) {
         /* everything the call loaded unmapped, before anything else runs */
         int64_t loaded = 0;
-        dkb__wstream_call_end(&loaded);
+        dkb_error le = {0};
+        if (dkb__wstream_call_end(&loaded, &le))
+            fail_report(w, DKB_VERDICT_CRASH, "%s after %s (seed %llu)", le.msg, what, (unsigned long long)seed);
         if (loaded > w->cand_loaded_max) w->cand_loaded_max = loaded;
     }
     dkb__guard_openmp_restore();
@@ -633,8 +635,7 @@ static void setup(worker *w, const char *job_path) {
     w->cuda = w->job.cuda;
     w->budget = w->job.mem_budget;
     w->rep.budgeted = w->budget > 0;
-    if (w->budget && (w->cuda || w->core))
-        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: --mem-budget is for full mode on the CPU backend (so far)");
+    if (w->budget && w->core) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: --mem-budget is for full mode");
     dkb_tp_backend be = w->cuda ? DKB_TP_CUDA : DKB_TP_CPU;
     if (w->cuda && dkb__wcuda_open(w->job.cuda_columns, w->db, &w->cu, &e))
         fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: %s", e.msg);
@@ -716,7 +717,8 @@ static void setup_budget(worker *w, dkb_cand_env *env) {
     int64_t limit = w->budget - w->resident_max;
     const dkb_cand_budget *b = NULL;
     dkb_error e = {0};
-    if (dkb__wstream_setup(w->db, w->cdb, streamed, w->budget, limit, &w->ro, &b, &e))
+    if (dkb__wstream_setup(w->db, w->cdb, streamed, w->budget, limit, &w->ro, &b, &e) ||
+        (w->cuda && dkb__wstream_use_cuda(w->threads, &e)))
         fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: the loader: %s", e.msg);
     env->budget = b;
     w->rep.load_limit = streamed[0] ? (double)limit : NAN;

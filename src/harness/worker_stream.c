@@ -23,7 +23,13 @@
  * of the region's pages that may hold any; kept readable, so its huge
  * pages stay whole); and the loads' ids are numbered from 1 in every call
  * (a counter kept across calls would tell a call how many loads came
- * before it). */
+ * before it).
+ *
+ * On CUDA (dkb__wstream_use_cuda) the same bookkeeping holds, and the
+ * region above holds only each load's descriptors: the rows go to device
+ * memory (worker_stream_cuda.c), placed next to the last load and past the
+ * loads still held, overwritten when released and after every call; the
+ * loads of one call are bounded by the same 4 x the streamed tables' bytes. */
 #include "harness/worker_stream.h"
 
 #include <errno.h>
@@ -36,6 +42,7 @@
 #include <unistd.h>
 
 #include "harness/worker_guard.h"  // defines: dkb__guard_add_range_unmapped
+#include "harness/worker_stream_cuda.h"  // defines: dkb__wsdev_*
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  /* Linux 5.14; older kernels refuse it (EINVAL): pages then fault in */
@@ -44,6 +51,7 @@
 #define MAX_LOADS 4096     /* loads per call */
 #define MAX_LOAD_COLS 64   /* columns per load */
 #define REGION_SLACK ((size_t)64 << 20)
+#define DEV_ALIGN ((size_t)256)   /* device columns start on 256-byte boundaries */
 #define HUGE ((size_t)2 << 20)  /* loads start on 2 MiB boundaries: transparent huge pages where the kernel
                                  * allows them (MADV_HUGEPAGE), 512 times fewer page faults per load */
 
@@ -53,6 +61,7 @@ typedef struct load_rec {
     size_t len;
     int64_t bytes;
     int live;
+    size_t dev_off, dev_len;  /* CUDA: its rows in the device region */
 } load_rec;
 
 static struct {
@@ -69,6 +78,10 @@ static struct {
     load_rec loads[MAX_LOADS];
     int nloads;
     uint64_t next_id;
+    dkb__wsdev *dev;    /* CUDA: the device side (else NULL) */
+    size_t dev_cur;     /* where the next device placement is tried */
+    int64_t call_cap;   /* CUDA: the bytes one call may load (4 x the streamed tables) */
+    int threads;
     pthread_mutex_t mu;
     char last_err[512];
 } g = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -128,7 +141,7 @@ static void part_rows(int s, int first, int count, int64_t *start, int64_t *rows
  * space it takes, readable, a whole number of 2 MiB pages from 1 MiB on).
  * 0, or DKB_CAND_EINVAL with g.last_err set. Under g.mu. */
 static int plan_load(int first, int count, int ncols, const char *const *cols, scol *sc, int64_t *bytes, size_t *used,
-                     size_t *len) {
+                     size_t *len, size_t *dev_len) {
     if (!g.on) return refuse(DKB_CAND_EINVAL, "load: nothing streams in this run");
     if (first < 0 || count < 1 || first >= g.nparts || count > g.nparts - first)
         return refuse(DKB_CAND_EINVAL, "load: partitions %d..%lld: the streamed tables have partitions 0..%d", first,
@@ -136,7 +149,8 @@ static int plan_load(int first, int count, int ncols, const char *const *cols, s
     if (ncols < 1 || ncols > MAX_LOAD_COLS || !cols)
         return refuse(DKB_CAND_EINVAL, "load: %d columns (1..%d, named in cols)", ncols, MAX_LOAD_COLS);
     *bytes = 0;
-    size_t l = round_up((size_t)ncols * sizeof(dkb_cand_vec), 64);
+    *dev_len = 0;
+    size_t l = round_up((size_t)ncols * sizeof(dkb_cand_vec), 64), dl = 0;
     for (int i = 0; i < ncols; i++) {
         if (!cols[i]) return refuse(DKB_CAND_EINVAL, "load: column %d is NULL", i);
         if (!find_col(cols[i], &sc[i]))
@@ -145,15 +159,27 @@ static int plan_load(int first, int count, int ncols, const char *const *cols, s
         int64_t start, rows;
         part_rows(sc[i].s, first, count, &start, &rows);
         int64_t b = rows * (int64_t)sc[i].es;
-        l += round_up((size_t)(sc[i].text ? rows + 1 : rows) * sc[i].es, 64);
+        dl += round_up((size_t)(sc[i].text ? rows + 1 : rows) * sc[i].es, DEV_ALIGN);
         if (sc[i].text) {
             const int64_t *off = dkb_column_text_offsets(sc[i].col);
             int64_t chars = off[start + rows] - off[start];
             b += chars;
-            l += round_up((size_t)chars, 64);
+            dl += round_up((size_t)chars, DEV_ALIGN);
         }
         *bytes += b;
     }
+    /* the host mapping: the descriptors, then (CPU) the rows, 64-byte aligned */
+    if (g.dev) *dev_len = dl;
+    else
+        for (int i = 0; i < ncols; i++) {
+            int64_t start, rows;
+            part_rows(sc[i].s, first, count, &start, &rows);
+            l += round_up((size_t)(sc[i].text ? rows + 1 : rows) * sc[i].es, 64);
+            if (sc[i].text) {
+                const int64_t *off = dkb_column_text_offsets(sc[i].col);
+                l += round_up((size_t)(off[start + rows] - off[start]), 64);
+            }
+        }
     *used = round_up(l ? l : 1, g.pg);
     *len = round_up(l ? l : 1, l >= HUGE / 2 ? HUGE : g.pg);
     return 0;
@@ -165,6 +191,75 @@ static void pad64(char **at, size_t n) {
     size_t r = round_up(n, 64);
     memset(*at + n, 0, r - n);
     *at += r;
+}
+
+static void fill_out(int first, int count, int ncols, dkb_cand_vec *v, dkb_cand_load *out) {
+    memset(out, 0, sizeof *out);
+    out->first = first;
+    out->count = count;
+    for (int s = 0; s < g.ns; s++) part_rows(s, first, count, &out->row_start[s], &out->rows[s]);
+    out->ncols = ncols;
+    out->cols = v;
+}
+
+/* CUDA: the descriptors at p (writable, `used` bytes), the rows copied to
+ * device region offset dev_off on; out's fields. 0, or the copy's error. */
+static int fill_device(char *p, size_t used, size_t dev_off, int first, int count, int ncols, const scol *sc,
+                       dkb_cand_load *out, dkb_error *e) {
+    dkb_cand_vec *v = (dkb_cand_vec *)p;
+    char *region = dkb__wsdev_region(g.dev);
+    size_t at = dev_off;
+    memset(p, 0, used);
+    int rc = 0;
+    for (int i = 0; !rc && i < ncols; i++) {
+        int64_t start, rows;
+        part_rows(sc[i].s, first, count, &start, &rows);
+        v[i] = *sc[i].desc;
+        v[i].n = rows;
+        v[i].data = region + at;
+        v[i].bytes = NULL;
+        v[i].nbytes = 0;
+        if (sc[i].text) {
+            const int64_t *off = dkb_column_text_offsets(sc[i].col);
+            uint64_t nb = 0;
+            const char *bytes = dkb_column_text_bytes(sc[i].col, &nb);
+            rc = dkb__wsdev_copy(g.dev, at, off + start, (size_t)(rows + 1) * 8, 1, off[start], e);
+            at += round_up((size_t)(rows + 1) * 8, DEV_ALIGN);
+            v[i].bytes = region + at;
+            v[i].nbytes = off[start + rows] - off[start];
+            if (!rc) rc = dkb__wsdev_copy(g.dev, at, bytes + off[start], (size_t)v[i].nbytes, 0, 0, e);
+            at += round_up((size_t)v[i].nbytes, DEV_ALIGN);
+        } else {
+            const char *src = (const char *)dkb_column_data(sc[i].col) + (size_t)start * sc[i].es;
+            rc = dkb__wsdev_copy(g.dev, at, src, (size_t)rows * sc[i].es, 0, 0, e);
+            at += round_up((size_t)rows * sc[i].es, DEV_ALIGN);
+        }
+    }
+    fill_out(first, count, ncols, v, out);
+    return rc;
+}
+
+/* CUDA: a place for dlen bytes in the device region that no load still
+ * held overlaps, tried from where the last one ended, then from the start. */
+static int dev_place(size_t dlen, size_t *off) {
+    const size_t size = dkb__wsdev_size(g.dev);
+    if (dlen > size) return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t at = pass ? 0 : g.dev_cur;
+        while (at + dlen <= size) {
+            int hit = -1;
+            for (int i = 0; i < g.nloads && hit < 0; i++)
+                if (g.loads[i].live && g.loads[i].dev_off < at + dlen && at < g.loads[i].dev_off + g.loads[i].dev_len)
+                    hit = i;
+            if (hit < 0) {
+                *off = at;
+                g.dev_cur = at + dlen;
+                return 1;
+            }
+            at = round_up(g.loads[hit].dev_off + g.loads[hit].dev_len, DEV_ALIGN);
+        }
+    }
+    return 0;
 }
 
 /* Fill the mapping at p (writable, `used` bytes: a whole number of pages)
@@ -201,12 +296,7 @@ static void fill(char *p, size_t used, int first, int count, int ncols, const sc
     }
     /* the rest of the last page: it may hold an earlier call's bytes (MADV_FREE keeps them) */
     memset(at, 0, used - (size_t)(at - p));
-    memset(out, 0, sizeof *out);
-    out->first = first;
-    out->count = count;
-    for (int s = 0; s < g.ns; s++) part_rows(s, first, count, &out->row_start[s], &out->rows[s]);
-    out->ncols = ncols;
-    out->cols = v;
+    fill_out(first, count, ncols, v, out);
 }
 
 /* The region's pages [lo, hi) (offsets, page-aligned): marked as holding
@@ -225,14 +315,14 @@ static void pages_clean(size_t lo, size_t hi) {
 
 static int load(const dkb_cand_env *env, int first, int count, int ncols, const char *const *cols,
                 dkb_cand_load *out) {
-    (void)env;
     scol sc[MAX_LOAD_COLS];
     int64_t bytes;
-    size_t used, len;
+    size_t used, len, dlen = 0, doff = 0;
     dkb_cand_load got;
     pthread_mutex_lock(&g.mu);
-    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &used, &len);
+    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &used, &len, &dlen);
     if (!rc && !out) rc = refuse(DKB_CAND_EINVAL, "load: out is NULL");
+    if (!rc && g.dev && (!env || !env->stream)) rc = refuse(DKB_CAND_EINVAL, "load: env (with its stream) is NULL");
     /* the loader would write there: a way to leave data in the region for a later call */
     if (!rc && (uintptr_t)out < (uintptr_t)g.base + g.size && (uintptr_t)out + sizeof *out > (uintptr_t)g.base)
         rc = refuse(DKB_CAND_EINVAL, "load: out points into the loads' memory (env->budget->load's region)");
@@ -246,13 +336,27 @@ static int load(const dkb_cand_env *env, int first, int count, int ncols, const 
         rc = refuse(DKB_CAND_ENOMEM, "load of partitions %d..%d refused: this call has loaded %lld bytes in %d loads, "
                     "the most one call may (4 x the streamed tables, %d loads)",
                     first, first + count - 1, (long long)g.total, g.nloads, MAX_LOADS);
+    if (!rc && g.dev && g.total + bytes > g.call_cap)
+        rc = refuse(DKB_CAND_ENOMEM, "load of partitions %d..%d refused: this call has loaded %lld bytes, the most one "
+                    "call may is %lld (4 x the streamed tables)",
+                    first, first + count - 1, (long long)g.total, (long long)g.call_cap);
+    if (!rc && g.dev && !dev_place(dlen, &doff))
+        rc = refuse(DKB_CAND_ENOMEM, "load of partitions %d..%d (%zu bytes of device memory) refused: no room beside "
+                    "the loads held in the loader's %zu bytes", first, first + count - 1, dlen, dkb__wsdev_size(g.dev));
     char *p = g.base + at;
     if (!rc && mprotect(p, len, PROT_READ | PROT_WRITE) != 0)
         rc = refuse(DKB_CAND_ENOMEM, "load: mprotect: %s", strerror(errno));
     /* the pages in one call rather than one fault each (Linux 5.14+; a hint elsewhere) */
     if (!rc) (void)madvise(p, len, MADV_POPULATE_WRITE);
     if (!rc) {
-        fill(p, used, first, count, ncols, sc, &got);
+        if (g.dev) {
+            dkb_error de = {0};
+            int cr = fill_device(p, used, doff, first, count, ncols, sc, &got, &de);
+            if (!cr) cr = dkb__wsdev_issued(g.dev, env->stream, &de);
+            if (cr) rc = refuse(DKB_CAND_EINVAL, "load: %s", de.msg);
+        } else {
+            fill(p, used, first, count, ncols, sc, &got);
+        }
         pages_mark(at, at + used);
         pages_clean(at + used, at + len);
         got.bytes = bytes;
@@ -264,7 +368,7 @@ static int load(const dkb_cand_env *env, int first, int count, int ncols, const 
         }
         g.used = at + len;
         if (!rc) {
-            g.loads[g.nloads++] = (load_rec){got.id, p, len, bytes, 1};
+            g.loads[g.nloads++] = (load_rec){got.id, p, len, bytes, 1, doff, dlen};
             g.held += bytes;
             g.total += bytes;
         }
@@ -275,11 +379,12 @@ static int load(const dkb_cand_env *env, int first, int count, int ncols, const 
 }
 
 static int release(const dkb_cand_env *env, const dkb_cand_load *l) {
-    (void)env;
     pthread_mutex_lock(&g.mu);
     int rc = DKB_CAND_EINVAL;
     if (!l) {
         refuse(rc, "release: load is NULL");
+    } else if (g.dev && (!env || !env->stream)) {
+        refuse(rc, "release: env (with its stream) is NULL");
     } else {
         uint64_t id = l->id;
         int i = 0;
@@ -288,11 +393,16 @@ static int release(const dkb_cand_env *env, const dkb_cand_load *l) {
             refuse(rc, "release: load %llu is not held (released already, or not a load of this call)",
                    (unsigned long long)id);
         } else {
-            mprotect(g.loads[i].lo, g.loads[i].len, PROT_NONE);
-            madvise(g.loads[i].lo, g.loads[i].len, MADV_FREE);
-            g.loads[i].live = 0;
-            g.held -= g.loads[i].bytes;
-            rc = DKB_CAND_OK;
+            dkb_error de = {0};
+            if (g.dev && dkb__wsdev_release(g.dev, g.loads[i].dev_off, g.loads[i].dev_len, env->stream, &de)) {
+                refuse(rc, "release: %s", de.msg);
+            } else {
+                mprotect(g.loads[i].lo, g.loads[i].len, PROT_NONE);
+                madvise(g.loads[i].lo, g.loads[i].len, MADV_FREE);
+                g.loads[i].live = 0;
+                g.held -= g.loads[i].bytes;
+                rc = DKB_CAND_OK;
+            }
         }
     }
     pthread_mutex_unlock(&g.mu);
@@ -303,9 +413,9 @@ static int64_t load_size(const dkb_cand_env *env, int first, int count, int ncol
     (void)env;
     scol sc[MAX_LOAD_COLS];
     int64_t bytes;
-    size_t used, len;
+    size_t used, len, dlen;
     pthread_mutex_lock(&g.mu);
-    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &used, &len);
+    int rc = plan_load(first, count, ncols, cols, sc, &bytes, &used, &len, &dlen);
     pthread_mutex_unlock(&g.mu);
     return rc ? -1 : bytes;
 }
@@ -319,7 +429,7 @@ void dkb__wstream_call_begin(void) {
     pthread_mutex_unlock(&g.mu);
 }
 
-void dkb__wstream_call_end(int64_t *loaded_bytes) {
+int dkb__wstream_call_end(int64_t *loaded_bytes, dkb_error *err) {
     pthread_mutex_lock(&g.mu);
     if (g.used) {
         mprotect(g.base, g.used, PROT_NONE);
@@ -328,8 +438,30 @@ void dkb__wstream_call_end(int64_t *loaded_bytes) {
     g.used = 0;
     g.nloads = 0;
     g.held = 0;
+    g.dev_cur = 0;
     if (loaded_bytes) *loaded_bytes = g.total;
+    const int rc = g.dev ? dkb__wsdev_call_end(g.dev, err) : 0;
     pthread_mutex_unlock(&g.mu);
+    return rc;
+}
+
+int dkb__wstream_use_cuda(int threads, dkb_error *err) {
+    if (!g.on) return 0;
+    /* room for the loads held at once (load_limit bytes), their 256-byte
+     * alignment, and the gaps a new placement may have to skip */
+    const size_t size = round_up((size_t)g.load_limit + (size_t)g.load_limit / 4 + ((size_t)64 << 20), HUGE);
+    g.threads = threads;
+    if (dkb__wsdev_open(size, threads, &g.dev, err)) {
+        dkb__wsdev_close(g.dev);
+        g.dev = NULL;
+        return err->code ? err->code : DKB_EIO;
+    }
+    return 0;
+}
+
+void dkb__wstream_close(void) {
+    dkb__wsdev_close(g.dev);
+    g.dev = NULL;
 }
 
 const char *dkb__wstream_last_error(void) { return g.last_err; }
@@ -386,6 +518,7 @@ int dkb__wstream_setup(const dkb_store *db, const dkb_cand_db *cdb, const char *
         g.ns = b->nstreamed;
         g.nparts = b->nparts;
         g.load_limit = load_limit;
+        g.call_cap = (int64_t)(4 * total);
         g.size = round_up(4 * total + REGION_SLACK, HUGE);
         g.pg = page_size();
         g.dirty = calloc((g.size / g.pg + 63) / 64, sizeof *g.dirty);

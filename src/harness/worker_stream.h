@@ -37,11 +37,19 @@
 int dkb__wstream_setup(const dkb_store *db, const dkb_cand_db *cdb, const char *const streamed[2], int64_t budget,
                        int64_t load_limit, dkb_ro_arena *ro, const dkb_cand_budget **out, dkb_error *err);
 
+/* CUDA: loads go to device memory (worker_stream_cuda.h), load_limit plus
+ * slack allocated now; fill threads for the staging. After setup; 0 when
+ * nothing streams. */
+int dkb__wstream_use_cuda(int threads, dkb_error *err);
+/* The device side's memory given back (at the worker's end). */
+void dkb__wstream_close(void);
+
 /* Around every candidate call: begin clears the call's records; end
  * (after the call, outside its timed window) unmaps everything the call
- * loaded, released or not, and gives the bytes it loaded in all. */
+ * loaded, released or not (CUDA: and overwrites the device region), and
+ * gives the bytes it loaded in all; 0, or a CUDA error. */
 void dkb__wstream_call_begin(void);
-void dkb__wstream_call_end(int64_t *loaded_bytes);
+int dkb__wstream_call_end(int64_t *loaded_bytes, dkb_error *err);
 
 /* The loader's last refusal in the call just ended ("" when none). */
 const char *dkb__wstream_last_error(void);

@@ -16,7 +16,7 @@
  * bytes, as Markdown lines, malloc'd into *out. The baseline's errors for a
  * budget it cannot run under ("qNN: --mem-budget 1.0M is too small: it
  * needs at least ...") are returned as they are. */
-int dkb__opt_budget_context(const dkb_query *q, const dkb_store *db, const dkb_params *p, int64_t budget,
+int dkb__opt_budget_context(const dkb_query *q, const dkb_store *db, const dkb_params *p, int64_t budget, int cuda,
                             char **out, dkb_error *err);
 
 #endif

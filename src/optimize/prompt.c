@@ -238,7 +238,7 @@ int dkb__opt_build_prompt(const dkb_opt_prompt_opts *o, const dkb_query *q, cons
     if ((rc = dkb__opt_candidate_abi(o->target, &cand_h, err))) goto done;
     if (o->mem_budget && o->mode == DKB_MODE_FULL && !o->sql_task) {
         /* the budget: measured under it (budget.h), and the streaming helper after the ABI */
-        if ((rc = dkb__opt_budget_context(q, db, p, o->mem_budget, &bud, err))) goto done;
+        if ((rc = dkb__opt_budget_context(q, db, p, o->mem_budget, !strcmp(o->target, "cuda"), &bud, err))) goto done;
         const dkb_opt_var v[] = {{"budget_context", bud}};
         if ((rc = render_file(o->templates, "budget.md", v, 1, &bud_sec, err))) goto done;
         dkb_opt_buf ab = {0};

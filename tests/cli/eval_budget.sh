@@ -119,7 +119,6 @@ expect_fail 1 "q06: not partitioned: .*--partitions P" -- \
     "$DKB" eval "$H" --data "$S1" --out "$WORK/results/p1" --mem-budget 512K -q
 expect_fail 2 "--mem-budget: full mode only" -- "$DKB" eval "$H" --data "$S" --mem-budget 1M --mode core
 expect_fail 2 "--mem-budget: full mode only" -- "$DKB" eval "$H" --data "$S" --mem-budget 1M --mode all
-expect_fail 2 "--mem-budget: --backend cpu only" -- "$DKB" eval "$H" --data "$S" --mem-budget 1M --backend cuda
 expect_fail 2 "--mem-budget: not with --target python" -- "$DKB" eval "$H" --data "$S" --mem-budget 1M --target python
 expect_fail 2 "--mem-budget" -- "$DKB" eval "$H" --data "$S" --mem-budget 12Q
 expect_fail 2 "--mem-budget" -- "$DKB" bench --data "$S" --mem-budget 0

@@ -60,11 +60,6 @@ done
 expect_fail 1 "^dkb run: error: q01: not partitioned: .*one partition of lineitem .*--partitions" -- \
     "$DKB" run q01 "${B[@]}" --data "$WORK/sf0.01" --mem-budget 100K
 
-# dkb bench / eval under a budget on CUDA: refused in one line, on every machine
-expect_fail 1 "^dkb bench: error: --mem-budget: --backend cpu only so far" -- \
-    "$DKB" bench --backend cuda --data "$D" --mem-budget 1G --out "$WORK/bench" -q
-expect_fail 2 "--mem-budget: --backend cpu only" -- \
-    "$DKB" eval "$(dirname "$0")/../../src/kernels/cuda" --backend cuda --data "$D" --mem-budget 1G --out "$WORK/eval" -q
 
 # check_query qNN: every check of one query; its outcome in $WORK/$q.res
 # ("ok: ..." and "FAIL: ..." lines, then "checked N")
