@@ -58,7 +58,7 @@ static void usage(FILE *f) {
             "  --mode M            core, full or all (default core; full with --mem-budget)\n"
             "  --mem-budget SIZE   full mode under a memory budget (64M, 16G): candidates are\n"
             "                      evaluated as dkb eval --mem-budget does and the prompt\n"
-            "                      describes the partitioned ABI (--target c only so far)\n"
+            "                      describes the partitioned ABI (--target c or cuda)\n"
             "  --rounds R          rounds per query (default 5)\n"
             "  --samples K         independent replies per round (default 1)\n"
             "  --context LIST      workload,hardware (default), workload, hardware or none\n"

@@ -37,7 +37,7 @@ static void usage(FILE *f) {
             "  --mem-budget SIZE   full mode under a memory budget (64M, 16G): the prompt says\n"
             "                      whether the query fits, what streams in how many partitions\n"
             "                      and the load limit (measured by running the baseline under\n"
-            "                      it), and shows dkb/cand_stream.h; --target c only so far\n"
+            "                      it), and shows dkb/cand_stream.h; --target c or cuda\n"
             "  --templates DIR     template directory (default $DKB_PROMPTS, else prompts/\n"
             "                      of the source tree)\n"
             "  -h, --help          this help\n"
