@@ -22,15 +22,54 @@
  * host, which adds them in __int128. No atomics, deterministic.
  *
  * Parameters are converted on the host as in the honest C candidate
- * (date + 1 year with Feb 29 -> Feb 28, discount rescaled exactly). */
+ * (date + 1 year with Feb 29 -> Feb 28, discount rescaled exactly).
+ *
+ * Under a memory budget (env->budget streams lineitem) the four columns
+ * come load by load through a dkb_stream walk with DKB_STREAM_OVERLAP (the
+ * next load's copy overlaps this load's scan); without one the walk is one
+ * pass over the whole columns, as before. Every pass launches the same
+ * grid (sized by the whole table's rows): the first pass writes each
+ * block's (sum, count), later passes add to it, so the partials are those
+ * of the whole table whatever the loads (integer sums: exact). A block's
+ * int64 sum stays safe: over all passes it reads at most n / grid + passes
+ * * 5 * TPB rows (n / grid <= 2^20), each below 2^27 at scale 4, far from
+ * 2^63. No sync per pass; one round trip after the walk. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 enum { TPB = 256, MAX_ROWS_PER_BLOCK = 1 << 20 };
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+
+/* the streamed columns, in the order the walk hands them out */
+static const char *const Q06_COLS[] = {"l_shipdate", "l_discount", "l_quantity", "l_extendedprice"};
+
+/* dkb_block_sums with a choice: add == 0 writes the block's K sums into
+ * out[K * blockIdx.x + k], add != 0 adds them to what is there (a later
+ * pass of a streamed walk). Exact and deterministic as dkb_block_sums. */
+template <int K>
+__device__ __forceinline__ void q06_block_sums(int64_t (&v)[K], int64_t *__restrict__ out, int add) {
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+        for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(DKB_FULL_MASK, v[k], off);
+    __shared__ int64_t w[K][TPB / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < K; k++) w[k][warp] = v[k];
+    __syncthreads();
+    if (threadIdx.x < K) {
+        int64_t s = 0;
+        for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
+        int64_t *o = out + K * blockIdx.x + threadIdx.x;
+        *o = add ? *o + s : s;
+    }
+}
 
 /* Row i's contribution to (sum, count); the date already passed. The other
  * columns are read only now: a warp whose rows all fail the date test
@@ -46,13 +85,14 @@ __device__ __forceinline__ void q06_row(int64_t i, const int64_t *__restrict__ d
 }
 
 /* partial[2 * block] = sum of price * discount (scale 4) over the block's
- * qualifying rows, partial[2 * block + 1] = their count. The first 4 * n4
+ * qualifying rows, partial[2 * block + 1] = their count (add: added to the
+ * partials already there). The first 4 * n4
  * dates are read four at a time (16-byte loads; the host passes n4 = 0 when
  * ship is not 16-byte aligned), the rest one by one. */
 __global__ void __launch_bounds__(TPB) q06_scan(const int32_t *__restrict__ ship, const int64_t *__restrict__ disc,
                                                 const int64_t *__restrict__ qty, const int64_t *__restrict__ price,
                                                 int64_t n, int64_t n4, int32_t slo, uint32_t sw, int64_t dlo,
-                                                uint64_t dw, int64_t qlt, int64_t *__restrict__ partial) {
+                                                uint64_t dw, int64_t qlt, int64_t *__restrict__ partial, int add) {
     const int64_t stride = (int64_t)gridDim.x * TPB;
     int64_t sum = 0, cnt = 0;
     for (int64_t v = (int64_t)blockIdx.x * TPB + threadIdx.x; v < n4; v += stride) {
@@ -65,7 +105,7 @@ __global__ void __launch_bounds__(TPB) q06_scan(const int32_t *__restrict__ ship
     for (int64_t i = 4 * n4 + (int64_t)blockIdx.x * TPB + threadIdx.x; i < n; i += stride)
         if ((uint32_t)(__ldg(ship + i) - slo) <= sw) q06_row(i, disc, qty, price, dlo, dw, qlt, sum, cnt);
     int64_t v[2] = {sum, cnt};
-    dkb_block_sums<TPB, 2>(v, partial);
+    q06_block_sums<2>(v, partial, add);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -91,27 +131,37 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (slo < INT32_MIN || shi > INT32_MAX || shi < slo) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
-    const int64_t n = ship->n;
-    int rc = 0, sms = 0;
+    const int64_t n = ship->n; /* the whole table's rows (kept in db when lineitem streams) */
+    int rc = 0, sms = 0, passes = 0;
     int64_t *d_part = NULL;
     void *d_block = NULL;
     __int128 sums[2] = {0, 0}; /* revenue, rows */
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     if (n > 0) {
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
         const int64_t grid = dkb_scan_grid((int64_t)sms * 8, n, TPB, MAX_ROWS_PER_BLOCK);
         const dkb_dev_part parts[] = {{(void **)&d_part, sizeof(int64_t) * 2 * grid, DKB_NO_FILL}};
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
-        q06_scan<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)ship->data, (const int64_t *)disc->data, (const int64_t *)qty->data,
-            (const int64_t *)price->data, n, (uintptr_t)ship->data % 16 == 0 ? n / 4 : 0, (int32_t)slo,
-            (uint32_t)(shi - slo), dlo, (uint64_t)(dhi - dlo), qlt, d_part);
-        DKB_CUDA_TRY("q06_scan launch", cudaGetLastError());
-        DKB_TRY(dkb_partials_to_host(d_part, grid, 2, sums, NULL, NULL, stream));
+        /* the whole columns in one pass, or under a budget load by load: every
+         * pass the same grid, the first writing the partials, the rest adding */
+        for (dkb_stream_begin_ex(&st, db, env, 4, Q06_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st); passes++) {
+            const dkb_cand_vec *c = st.cols;
+            const int64_t m = c[0].n;
+            q06_scan<<<(unsigned)grid, TPB, 0, stream>>>(
+                (const int32_t *)c[0].data, (const int64_t *)c[1].data, (const int64_t *)c[2].data,
+                (const int64_t *)c[3].data, m, (uintptr_t)c[0].data % 16 == 0 ? m / 4 : 0, (int32_t)slo,
+                (uint32_t)(shi - slo), dlo, (uint64_t)(dhi - dlo), qlt, d_part, passes > 0);
+            DKB_CUDA_TRY("q06_scan launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
+        if (passes > 0) DKB_TRY(dkb_partials_to_host(d_part, grid, 2, sums, NULL, NULL, stream));
     }
     res->nrows = 1;
     dkb_put_dec(revenue, 0, sums[1] > 0 ? sums[0] : 0, out_scale);
     revenue->is_null[0] = sums[1] == 0;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     if (d_block) {
         cudaFreeAsync(d_block, stream);
         cudaStreamSynchronize(stream);
