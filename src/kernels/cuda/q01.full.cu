@@ -26,25 +26,46 @@
  * Spec guarantee used: l_returnflag and l_linestatus have small domains
  * (3 and 2 values); more than MAX_GROUPS code pairs is reported as an error.
  * Result filling (strings from the dictionaries, avg as sum/100/count)
- * follows the honest C candidate. */
+ * follows the honest C candidate.
+ *
+ * Under a memory budget (env->budget streams lineitem) the seven columns
+ * come load by load through a dkb_stream walk with DKB_STREAM_OVERLAP (the
+ * next load's copy overlaps this load's scan); without one the walk is one
+ * pass over the whole columns, as before. Every pass launches the same
+ * grid (sized by the whole table's rows): the first pass writes each
+ * block's partials, later passes add to them, so after the walk they hold
+ * the whole table's sums (exact integers, whatever the loads) and one
+ * dkb_sum_partials and one round trip follow, as without a budget. A
+ * block's int64 charge sum stays safe: over all passes it reads at most
+ * n / grid + passes * UNROLL * TPB rows (n / grid <= 2^20), each below 2^37
+ * at scale 6. No sync per pass. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 enum { TPB = 256, UNROLL = 4, NFIELD = 6, MAX_GROUPS = 16, MAX_ROWS_PER_BLOCK = 1 << 20, RED_TPB = 256 };
 enum { F_COUNT = 0, F_QTY, F_PRICE, F_DISC, F_DISC_PRICE, F_CHARGE };
 
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+
+/* the streamed columns, in the order the walk hands them out */
+static const char *const Q01_COLS[] = {"l_shipdate",      "l_returnflag", "l_linestatus", "l_quantity",
+                                       "l_extendedprice", "l_discount",   "l_tax"};
+
 /* partial[(block * G + g) * NFIELD + f]: block's int64 sum of field f of
- * group g. Dynamic shared memory: G * NFIELD * TPB int64. A row whose
+ * group g (add: added to the partial already there, a later pass of a
+ * streamed walk). Dynamic shared memory: G * NFIELD * TPB int64. A row whose
  * group is out of range (cannot happen with valid codes) sets *bad. */
 __global__ void __launch_bounds__(TPB) q01_scan(const int32_t *__restrict__ ship, const uint8_t *__restrict__ flag,
                                                 const uint8_t *__restrict__ status, const int64_t *__restrict__ qty,
                                                 const int64_t *__restrict__ price, const int64_t *__restrict__ disc,
                                                 const int64_t *__restrict__ tax, int64_t n, int32_t hi_day, int ns,
-                                                int G, int64_t *__restrict__ partial, int *__restrict__ bad) {
+                                                int G, int64_t *__restrict__ partial, int *__restrict__ bad,
+                                                int add) {
     extern __shared__ int64_t acc[]; /* [G][NFIELD][TPB] */
     const int tid = threadIdx.x;
     for (int i = tid; i < G * NFIELD * TPB; i += TPB) acc[i] = 0;
@@ -91,7 +112,8 @@ __global__ void __launch_bounds__(TPB) q01_scan(const int32_t *__restrict__ ship
         const int64_t *row = acc + (size_t)k * TPB;
         int64_t s = 0;
         for (int j = 0; j < TPB; j++) s += row[(j + k) & (TPB - 1)];
-        partial[(size_t)blockIdx.x * G * NFIELD + k] = s;
+        int64_t *o = partial + (size_t)blockIdx.x * G * NFIELD + k;
+        *o = add ? *o + s : s;
     }
 }
 
@@ -125,10 +147,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
 
     cudaStream_t stream = dkb_cand_stream(env);
-    const int64_t n = ship->n;
+    const int64_t n = ship->n; /* the whole table's rows (kept in db when lineitem streams) */
     const int K = ngroups * NFIELD;
     const size_t smem = sizeof(int64_t) * (size_t)K * TPB;
-    int rc = 0, sms = 0, h_bad = 0;
+    int rc = 0, sms = 0, h_bad = 0, passes = 0;
     int64_t grid = 0;
     int64_t *d_part = NULL;
     __int128 *d_sum = NULL, h_sum[MAX_GROUPS * NFIELD];
@@ -136,6 +158,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     void *d_block = NULL;
     int64_t r = 0;
     memset(h_sum, 0, sizeof h_sum);
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     if (n > 0 && K > 0) {
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
         if (smem > 48 * 1024)
@@ -149,12 +173,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             {(void **)&d_sum, sizeof(__int128) * K, DKB_NO_FILL},
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
-        /* the fused scan into per-block partials, their sums per (group, field) */
-        q01_scan<<<(unsigned)grid, TPB, smem, stream>>>(
-            (const int32_t *)ship->data, (const uint8_t *)flag->data, (const uint8_t *)status->data,
-            (const int64_t *)qty->data, (const int64_t *)price->data, (const int64_t *)disc->data,
-            (const int64_t *)tax->data, n, hi_day, ns, ngroups, d_part, d_bad);
-        DKB_CUDA_TRY("q01_scan launch", cudaGetLastError());
+        /* the fused scan into per-block partials: the whole columns in one pass, or
+         * under a budget load by load (the first pass writes them, the rest add) */
+        for (dkb_stream_begin_ex(&st, db, env, 7, Q01_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st); passes++) {
+            const dkb_cand_vec *c = st.cols;
+            q01_scan<<<(unsigned)grid, TPB, smem, stream>>>(
+                (const int32_t *)c[0].data, (const uint8_t *)c[1].data, (const uint8_t *)c[2].data,
+                (const int64_t *)c[3].data, (const int64_t *)c[4].data, (const int64_t *)c[5].data,
+                (const int64_t *)c[6].data, c[0].n, hi_day, ns, ngroups, d_part, d_bad, passes > 0);
+            DKB_CUDA_TRY("q01_scan launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
+    }
+    if (passes > 0) { /* the partials' sums per (group, field) */
         dkb_sum_partials<RED_TPB><<<K, RED_TPB, 0, stream>>>(d_part, grid, K, d_sum);
         DKB_CUDA_TRY("sum_partials launch", cudaGetLastError());
         const dkb_host_copy back[] = {{h_sum, d_sum, sizeof(__int128) * K}, {&h_bad, d_bad, sizeof(int)}};
@@ -185,6 +216,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = r;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
