@@ -30,13 +30,26 @@
  * baseline (one division of doubles). No line: NULL.
  *
  * Bytes read (floor, SF10): l_shipdate, l_partkey 4 + 4, price, discount
- * 8 + 8 per item (60M: 1.44 GB), p_partkey + p_type 5 B x 2M (10 MB). */
+ * 8 + 8 per item (60M: 1.44 GB), p_partkey + p_type 5 B x 2M (10 MB).
+ *
+ * Under a memory budget (env->budget streams lineitem; part is whole) the
+ * four lineitem columns come load by load through a dkb_stream walk with
+ * DKB_STREAM_OVERLAP (the next load's copy overlaps this load's scan);
+ * without one the walk is one pass over the whole columns, as before. The
+ * part codes are built once, before the walk. Every pass launches the same
+ * grid (sized by the whole table's rows): the first pass writes each
+ * block's (promo, total, count), later passes add to it, so the partials
+ * are the whole table's (exact integers, whatever the loads). A block's
+ * int64 sums stay safe: over all passes it reads at most n / grid + passes
+ * * 2 * WARPS * TILE_ROWS rows (n / grid <= 2^20), each below 2^31 at
+ * scale 4. No sync per pass; one round trip after the walk. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
  * lane); its queue holds a tile's rows plus the < 32 left over. */
@@ -53,6 +66,33 @@ enum {
 typedef struct {
     uint8_t is_promo[256]; /* by p_type code */
 } promo_mask;
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+
+/* the streamed columns, in the order the walk hands them out */
+static const char *const Q14_COLS[] = {"l_shipdate", "l_partkey", "l_extendedprice", "l_discount"};
+
+/* dkb_block_sums with a choice: add == 0 writes the block's K sums into
+ * out[K * blockIdx.x + k], add != 0 adds them to what is there (a later
+ * pass of a streamed walk). Exact and deterministic as dkb_block_sums. */
+template <int K>
+__device__ __forceinline__ void q14_block_sums(int64_t (&v)[K], int64_t *__restrict__ out, int add) {
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+        for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(DKB_FULL_MASK, v[k], off);
+    __shared__ int64_t w[K][TPB / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < K; k++) w[k][warp] = v[k];
+    __syncthreads();
+    if (threadIdx.x < K) {
+        int64_t s = 0;
+        for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
+        int64_t *o = out + K * blockIdx.x + threadIdx.x;
+        *o = add ? *o + s : s;
+    }
+}
 
 /* code[key] = p_type of the part with that key (code preset to NO_PART);
  * a key outside 0..maxkey or a code equal to NO_PART sets *bad. */
@@ -91,7 +131,8 @@ __device__ __forceinline__ void q14_row(int64_t i, const int32_t *__restrict__ l
 }
 
 /* partial[3 * block + {0, 1, 2}] = promo revenue, total revenue (scale 4)
- * and count of the block's rows in the month.
+ * and count of the block's rows in the month (add: added to the partials
+ * already there).
  *
  * Each warp streams tiles of TILE_ROWS dates (VEC 16-byte loads per lane,
  * coalesced; the first ntiles tiles, the host passes 0 when ship is not
@@ -103,7 +144,7 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
                                                 const int64_t *__restrict__ price, const int64_t *__restrict__ disc,
                                                 int64_t n, int64_t ntiles, int32_t lo, uint32_t span,
                                                 const uint8_t *__restrict__ code, int64_t maxkey, promo_mask mask,
-                                                int64_t *__restrict__ partial, int *__restrict__ bad) {
+                                                int64_t *__restrict__ partial, int *__restrict__ bad, int add) {
     __shared__ uint8_t promo_s[256];
     __shared__ int64_t queue_s[WARPS][QCAP];
     for (int i = threadIdx.x; i < 256; i += TPB) promo_s[i] = mask.is_promo[i];
@@ -120,7 +161,7 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
     if (lane < pending) q14_row(queue[lane], lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
     if (oops) *bad = 1;
     int64_t v[3] = {sp, st, cnt};
-    dkb_block_sums<TPB, 3>(v, partial);
+    q14_block_sums<3>(v, partial, add);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -143,13 +184,15 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         mask.is_promo[c] = ptype->dict->len[c] >= 5 && memcmp(ptype->dict->str[c], "PROMO", 5) == 0;
 
     cudaStream_t stream = dkb_cand_stream(env);
-    const int64_t n = ship->n, np = pkey->n, maxkey = np; /* dense part keys 1..N */
-    int rc = 0, sms = 0, h_bad = 0;
+    const int64_t n = ship->n, np = pkey->n, maxkey = np; /* dense part keys 1..N; n: the whole table's rows */
+    int rc = 0, sms = 0, h_bad = 0, passes = 0;
     int64_t grid = 0, *d_part = NULL;
     uint8_t *d_code = NULL;
     int *d_bad = NULL;
     void *d_block = NULL;
     __int128 sums[3] = {0, 0, 0}; /* promo revenue, revenue, lines */
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     if (n > 0) {
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q14_scan, TPB, 0, &sms, &grid)); /* one resident wave */
         grid = dkb_scan_grid(grid, n, TPB, MAX_ROWS_PER_BLOCK);
@@ -165,13 +208,20 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                                 (const uint8_t *)ptype->data, np, maxkey, d_code,
                                                                 d_bad);
         DKB_CUDA_TRY("part_codes launch", cudaGetLastError());
-        q14_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ship->data, (const int32_t *)lpart->data,
-                                                     (const int64_t *)price->data, (const int64_t *)disc->data, n,
-                                                     (uintptr_t)ship->data % 16 == 0 ? n / 4 / (32 * VEC) : 0,
-                                                     (int32_t)pdate->i, (uint32_t)(hi - pdate->i), d_code, maxkey,
-                                                     mask, d_part, d_bad);
-        DKB_CUDA_TRY("q14_scan launch", cudaGetLastError());
-        DKB_TRY(dkb_partials_to_host(d_part, grid, 3, sums, d_bad, &h_bad, stream));
+        /* the whole columns in one pass, or under a budget load by load: every
+         * pass the same grid, the first writing the partials, the rest adding */
+        for (dkb_stream_begin_ex(&st, db, env, 4, Q14_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st); passes++) {
+            const dkb_cand_vec *c = st.cols;
+            const int64_t m = c[0].n;
+            q14_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)c[0].data, (const int32_t *)c[1].data,
+                                                         (const int64_t *)c[2].data, (const int64_t *)c[3].data, m,
+                                                         (uintptr_t)c[0].data % 16 == 0 ? m / 4 / (32 * VEC) : 0,
+                                                         (int32_t)pdate->i, (uint32_t)(hi - pdate->i), d_code,
+                                                         maxkey, mask, d_part, d_bad, passes > 0);
+            DKB_CUDA_TRY("q14_scan launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
+        if (passes > 0) DKB_TRY(dkb_partials_to_host(d_part, grid, 3, sums, d_bad, &h_bad, stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q14.full.cu: a part key outside 1..N (or without a part)\n");
     }
     res->nrows = 1;
@@ -185,6 +235,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         out->is_null[0] = 0;
     }
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
