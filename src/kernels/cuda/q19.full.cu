@@ -32,16 +32,57 @@
  * sectors of l_partkey, ~1/4 of l_quantity's), price and discount for a
  * few thousand rows; p_partkey, p_brand, p_container, p_size 10 B x 2M. The
  * baseline's column floor (every column named, 60M x 30 B = 1.8 GB) is
- * what the harness divides by; this reads ~0.4-0.6 GB of it. */
+ * what the harness divides by; this reads ~0.4-0.6 GB of it.
+ *
+ * Under a memory budget (env->budget streams lineitem; part is whole) the
+ * six lineitem columns come load by load through a dkb_stream walk with
+ * DKB_STREAM_OVERLAP (the next load's copy overlaps this load's scan);
+ * without one the walk is one pass over the whole columns, as before. The
+ * part bits are built once, before the walk. Every pass launches the same
+ * grid (sized by the whole table's rows): the first pass writes each
+ * block's (revenue, count), later passes add to it, so the partials are
+ * the whole table's (exact integers, whatever the loads). A block's int64
+ * sum stays safe: over all passes it reads at most n / grid + passes *
+ * UNROLL * TPB rows (n / grid <= 2^20), each below 2^31 at scale 4. No
+ * sync per pass; one round trip after the walk. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 enum { TPB = 256, NWARP = TPB / 32, UNROLL = 4, MAX_ROWS_PER_BLOCK = 1 << 20, NBRANCH = 3, NCONT = 4 };
 #define NO_PART 0x80u /* part_bits value of a key without a part */
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+
+/* the streamed columns, in the order the walk hands them out */
+static const char *const Q19_COLS[] = {"l_partkey",  "l_quantity", "l_extendedprice",
+                                       "l_discount", "l_shipmode", "l_shipinstruct"};
+
+/* dkb_block_sums with a choice: add == 0 writes the block's K sums into
+ * out[K * blockIdx.x + k], add != 0 adds them to what is there (a later
+ * pass of a streamed walk). Exact and deterministic as dkb_block_sums. */
+template <int K>
+__device__ __forceinline__ void q19_block_sums(int64_t (&v)[K], int64_t *__restrict__ out, int add) {
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+        for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(DKB_FULL_MASK, v[k], off);
+    __shared__ int64_t w[K][TPB / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < K; k++) w[k][warp] = v[k];
+    __syncthreads();
+    if (threadIdx.x < K) {
+        int64_t s = 0;
+        for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
+        int64_t *o = out + K * blockIdx.x + threadIdx.x;
+        *o = add ? *o + s : s;
+    }
+}
 
 static const char *const CONTAINER[NBRANCH][NCONT] = {
     {"SM CASE", "SM BOX", "SM PACK", "SM PKG"},
@@ -81,13 +122,15 @@ __global__ void part_bits(const int32_t *__restrict__ pkey, const uint8_t *__res
 }
 
 /* partial[2 * block + {0, 1}] = revenue (scale 4) and count of the block's
- * qualifying lines. mode1/mode2/instr: codes, or 256 (matches nothing). */
+ * qualifying lines (add: added to the partials already there).
+ * mode1/mode2/instr: codes, or 256 (matches nothing). */
 __global__ void __launch_bounds__(TPB) q19_scan(const uint8_t *__restrict__ lmode, const uint8_t *__restrict__ linstr,
                                                 const int32_t *__restrict__ lpart, const int64_t *__restrict__ lqty,
                                                 const int64_t *__restrict__ lprice,
                                                 const int64_t *__restrict__ ldisc, int64_t n, int mode1, int mode2,
                                                 int instr, const uint8_t *__restrict__ bits, int64_t maxkey,
-                                                qty_ranges q, int64_t *__restrict__ partial, int *__restrict__ bad) {
+                                                qty_ranges q, int64_t *__restrict__ partial, int *__restrict__ bad,
+                                                int add) {
     const int64_t stride = (int64_t)gridDim.x * TPB;
     int64_t sum = 0, cnt = 0;
     int oops = 0;
@@ -125,7 +168,7 @@ __global__ void __launch_bounds__(TPB) q19_scan(const uint8_t *__restrict__ lmod
     }
     if (oops) *bad = 1;
     int64_t v[2] = {sum, cnt};
-    dkb_block_sums<TPB, 2>(v, partial);
+    q19_block_sums<2>(v, partial, add);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -165,13 +208,15 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int mode1 = air >= 0 ? air : 256, mode2 = air_reg >= 0 ? air_reg : 256, instr = in_person >= 0 ? in_person : 256;
 
     cudaStream_t stream = dkb_cand_stream(env);
-    const int64_t n = lpart->n, np = pkey->n, maxkey = np; /* dense part keys 1..N */
-    int rc = 0, sms = 0, h_bad = 0;
+    const int64_t n = lpart->n, np = pkey->n, maxkey = np; /* dense part keys 1..N; n: the whole table's rows */
+    int rc = 0, sms = 0, h_bad = 0, passes = 0;
     int64_t *d_part = NULL;
     uint8_t *d_bits = NULL;
     int *d_bad = NULL;
     void *d_block = NULL;
     __int128 sums[2] = {0, 0}; /* revenue, lines */
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     if (n > 0 && instr < 256 && (mode1 < 256 || mode2 < 256)) {
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
         const int64_t grid = dkb_scan_grid((int64_t)sms * 8, n, TPB, MAX_ROWS_PER_BLOCK);
@@ -189,18 +234,26 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                                (const int32_t *)psize->data, np, maxkey, masks,
                                                                d_bits, d_bad);
         DKB_CUDA_TRY("part_bits launch", cudaGetLastError());
-        q19_scan<<<(unsigned)grid, TPB, 0, stream>>>((const uint8_t *)lmode->data, (const uint8_t *)linstr->data,
-                                                     (const int32_t *)lpart->data, (const int64_t *)lqty->data,
-                                                     (const int64_t *)lprice->data, (const int64_t *)ldisc->data, n,
-                                                     mode1, mode2, instr, d_bits, maxkey, q, d_part, d_bad);
-        DKB_CUDA_TRY("q19_scan launch", cudaGetLastError());
-        DKB_TRY(dkb_partials_to_host(d_part, grid, 2, sums, d_bad, &h_bad, stream));
+        /* the whole columns in one pass, or under a budget load by load: every
+         * pass the same grid, the first writing the partials, the rest adding */
+        for (dkb_stream_begin_ex(&st, db, env, 6, Q19_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st); passes++) {
+            const dkb_cand_vec *c = st.cols;
+            q19_scan<<<(unsigned)grid, TPB, 0, stream>>>((const uint8_t *)c[4].data, (const uint8_t *)c[5].data,
+                                                         (const int32_t *)c[0].data, (const int64_t *)c[1].data,
+                                                         (const int64_t *)c[2].data, (const int64_t *)c[3].data,
+                                                         c[0].n, mode1, mode2, instr, d_bits, maxkey, q, d_part,
+                                                         d_bad, passes > 0);
+            DKB_CUDA_TRY("q19_scan launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
+        if (passes > 0) DKB_TRY(dkb_partials_to_host(d_part, grid, 2, sums, d_bad, &h_bad, stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q19.full.cu: a part key outside 1..N (or without a part)\n");
     }
     res->nrows = 1;
     dkb_put_dec(out, 0, sums[0], 4);
     out->is_null[0] = sums[1] == 0;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     dkb_dev_release(d_block, stream);
     return rc;
 }
