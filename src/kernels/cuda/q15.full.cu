@@ -43,19 +43,34 @@
  *
  * Bytes read (floor, SF10): l_shipdate 4 B x 60M = 0.24 GB, plus l_suppkey,
  * price, discount (4 + 8 + 8 B) = 1.2 GB if counted whole (in fact only the
- * window's sectors): 1.44 GB, ~0.34 ms at 4.2 TB/s. */
+ * window's sectors): 1.44 GB, ~0.34 ms at 4.2 TB/s.
+ *
+ * Under a memory budget (env->budget streams lineitem; supplier is whole)
+ * step 1 runs once per load of the four lineitem columns, through a
+ * dkb_stream walk with DKB_STREAM_OVERLAP (the next load's copy overlaps
+ * this load's scan); without one the walk is one pass over the whole
+ * columns, as before. Each pass adds into the same rev / seen (integer
+ * atomics: exact and order-free, so the sums are the whole table's
+ * whatever the loads); steps 2 and 3 run once after the walk. No sync per
+ * pass. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
  * lane); its queue holds a tile's rows plus the < 32 left over. NO_SUPP: a
  * lane without a supplier in q15_batch. */
 enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TILE_ROWS + 32 };
 #define NO_SUPP 0xffffffffu
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+
+/* the streamed columns, in the order the walk hands them out */
+static const char *const Q15_COLS[] = {"l_shipdate", "l_suppkey", "l_extendedprice", "l_discount"};
 
 /* One batch of up to 32 rows of the window, one per lane (valid lanes;
  * every lane of the warp calls it): l_suppkey, price and discount are read
@@ -271,6 +286,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     if (pdate->i < INT32_MIN || hi > INT32_MAX) return DKB_CAND_EINVAL;
 
     cudaStream_t stream = dkb_cand_stream(env);
+    /* n: the whole table's rows (kept in db when lineitem streams) */
     const int64_t n = ship->n, ns = skey->n, ntiles = (ns + SEL_TILE - 1) / SEL_TILE;
     const dkb_cand_vec *text[NTEXT] = {sname, saddr, sphone};
     dkb_cand_res_col *out[NTEXT] = {c_name, c_addr, c_phone};
@@ -286,6 +302,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     char *t_bytes[NTEXT] = {NULL, NULL, NULL};
     void *d_block = NULL, *d_block2 = NULL; /* the call's buffers; the general path's keys */
     __int128 best = 0;
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     res->nrows = 0;
     c_name->str_off[0] = c_addr->str_off[0] = c_phone->str_off[0] = 0;
     if (n == 0 || ns == 0) return 0;
@@ -295,7 +313,6 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     h_out = (q15_out *)malloc(sizeof(q15_out));
     DKB_FAIL_IF(!h_out, DKB_CAND_ENOMEM, "q15.full.cu: out of host memory for the result block\n");
     DKB_CUDA_TRY("resident grid", dkb_resident_grid(q15_scan, TPB, 0, &sms, &grid)); /* one resident wave */
-    grid = dkb_grid_cap(grid, n, TPB);
     {
         const dkb_dev_part parts[] = {
             {(void **)&d_rev, sizeof(unsigned long long) * (size_t)ns, 0},
@@ -306,13 +323,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
     }
-    /* 1. the revenue per supplier */
-    q15_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ship->data, (const int32_t *)lsupp->data,
-                                                 (const int64_t *)price->data, (const int64_t *)disc->data, n,
-                                                 (uintptr_t)ship->data % 16 == 0 ? n / 4 / (32 * VEC) : 0,
-                                                 (int32_t)pdate->i, (uint32_t)(hi - pdate->i), ns, d_rev, d_seen,
-                                                 &d_out->bad);
-    DKB_CUDA_TRY("q15_scan launch", cudaGetLastError());
+    /* 1. the revenue per supplier: the whole columns in one pass, or under a
+     * budget load by load (each pass adds into rev and seen) */
+    for (dkb_stream_begin_ex(&st, db, env, 4, Q15_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+        const dkb_cand_vec *c = st.cols;
+        const int64_t m = c[0].n;
+        if (m <= 0) continue;
+        q15_scan<<<(unsigned)dkb_grid_cap(grid, m, TPB), TPB, 0, stream>>>(
+            (const int32_t *)c[0].data, (const int32_t *)c[1].data, (const int64_t *)c[2].data,
+            (const int64_t *)c[3].data, m, (uintptr_t)c[0].data % 16 == 0 ? m / 4 / (32 * VEC) : 0,
+            (int32_t)pdate->i, (uint32_t)(hi - pdate->i), ns, d_rev, d_seen, &d_out->bad);
+        DKB_CUDA_TRY("q15_scan launch", cudaGetLastError());
+    }
+    DKB_TRY(dkb_stream_end(&st));
     /* 2. the exact maximum over the suppliers seen, then its suppliers in key order (normally one) */
     q15_max<<<(unsigned)(ntiles < (int64_t)sms * 4 ? ntiles : (int64_t)sms * 4), SEL_TPB, 0, stream>>>(d_rev, d_seen,
                                                                                                        ns, d_out);
@@ -387,6 +410,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = m;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     if (d_block2) cudaFreeAsync(d_block2, stream);
     dkb_dev_release(d_block, stream);
     for (int t = 0; t < NTEXT; t++) free(t_off[t]), free(t_bytes[t]);
