@@ -34,13 +34,27 @@
  *
  * Bytes read (floor, SF10): l_partkey 4 B x 60M = 0.24 GB; quantity and
  * price only for ~0.1% of lines (counted whole: + 0.96 GB); part's two code
- * bytes and keys 6 B x 2M = 12 MB. */
+ * bytes and keys 6 B x 2M = 12 MB.
+ *
+ * Under a memory budget (env->budget streams lineitem; part is whole) step
+ * 2 runs once per load of l_partkey, l_quantity and l_extendedprice,
+ * through a dkb_stream walk with DKB_STREAM_OVERLAP (the next load's copy
+ * overlaps this load's scan); without one the walk is one pass over the
+ * whole columns, as before. Every pass adds into the same slot sums and
+ * counts and appends to the same hit list (integer atomics and values, not
+ * row numbers: nothing points into a load after its pass), so after the
+ * walk they are the whole table's whatever the loads, and steps 3 and 4
+ * run once as without a budget: a budget costs no extra sync or pass. Only
+ * when the hit list overflowed does step 4 walk lineitem a second time
+ * (q17_rescan per load, adding into per-block partials zeroed before that
+ * walk). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS part keys (VEC int4
  * per lane); its queue holds a tile's rows plus the < 32 left over. The
@@ -52,6 +66,27 @@ typedef struct {
     int64_t qty, price; /* hundredths */
     int32_t slot, pad;
 } hit;
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+
+/* the streamed columns, in the order the walk hands them out */
+static const char *const Q17_COLS[] = {"l_partkey", "l_quantity", "l_extendedprice"};
+
+/* dkb_block_sums<TPB, 1> with a choice: add == 0 writes the block's sum
+ * into out[blockIdx.x], add != 0 adds it to what is there (q17_rescan's
+ * later passes). Exact and deterministic as dkb_block_sums. */
+__device__ __forceinline__ void q17_block_sum(int64_t v, int64_t *__restrict__ out, int add) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(DKB_FULL_MASK, v, off);
+    __shared__ int64_t w[TPB / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) w[warp] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int64_t s = 0;
+        for (int k = 0; k < TPB / 32; k++) s += w[k];
+        out[blockIdx.x] = add ? out[blockIdx.x] + s : s;
+    }
+}
 
 /* bits[w] bit j: part row 32w + j has the brand and container; slot[row]
  * its dense slot (*nsel counts them); coarse bit (row >> shift) set for
@@ -170,7 +205,10 @@ __global__ void __launch_bounds__(TPB) q17_hits(const hit *__restrict__ list, in
     dkb_block_sums<TPB, 1>(vc, pcnt);
 }
 
-/* The same over lineitem itself (when the hit list overflowed). */
+/* The same over lineitem itself (when the hit list overflowed), one load
+ * at a time: the block's sums are added to psum / pcnt (zeroed before the
+ * first load). A block reads at most n / gridDim.x + passes * TPB rows of
+ * the whole table over the walk, each price below 2^24: int64 is safe. */
 __global__ void __launch_bounds__(TPB) q17_rescan(const int32_t *__restrict__ lpart, const int64_t *__restrict__ lqty,
                                                   const int64_t *__restrict__ lprice, int64_t n, int64_t np,
                                                   const uint32_t *__restrict__ bits, const int32_t *__restrict__ slot,
@@ -182,10 +220,9 @@ __global__ void __launch_bounds__(TPB) q17_rescan(const int32_t *__restrict__ lp
         if ((uint64_t)p >= (uint64_t)np || !((__ldg(bits + (p >> 5)) >> (p & 31)) & 1)) continue;
         if ((double)__ldg(lqty + i) / (double)100 < limit[__ldg(slot + p)]) s += __ldg(lprice + i), c++;
     }
-    int64_t vs[1] = {s}, vc[1] = {c};
-    dkb_block_sums<TPB, 1>(vs, psum);
+    q17_block_sum(s, psum, 1);
     __syncthreads();
-    dkb_block_sums<TPB, 1>(vc, pcnt);
+    q17_block_sum(c, pcnt, 1);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
@@ -221,6 +258,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     void *d_block = NULL, *d_block2 = NULL; /* the parts' buffers; the lines' (sized by the chosen parts) */
     __int128 lost = 0;
     int64_t nlost = 0;
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until a walk begins (done: ends it) */
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
     {
         const dkb_dev_part parts[] = {
@@ -248,7 +287,6 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     /* 2. the chosen parts' lines: quantity sums and counts per slot, the hit list */
     DKB_CUDA_TRY("resident grid", dkb_resident_grid(q17_scan, TPB, 0, &sms, &grid)); /* one resident wave */
-    grid = dkb_grid_cap(grid, n, TPB);
     h_q = (unsigned long long *)malloc(sizeof(unsigned long long) * 2 * (size_t)nsel);
     h_limit = (double *)malloc(sizeof(double) * (size_t)nsel);
     grid2 = (int64_t)sms * 4;
@@ -265,12 +303,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         };
         DKB_CUDA_TRY("device buffers (lines)", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block2, stream));
     }
-    q17_scan<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)lpart->data, (const int64_t *)lqty->data,
-                                                 (const int64_t *)lprice->data, n,
-                                                 (uintptr_t)lpart->data % 16 == 0 ? n / 4 / (32 * VEC) : 0, np,
-                                                 d_coarse, shift, d_bits, d_slot, d_qsum, d_qsum + nsel, d_list, cap,
-                                                 d_nlist);
-    DKB_CUDA_TRY("q17_scan launch", cudaGetLastError());
+    /* the whole columns in one pass, or under a budget load by load (each pass
+     * adds into the slots' sums and appends to the hit list) */
+    for (dkb_stream_begin_ex(&st, db, env, 3, Q17_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+        const dkb_cand_vec *c = st.cols;
+        const int64_t m = c[0].n;
+        if (m <= 0) continue;
+        q17_scan<<<(unsigned)dkb_grid_cap(grid, m, TPB), TPB, 0, stream>>>(
+            (const int32_t *)c[0].data, (const int64_t *)c[1].data, (const int64_t *)c[2].data, m,
+            (uintptr_t)c[0].data % 16 == 0 ? m / 4 / (32 * VEC) : 0, np, d_coarse, shift, d_bits, d_slot, d_qsum,
+            d_qsum + nsel, d_list, cap, d_nlist);
+        DKB_CUDA_TRY("q17_scan launch", cudaGetLastError());
+    }
+    DKB_TRY(dkb_stream_end(&st));
     {
         const dkb_host_copy back[] = {{h_q, d_qsum, sizeof(unsigned long long) * 2 * nsel},
                                       {&h_nlist, d_nlist, sizeof(unsigned long long)}};
@@ -292,12 +337,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             q17_hits<<<(unsigned)grid2, TPB, 0, stream>>>(d_list, (int64_t)h_nlist, d_limit, d_part, d_part + grid2);
         else
             DKB_CUDA_TRY("cudaMemsetAsync partials", cudaMemsetAsync(d_part, 0, sizeof(int64_t) * 2 * grid2, stream));
-    } else {
-        q17_rescan<<<(unsigned)grid2, TPB, 0, stream>>>((const int32_t *)lpart->data, (const int64_t *)lqty->data,
-                                                        (const int64_t *)lprice->data, n, np, d_bits, d_slot, d_limit,
-                                                        d_part, d_part + grid2);
+        DKB_CUDA_TRY("q17_hits launch", cudaGetLastError());
+    } else { /* lineitem again (the whole columns, or load by load), adding into zeroed partials */
+        DKB_CUDA_TRY("cudaMemsetAsync partials", cudaMemsetAsync(d_part, 0, sizeof(int64_t) * 2 * grid2, stream));
+        for (dkb_stream_begin_ex(&st, db, env, 3, Q17_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const dkb_cand_vec *c = st.cols;
+            if (c[0].n <= 0) continue;
+            q17_rescan<<<(unsigned)grid2, TPB, 0, stream>>>((const int32_t *)c[0].data, (const int64_t *)c[1].data,
+                                                            (const int64_t *)c[2].data, c[0].n, np, d_bits, d_slot,
+                                                            d_limit, d_part, d_part + grid2);
+            DKB_CUDA_TRY("q17_rescan launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
     }
-    DKB_CUDA_TRY("q17_hits/q17_rescan launch", cudaGetLastError());
     {
         const dkb_host_copy back[] = {{h_part, d_part, sizeof(int64_t) * 2 * grid2}};
         DKB_CUDA_TRY("copy back partials", dkb_copy_back(back, DKB_COUNT(back), stream));
@@ -308,6 +360,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         out->is_null[0] = 0;
     }
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside a walk (none otherwise) */
     if (d_block2) cudaFreeAsync(d_block2, stream);
     dkb_dev_release(d_block, stream);
     free(h_q);
