@@ -44,7 +44,16 @@
  * 0.48 GB (l_suppkey, l_quantity only for ~0.15% of lines; counted whole:
  * + 0.72 GB); part p_name offsets 8 B x 2M + the first bytes (~32 MB);
  * partsupp ps_partkey 4 B x 8M = 32 MB, read twice (+ the chosen rows'
- * suppkey, availqty); supplier s_nationkey 0.4 MB. About 0.55 GB, ~0.13 ms. */
+ * suppkey, availqty); supplier s_nationkey 0.4 MB. About 0.55 GB, ~0.13 ms.
+ *
+ * Under a memory budget (env->budget streams lineitem; part, partsupp,
+ * supplier and nation are whole) step 4 runs once per load of l_shipdate,
+ * l_partkey, l_suppkey and l_quantity, through a dkb_stream walk with
+ * DKB_STREAM_OVERLAP (the next load's copy overlaps this load's scan);
+ * without one the walk is one pass over the whole columns, as before.
+ * Every pass adds into the same table slots (integer atomics: exact and
+ * order-free, so the sums are the whole table's whatever the loads); steps
+ * 5 and 6 run once after the walk. No sync per pass. */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -54,12 +63,18 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 namespace cg = cooperative_groups;
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
  * lane); its queue holds a tile's rows plus the < 32 left over. */
 enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TILE_ROWS + 32 };
+
+DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+
+/* the streamed columns, in the order the walk hands them out */
+static const char *const Q20_COLS[] = {"l_shipdate", "l_partkey", "l_suppkey", "l_quantity"};
 
 __device__ static inline uint64_t slot_of(uint64_t key, int shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
 
@@ -334,6 +349,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     char *t_bytes[2] = {NULL, NULL};
     by_name_item *order = NULL;
     void *d_block = NULL, *d_block2 = NULL; /* the first buffers; the table sized by the first count */
+    dkb_stream st;
+    memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
 
     /* the nation's key (the nation table is on the device: 25 rows) */
     if (ncode < 0 || nn == 0 || np == 0 || nps == 0 || nl == 0 || ns == 0) return 0;
@@ -392,13 +409,21 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     {
         int64_t grid = 0;
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q20_scan, TPB, 0, &sms, &grid)); /* one resident wave */
-        if (grid > (nl + TPB - 1) / TPB) grid = (nl + TPB - 1) / TPB;
-        const bool aligned = (uintptr_t)lship->data % 16 == 0 && (uintptr_t)lpart->data % 16 == 0;
-        q20_scan<<<(unsigned)grid, TPB, 0, stream>>>(
-            (const int32_t *)lship->data, (const int32_t *)lpart->data, (const int32_t *)lsupp->data,
-            (const int64_t *)lqty->data, nl, aligned ? nl / 4 / (32 * VEC) : 0, (int32_t)pdate->i, (uint32_t)(hi - pdate->i), np, d_bits, d_tkey, shift,
-            (uint64_t)(size - 1), d_tsum, d_tseen);
-        DKB_CUDA_TRY("q20_scan launch", cudaGetLastError());
+        /* the whole columns in one pass, or under a budget load by load (each pass
+         * adds into the table's sums) */
+        for (dkb_stream_begin_ex(&st, db, env, 4, Q20_COLS, DKB_STREAM_OVERLAP); dkb_stream_next(&st);) {
+            const dkb_cand_vec *c = st.cols;
+            const int64_t m_rows = c[0].n;
+            if (m_rows <= 0) continue;
+            const int64_t g = grid < (m_rows + TPB - 1) / TPB ? grid : (m_rows + TPB - 1) / TPB;
+            const bool aligned = (uintptr_t)c[0].data % 16 == 0 && (uintptr_t)c[1].data % 16 == 0;
+            q20_scan<<<(unsigned)g, TPB, 0, stream>>>(
+                (const int32_t *)c[0].data, (const int32_t *)c[1].data, (const int32_t *)c[2].data,
+                (const int64_t *)c[3].data, m_rows, aligned ? m_rows / 4 / (32 * VEC) : 0, (int32_t)pdate->i,
+                (uint32_t)(hi - pdate->i), np, d_bits, d_tkey, shift, (uint64_t)(size - 1), d_tsum, d_tseen);
+            DKB_CUDA_TRY("q20_scan launch", cudaGetLastError());
+        }
+        DKB_TRY(dkb_stream_end(&st));
     }
     qualify<<<(unsigned)((size + 255) / 256), 256, 0, stream>>>(d_tkey, d_tavail, d_tsum, d_tseen, size, ns, d_ok);
     DKB_CUDA_TRY("qualify launch", cudaGetLastError());
@@ -438,6 +463,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     }
     res->nrows = m;
 done:
+    dkb_stream_end(&st); /* a load still held after a failure inside the walk (none otherwise) */
     if (d_block2) cudaFreeAsync(d_block2, stream);
     dkb_dev_release(d_block, stream);
     for (int t = 0; t < 2; t++) free(t_off[t]), free(t_bytes[t]);
