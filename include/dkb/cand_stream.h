@@ -138,6 +138,8 @@ static inline int dkb_stream_next(dkb_stream *st) {
     /* as many consecutive partitions as fit the cap (at least one): load_limit,
      * or half of it when overlapping, unless one partition is over the half */
     int64_t cap = st->overlap ? b->load_limit / 2 : b->load_limit;
+    /* ... and never past what the run still held leaves (it may be a large one, loaded alone) */
+    if (st->overlap && st->held && b->load_limit - st->load.bytes < cap) cap = b->load_limit - st->load.bytes;
     if (st->overlap && b->load_size(st->env, st->first, 1, st->ncols, st->names) > cap) {
         cap = b->load_limit;
         if (dkb_stream_release(st)) return 0;

@@ -825,20 +825,16 @@ static void test_stream_overlap(void) {
               g_ov.max_bytes <= g_ov.b.load_limit && !g_ov.held,
           "overlap: large partitions loaded alone (%d passes, rc %d)", passes, rc);
 
-#ifdef DKB_TEST_OVERLAP_AFTER_LARGE
     /* a small partition right after a large one (over half the limit): the walk
-     * must not hold both past load_limit. Off by default: it FAILS with today's
-     * cand_stream.h (the run after a large load is sized to half the limit and
-     * loaded while the large one is held: 35 + 10 rows held > 40, the loader's
-     * ENOMEM ends the walk); capping the overlapped load at load_limit minus the
-     * held load's bytes fixes it. Build with -DDKB_TEST_OVERLAP_AFTER_LARGE to see. */
+     * must not hold both past load_limit (the overlapped load is capped at
+     * load_limit less the held load's bytes; before that cap, 35 + 10 rows
+     * were held against 40 and the loader's ENOMEM ended the walk) */
     static const int big_small[4] = {10, 30, 5, 10};
     ov_reset(big_small, 4, 40, -1);
     rc = ov_walk(&db, &env, &passes, &in_order);
     CHECK(rc == 0 && in_order && g_ov.max_bytes <= g_ov.b.load_limit && !g_ov.held,
           "overlap: a small partition after a large one: rc %d, %lld of %lld bytes held at most", rc,
           (long long)g_ov.max_bytes, (long long)g_ov.b.load_limit);
-#endif
 
     /* a loader error ends the walk with its error, nothing left held: the first load,
      * the second and the third (each asked for while the current one is held) */
