@@ -27,8 +27,8 @@
  *
  * On CUDA (dkb__wstream_use_cuda) the same bookkeeping holds, and the
  * region above holds only each load's descriptors: the rows go to device
- * memory (worker_stream_cuda.c), placed next to the last load and past the
- * loads still held, overwritten when released and after every call; the
+ * memory (worker_stream_cuda.c), placed in a gap between the loads still
+ * held (dkb__wsdev_place), overwritten when released and after every call; the
  * loads of one call are bounded by the same 4 x the streamed tables' bytes. */
 #include "harness/worker_stream.h"
 
@@ -79,7 +79,6 @@ static struct {
     int nloads;
     uint64_t next_id;
     dkb__wsdev *dev;    /* CUDA: the device side (else NULL) */
-    size_t dev_cur;     /* where the next device placement is tried */
     int64_t call_cap;   /* CUDA: the bytes one call may load (4 x the streamed tables) */
     int threads;
     pthread_mutex_t mu;
@@ -239,27 +238,14 @@ static int fill_device(char *p, size_t used, size_t dev_off, int first, int coun
     return rc;
 }
 
-/* CUDA: a place for dlen bytes in the device region that no load still
- * held overlaps, tried from where the last one ended, then from the start. */
+/* CUDA: a place for dlen bytes in the device region beside the loads
+ * still held (dkb__wsdev_place). */
 static int dev_place(size_t dlen, size_t *off) {
-    const size_t size = dkb__wsdev_size(g.dev);
-    if (dlen > size) return 0;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t at = pass ? 0 : g.dev_cur;
-        while (at + dlen <= size) {
-            int hit = -1;
-            for (int i = 0; i < g.nloads && hit < 0; i++)
-                if (g.loads[i].live && g.loads[i].dev_off < at + dlen && at < g.loads[i].dev_off + g.loads[i].dev_len)
-                    hit = i;
-            if (hit < 0) {
-                *off = at;
-                g.dev_cur = at + dlen;
-                return 1;
-            }
-            at = round_up(g.loads[hit].dev_off + g.loads[hit].dev_len, DEV_ALIGN);
-        }
-    }
-    return 0;
+    static size_t offs[MAX_LOADS], lens[MAX_LOADS];
+    int n = 0;
+    for (int i = 0; i < g.nloads; i++)
+        if (g.loads[i].live) offs[n] = g.loads[i].dev_off, lens[n++] = g.loads[i].dev_len;
+    return dkb__wsdev_place(offs, lens, n, dkb__wsdev_size(g.dev), dlen, DEV_ALIGN, off);
 }
 
 /* Fill the mapping at p (writable, `used` bytes: a whole number of pages)
@@ -438,7 +424,6 @@ int dkb__wstream_call_end(int64_t *loaded_bytes, dkb_error *err) {
     g.used = 0;
     g.nloads = 0;
     g.held = 0;
-    g.dev_cur = 0;
     if (loaded_bytes) *loaded_bytes = g.total;
     const int rc = g.dev ? dkb__wsdev_call_end(g.dev, err) : 0;
     pthread_mutex_unlock(&g.mu);

@@ -13,6 +13,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+int dkb__wsdev_place(const size_t *off, const size_t *len, int n, size_t size, size_t want, size_t align,
+                     size_t *out) {
+    int found = 0;
+    size_t best = 0, best_dist = 0;
+    /* the gaps: from each load's end (or 0) to the next load's start above it (or size) */
+    for (int g = -1; g < n; g++) {
+        const size_t lo = g < 0 ? 0 : off[g] + len[g];
+        size_t hi = size;
+        int hi_load = 0;
+        int inside = 0;
+        for (int i = 0; i < n; i++) {
+            if (off[i] < lo && off[i] + len[i] > lo) inside = 1; /* lo lies inside a load: not a gap */
+            if (off[i] >= lo && off[i] < hi) hi = off[i], hi_load = 1;
+        }
+        if (inside || hi < lo || hi - lo < want) continue;
+        const size_t at[2] = {lo, (hi - want) / align * align};
+        for (int k = 0; k < 2; k++) {
+            if (at[k] < lo || at[k] + want > hi) continue;
+            /* distance to the nearest load held: the gap's ends that are loads */
+            const size_t below = g < 0 ? (size_t)-1 : at[k] - lo;
+            const size_t above = hi_load ? hi - (at[k] + want) : (size_t)-1;
+            const size_t dist = below < above ? below : above;
+            if (!found || dist > best_dist || (dist == best_dist && at[k] < best)) found = 1, best = at[k], best_dist = dist;
+        }
+    }
+    if (found) *out = best;
+    return found;
+}
+
 #ifdef DKB_HAVE_CUDA
 
 #include <cuda_runtime_api.h>

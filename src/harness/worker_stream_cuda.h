@@ -26,6 +26,18 @@
 
 typedef struct dkb__wsdev dkb__wsdev;
 
+/* Where a load of len bytes goes in a region of `size` bytes beside the n
+ * loads held, [off[i], off[i] + len[i]) (any order, not overlapping): in a
+ * gap between them (or the region's ends) that holds it, at the gap's
+ * start or at its end (rounded down to `align`), whichever is farther from
+ * the loads held (the lower address on a tie). So with two loads held in
+ * turn (the next one loaded before the current is released) they sit at
+ * the region's two ends and each new one fits where the one before the
+ * current was, whatever their sizes, when any two fit together. 1 and
+ * *out, or 0 when no gap holds it. Plain C (a unit test runs it). */
+int dkb__wsdev_place(const size_t *off, const size_t *len, int n, size_t size, size_t want, size_t align,
+                     size_t *out);
+
 /* *out is set (also on failure: close it). */
 int dkb__wsdev_open(size_t size, int threads, dkb__wsdev **out, dkb_error *err);
 char *dkb__wsdev_region(const dkb__wsdev *d);
