@@ -28,6 +28,7 @@ typedef struct cu_sdev {
     bool freed_set[DKB__STREAM_MAXSLOTS];
     int nevents;           /* events created, in the order below */
     bool cached;           /* pinned[] are the process's kept staging buffers */
+    bool slots_kept;       /* slot_mem and copy are the process's kept ones */
 } cu_sdev;
 
 /* The pinned staging buffers are kept for the process after the first
@@ -37,6 +38,15 @@ typedef struct cu_sdev {
 static void *kept_pinned[DKB__STREAM_NSTAGE];
 static int64_t kept_bytes;
 static bool kept_busy;
+/* The slots' memory and the copy stream are kept the same way (a cudaMalloc
+ * of gigabytes per partitioned run was part of every timed call): the
+ * largest asked for so far, on the device that asked, reused while no other
+ * run holds it. */
+static char *kept_slots;
+static int64_t kept_slots_bytes;
+static int kept_slots_device = -1;
+static cudaStream_t kept_copy;
+static bool kept_slots_busy;
 
 static int cu_fail(dkb_error *err, const char *what, cudaError_t e) {
     (void)cudaGetLastError();
@@ -55,9 +65,26 @@ static int sd_open(void *dev, int nslots, int64_t slot_bytes, int nstage, int64_
     if (nslots > DKB__STREAM_MAXSLOTS || nstage > DKB__STREAM_NSTAGE)
         return dkb_fail(err, DKB_EINVAL, "stream: %d slots, %d staging buffers", nslots, nstage);
     SD_OK(cudaSetDevice(d->device));
-    SD_OK(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
     d->slot_stride = dkb__stream_align(slot_bytes ? slot_bytes : 1);
-    SD_OK(cudaMalloc((void **)&d->slot_mem, (size_t)(d->slot_stride * nslots)));
+    const int64_t need = d->slot_stride * nslots;
+    if (!kept_slots_busy && (kept_slots_device == d->device || kept_slots_device < 0)) {
+        if (kept_slots && kept_slots_bytes < need) { /* too small: replaced by a larger one */
+            cudaFree(kept_slots);
+            kept_slots = NULL, kept_slots_bytes = 0;
+        }
+        if (!kept_copy) SD_OK(cudaStreamCreateWithFlags(&kept_copy, cudaStreamNonBlocking));
+        if (!kept_slots) {
+            SD_OK(cudaMalloc((void **)&kept_slots, (size_t)need));
+            kept_slots_bytes = need;
+        }
+        kept_slots_device = d->device;
+        kept_slots_busy = d->slots_kept = true;
+        d->slot_mem = kept_slots;
+        d->copy = kept_copy;
+    } else {
+        SD_OK(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
+        SD_OK(cudaMalloc((void **)&d->slot_mem, (size_t)need));
+    }
     d->nslots = nslots;
     for (int i = 0; i < nslots; i++) slots[i] = d->slot_mem + i * d->slot_stride;
     if (!kept_busy && kept_bytes == stage_bytes && nstage == DKB__STREAM_NSTAGE) {
@@ -148,9 +175,13 @@ static void sd_close(void *dev) {
         if (!d->cached && d->pinned[i]) cudaFreeHost(d->pinned[i]);
     }
     if (d->cached) kept_busy = false;
-    /* the slots hold store columns (public data): freed without zeroing */
-    if (d->slot_mem) cudaFree(d->slot_mem);
-    if (d->copy) cudaStreamDestroy(d->copy);
+    /* the slots hold store columns (public data): freed (or kept) without zeroing */
+    if (d->slots_kept) {
+        kept_slots_busy = false;
+    } else {
+        if (d->slot_mem) cudaFree(d->slot_mem);
+        if (d->copy) cudaStreamDestroy(d->copy);
+    }
     (void)cudaGetLastError();
     free(d);
 }
