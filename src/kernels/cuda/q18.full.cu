@@ -28,9 +28,11 @@
  *     1..N, checked against c_custkey) into fixed slots of a result block.
  *  3. One copy of the result block (flags, count, rows, names) and one sync
  *     (none after the frees: the harness synchronises after the call).
- *     If more than SORT_N runs qualified (an extreme :quantity), the host
- *     reruns step 1 into a list of that size, cuts it to 100 per SORT_N rows
- *     with q18_reduce until <= SORT_N remain, then runs step 2 on those.
+ *     If more than SORT_N runs qualified (SF 100, or a low :quantity), the
+ *     host cuts the list to 100 per SORT_N rows with q18_reduce until <=
+ *     SORT_N remain, then runs step 2 on those; the list holds LIST_CAP
+ *     runs, and only past that (an extreme :quantity) step 1 is rerun into
+ *     a list of the count's size.
  *
  * Under a memory budget (env->budget streaming lineitem and orders,
  * co-partitioned by orderkey) step 1 runs once per load of partitions
@@ -38,8 +40,8 @@
  * one's kernel): an order's line items, and so its whole run, are in one
  * load with the order, so the runs (row 0 of a load starts one) and the
  * binary search are the load's own; every load appends to the same list
- * and count. Steps 2 and 3 run once after the last load. The long-list
- * rerun (rare) walks the loads a second time. No synchronize per load.
+ * and count. Steps 2 and 3 run once after the last load. The rerun past
+ * LIST_CAP (rare) walks the loads a second time. No synchronize per load.
  *
  * Bytes read (floor, SF10): l_orderkey + l_quantity 12 B x 60M = 0.72 GB;
  * orders and customer only for the qualifying orders. */
@@ -54,7 +56,7 @@
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
 
-enum { TOPK = 100, TPB = 256, ROWS = 4, SORT_N = 1024, NAME_SLOT = 128 };
+enum { TOPK = 100, TPB = 256, ROWS = 4, SORT_N = 1024, NAME_SLOT = 128, LIST_CAP = 1 << 16 };
 
 typedef struct {
     int64_t price;    /* o_totalprice, hundredths */
@@ -348,11 +350,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q18_runs, TPB, 0, &sms, &grid)); /* capped per pass */
         const dkb_dev_part parts[] = {
             {(void **)&d_out, sizeof(q18_out), 0},
-            {(void **)&d_list, sizeof(cand) * SORT_N, DKB_NO_FILL},
+            {(void **)&d_list, sizeof(cand) * LIST_CAP, DKB_NO_FILL},
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
         /* 1. the runs over the limit; 2. their best 100 with names, in one result block */
-        DKB_TRY(runs_walk(&st, db, env, grid, limit, d_list, SORT_N, d_out, stream));
+        DKB_TRY(runs_walk(&st, db, env, grid, limit, d_list, LIST_CAP, d_out, stream));
         q18_finish<<<1, SORT_N, 0, stream>>>(d_list, &d_out->count, 0, (const int32_t *)ckey->data, nc, name_off,
                                               name_bytes, name_codes, d_out);
         DKB_CUDA_TRY("q18_finish launch", cudaGetLastError());
@@ -360,15 +362,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         m = (int64_t)h_out->count;
         if (!h_out->bad_group && m > SORT_N) {
-            /* many qualifying orders: the whole list, cut down on the device */
+            /* many qualifying orders: the whole list (in d_list up to LIST_CAP,
+             * else found again into one of m rows), cut down on the device */
+            const int rerun = m > LIST_CAP;
             const dkb_dev_part big[] = {
-                {(void **)&d_big, sizeof(cand) * (size_t)m, DKB_NO_FILL},
                 {(void **)&d_tmp, sizeof(cand) * (size_t)reduced_rows(m), DKB_NO_FILL},
+                {(void **)&d_big, sizeof(cand) * (size_t)m, DKB_NO_FILL},
             };
-            DKB_CUDA_TRY("device buffers (long list)", dkb_dev_carve(big, DKB_COUNT(big), &d_block2, stream));
-            DKB_CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
-            DKB_TRY(runs_walk(&st, db, env, grid, limit, d_big, (unsigned long long)m, d_out, stream)); /* again */
-            cand *src = d_big, *dst = d_tmp;
+            DKB_CUDA_TRY("device buffers (long list)", dkb_dev_carve(big, rerun ? 2 : 1, &d_block2, stream));
+            if (rerun) {
+                DKB_CUDA_TRY("cudaMemsetAsync out", cudaMemsetAsync(d_out, 0, sizeof(q18_out), stream));
+                DKB_TRY(runs_walk(&st, db, env, grid, limit, d_big, (unsigned long long)m, d_out, stream)); /* again */
+            }
+            cand *src = rerun ? d_big : d_list, *dst = d_tmp;
             int64_t n = m;
             while (n > SORT_N) {
                 q18_reduce<<<(unsigned)((n + SORT_N - 1) / SORT_N), SORT_N, 0, stream>>>(src, n, dst);
@@ -382,7 +388,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                                   name_codes, d_out);
             DKB_CUDA_TRY("q18_finish launch (big list)", cudaGetLastError());
             DKB_CUDA_TRY("copy back (long list)", dkb_copy_back(back, DKB_COUNT(back), stream));
-            DKB_FAIL_IF(!h_out->bad_group && (int64_t)h_out->count != m, DKB_CAND_EINTERNAL,
+            DKB_FAIL_IF(rerun && !h_out->bad_group && (int64_t)h_out->count != m, DKB_CAND_EINTERNAL,
                         "q18.full.cu: qualifying orders changed between passes (%lld, then %llu)\n", (long long)m,
                         h_out->count);
         }
