@@ -65,7 +65,7 @@ for s in "${STEPS[@]}"; do
     t=$(date +%s)
     case $s in
     tests)
-        if ctest --test-dir "$BUILD" -R 'golden_cuda|eval_corpus_cuda|eval_gpus_cuda|optimize_cuda$|partitions_cuda|sql_tpch_cuda' -j 4 \
+        if ctest --test-dir "$BUILD" -R 'golden_cuda|eval_corpus_cuda|eval_gpus_cuda|optimize_cuda$|partitions_cuda|sql_tpch_cuda|eval_budget_cuda' -j 4 \
             --timeout 500 --output-on-failure >"$OUTDIR/tests.log" 2>&1; then
             step tests ok "$(since "$t")" "$(grep -m1 'tests passed' "$OUTDIR/tests.log")"
         else
