@@ -41,6 +41,7 @@
 #    and q22, which fits): the streamed table with its "floor ms" columns
 #    and the measured pinned bandwidth; results.json's pinned_h2d_gbs and
 #    each streamed query's expert_transfer_floor_ms.
+# PARTS="corpus" (or any of corpus, experts, bench) runs only those parts.
 # Failures print the row, its verdict and its detail. Keep the work
 # directory with KEEP_WORK=1.
 source "$(dirname "$0")/lib/common.bash"
@@ -90,6 +91,9 @@ sys.exit(1 if bad or not rows else 0)
 PY
 }
 
+# PARTS (default "corpus experts bench"): which of the three to run (a GPU call short of time)
+want() { [[ " ${PARTS:-corpus experts bench} " == *" $1 "* ]]; }
+if want corpus; then
 # ---- 1. the CUDA budget corpus, lineitem streamed ----
 for c in $(cd "$CAND" && ls); do
     eval_case "budget-$c" "$CAND/$c" "$(cat "$CAND/$c/EXPECTED")" --mem-budget 512K
@@ -116,11 +120,16 @@ detail_has budget-no_marker 'does not stream' "the detail does not say it does n
 eval_case fits-no_marker "$CAND/no_marker" ok --mem-budget 1G
 eval_case fits-honest "$CAND/honest" ok --mem-budget 1G
 
+fi
+
 # ---- 2. the CUDA experts under 8M at SF 0.1 ----
 D="$WORK/sf01p8"
-"$DKB" gen --sf 0.1 --partitions 8 --out "$D" -q || fail "dkb gen --sf 0.1 --partitions 8 failed"
 BUDGET=8M
 BUDGET_BYTES=$((8 << 20))
+if want experts || want bench; then
+    "$DKB" gen --sf 0.1 --partitions 8 --out "$D" -q || fail "dkb gen --sf 0.1 --partitions 8 failed"
+fi
+if want experts; then
 # the sizes per query, from the too-small message of `dkb run --backend cuda --mem-budget 1`
 for n in $(seq 1 22); do
     q=$(printf 'q%02d' "$n")
@@ -184,6 +193,9 @@ sys.exit(1 if bad else 0)
 PY
 fi
 
+fi
+
+if want bench; then
 # ---- 3. dkb bench --backend cuda --mem-budget: bytes streamed and transfer floors ----
 rc=0
 "$DKB" bench --backend cuda --data "$D" --experts "$ROOT/src/kernels/cuda" --queries q01,q06,q09,q22 --seeds 1 --quick \
@@ -234,6 +246,8 @@ for m in bad:
     print("FAIL: bench results.json:", m, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+fi
+
 fi
 
 [ "$failures" = 0 ] || fail "$failures check(s) failed (KEEP_WORK=1 keeps $WORK)"
