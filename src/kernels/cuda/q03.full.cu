@@ -34,6 +34,13 @@
  * The result order is revenue desc, o_orderdate, then l_orderkey (a fixed
  * order for ties, as the CPU expert).
  *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): orders and lineitem
+ * are co-partitioned by orderkey and an order is one group, so each rank's
+ * orders' revenues are final on its share; each rank's top 10 (copied back
+ * as on one rank) is gathered in rank order and merged on the host
+ * (dkb_ranks_topk, the same total order), on every rank; rank 0 writes. A
+ * rank with an empty share takes part with an empty list.
+ *
  * Under a memory budget (env->budget streaming orders and lineitem,
  * co-partitioned by orderkey: a load's line items are exactly those of its
  * orders, so each order's revenue is final within its load) steps 2 and 3
@@ -63,8 +70,10 @@
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+#include "dkb/cand_ranks.h"  // defines: dkb_ranks_topk, dkb_ranks_writes (the ranks' partials merged)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its top lists merged through env->comm */
 
 enum { TOPK = 10, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024 };
 static_assert(TOPK <= 32, "the final merge keeps lists of 32 per warp");
@@ -87,6 +96,9 @@ __host__ __device__ static inline bool before(const cand &a, const cand &b) {
     if (a.date != b.date) return a.date < b.date;
     return a.key < b.key;
 }
+
+/* before, as dkb_topk_insert's comparator (the ranks' merge, host) */
+static int before_v(const void *a, const void *b) { return before(*(const cand *)a, *(const cand *)b); }
 
 /* Insert x into the sorted list top[0..*n) (at most TOPK). */
 __host__ __device__ static inline void top_insert(cand *top, int *n, const cand &x) {
@@ -341,6 +353,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
                     "q03.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
+    }
+    if (env->nranks > 1) { /* every rank's top 10 merged on every rank; rank 0 writes */
+        DKB_TRY(dkb_ranks_topk(env, h_out, &h_n, TOPK, sizeof(cand), before_v));
+        if (!dkb_ranks_writes(env, res)) goto done;
     }
     if (h_n > res->cap) DKB_FAIL(DKB_CAND_ECAP);
     for (int r = 0; r < h_n; r++) {
