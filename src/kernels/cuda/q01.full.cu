@@ -38,19 +38,28 @@
  * dkb_sum_partials and one round trip follow, as without a budget. A
  * block's int64 charge sum stays safe: over all passes it reads at most
  * n / grid + passes * UNROLL * TPB rows (n / grid <= 2^20), each below 2^37
- * at scale 6. No sync per pass. */
+ * at scale 6. No sync per pass.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): each rank scans its
+ * share of lineitem as above; the G x 6 exact __int128 sums come back as
+ * before and are summed over the ranks in one all-reduce
+ * (dkb_ranks_sum_i128; a rank with an empty share adds zeros); rank 0
+ * writes the rows from the merged sums, the others return no rows. On one
+ * rank nothing changes. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i128, dkb_ranks_writes
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 enum { TPB = 256, UNROLL = 4, NFIELD = 6, MAX_GROUPS = 16, MAX_ROWS_PER_BLOCK = 1 << 20, RED_TPB = 256 };
 enum { F_COUNT = 0, F_QTY, F_PRICE, F_DISC, F_DISC_PRICE, F_CHARGE };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem */
 
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q01_COLS[] = {"l_shipdate",      "l_returnflag", "l_linestatus", "l_quantity",
@@ -191,6 +200,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const dkb_host_copy back[] = {{h_sum, d_sum, sizeof(__int128) * K}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q01.full.cu: a flag/status code outside its dictionary\n");
+    }
+    if (env->nranks > 1) { /* across ranks: the groups' exact sums, one all-reduce (an empty share adds zeros) */
+        DKB_TRY(dkb_ranks_sum_i128(env, h_sum, K));
+        if (!dkb_ranks_writes(env, res)) goto done; /* rank 0 writes the rows */
     }
 
     /* one row per group present, in code order (= string order) */
