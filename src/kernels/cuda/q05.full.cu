@@ -53,9 +53,11 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i128, dkb_ranks_writes (the ranks' partials merged)
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, RED_TPB = 256 };
 
@@ -292,6 +294,14 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
                     "q05.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' "
                     "order\n");
+    }
+    /* across ranks (orders and lineitem co-partitioned by orderkey, the rest
+     * whole): every rank's exact (sum, count) per nation summed in one
+     * all-reduce of __int128 (a rank with an empty share adds its zeros);
+     * rank 0 writes */
+    if (env->nranks > 1) {
+        DKB_TRY(dkb_ranks_sum_i128(env, h_sum, K));
+        if (!dkb_ranks_writes(env, res)) goto done;
     }
     /* per nation present; order by revenue desc (ties: nation key, fixed) */
     for (int n = 0; n < MAXNAT; n++)
