@@ -33,18 +33,27 @@
  * of the whole table whatever the loads (integer sums: exact). A block's
  * int64 sum stays safe: over all passes it reads at most n / grid + passes
  * * 5 * TPB rows (n / grid <= 2^20), each below 2^27 at scale 4, far from
- * 2^63. No sync per pass; one round trip after the walk. */
+ * 2^63. No sync per pass; one round trip after the walk.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): each rank scans its
+ * share of lineitem as above (its first row need not be 16-byte aligned:
+ * the host's alignment test covers it); the exact (revenue, rows) pair is
+ * summed over the ranks in one __int128 all-reduce (dkb_ranks_sum_i128; a
+ * rank with an empty share adds zeros); rank 0 writes the row. On one rank
+ * nothing changes. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i128, dkb_ranks_writes
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 enum { TPB = 256, MAX_ROWS_PER_BLOCK = 1 << 20 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem */
 
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q06_COLS[] = {"l_shipdate", "l_discount", "l_quantity", "l_extendedprice"};
@@ -156,6 +165,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
         DKB_TRY(dkb_stream_end(&st));
         if (passes > 0) DKB_TRY(dkb_partials_to_host(d_part, grid, 2, sums, NULL, NULL, stream));
+    }
+    if (env->nranks > 1) { /* across ranks: (revenue, rows) summed exactly, one all-reduce (an empty share adds zeros) */
+        DKB_TRY(dkb_ranks_sum_i128(env, sums, 2));
+        if (!dkb_ranks_writes(env, res)) goto done; /* rank 0 writes the row */
     }
     res->nrows = 1;
     dkb_put_dec(revenue, 0, sums[1] > 0 ? sums[0] : 0, out_scale);
