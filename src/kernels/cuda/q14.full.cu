@@ -42,13 +42,22 @@
  * are the whole table's (exact integers, whatever the loads). A block's
  * int64 sums stay safe: over all passes it reads at most n / grid + passes
  * * 2 * WARPS * TILE_ROWS rows (n / grid <= 2^20), each below 2^31 at
- * scale 4. No sync per pass; one round trip after the walk. */
+ * scale 4. No sync per pass; one round trip after the walk.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): each rank scans its
+ * share of lineitem as above (part is whole on every rank, so the part
+ * codes are the same; a share's first row need not be 16-byte aligned: the
+ * host's alignment test covers it); the exact (promo, revenue, lines)
+ * triple is summed over the ranks in one __int128 all-reduce
+ * (dkb_ranks_sum_i128; an empty share adds zeros); rank 0 forms the ratio
+ * from the merged sums and writes the row. On one rank nothing changes. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i128, dkb_ranks_writes
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
@@ -68,6 +77,7 @@ typedef struct {
 } promo_mask;
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem (part whole) */
 
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q14_COLS[] = {"l_shipdate", "l_partkey", "l_extendedprice", "l_discount"};
@@ -223,6 +233,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_TRY(dkb_stream_end(&st));
         if (passes > 0) DKB_TRY(dkb_partials_to_host(d_part, grid, 3, sums, d_bad, &h_bad, stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q14.full.cu: a part key outside 1..N (or without a part)\n");
+    }
+    if (env->nranks > 1) { /* across ranks: (promo, revenue, lines) summed exactly, one all-reduce */
+        DKB_TRY(dkb_ranks_sum_i128(env, sums, 3));
+        if (!dkb_ranks_writes(env, res)) goto done; /* rank 0 writes the row */
     }
     res->nrows = 1;
     if (sums[2] == 0) {
