@@ -59,9 +59,11 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i64, dkb_ranks_writes (the ranks' partials merged)
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NGROUP = 8, MAXNAT = 256 };
 
@@ -244,6 +246,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
                     "q07.full.cu: a customer/supplier key outside 1..N or lineitem not grouped in orders' order\n");
+    }
+    /* across ranks (orders and lineitem co-partitioned by orderkey, the rest
+     * whole): every rank's 8 sums and 8 counts summed in one all-reduce of
+     * int64 (exact; a rank with an empty share adds its zeros); rank 0
+     * writes */
+    if (env->nranks > 1) {
+        int64_t m[2 * NGROUP];
+        for (int x = 0; x < 2 * NGROUP; x++) m[x] = (int64_t)h_acc[x];
+        DKB_TRY(dkb_ranks_sum_i64(env, m, 2 * NGROUP));
+        for (int x = 0; x < 2 * NGROUP; x++) h_acc[x] = (unsigned long long)m[x];
+        if (!dkb_ranks_writes(env, res)) goto done;
     }
     /* the groups present, by (supplier name code, customer name code, year): codes are in string order */
     for (int x = 0; x < NGROUP; x++) {
