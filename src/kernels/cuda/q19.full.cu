@@ -44,19 +44,28 @@
  * the whole table's (exact integers, whatever the loads). A block's int64
  * sum stays safe: over all passes it reads at most n / grid + passes *
  * UNROLL * TPB rows (n / grid <= 2^20), each below 2^31 at scale 4. No
- * sync per pass; one round trip after the walk. */
+ * sync per pass; one round trip after the walk.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): each rank scans its
+ * share of lineitem as above (part is whole on every rank, so the part
+ * bits are the same); the exact (revenue, lines) pair is summed over the
+ * ranks in one __int128 all-reduce (dkb_ranks_sum_i128), which every rank
+ * calls, also one with an empty share or no scan (it adds zeros); rank 0
+ * writes the row. On one rank nothing changes. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i128, dkb_ranks_writes
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 enum { TPB = 256, NWARP = TPB / 32, UNROLL = 4, MAX_ROWS_PER_BLOCK = 1 << 20, NBRANCH = 3, NCONT = 4 };
 #define NO_PART 0x80u /* part_bits value of a key without a part */
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem (part whole) */
 
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q19_COLS[] = {"l_partkey",  "l_quantity", "l_extendedprice",
@@ -248,6 +257,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_TRY(dkb_stream_end(&st));
         if (passes > 0) DKB_TRY(dkb_partials_to_host(d_part, grid, 2, sums, d_bad, &h_bad, stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q19.full.cu: a part key outside 1..N (or without a part)\n");
+    }
+    if (env->nranks > 1) { /* across ranks: (revenue, lines) summed exactly, one all-reduce (every rank, scan or not) */
+        DKB_TRY(dkb_ranks_sum_i128(env, sums, 2));
+        if (!dkb_ranks_writes(env, res)) goto done; /* rank 0 writes the row */
     }
     res->nrows = 1;
     dkb_put_dec(out, 0, sums[0], 4);
