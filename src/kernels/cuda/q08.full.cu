@@ -59,9 +59,11 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i64, dkb_ranks_writes (the ranks' partials merged)
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MAXNAT = 256, NACC = 6 };
 
@@ -281,6 +283,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL,
                     "q08.full.cu: a part/customer/supplier key outside 1..N or lineitem not grouped in orders' "
                     "order\n");
+    }
+    /* across ranks (orders and lineitem co-partitioned by orderkey, the rest
+     * whole): every rank's 4 sums and 2 counts summed in one all-reduce of
+     * int64 (exact; a rank with an empty share adds its zeros), so the
+     * quotient below is the one-rank one; rank 0 writes */
+    if (env->nranks > 1) {
+        int64_t m[NACC];
+        for (int x = 0; x < NACC; x++) m[x] = (int64_t)h_acc[x];
+        DKB_TRY(dkb_ranks_sum_i64(env, m, NACC));
+        for (int x = 0; x < NACC; x++) h_acc[x] = (unsigned long long)m[x];
+        if (!dkb_ranks_writes(env, res)) goto done;
     }
     /* 5. per year with items: the nation's share, the quotient of the two exact sums as doubles */
     for (int y = 0; y < 2; y++) {
