@@ -48,16 +48,26 @@
  * Bytes read (floor, SF10): l_shipmode 1 B, l_receiptdate 4 B per item
  * (60M: 0.30 GB, streamed); l_commitdate, l_shipdate only in the sectors of
  * queue A's rows (~28% of sectors), l_orderkey in queue B's (~10%);
- * o_orderkey and o_orderpriority only for the ~300K passing lines. */
+ * o_orderkey and o_orderpriority only for the ~300K passing lines.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): each rank runs the
+ * pass above over its share (lineitem and orders co-partitioned by
+ * orderkey: a share's orders hold every order of its lines, so the binary
+ * search stays within the share); the 4 counters are summed over the ranks
+ * in one int64 all-reduce (dkb_ranks_sum_i64), which every rank calls, also
+ * one with an empty share or no scan; rank 0 writes the groups. On one rank
+ * nothing changes. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h"   // defines: dkb_ranks_sum_i64, dkb_ranks_writes
 #include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem and orders (co-partitioned) */
 
 /* TPB threads a block; a warp's tile is TILE_ROWS rows (VEC vectors of 4
  * rows per lane); queue A holds a tile's rows plus the < 32 left over,
@@ -293,6 +303,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const dkb_host_copy back[] = {{h_counts, d_counts, sizeof h_counts}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q12.full.cu: a line item whose l_orderkey is not in orders\n");
+    }
+    if (env->nranks > 1) { /* across ranks: the 4 counters summed, one all-reduce (every rank, scan or not) */
+        int64_t sum[NCOUNT];
+        for (int k = 0; k < NCOUNT; k++) sum[k] = (int64_t)h_counts[k];
+        DKB_TRY(dkb_ranks_sum_i64(env, sum, NCOUNT));
+        for (int k = 0; k < NCOUNT; k++) h_counts[k] = (unsigned long long)sum[k];
+        if (!dkb_ranks_writes(env, res)) goto done; /* rank 0 writes the rows */
     }
     /* groups in code order (string order); a mode without lines is left out */
     c_mode->str_off[0] = 0;
