@@ -37,16 +37,26 @@
  * Bytes read (floor, SF10): o_orderkey, o_orderdate 8 B + o_orderpriority
  * 1 B per order (15M: 0.135 GB), l_orderkey, l_commitdate, l_receiptdate
  * 12 B per item (60M: 0.72 GB; in practice the last two only in the
- * window's sectors, ~1/20 of the orders). About 0.86 GB: ~0.2 ms. */
+ * window's sectors, ~1/20 of the orders). About 0.86 GB: ~0.2 ms.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): each rank runs steps
+ * 1 and 2 over its share (orders and lineitem co-partitioned by orderkey:
+ * an order and its lines on one rank, the chunks and bounds relative to
+ * the share's first rows); the 256 priority counts are summed over the
+ * ranks in one int64 all-reduce (dkb_ranks_sum_i64), which every rank
+ * calls, also one with an empty share; rank 0 writes the groups. On one
+ * rank nothing changes. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i64, dkb_ranks_writes
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of orders and lineitem (co-partitioned) */
 
 enum { TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, NCODE = 256 };
 
@@ -151,6 +161,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         const dkb_host_copy back[] = {{h_counts, d_counts, sizeof h_counts}, {&h_bad, d_bad, sizeof(int)}};
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q04.full.cu: lineitem not grouped by orderkey in orders' order\n");
+    }
+    if (env->nranks > 1) { /* across ranks: the 256 counts summed, one all-reduce (every rank, empty share or not) */
+        int64_t sum[NCODE];
+        for (int k = 0; k < NCODE; k++) sum[k] = (int64_t)h_counts[k];
+        DKB_TRY(dkb_ranks_sum_i64(env, sum, NCODE));
+        for (int k = 0; k < NCODE; k++) h_counts[k] = (unsigned long long)sum[k];
+        if (!dkb_ranks_writes(env, res)) goto done; /* rank 0 writes the rows */
     }
     /* one row per priority with orders, in code order (string order) */
     c_prio->str_off[0] = 0;
