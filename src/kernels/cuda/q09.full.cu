@@ -70,9 +70,11 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h"   // defines: dkb_ranks_sum_i64, dkb_ranks_writes (the ranks' partials merged)
 #include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 /* TPB threads a block; q09_join reads RPT consecutive line items per thread
  * per tile (TILE a block), each warp queues its matching rows (QCAP: a
@@ -590,6 +592,21 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q09.full.cu: %s\n",
                     h_bad & 1 ? "a part/supplier key outside 1..N or lineitem not grouped in orders' order"
                               : "an order date outside 1992..1999");
+    }
+    /* across ranks (lineitem and orders co-partitioned by orderkey; part,
+     * partsupp, supplier, nation whole): every rank's 2048 (nation, year)
+     * sums (two's complement, as the device adds them) and seen marks
+     * summed in one all-reduce of int64 (a rank with an empty share adds
+     * its zeros); rank 0 writes */
+    if (env->nranks > 1) {
+        int64_t *m = (int64_t *)malloc(sizeof(int64_t) * 2 * NGROUP);
+        DKB_FAIL_IF(!m, DKB_CAND_ENOMEM, "q09.full.cu: no memory for the ranks' merge\n");
+        for (int g = 0; g < NGROUP; g++) m[g] = (int64_t)h_sums[g], m[NGROUP + g] = h_seen[g] != 0;
+        const int mrc = dkb_ranks_sum_i64(env, m, 2 * NGROUP);
+        for (int g = 0; g < NGROUP && !mrc; g++) h_sums[g] = (unsigned long long)m[g], h_seen[g] = m[NGROUP + g] != 0;
+        free(m);
+        DKB_TRY(mrc);
+        if (!dkb_ranks_writes(env, res)) goto done;
     }
     /* groups by nation name code, year desc */
     DKB_CUDA_TRY("fetch nation keys", dkb_copy_col_to_host(h_nk, nkey, sizeof(int32_t), stream));
