@@ -52,7 +52,19 @@
  * Bytes read (floor, SF10): l_orderkey 4 B + l_returnflag 1 B per item
  * (60M: 0.3 GB; the flag only in the quarter's sectors) + price, discount
  * for the quarter's 'R' items; o_orderkey, o_orderdate, o_custkey 12 B per
- * order (0.18 GB); 12 MB of customer sums; 20 customers' rows. */
+ * order (0.18 GB); 12 MB of customer sums; 20 customers' rows.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): orders and lineitem
+ * are co-partitioned by orderkey, but a customer's orders are on every rank
+ * (customer and nation whole on every rank), so after the walk each rank
+ * copies its customer sums and marks to the host (ranks_merge) and its
+ * (custkey, revenue) entries of the customers it saw are gathered in rank
+ * order (dkb_ranks_gather, as the CPU expert; a rank whose kernels flagged
+ * an error adds an entry with custkey -1, which fails the merge); rank 0
+ * adds them up exactly (int64, as the atomics) into the arrays over
+ * custkeys, copies them back, and runs steps 3 and 4 on them; the other
+ * ranks return with no rows. A rank whose share is empty still takes part
+ * (the walk is then empty). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +72,10 @@
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
 #include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+#include "dkb/cand_ranks.h"    // defines: dkb_ranks_gather, dkb_ranks_writes (the ranks' partials merged)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders and lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its customers' sums merged through env->comm */
 
 enum { TOPK = 20, TPB = 256, NWARP = TPB / 32, OCHUNK = 2048, MERGE_TPB = 1024, SLOT = 256, NTEXT = 4, MAXNAT = 256 };
 static_assert(TOPK <= 32, "the top-k lists hold 32 per warp");
@@ -249,6 +263,66 @@ __global__ void cust_gather(const cand *__restrict__ top, const int *__restrict_
     }
 }
 
+/* Across ranks (nranks > 1): this rank's customer sums (d_rev, d_has over
+ * 0..maxc, and the error flag d_flags[0]) to the host, every rank's
+ * (custkey, revenue) entries gathered in rank order; on rank 0 (*writes =
+ * 1) they are added up into the arrays, copied back to the device; other
+ * ranks: *writes = 0 and res->nrows = 0. Every rank calls the one gather. */
+static int ranks_merge(const dkb_cand_env *env, dkb_cand_result *res, unsigned long long *d_rev, uint8_t *d_has,
+                       const int *d_flags, int64_t maxc, cudaStream_t stream, int *writes) {
+    *writes = 1;
+    const size_t nk = (size_t)(maxc + 1);
+    unsigned long long *rev = (unsigned long long *)malloc(sizeof *rev * nk);
+    uint8_t *has = (uint8_t *)malloc(nk);
+    cand *mine = NULL;
+    void *every = NULL;
+    int64_t ne = 0, nm = 0;
+    int bad = 0, rc = (rev && has) ? DKB_CAND_OK : DKB_CAND_ENOMEM;
+    if (!rc && (cudaMemcpyAsync(rev, d_rev, sizeof *rev * nk, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                cudaMemcpyAsync(has, d_has, nk, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                cudaMemcpyAsync(&bad, d_flags, sizeof bad, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                cudaStreamSynchronize(stream) != cudaSuccess))
+        rc = DKB_CAND_ECUDA;
+    /* a rank failing here returns before the gather: the others' gather fails */
+    if (!rc) {
+        for (size_t k = 0; k < nk; k++) nm += has[k];
+        if (!(mine = (cand *)malloc(sizeof(cand) * (size_t)(nm + 1)))) rc = DKB_CAND_ENOMEM;
+    }
+    if (!rc) {
+        int64_t i = 0;
+        for (size_t k = 0; k < nk; k++)
+            if (has[k]) mine[i].rev = (int64_t)rev[k], mine[i].cust = (int64_t)k, i++;
+        if (bad) mine[i].rev = 0, mine[i].cust = -1, i++; /* this rank's error travels to rank 0 */
+        rc = dkb_ranks_gather(env, mine, i, sizeof(cand), &every, &ne);
+    }
+    if (!rc && !dkb_ranks_writes(env, res)) {
+        *writes = 0;
+        if (bad) rc = DKB_CAND_EINTERNAL;
+    } else if (!rc) {
+        memset(rev, 0, sizeof *rev * nk);
+        memset(has, 0, nk);
+        const cand *e = (const cand *)every;
+        for (int64_t i = 0; i < ne; i++) {
+            if (e[i].cust < 0 || e[i].cust > maxc) {
+                bad = 1;
+                continue;
+            }
+            rev[e[i].cust] += (unsigned long long)e[i].rev;
+            has[e[i].cust] = 1;
+        }
+        if (bad) {
+            fprintf(stderr, "q10.full.cu: a customer key outside 1..N or lineitem not grouped in orders' order\n");
+            rc = DKB_CAND_EINTERNAL;
+        } else if (cudaMemcpyAsync(d_rev, rev, sizeof *rev * nk, cudaMemcpyHostToDevice, stream) != cudaSuccess ||
+                   cudaMemcpyAsync(d_has, has, nk, cudaMemcpyHostToDevice, stream) != cudaSuccess ||
+                   cudaStreamSynchronize(stream) != cudaSuccess)
+            rc = DKB_CAND_ECUDA;
+    }
+    dkb_ranks_gather_free(every, mine);
+    free(mine), free(rev), free(has);
+    return rc;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *nkey, *nname, *ckey, *cname, *caddr, *cnat, *cphone, *cbal, *ccomment, *okey, *ocust, *odate,
@@ -300,7 +374,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     text_cols texts;
     for (int t = 0; t < NTEXT; t++) texts.off[t] = (const int64_t *)text[t]->data, texts.bytes[t] = text[t]->bytes;
 
-    if (rflag >= 0 && no > 0 && nl > 0 && nc > 0) {
+    if (rflag >= 0 && ((no > 0 && nl > 0) || env->nranks > 1) && nc > 0) { /* across ranks every rank takes part */
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q10_join, TPB, 0, &sms, &grid)); /* capped per pass */
         tgrid = (int64_t)sms * 4;
         if (tgrid > (maxc + TPB) / TPB) tgrid = (maxc + TPB) / TPB;
@@ -333,6 +407,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             DKB_CUDA_TRY("q10_join launch", cudaGetLastError());
         }
         DKB_TRY(dkb_stream_end(&st));
+        if (env->nranks > 1) { /* every rank's customer sums, added up on rank 0 */
+            int writes = 1;
+            DKB_TRY(ranks_merge(env, res, d_rev, d_has, d_flags, maxc, stream, &writes));
+            if (!writes) goto done;
+        }
         cust_top<<<(unsigned)tgrid, TPB, 0, stream>>>(d_rev, d_has, maxc, d_blist, d_bcount);
         DKB_CUDA_TRY("cust_top launch", cudaGetLastError());
         top_merge<<<1, MERGE_TPB, 0, stream>>>(d_blist, d_bcount, tgrid, d_top, d_flags + 1);
