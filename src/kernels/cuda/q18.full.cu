@@ -44,7 +44,16 @@
  * LIST_CAP (rare) walks the loads a second time. No synchronize per load.
  *
  * Bytes read (floor, SF10): l_orderkey + l_quantity 12 B x 60M = 0.72 GB;
- * orders and customer only for the qualifying orders. */
+ * orders and customer only for the qualifying orders.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): lineitem and orders
+ * are co-partitioned by orderkey, so an order's run, its sum and the HAVING
+ * test are on one rank (customer is whole on every rank): each rank finds
+ * its first 100 with their names as above, then every rank's rows (with
+ * their name slots: ranked) are gathered in rank order (dkb_ranks_gather,
+ * as the CPU expert), sorted again by the same total order on the host and
+ * cut to 100 into the result block; rank 0 writes, the others return no
+ * rows. A rank whose share is empty still takes part (its walk is empty). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,8 +62,10 @@
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
 #include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+#include "dkb/cand_ranks.h"    // defines: dkb_ranks_gather, dkb_ranks_writes (the ranks' partials merged)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its first 100 merged through env->comm */
 
 enum { TOPK = 100, TPB = 256, ROWS = 4, SORT_N = 1024, NAME_SLOT = 128, LIST_CAP = 1 << 16 };
 
@@ -311,6 +322,49 @@ static int runs_walk(dkb_stream *st, const dkb_cand_db *db, const dkb_cand_env *
     return rc ? rc : end;
 }
 
+/* A result row with its name slot, as the ranks exchange them. */
+typedef struct {
+    cand c;
+    int len;
+    char name[NAME_SLOT];
+} ranked;
+
+static int ranked_cmp(const void *pa, const void *pb) {
+    const cand &a = ((const ranked *)pa)->c, &b = ((const ranked *)pb)->c;
+    return before(a, b) ? -1 : before(b, a) ? 1 : 0;
+}
+
+/* Across ranks (nranks > 1): every rank's rows of out (out->nout, sorted)
+ * gathered in rank order, sorted again, the first TOPK back into out on
+ * every rank. */
+static int ranks_merge(const dkb_cand_env *env, q18_out *out) {
+    ranked *mine = (ranked *)calloc(TOPK, sizeof(ranked));
+    if (!mine) return DKB_CAND_ENOMEM; /* the others' gather then fails */
+    const int n = out->nout;
+    for (int r = 0; r < n; r++) {
+        mine[r].c = out->top[r];
+        mine[r].len = out->len[r];
+        memcpy(mine[r].name, out->name[r], NAME_SLOT);
+    }
+    void *every = NULL;
+    int64_t ne = 0;
+    const int rc = dkb_ranks_gather(env, mine, n, sizeof(ranked), &every, &ne);
+    if (!rc) {
+        ranked *all = (ranked *)every;
+        qsort(all, (size_t)ne, sizeof(ranked), ranked_cmp);
+        const int nout = ne < TOPK ? (int)ne : TOPK;
+        for (int r = 0; r < nout; r++) {
+            out->top[r] = all[r].c;
+            out->len[r] = all[r].len;
+            memcpy(out->name[r], all[r].name, NAME_SLOT);
+        }
+        out->nout = nout;
+    }
+    dkb_ranks_gather_free(every, mine);
+    free(mine);
+    return rc;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lqty, *okey, *ocust, *odate, *oprice, *ckey, *cname;
@@ -344,7 +398,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_stream st; /* the walk over lineitem and orders (whole: one pass) */
     memset(&st, 0, sizeof st);
     c_name->str_off[0] = 0;
-    if (no > 0 && nl > 0) {
+    if ((no > 0 && nl > 0) || env->nranks > 1) { /* across ranks every rank takes part */
         h_out = (q18_out *)malloc(sizeof(q18_out));
         DKB_FAIL_IF(!h_out, DKB_CAND_ENOMEM, "q18.full.cu: out of host memory for the result block\n");
         DKB_CUDA_TRY("resident grid", dkb_resident_grid(q18_runs, TPB, 0, &sms, &grid)); /* capped per pass */
@@ -396,6 +450,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                     "q18.full.cu: lineitem not grouped by orderkey in orders' order\n");
         DKB_FAIL_IF(h_out->bad_cust, DKB_CAND_EINTERNAL,
                     "q18.full.cu: a customer key not at row key - 1, or a name over %d bytes\n", NAME_SLOT);
+        if (env->nranks > 1) { /* every rank's first 100, in one total order; rank 0 writes */
+            DKB_TRY(ranks_merge(env, h_out));
+            if (!dkb_ranks_writes(env, res)) goto done;
+        }
         nout = h_out->nout;
         if (nout > res->cap) DKB_FAIL(DKB_CAND_ECAP);
         for (int r = 0; r < nout; r++) {
