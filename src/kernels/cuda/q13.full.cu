@@ -53,16 +53,29 @@
  * 14%, 8.4 of 32 threads active per warp: lanes verifying a first-byte
  * hit stall the rest); the two-byte prefilter took it from 1.36 to 0.89 ms
  * (the call 1.43 -> 0.99 ms); 15M random atomicAdds on 1.5M counters
- * alone take 0.155 ms there. */
+ * alone take 0.155 ms there.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): orders is split
+ * (customer whole on every rank) and a customer's orders lie on several
+ * ranks, so after step 1 each rank copies its per-customer counts back and
+ * they are summed over the ranks, with the bad-key flag, in one int64
+ * all-reduce over the dense custkeys (dkb_ranks_sum_i64, nc + 1 values,
+ * called by every rank, also one with an empty share); the sums go back to
+ * the device and steps 2 and 3 run on them as before; rank 0 writes the
+ * rows, the others return none. The text offsets of a share are the whole
+ * column's (offsets[0] need not be 0): step 1 only uses differences of
+ * them and text + offset, as for a load. On one rank nothing changes. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i64, dkb_ranks_writes
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of orders (customer whole) */
 
 /* TPB threads per block; TILE consecutive orders per tile; TEXT_CAP bytes
  * of shared memory for a tile's text (16-aligned, with room for the
@@ -273,6 +286,37 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         rc = dkb_stream_end(&st);
         if (rc) goto done;
     }
+    if (env->nranks > 1) {
+        /* across ranks: a customer's orders lie on several ranks, so the
+         * per-customer counts (and the bad-key flag, element nc) are summed
+         * over the ranks in one int64 all-reduce (every rank, an empty share
+         * too: its counts are zeros), then put back into d_cnt and
+         * d_flags[0] for the histogram below, the same on every rank */
+        int64_t *sum = (int64_t *)malloc(sizeof(int64_t) * ((size_t)nc + 1));
+        unsigned *mine = (unsigned *)malloc(sizeof(unsigned) * (size_t)nc);
+        int mrc = sum && mine ? DKB_CAND_OK : DKB_CAND_ENOMEM;
+        if (!mrc) {
+            const dkb_host_copy back[] = {{mine, d_cnt, sizeof(unsigned) * (size_t)nc}, {h_flags, d_flags, sizeof(int)}};
+            if (dkb_copy_back(back, DKB_COUNT(back), stream) != cudaSuccess) mrc = DKB_CAND_ECUDA;
+        }
+        if (!mrc) {
+            for (int64_t c = 0; c < nc; c++) sum[c] = mine[c];
+            sum[nc] = h_flags[0] != 0;
+            mrc = dkb_ranks_sum_i64(env, sum, nc + 1);
+        }
+        if (!mrc) {
+            for (int64_t c = 0; c < nc; c++) mine[c] = (unsigned)sum[c];
+            h_flags[0] = sum[nc] != 0;
+            if (cudaMemcpyAsync(d_cnt, mine, sizeof(unsigned) * (size_t)nc, cudaMemcpyHostToDevice, stream) !=
+                    cudaSuccess ||
+                cudaMemcpyAsync(d_flags, h_flags, sizeof(int), cudaMemcpyHostToDevice, stream) != cudaSuccess ||
+                cudaStreamSynchronize(stream) != cudaSuccess)
+                mrc = DKB_CAND_ECUDA;
+        }
+        free(sum);
+        free(mine);
+        DKB_FAIL_IF(mrc, mrc, "q13.full.cu: merging the ranks' per-customer counts failed (%d)\n", mrc);
+    }
     {
         int64_t grid = (int64_t)sms * 2;
         if (grid > (nc + TPB - 1) / TPB) grid = (nc + TPB - 1) / TPB;
@@ -285,6 +329,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
     DKB_FAIL_IF(h_flags[0], DKB_CAND_EINTERNAL, "q13.full.cu: an o_custkey outside 1..%lld\n", (long long)nc);
+    if (env->nranks > 1 && !dkb_ranks_writes(env, res)) goto done; /* across ranks: rank 0 writes the rows */
     if (!h_flags[1]) {
         maxc = HB - 1;
         hist = (int64_t *)malloc(sizeof(int64_t) * HB);
