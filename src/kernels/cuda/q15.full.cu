@@ -59,6 +59,7 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i64, dkb_ranks_writes (the ranks' partials merged)
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS dates (VEC int4 per
@@ -68,6 +69,7 @@ enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TI
 #define NO_SUPP 0xffffffffu
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q15_COLS[] = {"l_shipdate", "l_suppkey", "l_extendedprice", "l_discount"};
@@ -269,6 +271,41 @@ __global__ void i32_gather(const int32_t *__restrict__ col, const int64_t *__res
         key[k] = col[rows[k]];
 }
 
+/* Across ranks (env->nranks > 1; lineitem split, supplier whole): this
+ * rank's rev[0, ns), seen[0, ns) and *bad come to the host, are summed
+ * over the ranks in one all-reduce of int64 (rev as the device adds it,
+ * mod 2^64; seen and bad as counts), and the merged values go back into
+ * the same device buffers (seen and bad as 0/1), so the selection kernels
+ * run on the whole table's sums. *merged_bad: the merged error flag. */
+static int q15_ranks_merge(const dkb_cand_env *env, unsigned long long *d_rev, uint8_t *d_seen, int *d_bad,
+                           int64_t ns, cudaStream_t stream, int *merged_bad) {
+    int rc = 0, hb = 0;
+    int64_t *w = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * ns + 1));
+    uint8_t *sb = (uint8_t *)malloc((size_t)ns + 1);
+    *merged_bad = 0;
+    DKB_FAIL_IF(!w || !sb, DKB_CAND_ENOMEM, "q15.full.cu: out of host memory for the ranks' merge\n");
+    {
+        const dkb_host_copy back[] = {
+            {w, d_rev, sizeof(int64_t) * (size_t)ns}, {sb, d_seen, (size_t)ns}, {&hb, d_bad, sizeof(int)}};
+        DKB_CUDA_TRY("copy back for the ranks' merge", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
+    for (int64_t s = 0; s < ns; s++) w[ns + s] = sb[s] != 0;
+    w[2 * ns] = hb != 0;
+    DKB_TRY(dkb_ranks_sum_i64(env, w, 2 * ns + 1));
+    for (int64_t s = 0; s < ns; s++) sb[s] = w[ns + s] != 0;
+    hb = w[2 * ns] != 0;
+    *merged_bad = hb;
+    DKB_CUDA_TRY("merged sums to the device",
+                 cudaMemcpyAsync(d_rev, w, sizeof(int64_t) * (size_t)ns, cudaMemcpyHostToDevice, stream));
+    DKB_CUDA_TRY("merged marks to the device", cudaMemcpyAsync(d_seen, sb, (size_t)ns, cudaMemcpyHostToDevice, stream));
+    DKB_CUDA_TRY("merged flag to the device", cudaMemcpyAsync(d_bad, &hb, sizeof(int), cudaMemcpyHostToDevice, stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream)); /* before w, sb and hb go */
+done:
+    free(w);
+    free(sb);
+    return rc;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *ship, *lsupp, *price, *disc, *skey, *sname, *saddr, *sphone;
@@ -306,7 +343,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
     res->nrows = 0;
     c_name->str_off[0] = c_addr->str_off[0] = c_phone->str_off[0] = 0;
-    if (n == 0 || ns == 0) return 0;
+    if ((n == 0 && env->nranks <= 1) || ns == 0) return 0; /* across ranks an empty share still merges (below) */
     for (int t = 0; t < NTEXT; t++) /* the one-trip gather reads text columns of ns rows; else the general path */
         if (text[t]->type != DKB_CAND_STR || text[t]->n != ns) fast = 0;
 
@@ -336,6 +373,17 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("q15_scan launch", cudaGetLastError());
     }
     DKB_TRY(dkb_stream_end(&st));
+    /* across ranks: every rank's revenue, seen marks and error flag per
+     * supplier summed (one all-reduce of int64) into d_rev, d_seen and
+     * d_out->bad; rank 0 takes the maximum over the merged sums and writes */
+    if (env->nranks > 1) {
+        int merged_bad = 0;
+        DKB_TRY(q15_ranks_merge(env, d_rev, d_seen, &d_out->bad, ns, stream, &merged_bad));
+        if (!dkb_ranks_writes(env, res)) {
+            DKB_FAIL_IF(merged_bad, DKB_CAND_EINTERNAL, "q15.full.cu: an l_suppkey outside 1..%lld\n", (long long)ns);
+            goto done;
+        }
+    }
     /* 2. the exact maximum over the suppliers seen, then its suppliers in key order (normally one) */
     q15_max<<<(unsigned)(ntiles < (int64_t)sms * 4 ? ntiles : (int64_t)sms * 4), SEL_TPB, 0, stream>>>(d_rev, d_seen,
                                                                                                        ns, d_out);
