@@ -44,16 +44,27 @@
  * Bytes read (floor, SF10): o_custkey 4 B x 15M = 60 MB; customer
  * c_custkey 4, c_phone 8 (offsets) + 15 (bytes), c_acctbal 8 B x 1.5M =
  * 52 MB: about 0.11 GB, ~27 us at 4.2 TB/s (launches and two host round
- * trips dominate at this size). */
+ * trips dominate at this size).
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): orders is split
+ * (customer whole on every rank) and a customer's orders lie on several
+ * ranks, so after step 1 each rank copies its bitmap (and its bad-key
+ * flag) back and they are gathered in rank order (dkb_ranks_gather, every
+ * rank, also one with an empty share); rank 0 ors them, puts the merged
+ * bitmap and flag back into d_has and d_bad and runs steps 2-4 on the
+ * whole customer table as before; the other ranks return no rows
+ * (dkb_ranks_writes). On one rank nothing changes. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_gather, dkb_ranks_gather_free, dkb_ranks_writes
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of orders (customer whole) */
 
 enum { TPB = 256, NWARP = TPB / 32, NCODE = 7, HAS_TPB = 1024 };
 
@@ -305,6 +316,43 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
         rc = dkb_stream_end(&st);
         if (rc) goto done;
+    }
+    if (env->nranks > 1) {
+        /* across ranks: a customer's orders lie on several ranks, so every
+         * rank's bitmap (nwords words, then its bad-key flag) is gathered in
+         * rank order (every rank, an empty share too: its bitmap is zeros);
+         * rank 0 ors them into d_has and d_bad and goes on below, the
+         * others return no rows */
+        uint32_t *mine = (uint32_t *)malloc(sizeof(uint32_t) * ((size_t)nwords + 1));
+        void *every = NULL;
+        int64_t ne = 0;
+        int mrc = mine ? DKB_CAND_OK : DKB_CAND_ENOMEM;
+        if (!mrc) {
+            const dkb_host_copy back[] = {{mine, d_has, sizeof(uint32_t) * (size_t)nwords},
+                                          {mine + nwords, d_bad, sizeof(int)}};
+            if (dkb_copy_back(back, DKB_COUNT(back), stream) != cudaSuccess) mrc = DKB_CAND_ECUDA;
+        }
+        if (!mrc) mrc = dkb_ranks_gather(env, mine, nwords + 1, sizeof(uint32_t), &every, &ne);
+        if (!mrc && dkb_ranks_writes(env, res)) {
+            const uint32_t *all = (const uint32_t *)every;
+            memset(mine, 0, sizeof(uint32_t) * ((size_t)nwords + 1));
+            for (int64_t b = 0; b + nwords + 1 <= ne; b += nwords + 1) {
+                for (int64_t k = 0; k < nwords; k++) mine[k] |= all[b + k];
+                mine[nwords] |= all[b + nwords] != 0;
+            }
+            if (cudaMemcpyAsync(d_has, mine, sizeof(uint32_t) * (size_t)nwords, cudaMemcpyHostToDevice, stream) !=
+                    cudaSuccess ||
+                cudaMemcpyAsync(d_bad, mine + nwords, sizeof(int), cudaMemcpyHostToDevice, stream) != cudaSuccess ||
+                cudaStreamSynchronize(stream) != cudaSuccess)
+                mrc = DKB_CAND_ECUDA;
+        } else if (!mrc) { /* not rank 0: res->nrows = 0, nothing more to do */
+            dkb_ranks_gather_free(every, mine);
+            free(mine);
+            goto done;
+        }
+        dkb_ranks_gather_free(every, mine);
+        free(mine);
+        DKB_FAIL_IF(mrc, mrc, "q22.full.cu: merging the ranks' order bitmaps failed (%d)\n", mrc);
     }
     cust_codes<<<(unsigned)grid, TPB, 0, stream>>>((const int32_t *)ckey->data, (const int64_t *)cphone->data,
                                                    cphone->bytes, (const int64_t *)cbal->data, nc, map, d_grp, d_part,
