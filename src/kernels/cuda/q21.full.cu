@@ -55,7 +55,19 @@
  *
  * Bytes read (floor, SF10): o_orderkey, o_orderstatus 5 B x 15M, l_orderkey,
  * l_suppkey, l_commitdate, l_receiptdate 16 B x 60M (~1 GB; half the orders
- * are 'F'), s_nationkey, s_suppkey 0.8 MB. */
+ * are 'F'), s_nationkey, s_suppkey 0.8 MB.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): lineitem and orders
+ * are co-partitioned by orderkey, so an order's lines (all that EXISTS and
+ * NOT EXISTS look at) are on one rank and each rank decides its orders
+ * locally (supplier and nation whole on every rank). After the walk
+ * (ranks_merge) each rank copies its counts, the nation marks and the
+ * error flag to the host; the counts of the nation's suppliers (the same
+ * slots on every rank) and the flag are summed over the ranks in one
+ * all-reduce (dkb_ranks_sum_i64, as the CPU expert) and copied back into
+ * d_cnt; rank 0 runs step 5 on them and writes, the others return no rows
+ * (every rank fails when a rank's flag was set). A rank whose share is
+ * empty still takes part (its walk is skipped, its counts are 0). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +75,10 @@
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh"   // defines: DKB_CUDA_TRY and the CUDA toolkit
 #include "dkb/cand_stream.h"   // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+#include "dkb/cand_ranks.h"    // defines: dkb_ranks_sum_i64, dkb_ranks_writes (the ranks' partials merged)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem and orders load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its supplier counts merged through env->comm */
 
 enum { TPB = 256, OCHUNK = 256, LIMIT = 100 };
 
@@ -222,6 +236,44 @@ static int by_count_then_name(const void *a, const void *b) {
     return (x->len > y->len) - (x->len < y->len);
 }
 
+/* Across ranks (nranks > 1): this rank's counts d_cnt[0, ns) of the nation's
+ * suppliers (d_in) and its error flag *d_bad summed over the ranks in one
+ * all-reduce (the nation's suppliers are the same slots on every rank), the
+ * sums back into d_cnt; *bad: some rank's flag was set. */
+static int ranks_merge(const dkb_cand_env *env, unsigned long long *d_cnt, const uint8_t *d_in, const int *d_bad,
+                       int64_t ns, cudaStream_t stream, int *bad) {
+    unsigned long long *cnt = (unsigned long long *)malloc(sizeof *cnt * (size_t)ns);
+    uint8_t *in = (uint8_t *)malloc((size_t)ns);
+    int64_t *buf = NULL, nslots = 0;
+    int flag = 0, rc = (cnt && in) ? DKB_CAND_OK : DKB_CAND_ENOMEM;
+    /* a rank failing before the all-reduce returns: the others' all-reduce fails */
+    if (!rc && (cudaMemcpyAsync(cnt, d_cnt, sizeof *cnt * (size_t)ns, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                cudaMemcpyAsync(in, d_in, (size_t)ns, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                cudaMemcpyAsync(&flag, d_bad, sizeof flag, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                cudaStreamSynchronize(stream) != cudaSuccess))
+        rc = DKB_CAND_ECUDA;
+    if (!rc) {
+        for (int64_t k = 0; k < ns; k++) nslots += in[k] != 0;
+        if (!(buf = (int64_t *)malloc(sizeof *buf * (size_t)(nslots + 1)))) rc = DKB_CAND_ENOMEM;
+    }
+    if (!rc) {
+        for (int64_t k = 0, i = 0; k < ns; k++)
+            if (in[k]) buf[i++] = (int64_t)cnt[k];
+        buf[nslots] = flag != 0;
+        rc = dkb_ranks_sum_i64(env, buf, nslots + 1);
+    }
+    if (!rc) {
+        for (int64_t k = 0, i = 0; k < ns; k++)
+            if (in[k]) cnt[k] = (unsigned long long)buf[i++];
+        *bad = buf[nslots] != 0;
+        if (cudaMemcpyAsync(d_cnt, cnt, sizeof *cnt * (size_t)ns, cudaMemcpyHostToDevice, stream) != cudaSuccess ||
+            cudaStreamSynchronize(stream) != cudaSuccess)
+            rc = DKB_CAND_ECUDA;
+    }
+    free(buf), free(cnt), free(in);
+    return rc;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *lkey, *lsupp, *lcommit, *lreceipt, *okey, *ostatus, *skey, *sname, *snation, *nkey, *nname;
@@ -302,6 +354,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             DKB_CUDA_TRY("q21_orders launch", cudaGetLastError());
         }
         DKB_TRY(dkb_stream_end(&st));
+    }
+    if (env->nranks > 1) { /* the counts per nation supplier and the error flag, summed over the ranks */
+        int any_bad = 0;
+        DKB_TRY(ranks_merge(env, d_cnt, d_in, d_bad, ns, stream, &any_bad));
+        DKB_FAIL_IF(any_bad, DKB_CAND_EINTERNAL,
+                    "q21.full.cu: supplier keys not dense 1..N (s_suppkey or l_suppkey), on some rank\n");
+        if (!dkb_ranks_writes(env, res)) goto done;
     }
     {
         /* 5. the suppliers that can be in the top LIMIT (normally LIMIT plus ties), their names */
