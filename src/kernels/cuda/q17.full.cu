@@ -54,6 +54,7 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_sum_i64, dkb_ranks_sum_mixed, dkb_ranks_writes (the ranks' partials merged)
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 /* TPB threads a block; a warp reads tiles of TILE_ROWS part keys (VEC int4
@@ -68,6 +69,7 @@ typedef struct {
 } hit;
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q17_COLS[] = {"l_partkey", "l_quantity", "l_extendedprice"};
@@ -225,6 +227,67 @@ __global__ void __launch_bounds__(TPB) q17_rescan(const int32_t *__restrict__ lp
     q17_block_sum(c, pcnt, 1);
 }
 
+/* ---- across ranks (env->nranks > 1) ----
+ *
+ * lineitem is split, part whole on every rank: a chosen part's lines are on
+ * every rank, but its slot is not the same on every rank (part_select hands
+ * slots out by atomicAdd). So the slots' quantity sums and counts are
+ * merged in a rank-independent order, the chosen parts' row order:
+ * q17_slot_rows gives each slot its part row, the host sorts the (row, slot)
+ * pairs, and the sums and counts go through one all-reduce of int64 in row
+ * order, back into this rank's slots. Every rank then forms the same limits
+ * and tests its own lines; the small lines' price sums and counts are
+ * summed in a second all-reduce (dkb_ranks_sum_mixed). */
+
+/* row_of[slot[r]] = r for every chosen part row r (bits[r >> 5] bit r & 31). */
+__global__ void q17_slot_rows(const uint32_t *__restrict__ bits, const int32_t *__restrict__ slot, int64_t nwords,
+                              int32_t *__restrict__ row_of) {
+    for (int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; w < nwords; w += (int64_t)gridDim.x * blockDim.x)
+        for (uint32_t m = bits[w]; m; m &= m - 1) {
+            const int64_t r = w * 32 + (__ffs(m) - 1);
+            row_of[slot[r]] = (int32_t)r;
+        }
+}
+
+typedef struct {
+    int32_t row, slot;
+} q17_row_slot;
+
+static int q17_by_row(const void *a, const void *b) {
+    const int32_t x = ((const q17_row_slot *)a)->row, y = ((const q17_row_slot *)b)->row;
+    return (x > y) - (x < y);
+}
+
+/* h_q[0, nsel) (quantity sums) and h_q[nsel, 2 nsel) (counts), by this
+ * rank's slots, replaced by their sums over the ranks. d_scratch: room for
+ * nsel int32 on the device (free until the limits are copied there). */
+static int q17_ranks_merge_slots(const dkb_cand_env *env, const uint32_t *d_bits, const int32_t *d_slot,
+                                 int64_t nwords, int64_t nsel, int sms, int32_t *d_scratch, unsigned long long *h_q,
+                                 cudaStream_t stream) {
+    int rc = 0;
+    int32_t *row_of = (int32_t *)malloc(sizeof(int32_t) * (size_t)nsel);
+    q17_row_slot *rs = (q17_row_slot *)malloc(sizeof(q17_row_slot) * (size_t)nsel);
+    int64_t *w = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)nsel);
+    DKB_FAIL_IF(!row_of || !rs || !w, DKB_CAND_ENOMEM, "q17.full.cu: out of host memory for the ranks' merge\n");
+    q17_slot_rows<<<(unsigned)(sms * 4), 256, 0, stream>>>(d_bits, d_slot, nwords, d_scratch);
+    DKB_CUDA_TRY("q17_slot_rows launch", cudaGetLastError());
+    {
+        const dkb_host_copy back[] = {{row_of, d_scratch, sizeof(int32_t) * (size_t)nsel}};
+        DKB_CUDA_TRY("copy back slot rows", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
+    for (int64_t s = 0; s < nsel; s++) rs[s].row = row_of[s], rs[s].slot = (int32_t)s;
+    qsort(rs, (size_t)nsel, sizeof *rs, q17_by_row);
+    for (int64_t k = 0; k < nsel; k++) w[k] = (int64_t)h_q[rs[k].slot], w[nsel + k] = (int64_t)h_q[nsel + rs[k].slot];
+    DKB_TRY(dkb_ranks_sum_i64(env, w, 2 * nsel));
+    for (int64_t k = 0; k < nsel; k++)
+        h_q[rs[k].slot] = (unsigned long long)w[k], h_q[nsel + rs[k].slot] = (unsigned long long)w[nsel + k];
+done:
+    free(row_of);
+    free(rs);
+    free(w);
+    return rc;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *pkey, *pbrand, *pcont, *lpart, *lqty, *lprice;
@@ -241,7 +304,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int bc = dkb_cand_dict_code(pbrand->dict, pb->s), cc = dkb_cand_dict_code(pcont->dict, pc->s);
     if (bc < 0 || cc < 0) return 0; /* no part qualifies: sum over no rows */
     const int64_t np = pkey->n, n = lpart->n, nwords = (np + 31) / 32;
-    if (np == 0 || n == 0) return 0;
+    if (np == 0 || (n == 0 && env->nranks <= 1)) return 0; /* across ranks an empty share still merges (below) */
 
     cudaStream_t stream = dkb_cand_stream(env);
     const int64_t cap = n / 256 > 65536 ? n / 256 : 65536; /* hit list; overflow: rescan */
@@ -321,6 +384,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                       {&h_nlist, d_nlist, sizeof(unsigned long long)}};
         DKB_CUDA_TRY("copy back sums", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
+    /* across ranks: every rank's quantity sums and counts per chosen part
+     * (in part row order: slots differ by rank), summed into h_q */
+    if (env->nranks > 1)
+        DKB_TRY(q17_ranks_merge_slots(env, d_bits, d_slot, nwords, nsel, sms, (int32_t *)d_limit, h_q, stream));
     {
         /* 3. 0.2 * avg(l_quantity), as the baseline: exact avg rounded once, times 0.2 */
         const double fifth = (double)2 / (double)10;
@@ -355,6 +422,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("copy back partials", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
     for (int64_t b = 0; b < grid2; b++) lost += h_part[b], nlost += h_part[grid2 + b];
+    /* across ranks: the small lines' exact price sum and count of every
+     * rank, summed in one all-reduce; rank 0 writes */
+    if (env->nranks > 1) {
+        DKB_TRY(dkb_ranks_sum_mixed(env, &nlost, 1, &lost, 1));
+        if (!dkb_ranks_writes(env, res)) goto done;
+    }
     if (nlost > 0) {
         out->f64[0] = ((double)lost / (double)100) / ((double)70 / (double)10);
         out->is_null[0] = 0;
