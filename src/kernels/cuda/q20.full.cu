@@ -63,6 +63,7 @@
 
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
+#include "dkb/cand_ranks.h" // defines: dkb_ranks_gather, dkb_ranks_writes (the ranks' partials merged)
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
 
 namespace cg = cooperative_groups;
@@ -72,6 +73,7 @@ namespace cg = cooperative_groups;
 enum { TPB = 256, WARPS = TPB / 32, VEC = 2, TILE_ROWS = 32 * 4 * VEC, QCAP = TILE_ROWS + 32 };
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: lineitem load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its partials merged through env->comm */
 
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q20_COLS[] = {"l_shipdate", "l_partkey", "l_suppkey", "l_quantity"};
@@ -309,6 +311,72 @@ static bool name_before(const by_name_item &x, const by_name_item &y) {
     return c ? c < 0 : x.len < y.len;
 }
 
+/* ---- across ranks (env->nranks > 1) ----
+ *
+ * lineitem is split, part and partsupp whole on every rank: the lines of a
+ * (part, supplier) are on every rank, and every rank's table holds the
+ * same keys, but not in the same slots (ps_insert claims slots by
+ * atomicCAS, so collisions land by arrival). So, as the CPU expert, the
+ * sums are merged by key: the table comes to the host, this rank's (key,
+ * sum) of the slots it saw are gathered in rank order (dkb_ranks_gather),
+ * and every rank's entries are added into this rank's table by lookup (the
+ * same hash and linear probing as on the device), whose sums and seen
+ * marks go back to the device for qualify. */
+
+/* slot_of on the host. */
+static inline uint64_t q20_slot_of_host(uint64_t key, int shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
+
+typedef struct {
+    uint64_t key;
+    int64_t total;
+} q20_key_sum;
+
+/* d_tsum[0, size) and d_tseen[0, size) replaced by the sums over the ranks,
+ * by key (d_tkey: this rank's layout). */
+static int q20_ranks_merge(const dkb_cand_env *env, const unsigned long long *d_tkey, unsigned long long *d_tsum,
+                           int32_t *d_tseen, int64_t size, int shift, cudaStream_t stream) {
+    int rc = 0;
+    const uint64_t mask = (uint64_t)(size - 1);
+    uint64_t *tkey = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)size);
+    int64_t *tsum = (int64_t *)malloc(sizeof(int64_t) * (size_t)size);
+    int32_t *tseen = (int32_t *)malloc(sizeof(int32_t) * (size_t)size);
+    q20_key_sum *mine = (q20_key_sum *)malloc(sizeof(q20_key_sum) * (size_t)(size + 1));
+    void *every = NULL;
+    int64_t nm = 0, ne = 0;
+    DKB_FAIL_IF(!tkey || !tsum || !tseen || !mine, DKB_CAND_ENOMEM,
+                "q20.full.cu: out of host memory for the ranks' merge\n");
+    {
+        const dkb_host_copy back[] = {{tkey, d_tkey, sizeof(uint64_t) * (size_t)size},
+                                      {tsum, d_tsum, sizeof(int64_t) * (size_t)size},
+                                      {tseen, d_tseen, sizeof(int32_t) * (size_t)size}};
+        DKB_CUDA_TRY("copy back the table for the ranks' merge", dkb_copy_back(back, DKB_COUNT(back), stream));
+    }
+    for (int64_t s = 0; s < size; s++)
+        if (tkey[s] && tseen[s]) mine[nm].key = tkey[s], mine[nm].total = tsum[s], nm++;
+    DKB_TRY(dkb_ranks_gather(env, mine, nm, sizeof *mine, &every, &ne));
+    memset(tsum, 0, sizeof(int64_t) * (size_t)size);
+    memset(tseen, 0, sizeof(int32_t) * (size_t)size);
+    for (int64_t i = 0; i < ne; i++) {
+        const q20_key_sum *e = (const q20_key_sum *)every + i;
+        uint64_t s = q20_slot_of_host(e->key, shift) & mask;
+        while (tkey[s] && tkey[s] != e->key) s = (s + 1) & mask;
+        if (!tkey[s]) continue; /* not in this rank's table: cannot be (the same partsupp on every rank) */
+        tsum[s] = (int64_t)((uint64_t)tsum[s] + (uint64_t)e->total), tseen[s] = 1;
+    }
+    DKB_CUDA_TRY("merged sums to the device",
+                 cudaMemcpyAsync(d_tsum, tsum, sizeof(int64_t) * (size_t)size, cudaMemcpyHostToDevice, stream));
+    DKB_CUDA_TRY("merged marks to the device",
+                 cudaMemcpyAsync(d_tseen, tseen, sizeof(int32_t) * (size_t)size, cudaMemcpyHostToDevice, stream));
+    DKB_CUDA_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream)); /* before tsum and tseen go */
+done:
+    dkb_ranks_gather_free(every, mine);
+    free(tkey);
+    free(tsum);
+    free(tseen);
+    free(mine);
+    return rc;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *pname, *pspart, *pssupp, *psavail, *lpart, *lsupp, *lqty, *lship, *sname, *saddr, *snation,
@@ -353,7 +421,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
 
     /* the nation's key (the nation table is on the device: 25 rows) */
-    if (ncode < 0 || nn == 0 || np == 0 || nps == 0 || nl == 0 || ns == 0) return 0;
+    if (ncode < 0 || nn == 0 || np == 0 || nps == 0 || (nl == 0 && env->nranks <= 1) || ns == 0)
+        return 0; /* across ranks an empty lineitem share still merges (below) */
     h_ncode = (uint8_t *)malloc((size_t)nn);
     h_nkey = (int32_t *)malloc(sizeof(int32_t) * (size_t)nn);
     DKB_FAIL_IF(!h_ncode || !h_nkey, DKB_CAND_ENOMEM, "q20.full.cu: out of host memory for the nation table\n");
@@ -424,6 +493,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             DKB_CUDA_TRY("q20_scan launch", cudaGetLastError());
         }
         DKB_TRY(dkb_stream_end(&st));
+    }
+    /* across ranks: every rank's sums by (part, supplier) key added up into
+     * d_tsum / d_tseen; rank 0 qualifies and writes */
+    if (env->nranks > 1) {
+        DKB_TRY(q20_ranks_merge(env, d_tkey, d_tsum, d_tseen, size, shift, stream));
+        if (!dkb_ranks_writes(env, res)) goto done;
     }
     qualify<<<(unsigned)((size + 255) / 256), 256, 0, stream>>>(d_tkey, d_tavail, d_tsum, d_tseen, size, ns, d_ok);
     DKB_CUDA_TRY("qualify launch", cudaGetLastError());
