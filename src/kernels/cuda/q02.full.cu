@@ -75,7 +75,21 @@
  *
  * Bytes read (floor, SF10): ps_partkey 4 B x 8M (+ the hits' suppkey and
  * cost), p_size, p_type 5 B x 2M (+ the selected parts' partkey), supplier
- * 8 B x 100K. */
+ * 8 B x 100K.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): part and partsupp
+ * are split together by partkey (supplier, nation, region whole on every
+ * rank), so a part's minimum cost is found on one rank. A share's part keys
+ * run from its first row's key, so the array over partkeys reaches the
+ * share's last p_partkey (read once from the device; dense keys in row
+ * order, else a key past it is reported as an error). After the one round
+ * trip each rank's first 100 rows (their keys: acctbal, n_name code,
+ * supplier row, p_mfgr code, partkey; a supplier row is the same on every
+ * rank) are gathered in rank order (dkb_ranks_gather, as the CPU expert);
+ * rank 0 copies them to the device, top_final sorts them on the same full
+ * ORDER BY (s_name bytes from the device column) and materialize gathers
+ * the winners' text again, one more round trip; the other ranks return no
+ * rows. A rank whose share is empty still takes part (its walk is empty). */
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <stdio.h>
@@ -84,8 +98,10 @@
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+#include "dkb/cand_ranks.h"  // defines: dkb_ranks_gather, dkb_ranks_writes (the ranks' partials merged)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its first 100 merged through env->comm */
 
 enum {
     LIMIT = 100,                      /* the query's LIMIT */
@@ -536,6 +552,70 @@ static int like(const char *s, int64_t n, const char *p) {
     return n == 0;
 }
 
+/* Across ranks (nranks > 1), after the round trip into h_stage (control
+ * block h_ctl and text area): every rank's rows h_ctl->rows[0, nout) as
+ * cands gathered in rank order; on rank 0 (*writes = 1) they go to the
+ * device, top_final and materialize run on them (into ctl and the text
+ * area), and h_stage is copied back again; other ranks: *writes = 0 and
+ * res->nrows = 0. */
+static int ranks_merge(const dkb_cand_env *env, dkb_cand_result *res, char *h_stage, size_t stage_bytes,
+                       control *ctl, const int64_t *soff, const char *sbytes, const text_cols &cols,
+                       cudaStream_t stream, int *writes) {
+    *writes = 1;
+    const control *h_ctl = (const control *)h_stage;
+    const int n = h_ctl->nout < 0 ? 0 : h_ctl->nout > LIMIT ? LIMIT : h_ctl->nout;
+    cand mine[LIMIT];
+    for (int r = 0; r < n; r++) {
+        const out_row *x = &h_ctl->rows[r];
+        mine[r].acctbal = x->acctbal;
+        mine[r].ncode = x->ncode;
+        mine[r].srow = x->srow;
+        mine[r].mfgr = x->mfgr;
+        mine[r].partkey = x->partkey;
+    }
+    void *every = NULL;
+    int64_t ne = 0;
+    int rc = dkb_ranks_gather(env, mine, n, sizeof(cand), &every, &ne);
+    if (rc) return rc;
+    if (!dkb_ranks_writes(env, res)) {
+        *writes = 0;
+        dkb_ranks_gather_free(every, mine);
+        return DKB_CAND_OK;
+    }
+    cand *d_all = NULL;
+    unsigned long long count = (unsigned long long)ne;
+    cudaError_t e = cudaMallocAsync((void **)&d_all, sizeof(cand) * (size_t)(ne > 0 ? ne : 1), stream);
+    if (e == cudaSuccess && ne > 0)
+        e = cudaMemcpyAsync(d_all, every, sizeof(cand) * (size_t)ne, cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(&ctl->npartial, &count, sizeof count, cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess) {
+        top_final<<<1, SORT_THREADS, 0, stream>>>(d_all, soff, sbytes, ctl);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) {
+        materialize<<<MAT_BLOCKS, MAT_THREADS, 0, stream>>>(ctl, cols, (char *)(ctl + 1), TEXT_CAP);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpyAsync(h_stage, ctl, stage_bytes, cudaMemcpyDeviceToHost, stream);
+    if (d_all) {
+        const cudaError_t f = cudaFreeAsync(d_all, stream);
+        if (e == cudaSuccess) e = f;
+    }
+    const cudaError_t s = cudaStreamSynchronize(stream); /* also before `every` and `count` go */
+    if (e == cudaSuccess) e = s;
+    dkb_ranks_gather_free(every, mine);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "q02.full.cu: the ranks' merge on the device: %s\n", cudaGetErrorString(e));
+        return DKB_CAND_ECUDA;
+    }
+    if (h_ctl->bad) {
+        fprintf(stderr, "q02.full.cu: a bad text offset in the ranks' merge\n");
+        rc = DKB_CAND_EINTERNAL;
+    }
+    return rc;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *rkey, *rname, *nkey, *nname, *nreg, *pkey, *pmfgr, *psize, *ptype, *skey, *sname, *saddr,
@@ -567,7 +647,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     r_phone->str_off[0] = r_comment->str_off[0] = 0;
 
     cudaStream_t stream = dkb_cand_stream(env);
-    const int64_t np = pkey->n, ns = skey->n, nps = pspart->n, maxp = np, maxs = ns; /* dense keys 1..N */
+    const int64_t np = pkey->n, ns = skey->n, nps = pspart->n, maxs = ns; /* dense keys 1..N */
+    int64_t maxp = np; /* across ranks: the share's last p_partkey (below) */
     int rc = 0, sms = 0, grid_top = 0;
     byte_table type_ok;
     char *d_mem = NULL, *d_text = NULL, *h_stage = NULL, *h_text = NULL;
@@ -580,7 +661,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                                         "p_partkey",  "p_mfgr",     "p_size",        "p_type"};
     dkb_stream st;
     memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
-    if (nkey->n == 0 || rkey->n == 0 || np == 0 || ns == 0 || nps == 0) return 0;
+    if (nkey->n == 0 || rkey->n == 0 || ns == 0 || ((np == 0 || nps == 0) && env->nranks <= 1))
+        return 0; /* across ranks a rank with an empty share still takes part in the merge */
 
     /* p_type like '%:type', once per dictionary entry */
     memset(&type_ok, 0, sizeof type_ok);
@@ -601,6 +683,13 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
     grid_top = sms < 1 ? 1 : sms > 1024 ? 1024 : sms;
+    if (env->nranks > 1 && np > 0) { /* a share's part keys run from its first row's key to its last row's */
+        int32_t last = 0;
+        DKB_CUDA_TRY("copy the last p_partkey", cudaMemcpyAsync(&last, (const int32_t *)pkey->data + np - 1,
+                                                                sizeof last, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize last p_partkey", cudaStreamSynchronize(stream));
+        if (last > maxp) maxp = last;
+    }
     {
         /* one pool allocation, carved into 256-byte aligned pieces */
         const size_t stage_bytes = sizeof(control) + TEXT_CAP;
@@ -692,6 +781,12 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         text = h_stage + sizeof(control);
         DKB_FAIL_IF(h_ctl->bad, DKB_CAND_EINTERNAL,
                     "q02.full.cu: a nation, part or supplier key out of range, or a bad text offset\n");
+        if (env->nranks > 1) { /* every rank's first 100, sorted again on the device on rank 0; rank 0 writes */
+            int writes = 1;
+            DKB_TRY(ranks_merge(env, res, h_stage, stage_bytes, ctl, (const int64_t *)sname->data, sname->bytes, cols,
+                                stream, &writes));
+            if (!writes) goto done;
+        }
         nout = h_ctl->nout;
         DKB_FAIL_IF(nout < 0 || nout > LIMIT || nout > res->cap, DKB_CAND_ECAP,
                     "q02.full.cu: %d result rows over the cap %lld\n", nout, (long long)res->cap);
