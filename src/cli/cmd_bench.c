@@ -190,15 +190,15 @@ static int parse(int argc, char **argv, bench_cli *c) {
     }
     if (optind < argc) return cli_usage_error("bench: unexpected argument '%s'", argv[optind]);
     if (dkb__comm_launched_size() != 1) {
-        /* mpirun -np K dkb bench: the CPU experts across ranks (docs/distributed.md) */
-        const char *no = o->target ? "--target triton" : !strcmp(c->backend, "cuda") ? "--backend cuda"
-                         : o->mem_budget ? "--mem-budget" : NULL;
+        /* mpirun -np K dkb bench: the CPU experts across ranks, or the CUDA
+         * ones with --backend cuda (docs/distributed.md) */
+        const char *no = o->target ? "--target triton" : o->mem_budget ? "--mem-budget" : NULL;
         if (no) {
             if (dkb__comm_launched_rank()) return DKB_EXIT_USAGE; /* rank 0 says why */
-            return cli_usage_error("bench: %s: not across ranks yet (under mpirun: --backend cpu, no --mem-budget; "
+            return cli_usage_error("bench: %s: not across ranks yet (under mpirun: no --mem-budget, no --target; "
                                    "docs/distributed.md)", no);
         }
-        c->backend = "cpu";
+        if (strcmp(c->backend, "cuda")) c->backend = "cpu"; /* auto is the CPU across ranks: cuda is asked for */
     }
     if (o->gpus && c->backend_given && !strcmp(c->backend, "cpu"))
         return cli_usage_error("bench: --gpus: the CUDA backend's; the CPU times one query at a time");

@@ -248,17 +248,16 @@ static int parse(int argc, char **argv, eval_cli *c) {
     }
     int ranks = dkb__comm_launched_size();
     if (ranks != 1) {
-        /* mpirun -np K dkb eval: full mode of C candidates on the CPU so far
+        /* mpirun -np K dkb eval: full mode of C or CUDA candidates
          * (docs/distributed.md, "The harness across ranks") */
-        const char *no = strcmp(o->backend, "cpu") ? "--backend cuda"
-                         : o->target               ? (!strcmp(o->target, "triton") ? "--target triton" : "--target python")
+        const char *no = o->target                 ? (!strcmp(o->target, "triton") ? "--target triton" : "--target python")
                          : o->sql                  ? "--sql"
                          : o->mem_budget           ? "--mem-budget"
                          : c->mode_given && (o->modes & DKB_EVAL_CORE) ? "--mode core"
                                                                        : NULL;
         if (no) {
             if (dkb__comm_launched_rank()) return DKB_EXIT_USAGE; /* rank 0 says why */
-            return cli_usage_error("eval: %s: not across ranks yet (under mpirun: full mode, --backend cpu, C "
+            return cli_usage_error("eval: %s: not across ranks yet (under mpirun: full mode, C or CUDA "
                                    "candidates; docs/distributed.md)", no);
         }
         o->modes = DKB_EVAL_FULL;

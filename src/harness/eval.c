@@ -63,7 +63,6 @@ static int check_opts(const dkb_eval_opts *o, dkb_error *err) {
     if (o->threads < 0 || o->warmup < 0 || o->min_runs < 1 || !isfinite(o->min_seconds) || o->min_seconds < 0)
         return dkb_fail(err, DKB_EINVAL, "eval: bad timing options");
     if (o->comm && dkb__comm_size(o->comm) > 1) {
-        if (o->backend && strcmp(o->backend, "cpu")) return dkb_fail(err, DKB_EINVAL, "--backend %s: not across ranks yet", o->backend);
         if (o->target) return dkb_fail(err, DKB_EINVAL, "--target %s: not across ranks yet", o->target);
         if (o->sql) return dkb_fail(err, DKB_EINVAL, "--sql: not across ranks yet");
         if (o->mem_budget) return dkb_fail(err, DKB_EINVAL, "--mem-budget: not across ranks yet");
@@ -711,6 +710,9 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
         /* a SQL task without parameters has one parameter set: seed 0's */
         if (!rc && !dkb__sql_task_nparams(task)) res->nseeds = 1;
     }
+    /* no GPU: said before the results directory is made (nothing written) */
+    if (!rc && is_cuda(opts) && !dkb_tp_cuda_available())
+        rc = dkb_fail(err, DKB_EINVAL, "--backend cuda: no usable GPU (or this dkb was built without CUDA)");
     if (!rc && me == 0) rc = prepare_out(opts->out, err);
     if (comm) rc = dkb__comm_agree(comm, rc, err);
     if (!rc) rc = opts->sql ? make_sql_row(opts, sql_name, res, err) : make_rows(opts, found, listed, res, err);
@@ -738,8 +740,10 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
         } else {
             nslots = comm || opts->on_gpu ? 1 : opts->gpus > 0 ? opts->gpus : seen > 0 ? seen : 1;
             if (nslots > res->n) nslots = res->n > 0 ? res->n : 1;
-            int dev = opts->on_gpu > 0 ? opts->on_gpu - 1 : 0;
-            if (opts->on_gpu > 0 &&
+            /* a rank of mpirun: its node's GPU local_rank mod the GPUs seen (as dkb run) */
+            const int ranked = comm && dkb__comm_size(comm) > 1;
+            int dev = opts->on_gpu > 0 ? opts->on_gpu - 1 : ranked && seen > 0 ? comm->local_rank % seen : 0;
+            if ((opts->on_gpu > 0 || ranked) &&
                 dkb__eval_slot_devices(getenv("CUDA_VISIBLE_DEVICES"), dev, c.cuda_visible, sizeof c.cuda_visible))
                 rc = dkb_fail(err, DKB_EINVAL, "GPU %d: not in CUDA_VISIBLE_DEVICES", dev);
             if (!rc) rc = dkb__eval_cuda_open(c.store_abs, dev, &c.cuda, err);

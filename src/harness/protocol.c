@@ -283,8 +283,8 @@ int dkb__job_read(const char *path, dkb_job *j, dkb_error *err) {
         const cJSON *solo = cJSON_GetObjectItemCaseSensitive(ranks, "solo");
         if (!rc && solo && !cJSON_IsBool(solo)) rc = dkb_fail(err, DKB_EPARSE, "%s: \"ranks\": \"solo\" must be a boolean", path);
         if (!rc) j->solo = solo && cJSON_IsTrue(solo);
-        if (!rc && j->nranks > 1 && (j->mode == DKB_JOB_CORE || j->cuda || j->mem_budget || j->sql))
-            rc = dkb_fail(err, DKB_EPARSE, "%s: \"ranks\": full mode or the baseline on the CPU, no budget, no SQL", path);
+        if (!rc && j->nranks > 1 && (j->mode == DKB_JOB_CORE || j->mem_budget || j->sql))
+            rc = dkb_fail(err, DKB_EPARSE, "%s: \"ranks\": full mode or the baseline, no budget, no SQL", path);
     }
     const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(o, "seeds");
     if (!rc && seeds) {

@@ -115,7 +115,7 @@ ranks_case 2 forges_relay_stdout "$ADV/forges_relay_stdout" \
 ranks_case 2 honest "$CAND/honest" "q01 ok ^ran on rank 0 alone over the whole store" "q06 ok ^ran on rank 0 alone"
 
 # refused in one line from rank 0, exit 2, before anything is written
-for opt in "--backend cuda" "--mode core" "--mem-budget 8M" "--target python"; do
+for opt in "--mode core" "--mem-budget 8M" "--target python"; do
     rc=0
     # shellcheck disable=SC2086
     "${MPI[@]}" -np 2 "$DKB" eval "$CAND/ranks" --data "$S8" --out "$WORK/refused" $opt -q >"$WORK/out" 2>"$WORK/err" || rc=$?
@@ -124,6 +124,21 @@ for opt in "--backend cuda" "--mode core" "--mem-budget 8M" "--target python"; d
     [ ! -s "$WORK/out" ] && [ ! -e "$WORK/refused" ] || fail "mpirun -np 2 dkb eval $opt wrote something"
     pass "mpirun -np 2 dkb eval $opt: refused: $(cat "$WORK/err")"
 done
+# --backend cuda runs across ranks (one GPU per rank: local rank mod the node's
+# GPUs; docs/distributed.md); on a machine without a GPU it stops every rank
+# with the one-GPU message, exit 1, before anything is written
+rc=0
+"${MPI[@]}" -np 2 "$DKB" eval "$CAND/ranks" --data "$S8" --out "$WORK/cuda-ranks" --backend cuda -q \
+    >"$WORK/out" 2>"$WORK/err" || rc=$?
+if grep -q "no usable GPU" "$WORK/err"; then
+    [ "$rc" != 0 ] && [ ! -e "$WORK/cuda-ranks" ] ||
+        fail "mpirun -np 2 dkb eval --backend cuda without a GPU: exit $rc, or it wrote $WORK/cuda-ranks"
+    pass "mpirun -np 2 dkb eval --backend cuda without a GPU: exit $rc, nothing written: $(grep -m1 'no usable GPU' "$WORK/err")"
+else
+    [ "$rc" = 0 ] || fail "mpirun -np 2 dkb eval --backend cuda: exit $rc: $(tail -3 "$WORK/err")"
+    pass "mpirun -np 2 dkb eval --backend cuda ran (a GPU is here)"
+fi
+
 # a store missing on rank 1: one line naming the rank, exit 1 on every rank
 rc=0
 "${MPI[@]}" -np 1 "$DKB" eval "$CAND/ranks" --data "$S8" --out "$WORK/nostore" -q : \

@@ -97,7 +97,7 @@ head -1 "$WORK/bench-csv.out" | grep -q ',ranks,expert_1rank_ms,scaling_efficien
 pass "mpirun -np 2 dkb bench --format csv: $(head -1 "$WORK/bench-csv.out")"
 
 # refused under mpirun: one line from rank 0, exit 2, nothing written
-for opt in "--backend cuda" "--mem-budget 8M"; do
+for opt in "--mem-budget 8M"; do
     rc=0
     # shellcheck disable=SC2086
     "${MPI[@]}" -np 2 "$DKB" bench --data "$S8" --quick --out "$WORK/refused" $opt -q >"$WORK/out" 2>"$WORK/err" || rc=$?
