@@ -53,7 +53,20 @@
  * Bytes read (floor, SF10): ps_suppkey 4 B per row (8M: 32 MB) + ps_partkey,
  * ps_availqty 4 + 4 and ps_supplycost 8 B in the selected rows' sectors
  * (1 in 25 rows: most sectors of the 4-byte columns, ~1/3 of the cost's);
- * s_suppkey, s_nationkey (0.8 MB); 16 MB of part sums. */
+ * s_suppkey, s_nationkey (0.8 MB); 16 MB of part sums.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): partsupp is split by
+ * partkey (part, supplier and nation whole on every rank: the part array
+ * is over the whole table's keys), so a part's rows, and its group's sum,
+ * are on one rank. After the walk the subquery's total and the bad-key
+ * flag come to the host and are summed over the ranks in one all-reduce of
+ * __int128 (dkb_ranks_sum_i128, as the CPU expert; the total narrowed back
+ * to the 64 bits the one-rank atomics keep) and the total goes back to the
+ * device, so steps 3-5 use the global bound on every rank; each rank's
+ * sorted parts above it are gathered in rank order (dkb_ranks_gather) and
+ * sorted again on rank 0 by (order, key) (value desc, then ps_partkey:
+ * the same total order); the other ranks return no rows. A rank whose
+ * share is empty still takes part (its walk is empty). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,8 +74,10 @@
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+#include "dkb/cand_ranks.h"  // defines: dkb_ranks_sum_i128, dkb_ranks_gather, dkb_ranks_writes
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: partsupp load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its total and its parts merged through env->comm */
 
 enum { TPB = 256, NWARP = TPB / 32, MAXNAT = 256, TILE = 2048 };
 
@@ -294,6 +309,35 @@ typedef struct {
     int bad;
 } count_flag;
 
+/* (order, key) ascending: value desc, then ps_partkey asc (the ranks' merge) */
+static int by_order_key(const void *pa, const void *pb) {
+    const entry *a = (const entry *)pa, *b = (const entry *)pb;
+    if (a->order != b->order) return a->order < b->order ? -1 : 1;
+    return (a->key > b->key) - (a->key < b->key);
+}
+
+/* Across ranks (nranks > 1): this rank's total (*d_total) and bad-key flag
+ * (*d_bad) summed over the ranks in one all-reduce; the total back into
+ * *d_total; *bad: some rank's flag was set. */
+static int ranks_total(const dkb_cand_env *env, unsigned long long *d_total, const int *d_bad, cudaStream_t stream,
+                       int *bad) {
+    unsigned long long total = 0;
+    int flag = 0;
+    if (cudaMemcpyAsync(&total, d_total, sizeof total, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+        cudaMemcpyAsync(&flag, d_bad, sizeof flag, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess)
+        return DKB_CAND_ECUDA; /* the others' all-reduce then fails */
+    __int128 buf[2] = {(__int128)(long long)total, (__int128)(flag != 0)};
+    const int rc = dkb_ranks_sum_i128(env, buf, 2);
+    if (rc) return rc;
+    *bad = buf[1] != 0;
+    total = (unsigned long long)buf[0]; /* the low 64 bits: the one-rank atomics' wrapped sum */
+    if (cudaMemcpyAsync(d_total, &total, sizeof total, cudaMemcpyHostToDevice, stream) != cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess)
+        return DKB_CAND_ECUDA;
+    return DKB_CAND_OK;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *nkey, *nname, *pkey, *skey, *snat, *pspart, *pssupp, *psqty, *pscost;
@@ -327,7 +371,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     dkb_stream st;
     memset(&st, 0, sizeof st); /* nothing held until the walk begins (done: ends it) */
 
-    if (code >= 0 && nkey->n > 0 && ns > 0 && nps > 0 && maxp > 0) {
+    if (code >= 0 && nkey->n > 0 && ns > 0 && (nps > 0 || env->nranks > 1) && maxp > 0) { /* ranks: all take part */
         DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
         const dkb_dev_part parts[] = {
             {(void **)&d_in, (size_t)maxs + 1, 0},
@@ -358,6 +402,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         }
         rc = dkb_stream_end(&st);
         if (rc) goto done;
+        if (env->nranks > 1) { /* the subquery's total (and the flag) over every rank's rows */
+            int any_bad = 0;
+            DKB_TRY(ranks_total(env, d_total, d_bad, stream, &any_bad));
+            DKB_FAIL_IF(any_bad, DKB_CAND_EINTERNAL, "q11.full.cu: a supplier or part key outside 1..N, on some rank\n");
+        }
         const unsigned grid = (unsigned)(ntiles < (int64_t)sms * 8 ? ntiles : (int64_t)sms * 8);
         part_count<<<grid, TPB, 0, stream>>>(d_sum, d_has, maxp, d_total, (long long)fraction->i, fraction->scale,
                                              ntiles, d_tile_count);
@@ -383,6 +432,19 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             const dkb_host_copy back[] = {{h_list, d_list, sizeof(entry) * (size_t)n}};
             DKB_CUDA_TRY("copy back list", dkb_copy_back(back, DKB_COUNT(back), stream));
             sorted = sort_by_order(h_list, h_tmp, n);
+        }
+        if (env->nranks > 1) { /* every rank's parts above the bound, in one order; rank 0 writes */
+            entry none = {0, 0};
+            void *every = NULL;
+            int64_t ne = 0;
+            DKB_TRY(dkb_ranks_gather(env, sorted ? sorted : &none, n, sizeof(entry), &every, &ne));
+            free(h_list), free(h_tmp);
+            h_list = (entry *)every, h_tmp = NULL, sorted = NULL, n = 0; /* freed at done: */
+            if (!dkb_ranks_writes(env, res)) goto done;
+            DKB_FAIL_IF(ne > res->cap, DKB_CAND_ECAP, "q11.full.cu: %lld rows over the result's capacity\n",
+                        (long long)ne);
+            qsort(h_list, (size_t)ne, sizeof(entry), by_order_key);
+            sorted = h_list, n = ne;
         }
     }
     {
