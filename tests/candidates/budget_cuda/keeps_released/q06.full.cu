@@ -5,15 +5,15 @@
  * releases it unread; it then streams partitions 1 .. nparts - 1, one load
  * each, and at the end scans partition 0 through the addresses it kept
  * instead of loading it again. On CUDA the release overwrote those bytes
- * with 0xa5 on env->stream, ahead of the late kernel (same stream), and
- * no later load of the call is placed there (each is placed past the last;
- * the loader's region holds far more than the call's eight loads): the
- * kernel reads 0xa5a5a5a5 shipdates, outside every date range, so
- * partition 0 adds nothing and the answer misses its rows (at SF 0.01 at
- * least 114 of its 7,501 qualify for every date, discount and quantity Q6
- * can draw; were the bytes another partition's, the answer would be off
- * as well). Partition 0 is never loaded again, so no seed can come out
- * right by chance.
+ * with 0xa5 on env->stream, ahead of every later kernel (same stream), and
+ * later loads may be placed there (the loader puts a load in the gap
+ * farthest from the loads held: with none held, at the region's start): the
+ * kernel then reads either 0xa5a5a5a5 shipdates, outside every date range,
+ * or the rows of the last partition loaded there (counted twice, in place
+ * of partition 0's), so the answer misses partition 0's rows either way (at
+ * SF 0.01 at least 114 of its 7,501 qualify for every date, discount and
+ * quantity Q6 can draw). Partition 0 is never loaded again, so no seed can
+ * come out right by chance.
  * Expected: wrong_answer. */
 #include <cuda_runtime.h>
 #include <stdint.h>
