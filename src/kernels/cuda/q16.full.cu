@@ -58,7 +58,21 @@
  * memcpy per string).
  *
  * Bytes read (floor, SF10): ps_partkey, ps_suppkey 8 B x 8M, p_brand,
- * p_type, p_size 6 B x 2M, s_comment ~0.7 MB offsets + ~6 MB text. */
+ * p_type, p_size 6 B x 2M, s_comment ~0.7 MB offsets + ~6 MB text.
+ *
+ * Across ranks (DKB_CANDIDATE_RANKS, env->nranks > 1): part and partsupp
+ * are split together by partkey (supplier whole on every rank). A share's
+ * part rows start at whole-table row (its first p_partkey - 1: read once
+ * from the device), so q16_keep's part row is ps_partkey - 1 less that
+ * row (and the pass's row_start). A group (brand, type, size) holds parts
+ * of every rank and a supplier may supply parts of several, so the counts
+ * per group cannot be summed: after step 4 each rank copies its pair set's
+ * slots back (ranks_merge) and its distinct (group << 32 | suppkey) keys
+ * are gathered in rank order (dkb_ranks_gather, as the CPU expert gathers
+ * its pairs); rank 0 counts the distinct keys of their union per group
+ * into the counts (a host hash set) and goes on with step 5 as on one
+ * rank; the other ranks return no rows. A rank whose share is empty still
+ * takes part (its walk is empty). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +80,10 @@
 #include "dkb/candidate.h"
 #include "dkb/cand_cuda.cuh" // defines: DKB_CUDA_TRY and the CUDA toolkit
 #include "dkb/cand_stream.h" // defines: dkb_stream_begin_ex/next/end (whole columns, or loads under a budget)
+#include "dkb/cand_ranks.h"  // defines: dkb_ranks_gather, dkb_ranks_writes (the ranks' partials merged)
 
 DKB_CANDIDATE_STREAMS; /* runs under a memory budget: part and partsupp load by load */
+DKB_CANDIDATE_RANKS;   /* runs across ranks: its distinct pairs merged through env->comm */
 
 enum { TPB = 256 };
 
@@ -273,6 +289,66 @@ static inline int put_code(dkb_cand_res_col *col, int64_t r, const padded_dict *
     return 1;
 }
 
+/* Across ranks (nranks > 1), after q16_insert and the copy back: this
+ * rank's distinct pair keys (the non-empty slots of its set d_tkey:
+ * set_slots(*d_nkept) of them) gathered in rank order; on rank 0 (*writes =
+ * 1) gcnt[0, ngroups) is replaced by the distinct keys of the union per
+ * group (a host open-addressing set); other ranks: *writes = 0 and
+ * res->nrows = 0. */
+static int ranks_merge(const dkb_cand_env *env, dkb_cand_result *res, const unsigned long long *d_tkey,
+                       const unsigned long long *d_nkept, int64_t cap, unsigned int *gcnt, int64_t ngroups,
+                       cudaStream_t stream, int *writes) {
+    *writes = 1;
+    unsigned long long nkept = 0;
+    if (cudaMemcpyAsync(&nkept, d_nkept, sizeof nkept, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess)
+        return DKB_CAND_ECUDA; /* a rank failing before the gather: the others' gather fails */
+    int64_t slots = 2; /* set_slots(nkept, cap), as on the device */
+    while (slots < cap && (unsigned long long)slots < 2ull * nkept + 2ull) slots <<= 1;
+    uint64_t *keys = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)slots);
+    if (!keys) return DKB_CAND_ENOMEM;
+    if (cudaMemcpyAsync(keys, d_tkey, sizeof(uint64_t) * (size_t)slots, cudaMemcpyDeviceToHost, stream) !=
+            cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess) {
+        free(keys);
+        return DKB_CAND_ECUDA;
+    }
+    int64_t n = 0;
+    for (int64_t i = 0; i < slots; i++)
+        if (keys[i]) keys[n++] = keys[i];
+    void *every = NULL;
+    int64_t ne = 0;
+    int rc = dkb_ranks_gather(env, keys, n, sizeof(uint64_t), &every, &ne);
+    free(keys);
+    if (rc) return rc;
+    if (!dkb_ranks_writes(env, res)) {
+        *writes = 0;
+        dkb_ranks_gather_free(every, NULL);
+        return DKB_CAND_OK;
+    }
+    int bits = 1;
+    while (((int64_t)1 << bits) < 2 * ne + 2) bits++;
+    const uint64_t hmask = ((uint64_t)1 << bits) - 1;
+    uint64_t *set = (uint64_t *)calloc((size_t)1 << bits, sizeof(uint64_t));
+    if (!set) rc = DKB_CAND_ENOMEM;
+    if (!rc) {
+        memset(gcnt, 0, sizeof(unsigned int) * (size_t)ngroups);
+        const uint64_t *all = (const uint64_t *)every;
+        for (int64_t i = 0; !rc && i < ne; i++) {
+            const uint64_t key = all[i];
+            uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+            while (set[h] && set[h] != key) h = (h + 1) & hmask;
+            if (set[h]) continue; /* a pair another rank has too */
+            set[h] = key;
+            if ((int64_t)(key >> 32) >= ngroups) rc = DKB_CAND_EINTERNAL;
+            else gcnt[key >> 32]++;
+        }
+    }
+    free(set);
+    dkb_ranks_gather_free(every, NULL);
+    return rc;
+}
+
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
                                   const dkb_cand_env *env) {
     const dkb_cand_vec *pbrand, *ptype, *psize, *pspart, *pssupp, *scomment;
@@ -311,6 +387,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     const int64_t ngroups = (int64_t)nbrand * ntype * (t.nsizes > 0 ? t.nsizes : 1);
     int rc = 0, sms = 0, h_bad = 0;
     int64_t cap = 1, m = 0, grid = 0, chunk = 0, nwarps = 0, wcap = 0, kw = 0, lbase = 0;
+    int64_t prow0 = 0; /* across ranks: the share's first part row in the whole table (below) */
     int64_t *d_wstart = NULL;
     uint8_t *d_bad_supp = NULL;
     unsigned long long *d_tkey = NULL, *d_list = NULL, *d_nkept = NULL;
@@ -328,8 +405,8 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
 
     res->nrows = 0;
     c_brand->str_off[0] = c_type->str_off[0] = 0;
-    if (nps == 0 || t.nsizes == 0) return 0;
-    if (nps >= INT32_MAX || nsupp == 0 || nparts == 0) {
+    if ((nps == 0 && env->nranks <= 1) || t.nsizes == 0) return 0; /* ranks: an empty share takes part */
+    if (nps >= INT32_MAX || nsupp == 0 || (nparts == 0 && env->nranks <= 1)) {
         fprintf(stderr, "q16.full.cu: partsupp of %lld rows with %lld parts and %lld suppliers\n", (long long)nps,
                 (long long)nparts, (long long)nsupp);
         return DKB_CAND_EINTERNAL;
@@ -337,8 +414,10 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
     while (cap < 2 * nps + 2) cap <<= 1; /* the pair set's slots were every row kept */
     DKB_CUDA_TRY("SM count", dkb_sm_count(&sms));
     grid = dkb_grid_cap((int64_t)sms * 16, nps, TPB);
+    if (env->nranks > 1 && grid < 1) grid = 1; /* an empty share */
     chunk = (nps + grid * (TPB / 32) - 1) / (grid * (TPB / 32)); /* rows per warp, a multiple of 32 */
     chunk = (chunk + 31) / 32 * 32;
+    if (env->nranks > 1 && chunk < 32) chunk = 32; /* an empty share */
     nwarps = (nps + chunk - 1) / chunk; /* warps that own rows */
     /* warp entries of all passes: a pass of n rows takes ceil(n / chunk) <= n / chunk + 1 */
     wcap = nwarps + (budget && budget->nstreamed && budget->nparts > 0 ? budget->nparts : 1);
@@ -354,6 +433,16 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
             {(void **)&d_tkey, sizeof(unsigned long long) * (size_t)cap, DKB_NO_FILL},
         };
         DKB_CUDA_TRY("device buffers", dkb_dev_carve(parts, DKB_COUNT(parts), &d_block, stream));
+    }
+    if (env->nranks > 1 && nparts > 0) { /* the share's first part row in the whole table: its first key - 1 */
+        const dkb_cand_vec *pkey = dkb_cand_column(db, "part", "p_partkey");
+        int32_t first = 0;
+        DKB_FAIL_IF(!pkey || pkey->type != DKB_CAND_I32 || pkey->n != nparts, DKB_CAND_EINVAL,
+                    "q16.full.cu: part.p_partkey (i32) missing across ranks\n");
+        DKB_CUDA_TRY("copy the first p_partkey",
+                     cudaMemcpyAsync(&first, pkey->data, sizeof first, cudaMemcpyDeviceToHost, stream));
+        DKB_CUDA_TRY("cudaStreamSynchronize first p_partkey", cudaStreamSynchronize(stream));
+        prow0 = (int64_t)first - 1;
     }
     complaints<<<(unsigned)((nsupp + 127) / 128), 128, 0, stream>>>((const int64_t *)scomment->data, scomment->bytes,
                                                                     nsupp, d_bad_supp);
@@ -371,7 +460,7 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
                     "q16.full.cu: the loads hold more partsupp rows than the table\n");
         q16_keep<<<(unsigned)((lw + TPB / 32 - 1) / (TPB / 32)), TPB, 0, stream>>>(
             (const int32_t *)c[3].data, (const int32_t *)c[4].data, lnps, chunk, (const uint8_t *)c[0].data,
-            (const uint8_t *)c[1].data, (const int32_t *)c[2].data, lnp, st.row_start, d_bad_supp, nsupp, t, d_list,
+            (const uint8_t *)c[1].data, (const int32_t *)c[2].data, lnp, st.row_start + prow0, d_bad_supp, nsupp, t, d_list,
             lbase, d_wstart + kw, d_wcount + kw, d_nkept, d_bad);
         DKB_CUDA_TRY("q16_keep launch", cudaGetLastError());
         kw += lw;
@@ -395,6 +484,11 @@ extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *
         DKB_CUDA_TRY("copy back", dkb_copy_back(back, DKB_COUNT(back), stream));
     }
     DKB_FAIL_IF(h_bad, DKB_CAND_EINTERNAL, "q16.full.cu: a partsupp part or supplier key outside 1..N\n");
+    if (env->nranks > 1) { /* the ranks' distinct pairs, counted distinct over their union on rank 0 */
+        int writes = 1;
+        DKB_TRY(ranks_merge(env, res, d_tkey, d_nkept, cap, h_gcnt, ngroups, stream, &writes));
+        if (!writes) goto done;
+    }
     /* the non-empty groups in index order as (~count << 32 | group); a
      * stable sort by the high half: count desc, then group index asc */
     for (int64_t g = 0; g < ngroups; g++)
