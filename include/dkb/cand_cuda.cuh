@@ -758,9 +758,10 @@ __device__ __forceinline__ void dkb_chunk_items(const int32_t *__restrict__ lkey
  * out[K * blockIdx.x + k] (exact; a block of TPB threads, a multiple of 32,
  * every thread calls it once): a shuffle reduction per warp, then thread k
  * adds the warps' sums of value k in warp order (deterministic). v is
- * consumed. */
+ * consumed. With add != 0 the sums are added to what out holds (a later
+ * pass of a streamed walk, dkb/cand_stream.h) instead of replacing it. */
 template <int TPB, int K>
-__device__ __forceinline__ void dkb_block_sums(int64_t (&v)[K], int64_t *__restrict__ out) {
+__device__ __forceinline__ void dkb_block_sums_add(int64_t (&v)[K], int64_t *__restrict__ out, int add) {
     for (int off = 16; off > 0; off >>= 1)
 #pragma unroll
         for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(DKB_FULL_MASK, v[k], off);
@@ -773,8 +774,14 @@ __device__ __forceinline__ void dkb_block_sums(int64_t (&v)[K], int64_t *__restr
     if (threadIdx.x < K) {
         int64_t s = 0;
         for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
-        out[K * blockIdx.x + threadIdx.x] = s;
+        int64_t *o = &out[K * blockIdx.x + threadIdx.x];
+        *o = add ? *o + s : s;
     }
+}
+
+template <int TPB, int K>
+__device__ __forceinline__ void dkb_block_sums(int64_t (&v)[K], int64_t *__restrict__ out) {
+    dkb_block_sums_add<TPB, K>(v, out, 0);
 }
 
 /* ---- queued scans: a warp streams a 4-byte column, queues the rows that

@@ -58,27 +58,6 @@ DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem */
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q06_COLS[] = {"l_shipdate", "l_discount", "l_quantity", "l_extendedprice"};
 
-/* dkb_block_sums with a choice: add == 0 writes the block's K sums into
- * out[K * blockIdx.x + k], add != 0 adds them to what is there (a later
- * pass of a streamed walk). Exact and deterministic as dkb_block_sums. */
-template <int K>
-__device__ __forceinline__ void q06_block_sums(int64_t (&v)[K], int64_t *__restrict__ out, int add) {
-    for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-        for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(DKB_FULL_MASK, v[k], off);
-    __shared__ int64_t w[K][TPB / 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0)
-#pragma unroll
-        for (int k = 0; k < K; k++) w[k][warp] = v[k];
-    __syncthreads();
-    if (threadIdx.x < K) {
-        int64_t s = 0;
-        for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
-        int64_t *o = out + K * blockIdx.x + threadIdx.x;
-        *o = add ? *o + s : s;
-    }
-}
 
 /* Row i's contribution to (sum, count); the date already passed. The other
  * columns are read only now: a warp whose rows all fail the date test
@@ -114,7 +93,7 @@ __global__ void __launch_bounds__(TPB) q06_scan(const int32_t *__restrict__ ship
     for (int64_t i = 4 * n4 + (int64_t)blockIdx.x * TPB + threadIdx.x; i < n; i += stride)
         if ((uint32_t)(__ldg(ship + i) - slo) <= sw) q06_row(i, disc, qty, price, dlo, dw, qlt, sum, cnt);
     int64_t v[2] = {sum, cnt};
-    q06_block_sums<2>(v, partial, add);
+    dkb_block_sums_add<TPB, 2>(v, partial, add);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,

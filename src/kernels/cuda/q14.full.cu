@@ -82,27 +82,6 @@ DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem (part
 /* the streamed columns, in the order the walk hands them out */
 static const char *const Q14_COLS[] = {"l_shipdate", "l_partkey", "l_extendedprice", "l_discount"};
 
-/* dkb_block_sums with a choice: add == 0 writes the block's K sums into
- * out[K * blockIdx.x + k], add != 0 adds them to what is there (a later
- * pass of a streamed walk). Exact and deterministic as dkb_block_sums. */
-template <int K>
-__device__ __forceinline__ void q14_block_sums(int64_t (&v)[K], int64_t *__restrict__ out, int add) {
-    for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-        for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(DKB_FULL_MASK, v[k], off);
-    __shared__ int64_t w[K][TPB / 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0)
-#pragma unroll
-        for (int k = 0; k < K; k++) w[k][warp] = v[k];
-    __syncthreads();
-    if (threadIdx.x < K) {
-        int64_t s = 0;
-        for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
-        int64_t *o = out + K * blockIdx.x + threadIdx.x;
-        *o = add ? *o + s : s;
-    }
-}
 
 /* code[key] = p_type of the part with that key (code preset to NO_PART);
  * a key outside 0..maxkey or a code equal to NO_PART sets *bad. */
@@ -171,7 +150,7 @@ __global__ void __launch_bounds__(TPB) q14_scan(const int32_t *__restrict__ ship
     if (lane < pending) q14_row(queue[lane], lpart, price, disc, code, maxkey, promo_s, sp, st, cnt, oops);
     if (oops) *bad = 1;
     int64_t v[3] = {sp, st, cnt};
-    q14_block_sums<3>(v, partial, add);
+    dkb_block_sums_add<TPB, 3>(v, partial, add);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,

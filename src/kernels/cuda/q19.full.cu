@@ -71,27 +71,6 @@ DKB_CANDIDATE_RANKS;   /* runs across ranks: each on its share of lineitem (part
 static const char *const Q19_COLS[] = {"l_partkey",  "l_quantity", "l_extendedprice",
                                        "l_discount", "l_shipmode", "l_shipinstruct"};
 
-/* dkb_block_sums with a choice: add == 0 writes the block's K sums into
- * out[K * blockIdx.x + k], add != 0 adds them to what is there (a later
- * pass of a streamed walk). Exact and deterministic as dkb_block_sums. */
-template <int K>
-__device__ __forceinline__ void q19_block_sums(int64_t (&v)[K], int64_t *__restrict__ out, int add) {
-    for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-        for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(DKB_FULL_MASK, v[k], off);
-    __shared__ int64_t w[K][TPB / 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0)
-#pragma unroll
-        for (int k = 0; k < K; k++) w[k][warp] = v[k];
-    __syncthreads();
-    if (threadIdx.x < K) {
-        int64_t s = 0;
-        for (int k = 0; k < TPB / 32; k++) s += w[threadIdx.x][k];
-        int64_t *o = out + K * blockIdx.x + threadIdx.x;
-        *o = add ? *o + s : s;
-    }
-}
 
 static const char *const CONTAINER[NBRANCH][NCONT] = {
     {"SM CASE", "SM BOX", "SM PACK", "SM PKG"},
@@ -177,7 +156,7 @@ __global__ void __launch_bounds__(TPB) q19_scan(const uint8_t *__restrict__ lmod
     }
     if (oops) *bad = 1;
     int64_t v[2] = {sum, cnt};
-    q19_block_sums<2>(v, partial, add);
+    dkb_block_sums_add<TPB, 2>(v, partial, add);
 }
 
 extern "C" int dkb_candidate_full(const dkb_cand_db *db, const dkb_cand_params *params, dkb_cand_result *res,
