@@ -434,8 +434,9 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
         }
         if (!rc && o->profile) {
             /* one more run of each, every operation counted */
-            char line[2][1024];
+            char line[2][1024], tline[2][1024];
             int64_t total[2] = {0, 0};
+            double tms[2] = {0, 0};
             for (int k = 0; k < 2 && !rc; k++) {
                 if (k == 1 && !hq) break;
                 dkb_result again = {0};
@@ -456,13 +457,17 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
                         dkb_tp_profile_entry x = pe[b];
                         pe[b] = pe[b - 1], pe[b - 1] = x;
                     }
-                size_t used = 0;
-                line[k][0] = 0;
+                size_t used = 0, tused = 0;
+                line[k][0] = tline[k][0] = 0;
                 for (int a = 0; a < np; a++) {
                     total[k] += pe[a].calls;
+                    tms[k] += pe[a].seconds * 1e3;
                     if (used < sizeof line[k])
                         used += (size_t)snprintf(line[k] + used, sizeof line[k] - used, "%s%s %lld", a ? ", " : "", pe[a].op,
                                                  (long long)pe[a].calls);
+                    if (tused < sizeof tline[k])
+                        tused += (size_t)snprintf(tline[k] + tused, sizeof tline[k] - tused, "%s%s %.2f", a ? ", " : "",
+                                                  pe[a].op, pe[a].seconds * 1e3);
                 }
             }
             if (!rc) {
@@ -470,6 +475,9 @@ static int one_sql(const sql_opts *o, const char *who, const char *file, const c
                 if (hq)
                     fprintf(stderr, "dkb sql: %sprofile: hand plan %s %lld operations: %s\n", who, hq->name, (long long)total[1],
                             line[1]);
+                /* the profiled run's wall time per kind (each operation waits for the backend) */
+                fprintf(stderr, "dkb sql: %sprofile: translated program ms %.2f: %s\n", who, tms[0], tline[0]);
+                if (hq) fprintf(stderr, "dkb sql: %sprofile: hand plan %s ms %.2f: %s\n", who, hq->name, tms[1], tline[1]);
             }
         }
         for (int i = 0; i < nnames; i++) free(names[i]);

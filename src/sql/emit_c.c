@@ -590,6 +590,15 @@ dkb_tensor *dkb__rec_arith_i64(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, in
     return r;
 }
 
+dkb_tensor *dkb__rec_rsub_i64(dkb_tp *tp, int64_t value, int scale, const dkb_tensor *a) {
+    dkb_tensor *r = dkb_tp_rsub_i64(tp, value, scale, a);
+    REC {
+        begin();
+        emit_tensor(r, "dkb_tp_rsub_i64(tp, %s, %d, %s)", I(value), scale, T(a));
+    }
+    return r;
+}
+
 dkb_tensor *dkb__rec_cast(dkb_tp *tp, const dkb_tensor *a, dkb_tp_dtype to) {
     dkb_tensor *r = dkb_tp_cast(tp, a, to);
     REC {

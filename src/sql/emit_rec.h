@@ -33,6 +33,7 @@ dkb_tensor *dkb__rec_or(dkb_tp *tp, const dkb_tensor *a, const dkb_tensor *b);
 dkb_tensor *dkb__rec_not(dkb_tp *tp, const dkb_tensor *a);
 dkb_tensor *dkb__rec_arith(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, const dkb_tensor *b);
 dkb_tensor *dkb__rec_arith_i64(dkb_tp *tp, const dkb_tensor *a, dkb_arith op, int64_t value, int scale);
+dkb_tensor *dkb__rec_rsub_i64(dkb_tp *tp, int64_t value, int scale, const dkb_tensor *a);
 dkb_tensor *dkb__rec_cast(dkb_tp *tp, const dkb_tensor *a, dkb_tp_dtype to);
 dkb_tensor *dkb__rec_where(dkb_tp *tp, const dkb_tensor *cond, const dkb_tensor *a, const dkb_tensor *b);
 dkb_tensor *dkb__rec_year(dkb_tp *tp, const dkb_tensor *days);
@@ -77,6 +78,7 @@ void dkb__rec_concat(const dkb_tensor *out, const dkb_tensor *a, const dkb_tenso
 #define dkb_tp_not(...) dkb__rec_not(__VA_ARGS__)
 #define dkb_tp_arith(...) dkb__rec_arith(__VA_ARGS__)
 #define dkb_tp_arith_i64(...) dkb__rec_arith_i64(__VA_ARGS__)
+#define dkb_tp_rsub_i64(...) dkb__rec_rsub_i64(__VA_ARGS__)
 #define dkb_tp_cast(...) dkb__rec_cast(__VA_ARGS__)
 #define dkb_tp_where(...) dkb__rec_where(__VA_ARGS__)
 #define dkb_tp_year(...) dkb__rec_year(__VA_ARGS__)

@@ -79,7 +79,7 @@ static dkb_tensor *cmp_strings(tr_ctx *x, dkb_cmp op, const tr_col *a, const tr_
         bool *lut = tr_alloc(x, (size_t)d->size + 1);
         if (!lut) return NULL;
         for (int i = 0; i < d->size; i++) lut[i] = cmp_holds(op, tr_strcmp(d->str[i], d->len[i], b->k.s, b->k.slen));
-        return dkb_tp_lookup_mask(tp, a->v, lut);
+        return tr_lut_mask(x, a->v, lut);
     }
     if (!b->is_const && a->v->dtype == DKB_TP_U8 && b->c.v->dtype == DKB_TP_U8 && a->v->dict == b->c.v->dict)
         return dkb_tp_cmp(tp, a->v, op, b->c.v);
@@ -165,6 +165,119 @@ bool tr_compare(tr_ctx *x, const char *opname, const tr_val *a0, const tr_val *b
         out->valid = tr_and_valid(x, ac.valid, bvalid);
     }
     return !tr_bad(x);
+}
+
+/* ---- predicates over one dictionary-coded column ---- */
+
+/* A column of `in` that is dictionary-coded VARCHAR without NULLs (a
+ * pending gather keeps the codes' dictionary; a missed row would be NULL). */
+static const tr_col *dict_ref(const cJSON *e, const tr_rel *in, int *col) {
+    if (strcmp(tr_str(e, "expression_class"), "BOUND_REF")) return NULL;
+    int64_t i = tr_int(e, "index", -1);
+    if (i < 0 || i >= in->ncols) return NULL;
+    const tr_col *c = &in->c[i];
+    if (c->ty.id != TY_VARCHAR || !c->v || c->v->dtype != DKB_TP_U8 || !c->v->dict || c->valid || c->miss) return NULL;
+    if (*col >= 0 && *col != (int)i) return NULL;
+    *col = (int)i;
+    return c;
+}
+
+/* A non-NULL VARCHAR constant. */
+static bool str_const(tr_ctx *x, const cJSON *e, tr_const *k) {
+    if (strcmp(tr_str(e, "expression_class"), "BOUND_CONSTANT")) return false;
+    const cJSON *v = tr_get(e, "value");
+    if (strcmp(tr_str(tr_get(v, "type"), "id"), "VARCHAR") || cJSON_IsTrue(tr_get(v, "is_null"))) return false;
+    return tr_parse_const(x, v, k) && !k->null && k->s;
+}
+
+/* e as a predicate of one dictionary-coded column of `in` without NULLs
+ * (comparisons with string constants, IN lists of them, NOT, AND, OR over
+ * the same column): lut[i] is e's value for dictionary entry i (never
+ * NULL, as neither the column nor the constants are); *col is the column.
+ * A tree of such tests is then one dkb_tp_lookup_mask instead of one per
+ * test and a logic operation per AND/OR. False (nothing ran, nothing
+ * failed) when e is not such a predicate. */
+static bool dict_pred(tr_ctx *x, const cJSON *e, const tr_rel *in, int *col, bool **lut, int depth) {
+    if (depth > 32 || x->failed) return false;
+    const char *cls = tr_str(e, "expression_class");
+    if (!strcmp(cls, "BOUND_COMPARISON")) {
+        const cmp_op *op = NULL;
+        for (size_t i = 0; i < sizeof CMPS / sizeof CMPS[0]; i++)
+            if (!strcmp(CMPS[i].name, tr_str(e, "type"))) op = &CMPS[i];
+        if (!op) return false;
+        const cJSON *l = tr_get(e, "left"), *r = tr_get(e, "right");
+        dkb_cmp c = op->cmp;
+        if (!strcmp(tr_str(l, "expression_class"), "BOUND_CONSTANT")) {
+            const cJSON *t = l;
+            l = r, r = t;
+            c = op->flipped;
+        }
+        tr_const k;
+        const tr_col *a = dict_ref(l, in, col);
+        if (!a || !str_const(x, r, &k)) return false;
+        const dkb_tp_dict *d = a->v->dict;
+        *lut = tr_alloc(x, (size_t)d->size + 1);
+        if (!*lut) return false;
+        for (int i = 0; i < d->size; i++) (*lut)[i] = cmp_holds(c, tr_strcmp(d->str[i], d->len[i], k.s, k.slen));
+        return true;
+    }
+    if (!strcmp(cls, "BOUND_OPERATOR")) {
+        const char *t = tr_str(e, "type");
+        int k = nchildren(e);
+        if (!strcmp(t, "OPERATOR_NOT")) {
+            if (k != 1 || !dict_pred(x, child_at(e, 0), in, col, lut, depth + 1)) return false;
+            const dkb_tp_dict *d = in->c[*col].v->dict;
+            for (int i = 0; i < d->size; i++) (*lut)[i] = !(*lut)[i];
+            return true;
+        }
+        bool not_in = !strcmp(t, "COMPARE_NOT_IN");
+        if ((strcmp(t, "COMPARE_IN") && !not_in) || k < 2) return false;
+        const tr_col *a = dict_ref(child_at(e, 0), in, col);
+        if (!a) return false;
+        const dkb_tp_dict *d = a->v->dict;
+        bool *m = tr_alloc(x, (size_t)d->size + 1);
+        if (!m) return false;
+        for (int j = 1; j < k; j++) {
+            tr_const c;
+            if (!str_const(x, child_at(e, j), &c)) return false;
+            for (int i = 0; i < d->size; i++) m[i] |= !tr_strcmp(d->str[i], d->len[i], c.s, c.slen);
+        }
+        for (int i = 0; not_in && i < d->size; i++) m[i] = !m[i];
+        *lut = m;
+        return true;
+    }
+    if (!strcmp(cls, "BOUND_CONJUNCTION")) {
+        bool is_and = !strcmp(tr_str(e, "type"), "CONJUNCTION_AND");
+        if (!is_and && strcmp(tr_str(e, "type"), "CONJUNCTION_OR")) return false;
+        const cJSON *ch = tr_get(e, "children");
+        int k = cJSON_GetArraySize(ch);
+        if (k < 1) return false;
+        bool *acc = NULL;
+        for (int j = 0; j < k; j++) {
+            bool *m;
+            if (!dict_pred(x, cJSON_GetArrayItem(ch, j), in, col, &m, depth + 1)) return false;
+            if (!acc) {
+                acc = m;
+                continue;
+            }
+            const dkb_tp_dict *d = in->c[*col].v->dict;
+            for (int i = 0; i < d->size; i++) acc[i] = is_and ? acc[i] && m[i] : acc[i] || m[i];
+        }
+        *lut = acc;
+        return true;
+    }
+    return false;
+}
+
+/* e through dict_pred: one lookup mask; false when e is not such (nothing ran). */
+static bool eval_dict_pred(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_val *out) {
+    int col = -1;
+    bool *lut = NULL;
+    if (!dict_pred(x, e, in, &col, &lut, 0)) return false;
+    tr_col *c = (tr_col *)&in->c[col];
+    if (!tr_col_ready(x, c)) return false;
+    set_col(out, tr_lut_mask(x, c->v, lut), NULL, tr_ty(TY_BOOL));
+    return true;
 }
 
 /* ---- casts ---- */
@@ -315,6 +428,31 @@ static bool logic(tr_ctx *x, bool is_and, const tr_col *a, const tr_col *b, int6
 
 /* ---- arithmetic ---- */
 
+/* Constant k as an integer cu at scale cs with cu / 10^cs (as a correctly
+ * rounded double division, as the backends take a scalar) equal to k's
+ * value: exact integers and decimals of 64 bits, doubles such as 0.2 or
+ * 7.0 (|cu| < 2^53). */
+static bool const_units(const tr_const *k, int64_t *cu, int *cs) {
+    if (k->null) return false;
+    if (k->ty.id == TY_DOUBLE) {
+        if (!isfinite(k->f)) return false;
+        double p = 1;
+        for (int s = 0; s <= 17; s++, p *= 10) {
+            double v = k->f * p;
+            if (fabs(v) >= 9007199254740992.0) return false;
+            double rv = nearbyint(v);
+            if ((double)(int64_t)rv / p == k->f) {
+                *cu = (int64_t)rv, *cs = s;
+                return true;
+            }
+        }
+        return false;
+    }
+    if (!exact_type(k->ty.id) || k->i > INT64_MAX || k->i < INT64_MIN || scale_of(k->ty) > 18) return false;
+    *cu = (int64_t)k->i, *cs = scale_of(k->ty);
+    return true;
+}
+
 /* a OP b for + - * / with DuckDB's result type rt. */
 static bool arith(tr_ctx *x, dkb_arith op, const tr_val *a0, const tr_val *b0, tr_type rt, int64_t n,
                   const cJSON *node, tr_val *out) {
@@ -342,6 +480,18 @@ static bool arith(tr_ctx *x, dkb_arith op, const tr_val *a0, const tr_val *b0, t
         tr_val t = a;
         a = b, b = t;
     }
+    /* constant - column: one dkb_tp_rsub_i64 (1 - l_discount), no column of the constant */
+    if (a.is_const && !b.is_const && op == DKB_OP_SUB && !dbl && exact_type(a.k.ty.id) && a.k.i <= INT64_MAX &&
+        a.k.i >= INT64_MIN && b.c.v && b.c.v->dtype != DKB_TP_F64) {
+        dkb_tensor *bv = b.c.v;
+        if (exact_type(rt.id) && int_dtype(rt) == DKB_TP_I128 && bv->dtype != DKB_TP_I128) bv = dkb_tp_cast(tp, bv, DKB_TP_I128);
+        r = dkb_tp_rsub_i64(tp, (int64_t)a.k.i, scale_of(a.k.ty), bv);
+        if (!r) return tr_bad(x), false;
+        if (rt.id == TY_DECIMAL || (exact_type(rt.id) && r->scale != 0)) r = tr_rescale(x, r, scale_of(rt));
+        if (rt.id == TY_DATE || rt.id == TY_INT) r = dkb_tp_cast(tp, r, DKB_TP_I32);
+        set_col(out, r, b.c.valid, rt);
+        return !tr_bad(x);
+    }
     if (!tr_val_col(x, &a, n, &ac)) return false;
     /* a result wider than 18 digits (DuckDB: HUGEINT, DECIMAL(19..38)) is computed in int128 */
     if (!dbl && exact_type(rt.id) && int_dtype(rt) == DKB_TP_I128 && ac.v->dtype != DKB_TP_I128 &&
@@ -350,8 +500,16 @@ static bool arith(tr_ctx *x, dkb_arith op, const tr_val *a0, const tr_val *b0, t
     bool small_const = b.is_const && b.k.ty.id != TY_DOUBLE && !dbl && b.k.i <= INT64_MAX && b.k.i >= INT64_MIN &&
                        op != DKB_OP_DIV;
     dkb_tensor *bvalid = NULL;
+    int64_t cu;
+    int cs;
     if (small_const) {
         r = dkb_tp_arith_i64(tp, ac.v, op, (int64_t)b.k.i, scale_of(b.k.ty));
+    } else if (dbl && b.is_const && const_units(&b.k, &cu, &cs) && ac.v->dtype != DKB_TP_STR) {
+        /* column OP a double constant that is cu / 10^cs exactly (0.2, 7.0):
+         * the backend's scalar takes that quotient, correctly rounded, so
+         * the same double; no column of the constant */
+        dkb_tensor *av = ac.v->dtype == DKB_TP_F64 || op == DKB_OP_DIV ? ac.v : dkb_tp_cast(tp, ac.v, DKB_TP_F64);
+        r = dkb_tp_arith_i64(tp, av, op, cu, cs);
     } else {
         if (!tr_val_col(x, &b, n, &bc)) return false;
         if (dbl && bc.v->dtype != DKB_TP_F64 && op != DKB_OP_DIV) bc.v = dkb_tp_cast(tp, bc.v, DKB_TP_F64);
@@ -561,6 +719,28 @@ static bool eval_case(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_val *out) 
     int64_t n = in->n;
     tr_col acc;
     const cJSON *els = tr_get(e, "else_expr");
+    const cJSON *checks = tr_get(e, "case_checks");
+    /* CASE WHEN c THEN 1 ELSE 0 END (or THEN 0 ELSE 1) of an integer type:
+     * the condition's truth cast, not a select between two broadcasts */
+    if (cJSON_GetArraySize(checks) == 1 && (rt.id == TY_INT || rt.id == TY_BIGINT) && els &&
+        !strcmp(tr_str(els, "expression_class"), "BOUND_CONSTANT")) {
+        const cJSON *ch = cJSON_GetArrayItem(checks, 0), *th = tr_get(ch, "then_expr");
+        tr_val tv, cv, ev, evc;
+        if (!strcmp(tr_str(th, "expression_class"), "BOUND_CONSTANT") && !is_error_call(th)) {
+            if (!tr_eval(x, th, in, &tv) || !tr_cast(x, &tv, rt, n, th, &cv) || !tr_eval(x, els, in, &ev) ||
+                !tr_cast(x, &ev, rt, n, els, &evc))
+                return false;
+            if (cv.is_const && evc.is_const && !cv.k.null && !evc.k.null &&
+                ((cv.k.i == 1 && evc.k.i == 0) || (cv.k.i == 0 && evc.k.i == 1))) {
+                tr_col cond;
+                if (!tr_eval_col(x, tr_get(ch, "when_expr"), in, &cond)) return false;
+                dkb_tensor *m = tr_truth(x, &cond);
+                if (cv.k.i == 0) m = dkb_tp_not(x->tp, m);
+                set_col(out, dkb_tp_cast(x->tp, m, int_dtype(rt)), NULL, rt);
+                return !tr_bad(x);
+            }
+        }
+    }
     tr_val ev;
     if (els && !cJSON_IsNull(els)) {
         if (is_error_call(els)) return tr_unsupported(x, els, "error() in ELSE"), false;
@@ -571,7 +751,6 @@ static bool eval_case(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_val *out) 
         tr_const null = {.ty = rt, .null = true};
         if (!tr_broadcast(x, &null, n, &acc)) return false;
     }
-    const cJSON *checks = tr_get(e, "case_checks");
     for (int i = cJSON_GetArraySize(checks) - 1; i >= 0; i--) {
         const cJSON *ch = cJSON_GetArrayItem(checks, i);
         tr_col cond;
@@ -629,7 +808,9 @@ static dkb_tensor *in_digit_strings(tr_ctx *x, const cJSON *e, const tr_col *ac)
     memset(pat, '_', len);
     pat[len] = 0;
     dkb_tp *tp = x->tp;
-    dkb_tensor *num = dkb_tp_str_to_i64(tp, dkb_tp_substr(tp, ac->v, 0, (int)len));
+    /* strings of at most len bytes already (a substring's): their own first len bytes */
+    dkb_tensor *head = tr_maxlen_get(x, ac->v) <= (int)len ? ac->v : dkb_tp_substr(tp, ac->v, 0, (int)len);
+    dkb_tensor *num = dkb_tp_str_to_i64(tp, head);
     return dkb_tp_and(tp, dkb_tp_like(tp, ac->v, pat), dkb_tp_in_i64(tp, num, vals, k - 1));
 }
 
@@ -753,6 +934,9 @@ bool tr_eval(tr_ctx *x, const cJSON *e, const tr_rel *in, tr_val *out) {
         return tr_eval(x, tr_get(e, "left"), in, &a) && tr_eval(x, tr_get(e, "right"), in, &b) &&
                tr_compare(x, tr_str(e, "type"), &a, &b, in->n, e, &out->c);
     }
+    if ((!strcmp(cls, "BOUND_CONJUNCTION") || !strcmp(cls, "BOUND_OPERATOR")) && eval_dict_pred(x, e, in, out))
+        return !tr_bad(x);
+    if (x->failed) return false;
     if (!strcmp(cls, "BOUND_CONJUNCTION")) {
         bool is_and = !strcmp(tr_str(e, "type"), "CONJUNCTION_AND");
         const cJSON *ch = tr_get(e, "children");

@@ -147,12 +147,43 @@ typedef struct tr_ctx {
     struct tr_sel_memo {
         const dkb_tensor *rows, *mask;
     } smemo[4 * TR_MAX_MEMO];
+    /* constant tensors made (tr_full): one per (dtype, rows, value) */
+    int nfull;
+    struct tr_full_memo {
+        dkb_tp_dtype dt;
+        int64_t n, value;
+        dkb_tensor *t;
+    } full[16];
+    /* columns made ready (tr_col_ready): the values of v[rows] once per
+     * (v, valid, rows, miss), so two copies of one pending column (a
+     * projection passes columns on as copies) gather once */
+    int nready;
+    struct tr_ready_memo {
+        const dkb_tensor *v, *valid, *rows;
+        bool miss;
+        dkb_tensor *out_v, *out_valid;
+    } ready[64];
     /* known bounds of integer tensors (translate_stats.c), by their data */
     int nbound;
     struct tr_bound {
         const void *data;
         int64_t n, lo, hi;
     } bound[TR_MAX_BOUND];
+    /* STR tensors whose strings have at most maxlen bytes (substrings) */
+    int nmaxlen;
+    struct tr_maxlen {
+        const dkb_tensor *t;
+        int maxlen;
+    } maxlen[16];
+    /* tensors made by tr_arange (0..n-1) */
+    int nident;
+    const dkb_tensor *ident[16];
+    /* integer tensors whose values are all distinct (translate_stats.c) */
+    int ndist;
+    struct tr_dist {
+        const void *data;
+        int64_t n;
+    } dist[TR_MAX_BOUND];
     /* the free-text store columns read, by their tensors' data */
     int nstext;
     struct tr_stext {
@@ -189,6 +220,22 @@ bool tr_broadcast(tr_ctx *x, const tr_const *k, int64_t n, tr_col *out);
 /* A one-entry dictionary of s (for string constants as columns). */
 const dkb_tp_dict *tr_dict_of(tr_ctx *x, const char *const *s, const size_t *len, int n);
 dkb_tensor *tr_ones(tr_ctx *x, int64_t n);            /* BOOL all 1 */
+/* BOOL lut[codes[i]] for U8 dictionary codes (lut: one entry per
+ * dictionary entry): one comparison when the true entries are one run of
+ * codes (codes sort as their strings), else dkb_tp_lookup_mask. */
+dkb_tensor *tr_lut_mask(tr_ctx *x, const dkb_tensor *codes, const bool *lut);
+/* 0, 1, ..., n - 1 (dkb_tp_arange), known as such: distinct, within
+ * [0, n), and as row numbers the identity (gathering through it is a
+ * no-op, tr_is_identity). */
+dkb_tensor *tr_arange(tr_ctx *x, int64_t n);
+bool tr_is_identity(tr_ctx *x, const dkb_tensor *rows, int64_t n);
+/* STR tensor t's strings have at most maxlen bytes (get: INT32_MAX when not known). */
+void tr_maxlen_set(tr_ctx *x, const dkb_tensor *t, int maxlen);
+int tr_maxlen_get(tr_ctx *x, const dkb_tensor *t);
+/* n copies of value (dkb_tp_full_i64), made once per (dtype, n, value). */
+dkb_tensor *tr_full(tr_ctx *x, dkb_tp_dtype dt, int64_t n, int64_t value);
+/* t is a tensor tr_full made: its value in *value. */
+bool tr_full_value(tr_ctx *x, const dkb_tensor *t, int64_t *value);
 dkb_tensor *tr_valid_or_ones(tr_ctx *x, const tr_col *c, int64_t n);
 /* a AND b of validity masks (either NULL: all valid). */
 dkb_tensor *tr_and_valid(tr_ctx *x, dkb_tensor *a, dkb_tensor *b);
@@ -225,6 +272,13 @@ bool tr_bound_get(tr_ctx *x, const dkb_tensor *t, int64_t *lo, int64_t *hi);
 /* to's values are from's (a gather or compress of it; with_zero: or 0, a
  * gather's fill). */
 void tr_bound_derive(tr_ctx *x, const dkb_tensor *from, const dkb_tensor *to, bool with_zero);
+/* Integer tensors whose values are all distinct: store columns whose
+ * values increase row by row (keys such as o_orderkey), row numbers of a
+ * filter; to = from[idx] (idx NULL: a compress of from) keeps it when idx
+ * is itself distinct and never -1. */
+void tr_distinct_set(tr_ctx *x, const dkb_tensor *t);
+bool tr_distinct_get(tr_ctx *x, const dkb_tensor *t);
+void tr_distinct_derive(tr_ctx *x, const dkb_tensor *from, const dkb_tensor *idx, const dkb_tensor *to);
 /* t is a free-text store column whose strings are all distinct. */
 bool tr_distinct_text(tr_ctx *x, const dkb_tensor *t);
 

@@ -113,8 +113,11 @@ static bool make_keys(tr_ctx *x, const tr_col *lc, int64_t nl, const tr_col *rc,
         acc_span = (int64_t)total;
     }
     if (nk == 1) { /* one column: its keys as I64 (a masked row becomes -1 below) */
+        dkb_tensor *a0 = acc_a, *b0 = acc_b;
         acc_a = dkb_tp_cast(tp, acc_a, DKB_TP_I64);
         acc_b = dkb_tp_cast(tp, acc_b, DKB_TP_I64);
+        tr_distinct_derive(x, a0, NULL, acc_a); /* widened: still distinct */
+        tr_distinct_derive(x, b0, NULL, acc_b);
     }
     L->key = acc_a, R->key = acc_b;
     if (L->can) L->key = dkb_tp_where(tp, L->can, L->key, dkb_tp_full_i64(tp, DKB_TP_I64, nl, -1));
@@ -153,6 +156,7 @@ static bool memo_pairs(tr_ctx *x, const dkb_tensor *bk, const dkb_tensor *probe,
     for (int i = 0; i < x->nmemo; i++) {
         tr_join_memo *m = &x->memo[i];
         if (!same_tensor(m->probe, probe) || bk->n > m->build->n) continue;
+        if (m->unique < 0 && tr_distinct_get(x, m->build)) m->unique = 1; /* known distinct: no group */
         if (m->unique < 0) {
             const dkb_tensor *keys[] = {m->build};
             dkb_groups g = dkb_tp_group(tp, keys, 1);
@@ -187,7 +191,13 @@ static bool pairs_eq(tr_ctx *x, const side_key *L, const side_key *R, int64_t nr
     }
     *li = j.probe_idx;
     *ri = rsel ? dkb_tp_gather(tp, rsel, j.build_idx, 0) : j.build_idx;
-    return !tr_bad(x);
+    if (tr_bad(x)) return false;
+    /* rows of the sides; a side's rows repeat only where the other side's keys do */
+    tr_bound_set(x, *li, 0, L->key->n > 0 ? L->key->n - 1 : 0);
+    tr_bound_set(x, *ri, 0, nr > 0 ? nr - 1 : 0);
+    if (!R->can && tr_distinct_get(x, bk)) tr_distinct_set(x, *li);
+    if (!L->can && tr_distinct_get(x, L->key)) tr_distinct_set(x, *ri);
+    return true;
 }
 
 /* A LEFT join's pairs in one dkb_tp_join LEFT (as the hand plans join),
@@ -203,7 +213,10 @@ static bool pairs_left(tr_ctx *x, const side_key *L, const side_key *R, dkb_tens
     dkb_join_result j = dkb_tp_join(tp, bk, L->key, DKB_JOIN_LEFT);
     *li = j.probe_idx;
     *ri = rsel ? dkb_tp_gather(tp, rsel, j.build_idx, -1) : j.build_idx;
-    return !tr_bad(x);
+    if (tr_bad(x)) return false;
+    tr_bound_set(x, *li, 0, L->key->n > 0 ? L->key->n - 1 : 0);
+    if (!R->can && tr_distinct_get(x, bk)) tr_distinct_set(x, *li);
+    return true;
 }
 
 static bool pairs_cross(tr_ctx *x, int64_t nl, int64_t nr, dkb_tensor **li, dkb_tensor **ri) {
@@ -212,8 +225,8 @@ static bool pairs_cross(tr_ctx *x, int64_t nl, int64_t nr, dkb_tensor **li, dkb_
                               (long long)nr),
                false;
     if (nr == 1 || nl == 1) { /* a scalar subquery's one row against every row: no host arrays */
-        *li = nr == 1 ? dkb_tp_arange(x->tp, nl) : dkb_tp_full_i64(x->tp, DKB_TP_I64, nr, 0);
-        *ri = nr == 1 ? dkb_tp_full_i64(x->tp, DKB_TP_I64, nl, 0) : dkb_tp_arange(x->tp, nr);
+        *li = nr == 1 ? tr_arange(x, nl) : tr_full(x, DKB_TP_I64, nr, 0);
+        *ri = nr == 1 ? tr_full(x, DKB_TP_I64, nl, 0) : tr_arange(x, nr);
         return !tr_bad(x);
     }
     int64_t n = nl * nr;
@@ -268,6 +281,19 @@ static dkb_tensor *minus_ones(tr_ctx *x, int64_t n) { return dkb_tp_full_i64(x->
 
 /* The pairs (li, ri) where pred, an expression over the left columns then
  * the right ones (ANY_JOIN's condition), is true. */
+/* The pairs' rows idx[sel] (sel: ascending positions of the pairs kept):
+ * sel itself through the identity (a cross product's arange), n copies of
+ * one row through copies of it (its one-row side), else a gather. */
+static dkb_tensor *pairs_select(tr_ctx *x, dkb_tensor *idx, dkb_tensor *sel) {
+    int64_t v;
+    if (tr_is_identity(x, idx, idx->n)) return sel;
+    if (tr_full_value(x, idx, &v)) return tr_full(x, idx->dtype, sel->n, v);
+    dkb_tensor *r = dkb_tp_gather(x->tp, idx, sel, 0);
+    int64_t lo, hi;
+    if (r && tr_bound_get(x, idx, &lo, &hi)) tr_bound_set(x, r, lo, hi);
+    return r;
+}
+
 static bool filter_pairs_pred(tr_ctx *x, const cJSON *pred, const tr_rel *l, const tr_rel *r, dkb_tensor **li,
                               dkb_tensor **ri) {
     tr_rel *lg = tr_rel_gather(x, l, *li, false), *rg = lg ? tr_rel_gather(x, r, *ri, false) : NULL;
@@ -279,8 +305,11 @@ static bool filter_pairs_pred(tr_ctx *x, const cJSON *pred, const tr_rel *l, con
     tr_col t;
     if (!tr_eval_col(x, pred, both, &t)) return false;
     dkb_tensor *sel = dkb_tp_nonzero(x->tp, tr_truth(x, &t));
-    *li = dkb_tp_gather(x->tp, *li, sel, 0);
-    *ri = dkb_tp_gather(x->tp, *ri, sel, 0);
+    if (!sel) return tr_bad(x), false;
+    tr_bound_set(x, sel, 0, (*li)->n > 0 ? (*li)->n - 1 : 0);
+    tr_distinct_set(x, sel);
+    *li = pairs_select(x, *li, sel);
+    *ri = pairs_select(x, *ri, sel);
     return !tr_bad(x);
 }
 
@@ -341,12 +370,18 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
             if (o) tr_trace(x, "%s join on %d equalit%s: %lld x %lld rows -> %lld", jt_name, ne, ne == 1 ? "y" : "ies",
                             (long long)nl, (long long)nr, (long long)o->n);
             return tr_bad(x) ? NULL : o;
-        } else if (ne && !nres && !pred && jt == J_RIGHT && nl <= nr) {
+        } else if (ne && !nres && !pred && jt == J_RIGHT && (nl <= nr || dkb_tp_backend_of(tp) != DKB_TP_CPU)) {
             /* a RIGHT join whose other side is not the larger: a LEFT join
              * the other way round (R probing, every row of R in order with
              * its matches of L or -1), as pairs_left; no semi-join for the
              * unmatched rows and no concatenation. A row of R that cannot
-             * match probes with key -1 (its keys are then packed, >= 0). */
+             * match probes with key -1 (its keys are then packed, >= 0).
+             * On CUDA also when L is the larger (Q13's orders building, as
+             * the hand plan joins): there the inner join, the semi-join for
+             * the unmatched rows and two appends on the device (tr_concat_i64,
+             * 9 operations each) cost far more than a join whose build keys
+             * repeat; on the CPU the inner join's order is cheaper (see
+             * docs/sql.md, "On the GPU"). */
             side_key Rp = R;
             if (Rp.can) Rp.key = dkb_tp_where(tp, Rp.can, Rp.key, dkb_tp_full_i64(tp, DKB_TP_I64, nr, -1)), Rp.can = NULL;
             if (!pairs_left(x, &Rp, &L, &ri, &li)) return NULL;
@@ -369,8 +404,11 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
                     keep = keep ? dkb_tp_and(tp, keep, tr_truth(x, &t)) : tr_truth(x, &t);
                 }
                 dkb_tensor *sel = dkb_tp_nonzero(tp, keep);
-                li = dkb_tp_gather(tp, li, sel, 0);
-                ri = dkb_tp_gather(tp, ri, sel, 0);
+                if (!sel) return tr_bad(x), NULL;
+                tr_bound_set(x, sel, 0, np > 0 ? np - 1 : 0);
+                tr_distinct_set(x, sel);
+                li = pairs_select(x, li, sel);
+                ri = pairs_select(x, ri, sel);
             }
             if (pred && !filter_pairs_pred(x, pred, l, r, &li, &ri)) return NULL;
         }

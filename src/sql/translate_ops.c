@@ -98,9 +98,70 @@ static dkb_tensor *prefix_filter(tr_ctx *x, const tr_col *col, const cJSON *ch) 
     return dkb_tp_like(x->tp, col->v, pattern);
 }
 
+/* A table filter on a dictionary-coded column as its value per dictionary
+ * entry (constant comparisons with strings, IN lists, AND, OR; store
+ * columns hold no NULL): one comparison or lookup for the whole filter
+ * (tr_lut_mask) instead of one per constant and an OR or AND each. False
+ * (nothing ran) when f is not such. */
+static bool filter_lut(tr_ctx *x, const tr_col *col, const cJSON *f, bool **lut, int depth) {
+    const dkb_tp_dict *d = col->v->dict;
+    const char *ft = tr_str(f, "filter_type");
+    if (depth > 32 || x->failed) return false;
+    bool *m = tr_alloc(x, (size_t)d->size + 1);
+    if (!m) return false;
+    if (!strcmp(ft, "CONSTANT_COMPARISON") || !strcmp(ft, "IN_FILTER")) {
+        bool in = ft[0] == 'I';
+        const cJSON *vals = in ? tr_get(f, "values") : NULL;
+        int nv = in ? cJSON_GetArraySize(vals) : 1;
+        const char *op = in ? "COMPARE_EQUAL" : tr_str(f, "comparison_type");
+        dkb_cmp c;
+        if (!strcmp(op, "COMPARE_EQUAL")) c = DKB_CMP_EQ;
+        else if (!strcmp(op, "COMPARE_NOTEQUAL")) c = DKB_CMP_NE;
+        else if (!strcmp(op, "COMPARE_LESSTHAN")) c = DKB_CMP_LT;
+        else if (!strcmp(op, "COMPARE_LESSTHANOREQUALTO")) c = DKB_CMP_LE;
+        else if (!strcmp(op, "COMPARE_GREATERTHAN")) c = DKB_CMP_GT;
+        else if (!strcmp(op, "COMPARE_GREATERTHANOREQUALTO")) c = DKB_CMP_GE;
+        else return false;
+        for (int j = 0; j < nv; j++) {
+            tr_const k;
+            const cJSON *kv = in ? cJSON_GetArrayItem(vals, j) : tr_get(f, "constant");
+            if (strcmp(tr_str(tr_get(kv, "type"), "id"), "VARCHAR") || !tr_parse_const(x, kv, &k) || k.null || !k.s)
+                return false;
+            for (int i = 0; i < d->size; i++) {
+                int r = tr_strcmp(d->str[i], d->len[i], k.s, k.slen);
+                bool h = c == DKB_CMP_EQ ? r == 0 : c == DKB_CMP_NE ? r != 0 : c == DKB_CMP_LT ? r < 0
+                       : c == DKB_CMP_LE ? r <= 0 : c == DKB_CMP_GT ? r > 0 : r >= 0;
+                m[i] = m[i] || h;
+            }
+        }
+        *lut = m;
+        return true;
+    }
+    if (!strcmp(ft, "CONJUNCTION_AND") || !strcmp(ft, "CONJUNCTION_OR")) {
+        bool is_and = ft[12] == 'A';
+        const cJSON *ch = tr_get(f, "child_filters");
+        int k = cJSON_GetArraySize(ch);
+        if (k < 1) return false;
+        for (int i = 0; i < d->size; i++) m[i] = is_and;
+        for (int j = 0; j < k; j++) {
+            bool *c;
+            if (!filter_lut(x, col, cJSON_GetArrayItem(ch, j), &c, depth + 1)) return false;
+            for (int i = 0; i < d->size; i++) m[i] = is_and ? m[i] && c[i] : m[i] || c[i];
+        }
+        *lut = m;
+        return true;
+    }
+    return false;
+}
+
 static dkb_tensor *table_filter(tr_ctx *x, const tr_col *col, int64_t n, const cJSON *f) {
     const char *ft = tr_str(f, "filter_type");
     dkb_tp *tp = x->tp;
+    if (col->v && col->v->dtype == DKB_TP_U8 && col->v->dict && !col->valid && col->ty.id == TY_VARCHAR) {
+        bool *lut;
+        if (filter_lut(x, col, f, &lut, 0)) return tr_lut_mask(x, col->v, lut);
+        if (x->failed) return NULL;
+    }
     if (!strcmp(ft, "CONSTANT_COMPARISON")) {
         tr_val a = {.c = *col}, b = {.is_const = true};
         tr_col r;
@@ -232,7 +293,7 @@ static tr_rel *op_get(tr_ctx *x, const cJSON *op) {
         const cJSON *ix = tr_get(ci, "index");
         if (!cJSON_IsNumber(ix)) return tr_fail(x, DKB_EINTERNAL, "plan: GET %s without column index", table);
         if (ix->valuedouble >= 1.8e19) { /* the row id */
-            r->c[i].v = dkb_tp_arange(x->tp, n);
+            r->c[i].v = tr_arange(x, n);
             r->c[i].ty = tr_ty(TY_BIGINT);
             dl += (size_t)snprintf(desc + dl, dl < sizeof desc ? sizeof desc - dl : 0, "%srowid", i ? ", " : "");
         } else {

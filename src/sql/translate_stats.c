@@ -28,6 +28,7 @@ typedef struct col_stats {
     int has_range;      /* 1: lo..hi below */
     int64_t lo, hi;
     int distinct;       /* TEXT: -1 not known yet, 0 no, 1 every string distinct */
+    int increasing;     /* integers (with the range): 1 when every value is above the one before */
 } col_stats;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -57,7 +58,8 @@ static col_stats *stats_of(const dkb_store_column *c) {
     return s;
 }
 
-static bool store_range(const dkb_store_column *c, int64_t *lo, int64_t *hi) {
+static bool store_range(const dkb_store_column *c, int64_t *lo, int64_t *hi, bool *inc) {
+    if (inc) *inc = false;
     dkb_type_t ty = dkb_column_type(c);
     if (ty == DKB_TYPE_TEXT) return false;
     int64_t rows = dkb_column_rows(c);
@@ -70,18 +72,27 @@ static bool store_range(const dkb_store_column *c, int64_t *lo, int64_t *hi) {
         const int64_t *i64 = dkb_column_i64(c);
         const uint8_t *u8 = dkb_column_u8(c);
         s->has_range = 1;
+        int up = i32 || i64;
         if (i32)
-            for (int64_t r = 0; r < rows; r++) l = i32[r] < l ? i32[r] : l, h = i32[r] > h ? i32[r] : h;
+            for (int64_t r = 0; r < rows; r++) {
+                l = i32[r] < l ? i32[r] : l, h = i32[r] > h ? i32[r] : h;
+                up &= r == 0 || i32[r] > i32[r - 1];
+            }
         else if (i64)
-            for (int64_t r = 0; r < rows; r++) l = i64[r] < l ? i64[r] : l, h = i64[r] > h ? i64[r] : h;
+            for (int64_t r = 0; r < rows; r++) {
+                l = i64[r] < l ? i64[r] : l, h = i64[r] > h ? i64[r] : h;
+                up &= r == 0 || i64[r] > i64[r - 1];
+            }
         else if (u8)
             for (int64_t r = 0; r < rows; r++) l = u8[r] < l ? u8[r] : l, h = u8[r] > h ? u8[r] : h;
         else
             s->has_range = 0;
+        s->increasing = up;
         s->lo = l, s->hi = h;
     }
     bool ok = s && s->has_range == 1;
     if (ok) *lo = s->lo, *hi = s->hi;
+    if (inc) *inc = ok && s->increasing == 1;
     pthread_mutex_unlock(&g_lock);
     return ok;
 }
@@ -166,7 +177,9 @@ void tr_bound_derive(tr_ctx *x, const dkb_tensor *from, const dkb_tensor *to, bo
 void tr_store_column_seen(tr_ctx *x, const dkb_store_column *c, const dkb_tensor *t) {
     if (!t) return;
     int64_t lo, hi;
-    if (store_range(c, &lo, &hi)) tr_bound_set(x, t, lo, hi);
+    bool inc;
+    if (store_range(c, &lo, &hi, &inc)) tr_bound_set(x, t, lo, hi);
+    if (inc) tr_distinct_set(x, t);
     if (dkb_column_type(c) == DKB_TYPE_TEXT && x->nstext < TR_MAX_BOUND)
         x->stext[x->nstext++] = (struct tr_stext){t->data, t->n, c};
 }
@@ -176,4 +189,27 @@ bool tr_distinct_text(tr_ctx *x, const dkb_tensor *t) {
     for (int i = 0; i < x->nstext; i++)
         if (x->stext[i].data == t->data && x->stext[i].n == t->n) return store_text_distinct(x->stext[i].col);
     return false;
+}
+
+/* ---- per run: the tensors whose values are all distinct ---- */
+
+void tr_distinct_set(tr_ctx *x, const dkb_tensor *t) {
+    if (!t || !is_int(t->dtype) || tr_distinct_get(x, t)) return;
+    int cap = (int)(sizeof x->dist / sizeof x->dist[0]);
+    x->dist[x->ndist < cap ? x->ndist++ : (int)(t->n % cap)] = (struct tr_dist){t->data, t->n};
+}
+
+bool tr_distinct_get(tr_ctx *x, const dkb_tensor *t) {
+    if (!t || !is_int(t->dtype)) return false;
+    if (t->n <= 1) return true;
+    for (int i = 0; i < x->ndist; i++)
+        if (x->dist[i].data == t->data && x->dist[i].n == t->n) return true;
+    return false;
+}
+
+void tr_distinct_derive(tr_ctx *x, const dkb_tensor *from, const dkb_tensor *idx, const dkb_tensor *to) {
+    int64_t lo, hi;
+    if (!to || !tr_distinct_get(x, from)) return;
+    if (idx && !(tr_distinct_get(x, idx) && tr_bound_get(x, idx, &lo, &hi) && lo >= 0)) return;
+    tr_distinct_set(x, to);
 }

@@ -276,6 +276,7 @@ bool tr_strfn(tr_ctx *x, const char *name, const tr_val *v, int k, tr_type rt, i
     if (!use_dict && ncol == 1 && colarg == 0 && (!strcmp(name, "substring") || !strcmp(name, "substr")) && k == 3 &&
         v[1].k.i >= 1 && v[2].k.i >= 0 && v[1].k.i < 1 << 30 && v[2].k.i < 1 << 30) {
         out->c.v = dkb_tp_substr(tp, col->v, (int)v[1].k.i - 1, (int)v[2].k.i);
+        if (out->c.v && v[2].k.i >= 0 && v[2].k.i < INT32_MAX) tr_maxlen_set(x, out->c.v, (int)v[2].k.i);
         out->c.valid = valid, out->c.ty = rt;
         return !tr_bad(x);
     }
@@ -342,7 +343,7 @@ bool tr_strfn(tr_ctx *x, const char *name, const tr_val *v, int k, tr_type rt, i
         uint8_t *bv = tr_alloc(x, (size_t)m + 1);
         if (!bv) return false;
         for (int64_t r = 0; r < m; r++) bv[r] = ri[r] != 0;
-        if (use_dict) out->c.v = dkb_tp_lookup_mask(tp, col->v, (const bool *)bv);
+        if (use_dict) out->c.v = tr_lut_mask(x, col->v, (const bool *)bv);
         else out->c.v = dkb_tp_from_host(tp, DKB_TP_BOOL, m, bv);
     } else {
         dkb_tensor *t = dkb_tp_from_host(tp, DKB_TP_I64, m, ri);

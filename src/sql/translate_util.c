@@ -196,7 +196,80 @@ dkb_tensor *tr_relabel(tr_ctx *x, const dkb_tensor *t, int scale, const dkb_tp_d
     return r;
 }
 
-dkb_tensor *tr_ones(tr_ctx *x, int64_t n) { return dkb_tp_full_i64(x->tp, DKB_TP_BOOL, n, 1); }
+dkb_tensor *tr_full(tr_ctx *x, dkb_tp_dtype dt, int64_t n, int64_t value) {
+    int cap = (int)(sizeof x->full / sizeof x->full[0]);
+    for (int i = 0; i < x->nfull && i < cap; i++)
+        if (x->full[i].dt == dt && x->full[i].n == n && x->full[i].value == value) return x->full[i].t;
+    dkb_tensor *t = dkb_tp_full_i64(x->tp, dt, n, value);
+    if (t) x->full[x->nfull < cap ? x->nfull++ : (int)(n % cap)] = (struct tr_full_memo){dt, n, value, t};
+    return t;
+}
+
+dkb_tensor *tr_lut_mask(tr_ctx *x, const dkb_tensor *codes, const bool *lut) {
+    if (!codes || !lut) return tr_bad(x), NULL;
+    if (codes->dtype != DKB_TP_U8 || !codes->dict) return dkb_tp_lookup_mask(x->tp, codes, lut);
+    int d = codes->dict->size, lo = -1, hi = -1, ntrue = 0;
+    for (int i = 0; i < d; i++)
+        if (lut[i]) {
+            if (lo < 0) lo = i;
+            hi = i, ntrue++;
+        }
+    dkb_tp *tp = x->tp;
+    if (ntrue == 0 || ntrue != hi - lo + 1) {
+        /* no true entry, or not one run: one false entry is a single NE
+         * (the codes of a dictionary are below its size) */
+        int nfalse = d - ntrue, f = -1;
+        for (int i = 0; nfalse == 1 && i < d; i++)
+            if (!lut[i]) f = i;
+        if (nfalse == 1) return dkb_tp_cmp_i64(tp, codes, DKB_CMP_NE, f);
+        return dkb_tp_lookup_mask(tp, codes, lut);
+    }
+    if (lo == hi) return dkb_tp_cmp_i64(tp, codes, DKB_CMP_EQ, lo);
+    if (lo == 0) return dkb_tp_cmp_i64(tp, codes, DKB_CMP_LE, hi);
+    return dkb_tp_between(tp, codes, lo, hi);
+}
+
+dkb_tensor *tr_arange(tr_ctx *x, int64_t n) {
+    for (int i = 0; i < x->nident; i++)
+        if (x->ident[i]->n == n) return (dkb_tensor *)x->ident[i];
+    dkb_tensor *t = dkb_tp_arange(x->tp, n);
+    if (!t) return tr_bad(x), NULL;
+    tr_bound_set(x, t, 0, n > 0 ? n - 1 : 0);
+    tr_distinct_set(x, t);
+    int cap = (int)(sizeof x->ident / sizeof x->ident[0]);
+    x->ident[x->nident < cap ? x->nident++ : (int)(n % cap)] = t;
+    return t;
+}
+
+void tr_maxlen_set(tr_ctx *x, const dkb_tensor *t, int maxlen) {
+    int cap = (int)(sizeof x->maxlen / sizeof x->maxlen[0]);
+    if (t) x->maxlen[x->nmaxlen < cap ? x->nmaxlen++ : (int)(t->n % cap)] = (struct tr_maxlen){t, maxlen};
+}
+
+int tr_maxlen_get(tr_ctx *x, const dkb_tensor *t) {
+    for (int i = 0; i < x->nmaxlen; i++)
+        if (x->maxlen[i].t == t) return x->maxlen[i].maxlen;
+    return INT32_MAX;
+}
+
+bool tr_is_identity(tr_ctx *x, const dkb_tensor *rows, int64_t n) {
+    if (!rows || rows->n != n) return false;
+    for (int i = 0; i < x->nident; i++)
+        if (x->ident[i]->data == rows->data && x->ident[i]->n == n && rows->dtype == DKB_TP_I64) return true;
+    return false;
+}
+
+bool tr_full_value(tr_ctx *x, const dkb_tensor *t, int64_t *value) {
+    int cap = (int)(sizeof x->full / sizeof x->full[0]);
+    for (int i = 0; t && i < x->nfull && i < cap; i++)
+        if (x->full[i].t == t) {
+            *value = x->full[i].value;
+            return true;
+        }
+    return false;
+}
+
+dkb_tensor *tr_ones(tr_ctx *x, int64_t n) { return tr_full(x, DKB_TP_BOOL, n, 1); }
 
 dkb_tensor *tr_valid_or_ones(tr_ctx *x, const tr_col *c, int64_t n) { return c->valid ? c->valid : tr_ones(x, n); }
 
@@ -231,19 +304,19 @@ bool tr_broadcast(tr_ctx *x, const tr_const *k, int64_t n, tr_col *out) {
         if (out->ty.id == TY_VARCHAR) {
             const char *e = "";
             size_t zero = 0;
-            out->v = tr_relabel(x, dkb_tp_full_i64(tp, DKB_TP_U8, n, 0), 0, tr_dict_of(x, &e, &zero, 1));
+            out->v = tr_relabel(x, tr_full(x, DKB_TP_U8, n, 0), 0, tr_dict_of(x, &e, &zero, 1));
         } else if (out->ty.id == TY_DOUBLE) {
-            out->v = dkb_tp_cast(tp, dkb_tp_full_i64(tp, DKB_TP_I64, n, 0), DKB_TP_F64);
+            out->v = dkb_tp_cast(tp, tr_full(x, DKB_TP_I64, n, 0), DKB_TP_F64);
         } else {
-            out->v = tr_relabel(x, dkb_tp_full_i64(tp, DKB_TP_I64, n, 0), out->ty.scale, NULL);
+            out->v = tr_relabel(x, tr_full(x, DKB_TP_I64, n, 0), out->ty.scale, NULL);
         }
-        out->valid = dkb_tp_full_i64(tp, DKB_TP_BOOL, n, 0);
+        out->valid = tr_full(x, DKB_TP_BOOL, n, 0);
         return !tr_bad(x);
     }
     switch (k->ty.id) {
-    case TY_BOOL: out->v = dkb_tp_full_i64(tp, DKB_TP_BOOL, n, (int64_t)k->i); break;
+    case TY_BOOL: out->v = tr_full(x, DKB_TP_BOOL, n, (int64_t)k->i); break;
     case TY_INT:
-    case TY_DATE: out->v = dkb_tp_full_i64(tp, DKB_TP_I32, n, (int64_t)k->i); break;
+    case TY_DATE: out->v = tr_full(x, DKB_TP_I32, n, (int64_t)k->i); break;
     case TY_BIGINT:
     case TY_HUGEINT:
     case TY_DECIMAL:
@@ -251,7 +324,7 @@ bool tr_broadcast(tr_ctx *x, const tr_const *k, int64_t n, tr_col *out) {
             tr_unsupported(x, NULL, "a constant beyond 64 bits");
             return false;
         }
-        out->v = tr_relabel(x, dkb_tp_full_i64(tp, DKB_TP_I64, n, (int64_t)k->i), k->ty.scale, NULL);
+        out->v = tr_relabel(x, tr_full(x, DKB_TP_I64, n, (int64_t)k->i), k->ty.scale, NULL);
         break;
     case TY_DOUBLE: {
         double *h = malloc((size_t)(n ? n : 1) * sizeof *h);
@@ -266,7 +339,7 @@ bool tr_broadcast(tr_ctx *x, const tr_const *k, int64_t n, tr_col *out) {
     }
     case TY_VARCHAR: {
         const dkb_tp_dict *d = tr_dict_of(x, &k->s, &k->slen, 1);
-        out->v = tr_relabel(x, dkb_tp_full_i64(tp, DKB_TP_U8, n, 0), 0, d);
+        out->v = tr_relabel(x, tr_full(x, DKB_TP_U8, n, 0), 0, d);
         break;
     }
     default: tr_unsupported(x, NULL, "a constant of type %s", k->ty.name); return false;
@@ -307,6 +380,13 @@ dkb_tensor *tr_rows(tr_ctx *x, dkb_tensor *r) {
         dkb_tensor *base = tr_rows(x, z->rows);
         z->real = base ? dkb_tp_gather(x->tp, base, z->idx, -1) : NULL;
         if (!z->real) tr_bad(x);
+        else {
+            /* row numbers from row numbers: within base's bounds, and -1 only where idx misses */
+            int64_t blo, bhi, ilo, ihi;
+            if (tr_bound_get(x, base, &blo, &bhi) && tr_bound_get(x, z->idx, &ilo, &ihi))
+                tr_bound_set(x, z->real, ilo >= 0 ? blo : (blo < -1 ? blo : -1), bhi);
+            tr_distinct_derive(x, base, z->idx, z->real);
+        }
     }
     return z->real;
 }
@@ -322,8 +402,16 @@ static dkb_tensor *lazy_rows(tr_ctx *x, dkb_tensor *rows, const dkb_tensor *idx)
 }
 
 bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx, bool may_miss, tr_col *out) {
-    (void)n;
     *out = *c;
+    /* through the identity (a cross product's arange): the same rows */
+    if (!may_miss && tr_is_identity(x, idx, n)) return true;
+    if (c->rows && !c->miss && c->rows->data != (const void *)&lazy_mark && tr_is_identity(x, c->rows, c->rows->n) &&
+        c->v && c->v->n == c->rows->n) {
+        /* the identity composed with idx is idx */
+        out->rows = (dkb_tensor *)idx;
+        out->miss = may_miss;
+        return true;
+    }
     if (c->rows) { /* compose: row i is c's row idx[i] (-1 stays -1); once per (rows, idx) */
         out->rows = NULL;
         for (int i = 0; i < x->nrmemo && !out->rows; i++)
@@ -342,10 +430,31 @@ bool tr_col_gather(tr_ctx *x, const tr_col *c, int64_t n, const dkb_tensor *idx,
     return out->rows != NULL || !tr_bad(x);
 }
 
+static void ready_note(tr_ctx *x, const dkb_tensor *v, const dkb_tensor *valid, const dkb_tensor *rows, bool miss,
+                       const tr_col *c) {
+    int cap = (int)(sizeof x->ready / sizeof x->ready[0]);
+    x->ready[x->nready < cap ? x->nready++ : (int)(rows->n % cap)] =
+        (struct tr_ready_memo){v, valid, rows, miss, c->v, c->valid};
+}
+
 bool tr_col_ready(tr_ctx *x, tr_col *c) {
     if (!c->rows) return true;
     dkb_tensor *rows = c->rows = tr_rows(x, c->rows);
     if (!rows) return false;
+    if (!c->miss && c->v && tr_is_identity(x, rows, c->v->n)) { /* every row, in order */
+        c->rows = NULL;
+        return true;
+    }
+    /* the same column made ready before (tensors are immutable: same values) */
+    const dkb_tensor *v0 = c->v, *valid0 = c->valid;
+    bool miss0 = c->miss;
+    for (int i = 0; i < x->nready; i++) {
+        const struct tr_ready_memo *m = &x->ready[i];
+        if (m->v == v0 && m->valid == valid0 && m->rows == rows && m->miss == miss0) {
+            c->v = m->out_v, c->valid = m->out_valid, c->rows = NULL, c->miss = false;
+            return true;
+        }
+    }
     /* the rows of a filter over c's own rows: a compress (streaming) gives
      * the same values as the gather (ascending rows) */
     for (int i = 0; i < x->nsmemo && !c->miss; i++) {
@@ -355,7 +464,9 @@ bool tr_col_ready(tr_ctx *x, tr_col *c) {
         dkb_tensor *valid = c->valid ? dkb_tp_compress(x->tp, c->valid, mask) : NULL;
         if (!v || tr_bad(x)) return false;
         tr_bound_derive(x, c->v, v, false);
+        tr_distinct_derive(x, c->v, NULL, v);
         c->v = v, c->valid = valid, c->rows = NULL;
+        ready_note(x, v0, valid0, rows, miss0, c);
         return true;
     }
     dkb_tensor *v = dkb_tp_gather(x->tp, c->v, rows, 0);
@@ -365,7 +476,9 @@ bool tr_col_ready(tr_ctx *x, tr_col *c) {
                       : c->valid ? dkb_tp_gather(x->tp, c->valid, rows, 0) : NULL;
     if (!v || tr_bad(x)) return false;
     tr_bound_derive(x, c->v, v, c->miss);
+    if (!c->miss) tr_distinct_derive(x, c->v, rows, v);
     c->v = v, c->valid = valid, c->rows = NULL, c->miss = false;
+    ready_note(x, v0, valid0, rows, miss0, c);
     return true;
 }
 
@@ -390,6 +503,10 @@ tr_rel *tr_rel_gather(tr_ctx *x, const tr_rel *r, const dkb_tensor *idx, bool ma
 tr_rel *tr_rel_filter(tr_ctx *x, const tr_rel *r, const dkb_tensor *mask) {
     if (!mask) return tr_bad(x), NULL;
     dkb_tensor *rows = dkb_tp_nonzero(x->tp, mask);
+    if (rows) { /* ascending row numbers of r */
+        tr_bound_set(x, rows, 0, r->n > 0 ? r->n - 1 : 0);
+        tr_distinct_set(x, rows);
+    }
     int n_memo = (int)(sizeof x->smemo / sizeof x->smemo[0]);
     if (rows && mask->dtype == DKB_TP_BOOL)
         x->smemo[x->nsmemo < n_memo ? x->nsmemo++ : (int)(rows->n % n_memo)] = (struct tr_sel_memo){rows, mask};
