@@ -19,7 +19,8 @@
 #     loads recorded;
 #   - bad input: a budget too small (one line naming the query and what it
 #     needs, exit 1, nothing evaluated), a store of one partition, core
-#     mode, the CUDA backend, Python, a bad size (exit 2);
+#     mode, Python, a bad size (exit 2; the CUDA backend streams too:
+#     tests/cli/eval_budget_cuda.sh);
 #   - dkb bench --mem-budget prints and records the bytes streamed per
 #     query; dkb prompt --mem-budget describes the partitioned ABI, and
 #     dkb optimize --mem-budget sends it and judges the reply under the budget.
