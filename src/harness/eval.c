@@ -710,9 +710,13 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
         /* a SQL task without parameters has one parameter set: seed 0's */
         if (!rc && !dkb__sql_task_nparams(task)) res->nseeds = 1;
     }
-    /* no GPU: said before the results directory is made (nothing written) */
+    /* no GPU, or fewer than asked for: said before the results directory is made (nothing written) */
+    const int seen = rc || !is_cuda(opts) ? 0 : dkb__eval_cuda_devices();
     if (!rc && is_cuda(opts) && !dkb_tp_cuda_available())
         rc = dkb_fail(err, DKB_EINVAL, "--backend cuda: no usable GPU (or this dkb was built without CUDA)");
+    else if (!rc && is_cuda(opts) && (opts->gpus > seen || opts->on_gpu > seen))
+        rc = dkb_fail(err, DKB_EINVAL, "--gpus %d: this machine has %d GPU%s (CUDA_VISIBLE_DEVICES counts)",
+                      opts->gpus > seen ? opts->gpus : opts->on_gpu, seen, seen == 1 ? "" : "s");
     if (!rc && me == 0) rc = prepare_out(opts->out, err);
     if (comm) rc = dkb__comm_agree(comm, rc, err);
     if (!rc) rc = opts->sql ? make_sql_row(opts, sql_name, res, err) : make_rows(opts, found, listed, res, err);
@@ -730,29 +734,19 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
     eval_ctx c = {.o = opts, .res = res, .store_abs = abs_path(opts->store, err), .sql = task, .sql_columns = task_cols};
     int nslots = 1;   /* rows at once: one per GPU on cuda (eval_slots.h) */
     if (c.store_abs && is_cuda(opts)) {
-        /* the store's columns go onto the GPU once, for every worker */
-        int seen = dkb__eval_cuda_devices();
-        if (!dkb_tp_cuda_available()) {
-            rc = dkb_fail(err, DKB_EINVAL, "--backend cuda: no usable GPU (or this dkb was built without CUDA)");
-        } else if (opts->gpus > seen || opts->on_gpu > seen) {
-            rc = dkb_fail(err, DKB_EINVAL, "--gpus %d: this machine has %d GPU%s (CUDA_VISIBLE_DEVICES counts)",
-                          opts->gpus > seen ? opts->gpus : opts->on_gpu, seen, seen == 1 ? "" : "s");
-        } else {
-            nslots = comm || opts->on_gpu ? 1 : opts->gpus > 0 ? opts->gpus : seen > 0 ? seen : 1;
-            if (nslots > res->n) nslots = res->n > 0 ? res->n : 1;
-            /* a rank of mpirun: its node's GPU local_rank mod the GPUs seen (as dkb run) */
-            const int ranked = comm && dkb__comm_size(comm) > 1;
-            int dev = opts->on_gpu > 0 ? opts->on_gpu - 1 : ranked && seen > 0 ? comm->local_rank % seen : 0;
-            if ((opts->on_gpu > 0 || ranked) &&
-                dkb__eval_slot_devices(getenv("CUDA_VISIBLE_DEVICES"), dev, c.cuda_visible, sizeof c.cuda_visible))
-                rc = dkb_fail(err, DKB_EINVAL, "GPU %d: not in CUDA_VISIBLE_DEVICES", dev);
-            if (!rc) rc = dkb__eval_cuda_open(c.store_abs, dev, &c.cuda, err);
-            if (rc) {
-                dkb__eval_cuda_close(c.cuda);
-                c.cuda = NULL;
-            }
-        }
+        /* the store's columns go onto the GPU once, for every worker (a GPU is
+         * there: checked above) */
+        nslots = comm || opts->on_gpu ? 1 : opts->gpus > 0 ? opts->gpus : seen > 0 ? seen : 1;
+        if (nslots > res->n) nslots = res->n > 0 ? res->n : 1;
+        /* a rank of mpirun: its node's GPU local_rank mod the GPUs seen (as dkb run) */
+        const int ranked = comm && dkb__comm_size(comm) > 1;
+        int dev = opts->on_gpu > 0 ? opts->on_gpu - 1 : ranked && seen > 0 ? comm->local_rank % seen : 0;
+        if ((opts->on_gpu > 0 || ranked) &&
+            dkb__eval_slot_devices(getenv("CUDA_VISIBLE_DEVICES"), dev, c.cuda_visible, sizeof c.cuda_visible))
+            rc = dkb_fail(err, DKB_EINVAL, "GPU %d: not in CUDA_VISIBLE_DEVICES", dev);
+        if (!rc) rc = dkb__eval_cuda_open(c.store_abs, dev, &c.cuda, err);
         if (rc) {
+            dkb__eval_cuda_close(c.cuda);
             free(c.store_abs);
             dkb__sql_task_free(task);
             free(task_cols);

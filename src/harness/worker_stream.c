@@ -80,7 +80,6 @@ static struct {
     uint64_t next_id;
     dkb__wsdev *dev;    /* CUDA: the device side (else NULL) */
     int64_t call_cap;   /* CUDA: the bytes one call may load (4 x the streamed tables) */
-    int threads;
     pthread_mutex_t mu;
     char last_err[512];
 } g = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -158,27 +157,20 @@ static int plan_load(int first, int count, int ncols, const char *const *cols, s
         int64_t start, rows;
         part_rows(sc[i].s, first, count, &start, &rows);
         int64_t b = rows * (int64_t)sc[i].es;
-        dl += round_up((size_t)(sc[i].text ? rows + 1 : rows) * sc[i].es, DEV_ALIGN);
+        /* the rows' place: in the host mapping after the descriptors, 64-byte
+         * aligned (CPU), or in the device region, 256-byte aligned (CUDA) */
+        size_t *at = g.dev ? &dl : &l;
+        const size_t align = g.dev ? DEV_ALIGN : 64;
+        *at += round_up((size_t)(sc[i].text ? rows + 1 : rows) * sc[i].es, align);
         if (sc[i].text) {
             const int64_t *off = dkb_column_text_offsets(sc[i].col);
             int64_t chars = off[start + rows] - off[start];
             b += chars;
-            dl += round_up((size_t)chars, DEV_ALIGN);
+            *at += round_up((size_t)chars, align);
         }
         *bytes += b;
     }
-    /* the host mapping: the descriptors, then (CPU) the rows, 64-byte aligned */
-    if (g.dev) *dev_len = dl;
-    else
-        for (int i = 0; i < ncols; i++) {
-            int64_t start, rows;
-            part_rows(sc[i].s, first, count, &start, &rows);
-            l += round_up((size_t)(sc[i].text ? rows + 1 : rows) * sc[i].es, 64);
-            if (sc[i].text) {
-                const int64_t *off = dkb_column_text_offsets(sc[i].col);
-                l += round_up((size_t)(off[start + rows] - off[start]), 64);
-            }
-        }
+    *dev_len = dl;
     *used = round_up(l ? l : 1, g.pg);
     *len = round_up(l ? l : 1, l >= HUGE / 2 ? HUGE : g.pg);
     return 0;
@@ -435,7 +427,6 @@ int dkb__wstream_use_cuda(int threads, dkb_error *err) {
     /* room for the loads held at once (load_limit bytes), their 256-byte
      * alignment, and the gaps a new placement may have to skip */
     const size_t size = round_up((size_t)g.load_limit + (size_t)g.load_limit / 4 + ((size_t)64 << 20), HUGE);
-    g.threads = threads;
     if (dkb__wsdev_open(size, threads, &g.dev, err)) {
         dkb__wsdev_close(g.dev);
         g.dev = NULL;

@@ -1,8 +1,9 @@
 /* worker_stream_cuda.c: the device side of the loader on the CUDA backend
  * (worker_stream_cuda.h; candidate.h, "On CUDA"): one device region for
  * the loads, allocated once per worker; pinned staging buffers the rows
- * pass through (filled from the store's mapping on the worker's threads,
- * text offsets rebased on the way), copied with cudaMemcpyAsync on a copy
+ * pass through (filled from the store's mapping on the worker's threads by
+ * dkb__stream_fill, as the baseline's streaming fills, text offsets rebased
+ * on the way), copied with cudaMemcpyAsync on a copy
  * stream of the loader's own; the candidate's stream made to wait for a
  * load's copies; a released load overwritten on the candidate's stream
  * (after the work it enqueued before the release), and every later copy
@@ -11,7 +12,8 @@
 #include "harness/worker_stream_cuda.h"
 
 #include <stdlib.h>
-#include <string.h>
+
+#include "queries/stream.h"  // defines: dkb__stream_fill
 
 int dkb__wsdev_place(const size_t *off, const size_t *len, int n, size_t size, size_t want, size_t align,
                      size_t *out) {
@@ -98,24 +100,6 @@ int dkb__wsdev_open(size_t size, int threads, dkb__wsdev **out, dkb_error *err) 
 char *dkb__wsdev_region(const dkb__wsdev *d) { return d->region; }
 size_t dkb__wsdev_size(const dkb__wsdev *d) { return d->size; }
 
-/* len bytes from src into staging buffer dst, as int64 values less rebase
- * when offsets, on the loader's threads in 1 MiB pieces. */
-static void fill(void *dst, const void *src, size_t len, int offsets, int64_t rebase, int threads) {
-    const size_t piece = (size_t)1 << 20;
-    const int64_t n = (int64_t)((len + piece - 1) / piece);
-#pragma omp parallel for num_threads(threads) schedule(static) if (n > 1 && threads > 1)
-    for (int64_t i = 0; i < n; i++) {
-        const size_t a = (size_t)i * piece, l = len - a < piece ? len - a : piece;
-        if (!offsets) {
-            memcpy((char *)dst + a, (const char *)src + a, l);
-        } else {
-            int64_t *o = (int64_t *)((char *)dst + a);
-            const int64_t *s = (const int64_t *)((const char *)src + a);
-            for (size_t k = 0; k < l / 8; k++) o[k] = s[k] - rebase;
-        }
-    }
-}
-
 int dkb__wsdev_copy(dkb__wsdev *d, size_t off, const void *src, size_t len, int offsets, int64_t rebase,
                     dkb_error *err) {
     if (off > d->size || len > d->size - off || (offsets && len % 8))
@@ -130,7 +114,7 @@ int dkb__wsdev_copy(dkb__wsdev *d, size_t off, const void *src, size_t len, int 
         const int b = d->next_b;
         d->next_b = (b + 1) % NSTAGE;
         if (d->stage_used[b]) WS_TRY("waiting for staging", cudaEventSynchronize(d->stage_done[b]));
-        fill(d->stage[b], (const char *)src + at, l, offsets, rebase, d->threads);
+        dkb__stream_fill(d->stage[b], (const char *)src + at, (int64_t)l, offsets, rebase, d->threads);
         WS_TRY("a copy to the device",
                cudaMemcpyAsync(d->region + off + at, d->stage[b], l, cudaMemcpyHostToDevice, d->copy));
         WS_TRY("an event", cudaEventRecord(d->stage_done[b], d->copy));

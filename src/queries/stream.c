@@ -99,9 +99,7 @@ struct dkb__stream {
     dkb__stream_stats st;
 };
 
-/* len bytes from src to dst on `threads` threads, in 1 MiB pieces; as
- * int64 values less rebase when offsets (len a multiple of 8). */
-static void fill(void *dst, const void *src, int64_t len, int offsets, int64_t rebase, int threads) {
+void dkb__stream_fill(void *dst, const void *src, int64_t len, int offsets, int64_t rebase, int threads) {
     const int64_t piece = (int64_t)1 << 20;
     int64_t n = (len + piece - 1) / piece;
 #pragma omp parallel for num_threads(threads) schedule(static) if (n > 1 && threads > 1)
@@ -133,7 +131,7 @@ static int load(dkb__stream *s, const job *j, int64_t *bytes, dkb_error *err) {
             s->next_b = (b + 1) % DKB__STREAM_NSTAGE;
             rc = o->stage_wait(s->dev, b, err);
             if (rc) break;
-            fill(s->stage[b], (const char *)p->src + off, len, p->is_offsets, p->rebase, s->fill_threads);
+            dkb__stream_fill(s->stage[b], (const char *)p->src + off, len, p->is_offsets, p->rebase, s->fill_threads);
             rc = o->copy(s->dev, b, j->slot, p->dst_off + off, len, err);
             if (!rc) *bytes += len;
         }

@@ -143,6 +143,12 @@ int64_t dkb__cuda_free_bytes(void);
 
 /* ---- the stream ---- */
 
+/* len bytes from src to dst (a staging buffer) on `threads` threads, in 1
+ * MiB pieces; as int64 values less rebase when offsets (len a multiple of
+ * 8: text offsets rebased to a run's first). Also the CUDA loader's
+ * (src/harness/worker_stream_cuda.c). */
+void dkb__stream_fill(void *dst, const void *src, int64_t len, int offsets, int64_t rebase, int threads);
+
 /* One piece of a run: bytes consecutive bytes at src, to offset dst_off
  * of the slot; when rebase is set, src holds int64 values (text offsets)
  * and each is copied less `rebase`. */
