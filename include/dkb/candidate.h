@@ -339,6 +339,12 @@ typedef struct dkb_cand_result {
  *     fit load_limit; dkb/cand_stream.h's DKB_STREAM_OVERLAP does this).
  *   - Writing into a load is not allowed (the rows are the store's) and is
  *     not needed: keep accumulators in your own memory.
+ *   - db's device columns under a budget are the ones the query reads
+ *     (the harness uploads them for this query; when it streams, only the
+ *     tables it keeps whole); every other column of db has data and bytes
+ *     NULL and nbytes 0, as the streamed tables' columns have. Columns of
+ *     lineitem, orders, part and partsupp reach the candidate only so:
+ *     there is no other copy of them on the device to find.
  *   The Q6 above is a CUDA candidate once q6_rows launches a kernel on
  *   env->stream that adds into device accumulators (src/kernels/cuda/q06.full.cu). */
 

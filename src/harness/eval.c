@@ -641,7 +641,7 @@ static int open_slots(eval_ctx *c, int n, eval_ctx **out, dkb_error *err) {
         if (dkb__eval_slot_devices(visible, s, e->cuda_visible, sizeof e->cuda_visible))
             return dkb_fail(err, DKB_EINVAL, "--gpus: no GPU %d in CUDA_VISIBLE_DEVICES=%s", s, visible ? visible : "");
         if (s) {
-            int rc = dkb__eval_cuda_open(c->store_abs, s, &e->cuda, err);
+            int rc = dkb__eval_cuda_open(c->store_abs, s, c->o->mem_budget > 0, &e->cuda, err);
             if (rc) return rc;
         }
     }
@@ -744,7 +744,7 @@ int dkb__eval_run(const dkb_eval_opts *opts, const dkb_progress *progress, dkb_e
         if ((opts->on_gpu > 0 || ranked) &&
             dkb__eval_slot_devices(getenv("CUDA_VISIBLE_DEVICES"), dev, c.cuda_visible, sizeof c.cuda_visible))
             rc = dkb_fail(err, DKB_EINVAL, "GPU %d: not in CUDA_VISIBLE_DEVICES", dev);
-        if (!rc) rc = dkb__eval_cuda_open(c.store_abs, dev, &c.cuda, err);
+        if (!rc) rc = dkb__eval_cuda_open(c.store_abs, dev, opts->mem_budget > 0, &c.cuda, err);
         if (rc) {
             dkb__eval_cuda_close(c.cuda);
             free(c.store_abs);

@@ -4,7 +4,9 @@
  * cudaMalloc per column, TEXT characters in a second), exported to every
  * worker as CUDA IPC handles, checksummed on the device, and after every
  * worker run checked again: a column a candidate changed is re-uploaded
- * from the store's mapped files before the next candidate runs. */
+ * from the store's mapped files before the next candidate runs. Under
+ * --mem-budget the tables a partitioned plan can stream are left out (see
+ * dkb__eval_cuda_open). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,8 @@
 
 #include <cuda_runtime_api.h>
 #include <cjson/cJSON.h>
+
+#include "queries/partition.h"  // defines: dkb__part_plan_get
 
 typedef struct eval_col {
     const dkb_store_column *col;
@@ -86,7 +90,17 @@ int dkb__eval_cuda_devices(void) {
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? n : 0;
 }
 
-int dkb__eval_cuda_open(const char *store_dir, int device, dkb__eval_cuda **out, dkb_error *err) {
+/* Does some query's partitioned form stream table `name`? */
+static int streamable(const char *name) {
+    for (int q = 1; q <= 22; q++) {
+        const dkb__part_plan *pl = dkb__part_plan_get(q);
+        for (int s = 0; pl && s < 2; s++)
+            if (pl->stream[s] && !strcmp(pl->stream[s], name)) return 1;
+    }
+    return 0;
+}
+
+int dkb__eval_cuda_open(const char *store_dir, int device, int budgeted, dkb__eval_cuda **out, dkb_error *err) {
     *out = NULL;
     dkb__eval_cuda *c = calloc(1, sizeof *c);
     if (!c) return dkb_fail(err, DKB_ENOMEM, "out of memory");
@@ -111,6 +125,7 @@ int dkb__eval_cuda_open(const char *store_dir, int device, dkb__eval_cuda **out,
     }
     for (int t = 0; !rc && t < dkb_store_ntables(c->db); t++) {
         const dkb_store_table *tab = dkb_store_table_at(c->db, t);
+        if (budgeted && streamable(dkb_store_table_name(tab))) continue;
         for (int k = 0; !rc && k < dkb_store_table_ncolumns(tab); k++) {
             const dkb_store_column *col = dkb_store_table_column_at(tab, k);
             eval_col *ec = &c->cols[c->n++];
@@ -197,8 +212,8 @@ struct dkb__eval_cuda {
 
 int dkb__eval_cuda_devices(void) { return 0; }
 
-int dkb__eval_cuda_open(const char *store_dir, int device, dkb__eval_cuda **out, dkb_error *err) {
-    (void)store_dir, (void)device;
+int dkb__eval_cuda_open(const char *store_dir, int device, int budgeted, dkb__eval_cuda **out, dkb_error *err) {
+    (void)store_dir, (void)device, (void)budgeted;
     *out = NULL;
     return dkb_fail(err, DKB_EINVAL, "--backend cuda: this dkb was built without CUDA");
 }

@@ -56,10 +56,15 @@ typedef struct dkb__eval_cuda dkb__eval_cuda;
 
 /* Open the store, make every column resident on GPU `device` (the
  * evaluating process's numbering), export the IPC handles and record each
- * column's checksum. *out owns it all (close it with dkb__eval_cuda_close,
- * also after a failure); restore and close make that device current on
- * the calling thread first. */
-int dkb__eval_cuda_open(const char *store_dir, int device, dkb__eval_cuda **out, dkb_error *err);
+ * column's checksum. budgeted (--mem-budget): leave out the tables that a
+ * query's partitioned form can stream (lineitem, orders, part, partsupp:
+ * partition.h), so that neither this process nor any worker holds them
+ * whole on the device; a worker loads the columns of a query that fits the
+ * budget itself, and a candidate never gets a handle to a table it must
+ * stream. *out owns it all (close it with dkb__eval_cuda_close, also after
+ * a failure); restore and close make that device current on the calling
+ * thread first. */
+int dkb__eval_cuda_open(const char *store_dir, int device, int budgeted, dkb__eval_cuda **out, dkb_error *err);
 /* The GPUs this process sees (0 without CUDA or a usable driver). */
 int dkb__eval_cuda_devices(void);
 /* The job's "cuda_columns" array (JSON text owned by c). */
@@ -83,8 +88,14 @@ int dkb__wcuda_open(const char *columns_json, const dkb_store *db, dkb__wcuda **
  * (dkb__cuda_adopt_column), so the baseline reads the shared memory. */
 int dkb__wcuda_adopt(dkb__wcuda *c, dkb_tp *tp, dkb_error *err);
 /* Point every column of the candidate's database view (dkb__adapt_db over
- * db, not yet sealed) at its device memory. */
-int dkb__wcuda_patch_db(const dkb__wcuda *c, const dkb_store *db, const dkb_cand_db *cdb, dkb_error *err);
+ * db, not yet sealed) at its device memory: the opened columns; and under
+ * a budget (budgeted: the evaluating process left the streamable tables
+ * out) the columns the baseline made resident in CUDA context tp (a query
+ * that fits, or the tables a partitioned one keeps whole), watched like
+ * the opened ones. A column neither holds (one the query does not read,
+ * or a table it streams) is hidden: data and bytes NULL, nbytes 0. */
+int dkb__wcuda_patch_db(dkb__wcuda *c, const dkb_cand_db *cdb, const dkb_store *db, const dkb_tp *tp, int budgeted,
+                        dkb_error *err);
 /* The candidate's stream (a cudaStream_t). */
 void *dkb__wcuda_stream(const dkb__wcuda *c);
 

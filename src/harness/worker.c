@@ -751,7 +751,8 @@ static void setup_candidate(worker *w) {
     } else {
         w->cparams = calloc((size_t)w->ns, sizeof *w->cparams);
         if (!w->cparams) fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: out of memory");
-        if (dkb__adapt_db(w->db, &w->ro, &w->cdb, &e) || (w->cuda && dkb__wcuda_patch_db(w->cu, w->db, w->cdb, &e)))
+        if (dkb__adapt_db(w->db, &w->ro, &w->cdb, &e) ||
+            (w->cuda && dkb__wcuda_patch_db(w->cu, w->cdb, w->db, w->tp, w->budget > 0, &e)))
             fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: db: %s", e.msg);
         int64_t rows = 0, bytes = 0;
         for (int s = 0; s < w->ns; s++) {

@@ -261,29 +261,64 @@ int dkb__wcuda_adopt(dkb__wcuda *c, dkb_tp *tp, dkb_error *err) {
     return 0;
 }
 
-int dkb__wcuda_patch_db(const dkb__wcuda *c, const dkb_store *db, const dkb_cand_db *cdb, dkb_error *err) {
-    (void)db;
-    for (int i = 0; i < c->n; i++) {
-        const wcol *w = &c->cols[i];
-        dkb_cand_vec *v = NULL;
-        for (int t = 0; t < cdb->ntables && !v; t++) {
-            if (strcmp(cdb->tables[t].name, w->table)) continue;
-            for (int k = 0; k < cdb->tables[t].ncols && !v; k++)
-                if (!strcmp(cdb->tables[t].cols[k].name, w->name)) v = (dkb_cand_vec *)&cdb->tables[t].cols[k];
-        }
-        if (!v) return dkb_fail(err, DKB_EINVAL, "worker: the database view has no column %s.%s", w->table, w->name);
-        v->data = w->data;
-        if (w->bytes) v->bytes = w->bytes;
+/* The opened column table.column, or NULL. */
+static const wcol *opened(const dkb__wcuda *c, const char *table, const char *name) {
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->cols[i].table, table) && !strcmp(c->cols[i].name, name)) return &c->cols[i];
+    return NULL;
+}
+
+/* Under a budget: the column the baseline's context made resident itself,
+ * as one more watched column (tp's memory: not freed here); NULL when tp
+ * does not hold it. */
+static const wcol *resident_in_tp(dkb__wcuda *c, const dkb_tp *tp, const dkb_store_table *tab,
+                                  const dkb_store_column *col, dkb_error *err, int *rc) {
+    void *data = NULL;
+    char *bytes = NULL;
+    size_t size = 0;
+    int64_t nbytes = 0;
+    if (!dkb__cuda_resident_get(tp, col, &data, &size, &bytes, &nbytes)) return NULL;
+    wcol *grown = realloc(c->cols, (size_t)(c->n + 1) * sizeof *c->cols);
+    if (!grown) {
+        *rc = dkb_fail(err, DKB_ENOMEM, "out of memory");
+        return NULL;
     }
-    /* a column the harness did not export would still point at host memory */
+    c->cols = grown;
+    wcol *w = &c->cols[c->n++];
+    memset(w, 0, sizeof *w);
+    w->col = col;
+    w->table = dkb_store_table_name(tab);
+    w->name = dkb_column_name(col);
+    w->data = data;
+    w->data_size = size;
+    w->bytes = bytes;
+    w->nbytes = nbytes;
+    return w;
+}
+
+int dkb__wcuda_patch_db(dkb__wcuda *c, const dkb_cand_db *cdb, const dkb_store *db, const dkb_tp *tp, int budgeted,
+                        dkb_error *err) {
     for (int t = 0; t < cdb->ntables; t++)
         for (int k = 0; k < cdb->tables[t].ncols; k++) {
-            int found = 0;
-            for (int i = 0; i < c->n && !found; i++)
-                found = !strcmp(cdb->tables[t].name, c->cols[i].table) && !strcmp(cdb->tables[t].cols[k].name, c->cols[i].name);
-            if (!found)
-                return dkb_fail(err, DKB_EINVAL, "worker: column %s.%s is not resident on the GPU", cdb->tables[t].name,
-                                cdb->tables[t].cols[k].name);
+            dkb_cand_vec *v = (dkb_cand_vec *)&cdb->tables[t].cols[k];
+            const char *table = cdb->tables[t].name;
+            const wcol *w = opened(c, table, v->name);
+            int rc = 0;
+            if (!w && budgeted) {
+                const dkb_store_table *tab = dkb_store_table_find(db, table);
+                const dkb_store_column *col = tab ? dkb_store_table_column(tab, v->name) : NULL;
+                if (col) w = resident_in_tp(c, tp, tab, col, err, &rc);
+                if (rc) return rc;
+                if (!w) {   /* not read by the query, or streamed: hidden */
+                    v->data = NULL;
+                    v->bytes = NULL;
+                    v->nbytes = 0;
+                    continue;
+                }
+            }
+            if (!w) return dkb_fail(err, DKB_EINVAL, "worker: column %s.%s is not resident on the GPU", table, v->name);
+            v->data = w->data;
+            if (w->bytes) v->bytes = w->bytes;
         }
     return 0;
 }

@@ -168,6 +168,20 @@ extern "C" int dkb__cuda_adopt_column(dkb_tp *tp, const dkb_store_column *col, v
     return 0;
 }
 
+extern "C" int dkb__cuda_resident_get(const dkb_tp *tp, const dkb_store_column *col, void **data, size_t *data_size,
+                                      char **bytes, int64_t *nbytes) {
+    if (!tp || !tp->cuda || !col) return 0;
+    bool str = dkb_column_type(col) == DKB_TYPE_TEXT;
+    const void *host = str ? (const void *)dkb_column_text_offsets(col) : dkb_column_data(col);
+    const dkb__cu_resident *r = resident_find(tp->cuda, col, host, (int64_t)dkb_column_rows(col));
+    if (!r || r->borrowed) return 0;
+    *data = r->data;
+    *bytes = str ? r->bytes : NULL;
+    *nbytes = str ? r->nbytes : 0;
+    *data_size = r->device_bytes - (size_t)r->nbytes;
+    return 1;
+}
+
 static dkb__cu_resident *resident_load(dkb_tp *tp, const dkb_store_column *col, const dkb_tensor *t) {
     const char *op = "column";
     bool str = t->dtype == DKB_TP_STR;

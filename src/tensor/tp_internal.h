@@ -81,6 +81,12 @@ void dkb__cuda_resident(const dkb_tp *tp, dkb_tp_resident_stats *st);
  * returns it without a copy. The context never frees it. */
 int dkb__cuda_adopt_column(dkb_tp *tp, const dkb_store_column *col, void *data, char *bytes, int64_t nbytes,
                            dkb_error *err);
+/* Is store column col resident in CUDA context tp, uploaded by one of its
+ * dkb_tp_column calls (not adopted)? 1 with its device memory (values or TEXT
+ * offsets in *data, *data_size bytes; TEXT characters in *bytes, *nbytes of
+ * them, else NULL and 0); 0 when not, and nothing is loaded. */
+int dkb__cuda_resident_get(const dkb_tp *tp, const dkb_store_column *col, void **data, size_t *data_size,
+                           char **bytes, int64_t *nbytes);
 
 /* Rows per chunk of chunked parallel loops. */
 #define DKB__CHUNK ((int64_t)65536)

@@ -22,7 +22,9 @@
 #                        past a load's rows is overwritten after the call)
 #      bad_args          ok (every bad loader call refused)
 #    and the honest one again under 1G (the query fits: one pass over db's
-#    whole device columns).
+#    whole device columns, which the worker loaded itself). Under both
+#    budgets the job files hand the worker no IPC handle to lineitem,
+#    orders, part or partsupp (the tables a query may stream).
 # 2. The 22 CUDA experts (src/kernels/cuda) on an SF 0.1 store of 8
 #    partitions under --mem-budget 8M, seed 0 + 2: every row ok, and every
 #    query that streamed has its loads recorded. 8M was chosen from the
@@ -119,6 +121,24 @@ detail_has budget-no_marker 'does not stream' "the detail does not say it does n
 # ---- the same candidates under a budget the query fits (nothing streams) ----
 eval_case fits-no_marker "$CAND/no_marker" ok --mem-budget 1G
 eval_case fits-honest "$CAND/honest" ok --mem-budget 1G
+
+# ---- no handle to a streamable table reaches a worker under a budget ----
+# (harness_cuda.h, dkb__eval_cuda_open: the evaluating process leaves out
+# lineitem, orders, part and partsupp; a worker loads what a query that fits
+# reads itself): the job files' cuda_columns name none of them, streamed
+# (512K) or fitting (1G), and name the tables that stay (nation ...).
+python3 - "$WORK/results/budget-honest" "$WORK/results/fits-honest" <<'PY' || { echo "FAIL: a worker was handed a streamable table (above)" >&2; failures=$((failures + 1)); }
+import glob, json, sys
+for out in sys.argv[1:]:
+    jobs = glob.glob(out + "/work/**/job.json", recursive=True)
+    assert jobs, f"{out}: no job.json under work/"
+    for j in jobs:
+        tables = {c["table"] for c in json.load(open(j))["cuda_columns"]}
+        bad = tables & {"lineitem", "orders", "part", "partsupp"}
+        assert not bad, f"{j}: cuda_columns holds {sorted(bad)}"
+        assert "nation" in tables, f"{j}: cuda_columns lacks nation: {sorted(tables)}"
+    print(f"ok: {out}: {len(jobs)} job(s), cuda_columns without the streamable tables")
+PY
 
 fi
 
