@@ -7,8 +7,8 @@
 # output must be byte-identical to the unpartitioned run's and match the
 # golden answer (tests/answers/sf0.1, as golden.sh checks). Also: a budget
 # that fits changes nothing, a store of one partition is refused in one
-# line, bad sizes are usage errors, and `dkb bench --backend cuda
-# --mem-budget` is a one-line refusal (CUDA experts do not stream yet).
+# line, and bad sizes are usage errors (the CUDA experts and candidates
+# under a budget: tests/cli/eval_budget_cuda.sh).
 # Any difference fails the test.
 #
 # Options (CTest runs it without any: CPU backend, one query at a time):
