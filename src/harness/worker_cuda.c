@@ -599,8 +599,9 @@ int dkb__wcuda_adopt(dkb__wcuda *c, dkb_tp *tp, dkb_error *err) {
     (void)c, (void)tp;
     return no_cuda(err);
 }
-int dkb__wcuda_patch_db(const dkb__wcuda *c, const dkb_store *db, const dkb_cand_db *cdb, dkb_error *err) {
-    (void)c, (void)db, (void)cdb;
+int dkb__wcuda_patch_db(dkb__wcuda *c, const dkb_cand_db *cdb, const dkb_store *db, const dkb_tp *tp, int budgeted,
+                        dkb_error *err) {
+    (void)c, (void)cdb, (void)db, (void)tp, (void)budgeted;
     return no_cuda(err);
 }
 void *dkb__wcuda_stream(const dkb__wcuda *c) {
