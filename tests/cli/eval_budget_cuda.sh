@@ -3,8 +3,8 @@
 # coming through env->budget->load as device memory (candidate.h, "full
 # mode under a memory budget", "On CUDA"; src/harness/worker_stream_cuda.c).
 # The CUDA counterpart of eval_budget.sh. Exits 77 (skipped) when dkb
-# reports no usable GPU or a build without CUDA. Not yet run on a GPU when
-# written.
+# reports no usable GPU or a build without CUDA. Passes on the H200
+# (2026-12-04, bench/device_budget.sh tests: 87-92 s).
 #
 # 1. On an SF 0.01 store of 8 partitions, under --mem-budget 512K
 #    (load_limit 512K: a partition of Q6's four lineitem columns is about

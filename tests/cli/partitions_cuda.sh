@@ -1,6 +1,6 @@
 # partitions_cuda.sh: CUDA streaming of partitions (docs/partitions.md,
 # "CUDA streaming"; issue 15) on a GPU: exits 77 (CTest: skipped) without
-# one. Not yet run on a GPU when written.
+# one. Passes on the H200 (bench/device_check.sh tests).
 #   1. tests/cli/partitions.sh --backend cuda: SF 0.1 with 8 partitions,
 #      the 22 queries x seeds 0..5 under resident + 2 and + 1 x the largest
 #      partition (from the too-small error, which counts the slots' aligned
