@@ -18,7 +18,7 @@
 #include <cuda_runtime_api.h>
 #include <cjson/cJSON.h>
 
-#include "queries/partition.h"  // defines: dkb__part_plan_get
+#include "queries/partition.h"  // defines: dkb__part_streamable
 
 typedef struct eval_col {
     const dkb_store_column *col;
@@ -90,16 +90,6 @@ int dkb__eval_cuda_devices(void) {
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? n : 0;
 }
 
-/* Does some query's partitioned form stream table `name`? */
-static int streamable(const char *name) {
-    for (int q = 1; q <= 22; q++) {
-        const dkb__part_plan *pl = dkb__part_plan_get(q);
-        for (int s = 0; pl && s < 2; s++)
-            if (pl->stream[s] && !strcmp(pl->stream[s], name)) return 1;
-    }
-    return 0;
-}
-
 int dkb__eval_cuda_open(const char *store_dir, int device, int budgeted, dkb__eval_cuda **out, dkb_error *err) {
     *out = NULL;
     dkb__eval_cuda *c = calloc(1, sizeof *c);
@@ -125,7 +115,7 @@ int dkb__eval_cuda_open(const char *store_dir, int device, int budgeted, dkb__ev
     }
     for (int t = 0; !rc && t < dkb_store_ntables(c->db); t++) {
         const dkb_store_table *tab = dkb_store_table_at(c->db, t);
-        if (budgeted && streamable(dkb_store_table_name(tab))) continue;
+        if (budgeted && dkb__part_streamable(dkb_store_table_name(tab))) continue;
         for (int k = 0; !rc && k < dkb_store_table_ncolumns(tab); k++) {
             const dkb_store_column *col = dkb_store_table_column_at(tab, k);
             eval_col *ec = &c->cols[c->n++];

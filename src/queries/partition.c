@@ -41,6 +41,13 @@ const dkb__part_plan *dkb__part_plan_get(int number) {
     return number >= 1 && number <= DKB_NQUERIES ? plans[number - 1] : NULL;
 }
 
+int dkb__part_streamable(const char *table) {
+    for (int q = 0; table && q < DKB_NQUERIES; q++)
+        for (int s = 0; plans[q] && s < 2; s++)
+            if (plans[q]->stream[s] && !strcmp(plans[q]->stream[s], table)) return 1;
+    return 0;
+}
+
 /* ---- sizes ---- */
 
 static int64_t tensor_bytes(const dkb_tensor *t) {

@@ -69,6 +69,9 @@ typedef struct dkb__part_plan {
 /* The partitioned form of query `number` (1..22), or NULL when it has none
  * yet. */
 const dkb__part_plan *dkb__part_plan_get(int number);
+/* 1 when some query's partitioned form streams store table `table`
+ * (lineitem, orders, part, partsupp), else 0. */
+int dkb__part_streamable(const char *table);
 
 /* What a budgeted run did (filled by dkb__query_run_budget). */
 typedef struct dkb__part_info {
