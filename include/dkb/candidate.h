@@ -344,7 +344,8 @@ typedef struct dkb_cand_result {
  *     tables it keeps whole); every other column of db has data and bytes
  *     NULL and nbytes 0, as the streamed tables' columns have. Columns of
  *     lineitem, orders, part and partsupp reach the candidate only so:
- *     there is no other copy of them on the device to find.
+ *     the harness holds no copy of them on the device, and the baseline's
+ *     streaming buffers are zeroed after each of its runs.
  *   The Q6 above is a CUDA candidate once q6_rows launches a kernel on
  *   env->stream that adds into device accumulators (src/kernels/cuda/q06.full.cu). */
 

@@ -53,6 +53,7 @@
 #include "harness/worker_ranks.h"
 #include "harness/worker_stream.h"
 #include "queries/partition.h"   // defines: dkb__query_run_budget, dkb__part_plan_get
+#include "queries/stream.h"      // defines: dkb__cuda_stream_scrub
 #include "sql/task.h"   // defines: dkb__sql_task_from_parts
 
 #define MAX_RANGES 4096
@@ -341,6 +342,16 @@ static void baseline_time_end(worker *w, uint64_t seed, double *t0, double *t1) 
  * the core over the prepared inputs (core). */
 static void ranks_fail(worker *w, const char *what) __attribute__((noreturn));
 
+/* Under a budget on CUDA, after a baseline run (outside the timed
+ * window): the device slots its streaming keeps for the next run hold the
+ * streamed tables' last runs of partitions; zeroed, so that a candidate
+ * finds no streamed rows on the device but the loads it pays for. */
+static void scrub_streamed(worker *w) {
+    dkb_error e = {0};
+    if (w->cuda && w->budget && dkb__cuda_stream_scrub(&e))
+        fail_report(w, DKB_VERDICT_HARNESS_ERROR, "worker: zeroing the baseline's streaming slots: %s", e.msg);
+}
+
 static double baseline_call(worker *w, int s) {
     uint64_t seed = w->job.seeds[s];
     dkb_tp_reset(w->tp);
@@ -378,6 +389,7 @@ static double baseline_call(worker *w, int s) {
         dkb_result_free(&res);
     }
     dkb_tp_reset(w->tp);
+    scrub_streamed(w);
     double ms = t1 - t0;
     /* ranks: the call's time is the slowest rank's */
     if (ranked(w) && dkb__comm_allreduce(dkb__wranks_comm(), &ms, 1, DKB__COMM_F64, DKB__COMM_MAX, &e))
@@ -667,6 +679,7 @@ static void setup(worker *w, const char *job_path) {
         dkb_tp_reset(w->tp);
         if (w->core) step_ok(w, w->q->prepare(w->tp_prep, w->db, &w->params[s], &w->prep[s]), w->tp_prep, "prepare", seed);
     }
+    scrub_streamed(w);
     measure_floor(w);
     dkb__guard_phase("the harness");
 }

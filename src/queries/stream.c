@@ -390,4 +390,8 @@ int dkb__cuda_sdev_open(dkb_tp *work, const dkb__sdev_ops **ops, void **dev, dkb
 }
 double dkb__cuda_h2d_gbs(void) { return NAN; }
 int64_t dkb__cuda_free_bytes(void) { return -1; }
+int dkb__cuda_stream_scrub(dkb_error *err) {
+    (void)err;
+    return 0;
+}
 #endif

@@ -140,6 +140,12 @@ int dkb__cuda_sdev_open(dkb_tp *work, const dkb__sdev_ops **ops, void **dev, dkb
 double dkb__cuda_h2d_gbs(void);
 /* Free device memory in bytes (cudaMemGetInfo), or -1. */
 int64_t dkb__cuda_free_bytes(void);
+/* Zero the device slots this process keeps between streamed runs (they
+ * hold the streamed tables' last runs of partitions) and wait for it: for
+ * a process where other code runs beside the baseline (the harness's
+ * worker, outside its timed windows), so that no streamed rows stay on the
+ * device after a baseline call. 0, or DKB_EIO; 0 without CUDA or slots. */
+int dkb__cuda_stream_scrub(dkb_error *err);
 
 /* ---- the stream ---- */
 

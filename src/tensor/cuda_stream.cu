@@ -175,15 +175,32 @@ static void sd_close(void *dev) {
         if (!d->cached && d->pinned[i]) cudaFreeHost(d->pinned[i]);
     }
     if (d->cached) kept_busy = false;
-    /* the slots hold store columns (public data): freed (or kept) without zeroing */
+    /* the slots hold store rows: kept as they are (dkb__cuda_stream_scrub
+     * zeroes them where other code runs next, outside any timing), or
+     * zeroed before they go back to the driver, whose next cudaMalloc may
+     * hand them to anyone in the process */
     if (d->slots_kept) {
         kept_slots_busy = false;
     } else {
+        const size_t bytes = (size_t)(d->slot_stride * d->nslots);
+        if (d->slot_mem && d->copy && cudaMemsetAsync(d->slot_mem, 0, bytes, d->copy) == cudaSuccess)
+            cudaStreamSynchronize(d->copy);
         if (d->slot_mem) cudaFree(d->slot_mem);
         if (d->copy) cudaStreamDestroy(d->copy);
     }
     (void)cudaGetLastError();
     free(d);
+}
+
+extern "C" int dkb__cuda_stream_scrub(dkb_error *err) {
+    if (!kept_slots || kept_slots_busy) return 0;
+    int dev = -1;
+    SD_OK(cudaGetDevice(&dev));
+    if (dev != kept_slots_device) SD_OK(cudaSetDevice(kept_slots_device));
+    SD_OK(cudaMemsetAsync(kept_slots, 0, (size_t)kept_slots_bytes, kept_copy));
+    SD_OK(cudaStreamSynchronize(kept_copy));
+    if (dev != kept_slots_device) SD_OK(cudaSetDevice(dev));
+    return 0;
 }
 
 static const dkb__sdev_ops cu_sdev_ops = {

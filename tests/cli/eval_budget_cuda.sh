@@ -21,6 +21,9 @@
 #      leaves_in_region  ok (a record left in the loader's device memory
 #                        past a load's rows is overwritten after the call)
 #      bad_args          ok (every bad loader call refused)
+#      finds_streamed    ok (it searches the device for partition 0's
+#                        l_shipdate outside its loads and finds nothing;
+#                        not run on a GPU yet)
 #    and the honest one again under 1G (the query fits: one pass over db's
 #    whole device columns, which the worker loaded itself). Under both
 #    budgets the job files hand the worker no IPC handle to lineitem,

@@ -275,8 +275,9 @@ static void build_corpus_dir(const char *dir, const char *cdir, const char *labe
     if (d) closedir(d);
 }
 
-/* The CUDA corpus (tests/candidates/cuda) as the build sees it: the
- * compile_error and forbidden_symbol cases are refused as such, every
+/* The CUDA corpora (tests/candidates/cuda, tests/candidates/budget_cuda)
+ * as the build sees them: the compile_error and forbidden_symbol cases are
+ * refused as such, every
  * other file (the honest ones, the CUB candidate q04.full.cu, the
  * device-state caches, the crash, timeout and wrong-answer cases) builds
  * and passes the import check. */
@@ -299,7 +300,21 @@ static void test_corpus(const char *dir) {
         build_corpus_dir(dir, cdir, e->d_name, &built);
     }
     if (d) closedir(d);
-    CHECK(built >= 10, "only %d CUDA corpus files built", built);
+    /* and the CUDA budget corpus (tests/cli/eval_budget_cuda.sh runs it on a GPU) */
+    const int before = built;
+    snprintf(root, sizeof root, "%s/../candidates/budget_cuda", td);
+    d = opendir(root);
+    CHECK(d != NULL, "cannot read %s", root);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char label[300];
+        snprintf(cdir, sizeof cdir, "%s/%s", root, e->d_name);
+        snprintf(label, sizeof label, "budget_cuda-%s", e->d_name);
+        build_corpus_dir(dir, cdir, label, &built);
+    }
+    if (d) closedir(d);
+    CHECK(built - before >= 8, "only %d CUDA budget corpus files built", built - before);
+    CHECK(built >= 18, "only %d CUDA corpus files built", built);
     printf("test_harness_build_cuda: %d CUDA corpus files built as their EXPECTED says\n", built);
 }
 
