@@ -10,31 +10,22 @@
 # parameters (ship_window.sql): an honest candidate ok on seed 0 and the
 # drawn sets, one with seed 0's values written in caught on a drawn set,
 # the bad declarations (one line with the file and line).
+# The checks shared with sql_task_cuda.sh (the CUDA candidates) are in
+# lib/sql_task.bash.
 # libduckdb (the parent plans the SQL) comes from tools/install-deps.sh:
 # when it cannot be found this test FAILS, unless DKB_ALLOW_NO_DUCKDB=1,
 # where it exits 77.
 source "$(dirname "$0")/lib/common.bash"
 source "$(dirname "$0")/lib/fake_server.bash"
+source "$(dirname "$0")/lib/sql_task.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 T="$ROOT/tests/sql_tasks"
 SQL="$T/returnflag_qty.sql"
 S="$WORK/sf001"
 "$DKB" gen --sf 0.01 --out "$S" -q || fail "dkb gen --sf 0.01 failed"
-QUICK=(--warmup 1 --min-runs 3 --min-seconds 0.05 --threads 1 --timeout 60)
-
-# libduckdb present?
-probe=$("$DKB" sql --data "$S" --explain=tree -e 'SELECT 1' 2>&1) || {
-    case $probe in
-    *"libduckdb not found"*)
-        if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
-            echo "skip: $probe"
-            exit 77
-        fi
-        fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
-    *) fail "dkb sql --explain -e 'SELECT 1': $probe" ;;
-    esac
-}
+QUICK=("${SQL_TASK_QUICK[@]}")
+sql_task_need_duckdb "$S"
 
 # ---- the answer the checks are against: DuckDB's own (dkb sql runs the translator) ----
 "$DKB" sql --data "$S" -f "$SQL" --format csv >"$WORK/translated.csv" || fail "dkb sql -f $SQL"
@@ -43,33 +34,20 @@ grep -q "^l_returnflag,n,qty" "$WORK/translated.csv" || fail "translated result 
 # ---- honest: ok, seed 0 only, the schema from the translated program ----
 "$DKB" eval "$T/honest" --data "$S" --sql "$SQL" --out "$WORK/r_honest" "${QUICK[@]}" --format json -q \
     >"$WORK/honest.json" || fail "eval honest exit $?"
-python3 - "$WORK/honest.json" <<'PY' || fail "honest results: $(cat "$WORK/honest.json")"
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["config"]["seeds"] == [0], d["config"]["seeds"]
-assert d["config"]["modes"] == ["full"], d["config"]["modes"]
-assert d["config"]["sql_file"].endswith("returnflag_qty.sql")
-(c,) = d["candidates"]
-assert c["query"] == "returnflag_qty" and c["mode"] == "full", c
-assert c["class"] == "ok" and c["valid"], c
-assert [x["seed"] for x in c["checks"]] == [0] and all(x["ok"] for x in c["checks"]), c["checks"]
-assert c["baseline_ms"]["runs"] >= 3 and c["candidate_ms"]["runs"] >= 3, c
-assert c["bytes_read"] > 0 and c["floor_ms"] > 0, c
-PY
+sql_task_check_ok "$WORK/honest.json" returnflag_qty 1 cpu c
 pass "honest SQL-task candidate: ok, timed against the translated baseline, seed 0"
 
 # ---- wrong (< where the SQL says <=): wrong_answer naming the cell ----
 "$DKB" eval "$T/wrong" --data "$S" --sql "$SQL" --out "$WORK/r_wrong" "${QUICK[@]}" -q >"$WORK/wrong.txt" \
     || fail "eval wrong exit $?"
-grep -Eq "^returnflag_qty +full +wrong_answer .*seed 0: row [0-9]+, column (n|qty): got" "$WORK/wrong.txt" \
-    || fail "wrong candidate not judged wrong_answer: $(cat "$WORK/wrong.txt")"
+sql_task_check_wrong "$WORK/wrong.txt" returnflag_qty
 pass "wrong SQL-task candidate: wrong_answer"
 
 # ---- no file: missing, the baseline counted; csv output ----
 mkdir -p "$WORK/empty"
 "$DKB" eval "$WORK/empty" --data "$S" --sql "$SQL" --out "$WORK/r_empty" "${QUICK[@]}" --format csv -q >"$WORK/empty.csv" \
     || fail "eval empty exit $?"
-grep -q "^returnflag_qty,full,missing,0,0," "$WORK/empty.csv" || fail "missing row: $(cat "$WORK/empty.csv")"
+sql_task_check_missing "$WORK/empty.csv" returnflag_qty
 pass "no candidate file: a missing row, the translated baseline timed"
 "$DKB" eval "$WORK/empty" --data "$S" --sql "$SQL" --out "$WORK/r_empty" "${QUICK[@]}" --seeds 3 2>&1 >/dev/null \
     | grep -q "note: a SQL task has no parameters: checked on seed 0 only (--seeds 3 not used)" || fail "no --seeds note"
@@ -79,15 +57,7 @@ PSQL="$T/ship_window.sql"
 "$DKB" eval "$T/honest" --data "$S" --sql "$PSQL" --out "$WORK/r_params" "${QUICK[@]}" --seeds 3 --format json -q \
     >"$WORK/params.json" 2>"$WORK/params.err" || fail "eval ship_window honest exit $?: $(cat "$WORK/params.err")"
 grep -q "no parameters" "$WORK/params.err" && fail "a task with parameters got the seed-0 note"
-python3 - "$WORK/params.json" <<'PY' || fail "params results: $(cat "$WORK/params.json")"
-import json, sys
-d = json.load(open(sys.argv[1]))
-seeds = d["config"]["seeds"]
-assert len(seeds) == 4 and seeds[0] == 0, seeds
-(c,) = d["candidates"]
-assert c["query"] == "ship_window" and c["class"] == "ok" and c["valid"], c
-assert [x["seed"] for x in c["checks"]] == seeds and all(x["ok"] for x in c["checks"]), c["checks"]
-PY
+sql_task_check_ok "$WORK/params.json" ship_window 4 cpu c
 pass "SQL task with declared parameters: an honest candidate ok on seed 0 and 3 random parameter sets"
 # a candidate with seed 0's values written in: right on seed 0, wrong on a drawn set
 "$DKB" eval "$T/seed0_only" --data "$S" --sql "$PSQL" --out "$WORK/r_seed0" "${QUICK[@]}" --seeds 6 -q \

@@ -10,7 +10,8 @@
  * (__real_cudaFree), __device__ and __constant__ variables (allowed: the
  * worker restores them), CUB and Thrust (the honest CUB candidate of the
  * corpus, tests/candidates/cuda/honest/q04.full.cu, and a Thrust one), the
- * whole CUDA corpus (each file refused or built as its EXPECTED says), a
+ * whole CUDA corpus (each file refused or built as its EXPECTED says; the
+ * SQL tasks' CUDA candidates under tests/sql_tasks too), a
  * missing entry point, an include outside the allowed headers, host inline
  * assembly; and that a candidate built so loads into a process that links
  * dkb_core (the __wrap_ functions are exported) and that its wraps forward
@@ -275,12 +276,12 @@ static void build_corpus_dir(const char *dir, const char *cdir, const char *labe
     if (d) closedir(d);
 }
 
-/* The CUDA corpora (tests/candidates/cuda, tests/candidates/budget_cuda)
- * as the build sees them: the compile_error and forbidden_symbol cases are
- * refused as such, every
+/* The CUDA corpora (tests/candidates/cuda, tests/candidates/budget_cuda,
+ * tests/sql_tasks/honest_cuda and wrong_cuda) as the build sees them: the
+ * compile_error and forbidden_symbol cases are refused as such, every
  * other file (the honest ones, the CUB candidate q04.full.cu, the
- * device-state caches, the crash, timeout and wrong-answer cases) builds
- * and passes the import check. */
+ * device-state caches, the crash, timeout and wrong-answer cases, the SQL
+ * tasks' candidates) builds and passes the import check. */
 static void test_corpus(const char *dir) {
     const char *td = getenv("DKB_TESTDATA");
     if (!td || !*td) {
@@ -314,7 +315,18 @@ static void test_corpus(const char *dir) {
     }
     if (d) closedir(d);
     CHECK(built - before >= 8, "only %d CUDA budget corpus files built", built - before);
-    CHECK(built >= 18, "only %d CUDA corpus files built", built);
+    /* and the CUDA candidates of the SQL tasks (tests/cli/sql_task_cuda.sh
+     * runs them on a GPU): honest and wrong ones both build */
+    static const char *const sql_dirs[] = {"honest_cuda", "wrong_cuda"};
+    const int before_sql = built;
+    for (size_t i = 0; i < sizeof sql_dirs / sizeof sql_dirs[0]; i++) {
+        char label[64];
+        snprintf(cdir, sizeof cdir, "%s/../sql_tasks/%s", td, sql_dirs[i]);
+        snprintf(label, sizeof label, "sql_tasks-%s", sql_dirs[i]);
+        build_corpus_dir(dir, cdir, label, &built);
+    }
+    CHECK(built - before_sql >= 3, "only %d SQL task CUDA files built", built - before_sql);
+    CHECK(built >= 21, "only %d CUDA corpus files built", built);
     printf("test_harness_build_cuda: %d CUDA corpus files built as their EXPECTED says\n", built);
 }
 
