@@ -11,7 +11,10 @@
  * dkb_tp_to_host / dkb_tp_get_*.
  *
  * Memory: every tensor comes from the context's arena and lives until
- * dkb_tp_reset (end of one query run) or dkb_tp_destroy. Plans never free.
+ * dkb_tp_reset (end of one query run) or dkb_tp_destroy. Plans never free,
+ * except a plan that works through an input in chunks: dkb_tp_release
+ * frees every tensor made since a dkb_tp_mark (its memory is reused by
+ * the next chunk).
  * Tensors are immutable: an operation may return a view sharing its input's
  * data (e.g. a cast to the same dtype); never write through ->data.
  *
@@ -89,6 +92,17 @@ int dkb_tp_create(dkb_tp_backend backend, int threads, dkb_tp **out, dkb_error *
 void dkb_tp_destroy(dkb_tp *tp);          /* accepts NULL */
 /* Free every tensor of the context and clear its error (between runs). */
 void dkb_tp_reset(dkb_tp *tp);
+/* A position in the context's memory (dkb_tp_mark), to release back to. */
+typedef struct dkb_tp_mark {
+    const void *block[2];
+    size_t used[2];
+} dkb_tp_mark;
+/* The current position. */
+dkb_tp_mark dkb_tp_mark_get(const dkb_tp *tp);
+/* Free every tensor made after mark m (their headers included: no pointer
+ * to one may be used afterwards); tensors made before it stay. Marks nest:
+ * releasing to an earlier mark releases the later ones too. */
+void dkb_tp_release(dkb_tp *tp, dkb_tp_mark m);
 /* 0, or the first error's code (message in *err when err is non-NULL). */
 int dkb_tp_status(const dkb_tp *tp, dkb_error *err);
 /* Record a failure from plan code (e.g. a parameter that matches nothing

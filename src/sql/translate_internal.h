@@ -316,6 +316,21 @@ bool tr_cast(tr_ctx *x, const tr_val *a, tr_type to, int64_t n, const cJSON *nod
 
 /* ---- translate_ops.c / translate_join.c / translate_agg.c ---- */
 tr_rel *tr_op(tr_ctx *x, const cJSON *op);
+/* An operator of one input (FILTER, PROJECTION, AGGREGATE, ORDER_BY, ...) over in. */
+tr_rel *tr_unary(tr_ctx *x, const cJSON *op, tr_rel *in);
+/* An inner join of l and r as COMPARISON_JOIN op joins its children. */
+tr_rel *tr_join_rels(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r);
+/* Per row of l, how many rows of r share its keys under op's equality
+ * conditions (I64; an upper bound of its pairs when op has others), their
+ * sum in *total. NULL, not failing, when op has no equality, a side is
+ * empty, or one side's keys are known distinct (then the other side's rows
+ * bound the pairs). */
+dkb_tensor *tr_join_fanout(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r, int64_t *total);
+/* translate_chunk.c: AGGREGATE op over an inner join (through projections
+ * and filters) whose pairs exceed the pair limit, run over runs of the
+ * join's left rows; *done false (nothing evaluated) when op is not such an
+ * aggregate, else the result (NULL on failure). */
+tr_rel *tr_aggregate_join_chunked(tr_ctx *x, const cJSON *op, bool *done);
 /* COMPARISON_JOIN, DELIM_JOIN, CROSS_PRODUCT (op's children evaluated here). */
 tr_rel *tr_join(tr_ctx *x, const cJSON *op);
 /* Rows of a that occur (anti: do not occur) in b, NULLs equal to NULLs

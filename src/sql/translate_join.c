@@ -483,6 +483,44 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
     return tr_bad(x) ? NULL : o;
 }
 
+tr_rel *tr_join_rels(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r) {
+    return comparison_join(x, op, l, r, NULL);
+}
+
+dkb_tensor *tr_join_fanout(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r, int64_t *total) {
+    dkb_tp *tp = x->tp;
+    const cJSON *conds = tr_get(op, "conditions");
+    int nc = cJSON_GetArraySize(conds), ne = 0;
+    tr_col el[32], er[32];
+    bool null_eq[32];
+    if (nc > 32 || l->n == 0 || r->n == 0) return NULL;
+    for (int i = 0; i < nc; i++) {
+        const cJSON *c = cJSON_GetArrayItem(conds, i);
+        const char *cmp = tr_str(c, "comparison");
+        if (strcmp(cmp, "COMPARE_EQUAL") && strcmp(cmp, "COMPARE_NOT_DISTINCT_FROM")) continue;
+        if (!tr_eval_col(x, tr_get(c, "left"), l, &el[ne]) || !tr_eval_col(x, tr_get(c, "right"), r, &er[ne]))
+            return NULL;
+        null_eq[ne++] = cmp[8] == 'N';
+    }
+    side_key L, R;
+    if (!ne || !make_keys(x, el, l->n, er, r->n, null_eq, ne, &L, &R)) return NULL;
+    dkb_tensor *bk = R.can ? dkb_tp_compress(tp, R.key, R.can) : R.key;
+    if (!bk || tr_distinct_get(x, bk)) return NULL;
+    if (!L.can && tr_distinct_get(x, L.key)) return NULL; /* each row of r pairs at most once */
+    const dkb_tensor *keys[] = {bk};
+    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    if (tr_bad(x)) return NULL;
+    if (g.ngroups == bk->n) {
+        tr_distinct_set(x, bk); /* the join finds it out again without a group */
+        return NULL;
+    }
+    dkb_tensor *cnt = dkb_tp_aggregate(tp, &g, DKB_AGG_COUNT, NULL);
+    dkb_join_result j = dkb_tp_join(tp, dkb_tp_gather(tp, bk, g.first_row, 0), L.key, DKB_JOIN_LEFT);
+    dkb_tensor *per = dkb_tp_gather(tp, cnt, j.build_idx, 0);
+    *total = dkb_tp_get_i64(tp, dkb_tp_reduce(tp, DKB_AGG_SUM, per), 0);
+    return tr_bad(x) ? NULL : per;
+}
+
 tr_rel *tr_join(tr_ctx *x, const cJSON *op) {
     const char *type = tr_str(op, "type");
     if (!strcmp(type, "LOGICAL_ANY_JOIN")) { /* all pairs (bounded), then the condition */

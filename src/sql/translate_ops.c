@@ -641,6 +641,19 @@ static tr_rel *op_distinct(tr_ctx *x, const cJSON *op, tr_rel *in) {
 
 /* ---- dispatch ---- */
 
+tr_rel *tr_unary(tr_ctx *x, const cJSON *op, tr_rel *in) {
+    const char *type = tr_str(op, "type");
+    if (!strcmp(type, "LOGICAL_FILTER")) return op_filter(x, op, in);
+    if (!strcmp(type, "LOGICAL_PROJECTION")) return op_projection(x, op, in);
+    if (!strcmp(type, "LOGICAL_AGGREGATE_AND_GROUP_BY")) return tr_aggregate(x, op, in);
+    if (!strcmp(type, "LOGICAL_ORDER_BY")) return op_order(x, op, in);
+    if (!strcmp(type, "LOGICAL_TOP_N")) return op_top_n(x, op, in);
+    if (!strcmp(type, "LOGICAL_LIMIT")) return op_limit(x, op, in);
+    if (!strcmp(type, "LOGICAL_EXPRESSION_GET")) return op_expression_get(x, op, in);
+    if (!strcmp(type, "LOGICAL_DISTINCT")) return op_distinct(x, op, in);
+    return tr_fail(x, DKB_EINTERNAL, "plan: %s is not an operator of one input", type);
+}
+
 tr_rel *tr_op(tr_ctx *x, const cJSON *op) {
     if (x->failed) return NULL;
     const char *type = tr_str(op, "type");
@@ -673,17 +686,12 @@ tr_rel *tr_op(tr_ctx *x, const cJSON *op) {
             x->depth--;
             return tr_fail(x, DKB_EINTERNAL, "plan: %s with %d inputs", type, cJSON_GetArraySize(children(op)));
         }
-        tr_rel *in = tr_op(x, child(op, 0));
-        if (in) switch (u) {
-            case 0: r = op_filter(x, op, in); break;
-            case 1: r = op_projection(x, op, in); break;
-            case 2: r = tr_aggregate(x, op, in); break;
-            case 3: r = op_order(x, op, in); break;
-            case 4: r = op_top_n(x, op, in); break;
-            case 5: r = op_limit(x, op, in); break;
-            case 6: r = op_expression_get(x, op, in); break;
-            case 7: r = op_distinct(x, op, in); break;
-            }
+        bool done = false;
+        if (u == 2) r = tr_aggregate_join_chunked(x, op, &done); /* an aggregate over a join */
+        if (!done) {
+            tr_rel *in = tr_op(x, child(op, 0));
+            if (in) r = tr_unary(x, op, in);
+        }
     }
     x->depth--;
     if (r && tr_bad(x)) r = NULL;

@@ -347,6 +347,12 @@ extern "C" void dkb__cuda_reset(dkb_tp *tp) {
     dkb__arena_reset(&c->dscratch);
 }
 
+extern "C" dkb__arena_mark dkb__cuda_mark(const dkb_tp *tp) { return dkb__arena_get_mark(&tp->cuda->dev); }
+
+/* Kernels still queued may read the released memory: every later kernel
+ * that reuses it runs after them on the same stream. */
+extern "C" void dkb__cuda_release(dkb_tp *tp, dkb__arena_mark m) { dkb__arena_release(&tp->cuda->dev, m); }
+
 extern "C" void dkb__cuda_destroy(dkb_tp *tp) {
     dkb__cuda_ctx *c = tp->cuda;
     if (c->stream) cudaStreamSynchronize(c->stream);

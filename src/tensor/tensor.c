@@ -124,6 +124,28 @@ void dkb_tp_reset(dkb_tp *tp) {
     tp->err.msg[0] = '\0';
 }
 
+dkb_tp_mark dkb_tp_mark_get(const dkb_tp *tp) {
+    dkb_tp_mark m = {{NULL, NULL}, {0, 0}};
+    dkb__arena_mark h = dkb__arena_get_mark(&tp->arena), d = {NULL, 0};
+#ifdef DKB_HAVE_CUDA
+    if (tp->cuda) d = dkb__cuda_mark(tp);
+#endif
+    m.block[0] = h.block, m.used[0] = h.used;
+    m.block[1] = d.block, m.used[1] = d.used;
+    return m;
+}
+
+void dkb_tp_release(dkb_tp *tp, dkb_tp_mark m) {
+    dkb__arena_mark h = {(dkb__arena_block *)m.block[0], m.used[0]};
+    dkb__arena_release(&tp->arena, h);
+#ifdef DKB_HAVE_CUDA
+    dkb__arena_mark d = {(dkb__arena_block *)m.block[1], m.used[1]};
+    if (tp->cuda) dkb__cuda_release(tp, d);
+#endif
+    /* host copies of released device tensors: their addresses are reused */
+    memset(tp->hcache, 0, sizeof tp->hcache);
+}
+
 int dkb_tp_status(const dkb_tp *tp, dkb_error *err) {
     if (!tp) return dkb_fail(err, DKB_EINVAL, "dkb_tp_status: NULL context");
     if (tp->err.code && err) *err = tp->err;
@@ -399,7 +421,7 @@ static bool get_check(dkb_tp *tp, const char *op, const dkb_tensor *a, int64_t i
 /* A host copy of a whole small device tensor, for element reads: finish
  * steps read results element by element, and one copy per tensor beats a
  * round trip per element. Tensors are immutable and their memory is not
- * reused before reset, which empties the cache. NULL: read one element. */
+ * reused before reset or dkb_tp_release, which empty the cache. NULL: read one element. */
 static const void *host_cached(dkb_tp *tp, const dkb_tensor *a) {
     size_t bytes = (size_t)a->n * dkb_tp_dtype_size(a->dtype);
     if (tp->kind == DKB_TP_CPU || bytes > DKB__HOST_CACHE_MAX) return NULL;

@@ -73,6 +73,9 @@ void dkb__tp_profile_free(dkb_tp *tp);
  * device tensors (resident columns stay); destroy frees everything. */
 int dkb__cuda_create(dkb_tp *tp, dkb_error *err);
 void dkb__cuda_reset(dkb_tp *tp);
+/* The device arena's position, and the release back to it (dkb_tp_release). */
+dkb__arena_mark dkb__cuda_mark(const dkb_tp *tp);
+void dkb__cuda_release(dkb_tp *tp, dkb__arena_mark m);
 void dkb__cuda_destroy(dkb_tp *tp);
 void dkb__cuda_resident(const dkb_tp *tp, dkb_tp_resident_stats *st);
 /* Use device memory that already holds store column col (values, or a TEXT

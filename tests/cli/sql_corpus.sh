@@ -4,7 +4,9 @@
 # ORDER BY/LIMIT/OFFSET, empty results, NULLs, decimals, dates, strings)
 # through the translator on the CPU, each answer checked against DuckDB's
 # own answer to the same SQL over the same store (dkb sql --check) at SF
-# 0.01 and SF 0.1. Reports the share translated and the share matching;
+# 0.01 and SF 0.1, and at SF 0.01 again with aggregates over joins run in
+# runs of at most 1000 pairs (DKB_SQL_JOIN_PAIRS). Reports the share
+# translated and the share matching;
 # every query the translator refuses is listed with its one-line error.
 # Fails when a translated query differs from DuckDB, when a query fails in
 # any other way than "not translatable to TensorPlan: ...", when a
@@ -43,6 +45,17 @@ SQLC_BAD=()
 for sf in $SFS; do
     sql_corpus_check "$DKB" "$CORPUS" "$WORK/sf$sf" "SF $sf" "$WORK/sf$sf.txt" || fail "$SQLC_CRASH"
 done
+# Once more at SF 0.01 with a pair limit of 1000 (src/sql/translate_chunk.c):
+# every aggregate over a join of more pairs runs the join in runs of rows
+# and merges the runs' partials, as a join of billions of pairs does at
+# scale. The same outcome rules; and the runs must have happened.
+export DKB_SQL_JOIN_PAIRS=1000
+sql_corpus_check "$DKB" "$CORPUS" "$WORK/sf0.01" "SF 0.01, pair limit 1000" "$WORK/chunked.txt" || fail "$SQLC_CRASH"
+"$DKB" sql --data "$WORK/sf0.01" --explain=tensorplan "${files[@]}" >"$WORK/chunked_plans.txt" 2>/dev/null || true
+unset DKB_SQL_JOIN_PAIRS
+runs=$(grep -c " runs of at most 1000 pairs" "$WORK/chunked_plans.txt" || true)
+[ "$runs" -ge 10 ] || fail "only $runs corpus queries aggregated a join in runs under a pair limit of 1000 (10 or more expected)"
+echo "sql_corpus: $runs queries aggregated their join in runs under a pair limit of 1000"
 bad=("${SQLC_BAD[@]}")
 for m in "${bad[@]}"; do echo "FAIL: $m" >&2; done
 [ "${#bad[@]}" = 0 ] || fail "${#bad[@]} corpus problems"

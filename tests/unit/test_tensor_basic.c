@@ -1,8 +1,10 @@
 /* test_tensor_basic.c: the TensorPlan context: create/destroy/reset,
  * sticky errors (first message kept, NULL in gives NULL out, dkb_tp_fail,
  * argument checks), from_host / to_host / str_to_host / host_copy / get_*
- * round trips, dtype sizes, and one plan run 20 times with a reset between
- * runs (blocks reused; leaks show under the sanitizer build). */
+ * round trips, dtype sizes, one plan run 20 times with a reset between
+ * runs (blocks reused; leaks show under the sanitizer build), and
+ * dkb_tp_mark_get / dkb_tp_release (a chunk loop's memory reused, what was
+ * made before the mark kept, nested marks). */
 #include "test_tensor_util.h"
 
 static void test_context(void) {
@@ -131,8 +133,41 @@ static void test_reuse(void) {
     dkb_tp_destroy(tp);
 }
 
+/* Chunks released back to a mark: the next chunk reuses their memory
+ * (small tensors in a shared block and large ones in blocks of their own),
+ * tensors made before the mark keep their values, and releasing to an
+ * outer mark releases an inner one's tensors too. */
+static void test_release(void) {
+    dkb_tp *tp = new_tp(2);
+    int64_t v[4] = {7, -3, 11, 5}, back[4];
+    dkb_tensor *kept = host_i64(tp, v, 4, 0);
+    dkb_tp_mark m = dkb_tp_mark_get(tp);
+    void *first_small = NULL, *first_large = NULL;
+    for (int chunk = 0; chunk < 30; chunk++) {
+        dkb_tensor *small = dkb_tp_arange(tp, 1000);
+        dkb_tensor *large = dkb_tp_arange(tp, 4000000); /* 32 MB: a block of its own */
+        dkb_tensor *sum = dkb_tp_reduce(tp, DKB_AGG_SUM, large);
+        CHECK(small && large && sum && dkb_tp_get_i64(tp, sum, 0) == 4000000LL * 3999999 / 2, "chunk %d", chunk);
+        if (chunk == 0) first_small = small->data, first_large = large->data;
+        else CHECK(small->data == first_small && large->data == first_large, "chunk %d reuses the memory", chunk);
+        dkb_tp_release(tp, m);
+    }
+    CHECK(dkb_tp_to_host(tp, kept, back) == 0 && memcmp(back, v, sizeof v) == 0, "a tensor made before the mark kept");
+    dkb_tensor *a = dkb_tp_arange(tp, 10);
+    dkb_tp_mark inner = dkb_tp_mark_get(tp);
+    (void)dkb_tp_arange(tp, 5000000);
+    dkb_tp_release(tp, m); /* the outer mark: a and the inner chunk both go */
+    dkb_tensor *again = dkb_tp_arange(tp, 10);
+    CHECK(again && again->data == a->data, "an outer release frees the inner mark's tensors too");
+    (void)inner;
+    expect_ok(tp, "release");
+    dkb_tp_reset(tp);
+    dkb_tp_destroy(tp);
+}
+
 int main(void) {
     test_context();
+    test_release();
     test_errors();
     test_host();
     test_reuse();

@@ -1,0 +1,1 @@
+SELECT n_name, avg(c_acctbal) AS a, min(s_acctbal) AS lo, max(c_acctbal - s_acctbal) AS d, sum(s_acctbal) AS s, count(*) AS n FROM customer JOIN supplier ON c_nationkey = s_nationkey JOIN nation ON n_nationkey = c_nationkey GROUP BY n_name ORDER BY n_name

@@ -1,0 +1,1 @@
+SELECT c_nationkey, sum(CAST(c_acctbal AS DOUBLE) * CAST(s_acctbal AS DOUBLE)) AS prod, avg(c_acctbal * s_acctbal) AS avg_prod, count(DISTINCT c_custkey) AS custs FROM customer JOIN supplier ON c_nationkey = s_nationkey GROUP BY c_nationkey HAVING count(*) > 100 ORDER BY c_nationkey

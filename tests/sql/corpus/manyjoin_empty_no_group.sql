@@ -1,0 +1,1 @@
+SELECT count(*) AS n, sum(c_acctbal) AS s, avg(s_acctbal) AS a, min(c_custkey) AS m, count(DISTINCT s_suppkey) AS d FROM customer JOIN supplier ON c_nationkey = s_nationkey WHERE length(c_phone || s_phone) > 40

@@ -1,0 +1,1 @@
+SELECT c_mktsegment, count(*) FILTER (WHERE s_acctbal > 0) AS pos, sum(c_acctbal) FILTER (WHERE s_acctbal < 0) AS neg_sum, count(DISTINCT CASE WHEN s_acctbal > 5000 THEN s_suppkey END) AS rich FROM customer JOIN supplier ON c_nationkey = s_nationkey GROUP BY c_mktsegment ORDER BY c_mktsegment

@@ -1,0 +1,1 @@
+SELECT ps_suppkey % 10 AS b, count(*) AS n, sum(l_quantity) AS q, avg(ps_supplycost) AS c, max(l_extendedprice * (1 - l_discount)) AS m FROM lineitem JOIN partsupp ON l_partkey = ps_partkey WHERE l_shipdate < DATE '1993-06-01' GROUP BY b ORDER BY b

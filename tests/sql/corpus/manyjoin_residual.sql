@@ -1,0 +1,1 @@
+SELECT n_name, count(*) AS n, sum(c_acctbal - s_acctbal) AS gap FROM customer JOIN supplier ON c_nationkey = s_nationkey AND c_acctbal > s_acctbal JOIN nation ON n_nationkey = s_nationkey GROUP BY n_name ORDER BY n_name
