@@ -483,6 +483,107 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
     return tr_bad(x) ? NULL : o;
 }
 
+static bool is_ref(const cJSON *e) { return !strcmp(tr_str(e, "expression_class"), "BOUND_REF"); }
+
+static bool has_delim_get(const cJSON *op) {
+    if (!strcmp(tr_str(op, "type"), "LOGICAL_DELIM_GET")) return true;
+    const cJSON *ch;
+    cJSON_ArrayForEach(ch, tr_get(op, "children")) if (has_delim_get(ch)) return true;
+    return false;
+}
+
+/* An EXISTS / NOT EXISTS (or IN / NOT IN over non-NULL keys) that DuckDB
+ * decorrelated into DELIM_JOIN op of type SEMI or ANTI (RIGHT_SEMI or
+ * RIGHT_ANTI when flipped) whose subquery side is a projection of an
+ * inner join of some rows X with DELIM_GET on equalities only: a row of
+ * the outer side d matches when some row of X has its correlated values,
+ * so it is a semi (anti) join of d against X on those columns, without
+ * the distinct outer values, the join's pairs and the second join (TPC-H
+ * Q04 and Q22; what the hand plans do). The projection's columns must be
+ * the join's key columns and the DELIM_JOIN's conditions must give each
+ * correlated column back to itself; anything else leaves *done false and
+ * the plan runs as DuckDB wrote it. */
+static tr_rel *exists_as_semi(tr_ctx *x, const cJSON *op, int ds, const tr_rel *d, bool *done) {
+    const char *jt = tr_str(op, "join_type");
+    bool anti = !strcmp(jt, ds ? "RIGHT_ANTI" : "ANTI");
+    if (!anti && strcmp(jt, ds ? "RIGHT_SEMI" : "SEMI")) return NULL;
+    if (tr_get(op, "predicate") && !cJSON_IsNull(tr_get(op, "predicate"))) return NULL;
+    const cJSON *proj = child(op, 1 - ds), *dup = tr_get(op, "duplicate_eliminated_columns");
+    if (strcmp(tr_str(proj, "type"), "LOGICAL_PROJECTION") || cJSON_GetArraySize(tr_get(proj, "children")) != 1)
+        return NULL;
+    const cJSON *j = child(proj, 0);
+    if (strcmp(tr_str(j, "type"), "LOGICAL_COMPARISON_JOIN") || strcmp(tr_str(j, "join_type"), "INNER") ||
+        cJSON_GetArraySize(tr_get(j, "left_projection_map")) || cJSON_GetArraySize(tr_get(j, "right_projection_map")) ||
+        (tr_get(j, "predicate") && !cJSON_IsNull(tr_get(j, "predicate"))))
+        return NULL;
+    int gs = !strcmp(tr_str(child(j, 1), "type"), "LOGICAL_DELIM_GET") ? 1
+           : !strcmp(tr_str(child(j, 0), "type"), "LOGICAL_DELIM_GET") ? 0 : -1;
+    if (gs < 0 || has_delim_get(child(j, 1 - gs))) return NULL;
+    int nd = cJSON_GetArraySize(dup);
+    const cJSON *jc = tr_get(j, "conditions"), *dc = tr_get(op, "conditions");
+    int nj = cJSON_GetArraySize(jc), ndc = cJSON_GetArraySize(dc);
+    if (nd < 1 || nd > 32 || nj < 1 || nj > 32 || ndc != nd) return NULL;
+    int64_t xcol[32], dcol[32]; /* join condition i: X's column xcol[i] = DELIM_GET's column dcol[i] */
+    for (int i = 0; i < nj; i++) {
+        const cJSON *c = cJSON_GetArrayItem(jc, i);
+        const cJSON *a = tr_get(c, gs ? "left" : "right"), *b = tr_get(c, gs ? "right" : "left");
+        if (strcmp(tr_str(c, "comparison"), "COMPARE_EQUAL") || !is_ref(a) || !is_ref(b)) return NULL;
+        xcol[i] = tr_int(a, "index", -1), dcol[i] = tr_int(b, "index", -1);
+        if (dcol[i] < 0 || dcol[i] >= nd) return NULL;
+    }
+    /* X's columns are known once it is evaluated (a DELIM_GET has nd); when the
+     * conditions below do not hold after all, the plan runs as written (X again) */
+    tr_rel *xr = tr_op(x, child(j, 1 - gs));
+    if (!xr) return *done = true, NULL;
+    int64_t nxc = xr->ncols;
+    /* each DELIM_JOIN condition: the outer side's correlated column m against
+     * a projected key column that equals DELIM_GET's column m */
+    bool seen[32] = {false};
+    for (int k = 0; k < ndc; k++) {
+        const cJSON *c = cJSON_GetArrayItem(dc, k);
+        const cJSON *o = tr_get(c, ds ? "right" : "left"), *s = tr_get(c, ds ? "left" : "right");
+        const char *cmp = tr_str(c, "comparison");
+        if ((strcmp(cmp, "COMPARE_NOT_DISTINCT_FROM") && strcmp(cmp, "COMPARE_EQUAL")) || !is_ref(o) || !is_ref(s))
+            return NULL;
+        const cJSON *pe = cJSON_GetArrayItem(tr_get(proj, "expressions"), (int)tr_int(s, "index", -1));
+        if (!pe || !is_ref(pe)) return NULL;
+        int64_t jcol = tr_int(pe, "index", -1), m = -1; /* the join's output: X's columns, then DELIM_GET's (gs 1) */
+        int64_t xbase = gs ? 0 : nd, gbase = gs ? nxc : 0;
+        for (int i = 0; i < nj && m < 0; i++)
+            if (jcol == xbase + xcol[i] || jcol == gbase + dcol[i]) m = dcol[i];
+        if (m < 0 || seen[m]) return NULL;
+        const cJSON *dm = cJSON_GetArrayItem(dup, (int)m);
+        if (!is_ref(dm) || tr_int(dm, "index", -1) != tr_int(o, "index", -2)) return NULL;
+        seen[m] = true;
+    }
+    *done = true;
+    tr_col oc[32], xc[32];
+    bool null_eq[32] = {false};
+    for (int i = 0; i < nj; i++) {
+        if (xcol[i] < 0 || xcol[i] >= xr->ncols) return tr_fail(x, DKB_EINTERNAL, "plan: join column %lld", (long long)xcol[i]);
+        if (!tr_eval_col(x, cJSON_GetArrayItem(dup, (int)dcol[i]), d, &oc[i])) return NULL;
+        xc[i] = xr->c[xcol[i]];
+        if (!tr_col_ready(x, &xc[i])) return NULL;
+    }
+    dkb_tensor *m;
+    if (d->n == 0 || xr->n == 0) {
+        m = dkb_tp_full_i64(x->tp, DKB_TP_BOOL, d->n, 0);
+    } else {
+        side_key L, R;
+        if (!make_keys(x, oc, d->n, xc, xr->n, null_eq, nj, &L, &R)) return NULL;
+        m = exists(x, &L, d->n, &R);
+    }
+    if (anti) m = dkb_tp_not(x->tp, m);
+    dkb_tensor *sel = dkb_tp_nonzero(x->tp, m);
+    tr_rel *o = sel ? (ds ? assemble(x, op, NULL, NULL, false, d, sel, false, sel->n)
+                          : assemble(x, op, d, sel, false, NULL, NULL, false, sel->n))
+                    : NULL;
+    if (o) tr_trace(x, "correlated %s as %s join on %d equalit%s: %lld x %lld rows -> %lld", anti ? "NOT EXISTS" : "EXISTS",
+                    anti ? "an anti" : "a semi", nj, nj == 1 ? "y" : "ies", (long long)d->n, (long long)xr->n,
+                    (long long)o->n);
+    return tr_bad(x) ? NULL : o;
+}
+
 tr_rel *tr_join_rels(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r) {
     return comparison_join(x, op, l, r, NULL);
 }
@@ -547,6 +648,9 @@ tr_rel *tr_join(tr_ctx *x, const cJSON *op) {
     int ds = cJSON_IsTrue(tr_get(op, "delim_flipped")) ? 1 : 0;
     tr_rel *d = tr_op(x, child(op, ds));
     if (!d) return NULL;
+    bool done = false;
+    tr_rel *e = exists_as_semi(x, op, ds, d, &done);
+    if (done) return e;
     const cJSON *dup = tr_get(op, "duplicate_eliminated_columns");
     int k = cJSON_GetArraySize(dup);
     tr_rel *cols = tr_rel_new(x, k, d->n);
