@@ -1,0 +1,1 @@
+SELECT count(*) AS n, count(o_orderkey) AS with_order FROM customer LEFT JOIN orders ON c_custkey = o_custkey AND o_totalprice > 450000 WHERE NOT EXISTS (SELECT 1 FROM lineitem WHERE l_orderkey = o_orderkey AND l_returnflag = 'R')
