@@ -3,7 +3,8 @@
  * customers and the suppliers of each nation are 6e9 pairs at SF 10).
  *
  * The join's left rows are cut into runs whose pairs number at most the
- * pair limit (tr_join_fanout counts each row's pairs first). Each run is
+ * pair limit (tr_join_fanout counts each row's pairs first, when samples
+ * of both sides estimate more than a quarter of the limit). Each run is
  * joined, passed through the projections and filters between the join and
  * the aggregate, and aggregated into partials: per group its counts, sums,
  * minima and maxima (an average as a sum and a count), and for a
@@ -551,7 +552,7 @@ tr_rel *tr_aggregate_join_chunked(tr_ctx *x, const cJSON *op, bool *done) {
     tr_rel *out = NULL;
     if (r) {
         int64_t limit = pair_limit(x), total = 0;
-        dkb_tensor *fan = (__int128)l->n * r->n > limit ? tr_join_fanout(x, node, l, r, &total) : NULL;
+        dkb_tensor *fan = (__int128)l->n * r->n > limit ? tr_join_fanout(x, node, l, r, limit, &total) : NULL;
         if (fan && total > limit) {
             x->depth = depth;
             if (before_runs(x, l, r))

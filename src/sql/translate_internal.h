@@ -323,9 +323,11 @@ tr_rel *tr_join_rels(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *
 /* Per row of l, how many rows of r share its keys under op's equality
  * conditions (I64; an upper bound of its pairs when op has others), their
  * sum in *total. NULL, not failing, when op has no equality, a side is
- * empty, or one side's keys are known distinct (then the other side's rows
- * bound the pairs). */
-dkb_tensor *tr_join_fanout(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r, int64_t *total);
+ * empty, one side's keys are known distinct (then the other side's rows
+ * bound the pairs), or samples of both sides estimate at most limit / 4
+ * pairs. */
+dkb_tensor *tr_join_fanout(tr_ctx *x, const cJSON *op, const tr_rel *l, const tr_rel *r, int64_t limit,
+                           int64_t *total);
 /* translate_chunk.c: AGGREGATE op over an inner join (through projections
  * and filters) whose pairs exceed the pair limit, run over runs of the
  * join's left rows; *done false (nothing evaluated) when op is not such an
