@@ -23,17 +23,7 @@ CORPUS=$(cd "$(dirname "$0")/../sql/corpus" 2>/dev/null && pwd) || fail "tests/s
 SFS="0.01 0.1"
 
 "$DKB" gen --sf 0.01 --out "$WORK/sf0.01" -q || fail "dkb gen --sf 0.01 failed"
-probe=$("$DKB" sql --data "$WORK/sf0.01" -e 'SELECT 1 AS one' 2>&1) || {
-    case $probe in
-    *"libduckdb not found"*)
-        if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
-            echo "skip: $probe"
-            exit 77
-        fi
-        fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
-    *) fail "dkb sql -e 'SELECT 1 AS one': $probe" ;;
-    esac
-}
+need_duckdb "$WORK/sf0.01" 'SELECT 1 AS one'
 "$DKB" gen --sf 0.1 --out "$WORK/sf0.1" -q || fail "dkb gen --sf 0.1 failed"
 
 files=()

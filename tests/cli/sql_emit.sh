@@ -22,17 +22,7 @@ CFLAGS=(-std=c11 -D_GNU_SOURCE -g -Wall -Wextra -Wshadow -Wstrict-prototypes -We
 "$DKB" gen --sf 0.01 --out "$WORK/sf0.01" -q || fail "dkb gen --sf 0.01 failed"
 S="$WORK/sf0.01"
 
-probe=$("$DKB" sql --data "$S" --explain=tree -e 'SELECT 1' 2>&1) || {
-    case $probe in
-    *"libduckdb not found"*)
-        if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
-            echo "skip: $probe"
-            exit 77
-        fi
-        fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
-    *) fail "dkb sql --explain -e 'SELECT 1': $probe" ;;
-    esac
-}
+need_duckdb "$S"
 
 # The driver: run the emitted query's prepare, core and finish over STORE on
 # the CPU backend and print the result as CSV (as `dkb sql --format csv`).

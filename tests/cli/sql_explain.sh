@@ -13,17 +13,7 @@ source "$(dirname "$0")/lib/common.bash"
 S="$WORK/sf0.01"
 
 # libduckdb present?
-probe=$("$DKB" sql --data "$S" --explain=tree -e 'SELECT 1' 2>&1) || {
-    case $probe in
-    *"libduckdb not found"*)
-        if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
-            echo "skip: $probe"
-            exit 77
-        fi
-        fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
-    *) fail "dkb sql --explain -e 'SELECT 1': $probe" ;;
-    esac
-}
+need_duckdb "$S"
 pass "libduckdb loads: SELECT 1 plans as $(echo "$probe" | head -1)"
 
 # --help documents both forms

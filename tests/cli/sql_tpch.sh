@@ -22,17 +22,7 @@ for sf in $SFS; do
     "$DKB" gen --sf "$sf" --out "$WORK/sf$sf" -q || fail "dkb gen --sf $sf failed"
 done
 
-probe=$("$DKB" sql --data "$WORK/sf0.01" -e 'SELECT 1 AS one' 2>&1) || {
-    case $probe in
-    *"libduckdb not found"*)
-        if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
-            echo "skip: $probe"
-            exit 77
-        fi
-        fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
-    *) fail "dkb sql -e 'SELECT 1 AS one': $probe" ;;
-    esac
-}
+need_duckdb "$WORK/sf0.01" 'SELECT 1 AS one'
 pass "libduckdb loads and SELECT 1 runs through the translator"
 if [ "$BACKEND" != cpu ]; then
     probe=$("$DKB" sql --data "$WORK/sf0.01" --backend "$BACKEND" -e 'SELECT 1 AS one' 2>&1) || {

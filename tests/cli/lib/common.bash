@@ -61,3 +61,23 @@ check_hashes() {
     [ "$n" -gt 0 ] || fail "no hashes for SF $sf"
     pass "$n files at SF $sf match dbgen (sha256, rows, bytes)"
 }
+
+# need_duckdb STORE [SQL]: dkb sql can load libduckdb (and plan SQL, default
+# --explain=tree of SELECT 1; with SQL, run it through the translator).
+# Without libduckdb the test FAILS, unless DKB_ALLOW_NO_DUCKDB=1, where it
+# exits 77 (skipped); any other failure of the probe fails the test.
+need_duckdb() {
+    local probe args=(--explain=tree -e 'SELECT 1')
+    [ $# -lt 2 ] || args=(-e "$2")
+    probe=$("$DKB" sql --data "$1" "${args[@]}" 2>&1) || {
+        case $probe in
+        *"libduckdb not found"*)
+            if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
+                echo "skip: $probe"
+                exit 77
+            fi
+            fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
+        *) fail "dkb sql ${args[*]}: $probe" ;;
+        esac
+    }
+}

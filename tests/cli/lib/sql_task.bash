@@ -25,20 +25,7 @@
 #                               file: a missing row (the baseline still timed)
 SQL_TASK_QUICK=(--warmup 1 --min-runs 3 --min-seconds 0.05 --threads 1 --timeout 60)
 
-sql_task_need_duckdb() {
-    local probe
-    probe=$("$DKB" sql --data "$1" --explain=tree -e 'SELECT 1' 2>&1) || {
-        case $probe in
-        *"libduckdb not found"*)
-            if [ "${DKB_ALLOW_NO_DUCKDB:-0}" = 1 ]; then
-                echo "skip: $probe"
-                exit 77
-            fi
-            fail "$probe (run tools/install-deps.sh, or set DKB_ALLOW_NO_DUCKDB=1 to skip)" ;;
-        *) fail "dkb sql --explain -e 'SELECT 1': $probe" ;;
-        esac
-    }
-}
+sql_task_need_duckdb() { need_duckdb "$1"; }
 
 sql_task_check_ok() {
     python3 - "$@" <<'PY' || fail "$2 results: $(cat "$1")"
