@@ -175,6 +175,22 @@ static bool memo_pairs(tr_ctx *x, const dkb_tensor *bk, const dkb_tensor *probe,
     return false;
 }
 
+/* On the CPU, a join of a large probe side against a build side a
+ * thousandth of its size (TPC-H Q18: 6M lines against 57 orders) writes
+ * every probe row's chain head in its first pass; a semi-join (no chains)
+ * finds the few rows that match, and only those are joined. */
+static bool few_probe_matches(tr_ctx *x, const dkb_tensor *bk, const dkb_tensor *probe) {
+    return dkb_tp_backend_of(x->tp) == DKB_TP_CPU && probe->n >= (1 << 20) && bk->n * 1024 <= probe->n;
+}
+
+static dkb_join_result join_matched(tr_ctx *x, const dkb_tensor *bk, const dkb_tensor *probe) {
+    dkb_tp *tp = x->tp;
+    dkb_tensor *rows = dkb_tp_nonzero(tp, dkb_tp_semi_join(tp, bk, probe));
+    dkb_join_result j = dkb_tp_join(tp, bk, dkb_tp_gather(tp, probe, rows, 0), DKB_JOIN_INNER);
+    j.probe_idx = dkb_tp_gather(tp, rows, j.probe_idx, 0); /* the matched rows ascend: the pairs' order is kept */
+    return j;
+}
+
 /* Matching pairs (probe rows of L, build rows of R). */
 static bool pairs_eq(tr_ctx *x, const side_key *L, const side_key *R, int64_t nr, dkb_tensor **li, dkb_tensor **ri) {
     dkb_tp *tp = x->tp;
@@ -185,7 +201,7 @@ static bool pairs_eq(tr_ctx *x, const side_key *L, const side_key *R, int64_t nr
     bool memo_ok = !L->can && L->key->n >= MEMO_MIN_PROBE && bk->n <= L->key->n / MEMO_RATIO;
     if (!memo_ok || !memo_pairs(x, bk, L->key, &j)) {
         if (tr_bad(x)) return false;
-        j = dkb_tp_join(tp, bk, L->key, DKB_JOIN_INNER);
+        j = few_probe_matches(x, bk, L->key) ? join_matched(x, bk, L->key) : dkb_tp_join(tp, bk, L->key, DKB_JOIN_INNER);
         if (memo_ok && x->nmemo < TR_MAX_MEMO && !tr_bad(x))
             x->memo[x->nmemo++] = (tr_join_memo){L->key, bk, j.probe_idx, j.build_idx, -1};
     }
@@ -485,6 +501,40 @@ static tr_rel *comparison_join(tr_ctx *x, const cJSON *op, const tr_rel *l, cons
 
 static bool is_ref(const cJSON *e) { return !strcmp(tr_str(e, "expression_class"), "BOUND_REF"); }
 
+/* BOOL per outer row: some row of X with the outer row's key has a value
+ * other than v (X's values s; NULLs on either side compare as nothing).
+ * That is: X's rows of the key, those whose s is not NULL, have a least or
+ * a greatest s other than v; X's rows whose key is an outer row's grouped
+ * by key and one lookup, not the pairs (TPC-H Q21's "another supplier of
+ * the order"). */
+static dkb_tensor *exists_other(tr_ctx *x, const side_key *outer, int64_t no, const side_key *xk, const tr_col *v,
+                                const tr_col *s) {
+    dkb_tp *tp = x->tp;
+    dkb_tensor *vk, *sk;
+    if (!tr_key_pair(x, v, no, s, s->v->n, &vk, &sk)) return NULL; /* one id space for v and s */
+    vk = dkb_tp_cast(tp, tr_relabel(x, vk, 0, NULL), DKB_TP_I64);
+    sk = dkb_tp_cast(tp, tr_relabel(x, sk, 0, NULL), DKB_TP_I64);
+    /* X's rows that can match: a key among the outer rows' (a probe of X
+     * against them, as the join DuckDB planned), and s not NULL */
+    dkb_tensor *ok = outer->can ? dkb_tp_compress(tp, outer->key, outer->can) : outer->key;
+    dkb_tensor *keep = tr_and_valid(x, tr_and_valid(x, xk->can, s->valid), dkb_tp_semi_join(tp, ok, xk->key));
+    dkb_tensor *rk = keep ? dkb_tp_compress(tp, xk->key, keep) : xk->key;
+    if (keep) sk = dkb_tp_compress(tp, sk, keep);
+    if (tr_bad(x)) return NULL;
+    if (rk->n == 0) return dkb_tp_full_i64(tp, DKB_TP_BOOL, no, 0);
+    const dkb_tensor *keys[] = {rk};
+    dkb_groups g = dkb_tp_group(tp, keys, 1);
+    dkb_tensor *lo = dkb_tp_aggregate(tp, &g, DKB_AGG_MIN, sk), *hi = dkb_tp_aggregate(tp, &g, DKB_AGG_MAX, sk);
+    dkb_join_result j = dkb_tp_join(tp, dkb_tp_gather(tp, rk, g.first_row, 0), outer->key, DKB_JOIN_LEFT);
+    dkb_tensor *has = dkb_tp_cmp_i64(tp, j.build_idx, DKB_CMP_GE, 0);
+    dkb_tensor *other = dkb_tp_or(tp, dkb_tp_cmp(tp, dkb_tp_gather(tp, lo, j.build_idx, 0), DKB_CMP_NE, vk),
+                                  dkb_tp_cmp(tp, dkb_tp_gather(tp, hi, j.build_idx, 0), DKB_CMP_NE, vk));
+    dkb_tensor *m = dkb_tp_and(tp, has, other);
+    if (outer->can) m = dkb_tp_and(tp, m, outer->can);
+    if (v->valid) m = dkb_tp_and(tp, m, v->valid);
+    return tr_bad(x) ? NULL : m;
+}
+
 static bool has_delim_get(const cJSON *op) {
     if (!strcmp(tr_str(op, "type"), "LOGICAL_DELIM_GET")) return true;
     const cJSON *ch;
@@ -523,14 +573,27 @@ static tr_rel *exists_as_semi(tr_ctx *x, const cJSON *op, int ds, const tr_rel *
     const cJSON *jc = tr_get(j, "conditions"), *dc = tr_get(op, "conditions");
     int nj = cJSON_GetArraySize(jc), ndc = cJSON_GetArraySize(dc);
     if (nd < 1 || nd > 32 || nj < 1 || nj > 32 || ndc != nd) return NULL;
-    int64_t xcol[32], dcol[32]; /* join condition i: X's column xcol[i] = DELIM_GET's column dcol[i] */
+    /* the equalities: X's column xcol[i] = DELIM_GET's column dcol[i], i < ne;
+     * at most one X's column ne_x <> DELIM_GET's column ne_d; every column of
+     * DELIM_GET in one of them */
+    int64_t xcol[32], dcol[32], ne_x = -1, ne_d = -1;
+    int ne = 0;
+    bool covered[32] = {false};
     for (int i = 0; i < nj; i++) {
         const cJSON *c = cJSON_GetArrayItem(jc, i);
         const cJSON *a = tr_get(c, gs ? "left" : "right"), *b = tr_get(c, gs ? "right" : "left");
-        if (strcmp(tr_str(c, "comparison"), "COMPARE_EQUAL") || !is_ref(a) || !is_ref(b)) return NULL;
-        xcol[i] = tr_int(a, "index", -1), dcol[i] = tr_int(b, "index", -1);
-        if (dcol[i] < 0 || dcol[i] >= nd) return NULL;
+        const char *cmp = tr_str(c, "comparison");
+        bool neq = !strcmp(cmp, "COMPARE_NOTEQUAL");
+        if ((strcmp(cmp, "COMPARE_EQUAL") && !neq) || (neq && ne_x >= 0) || !is_ref(a) || !is_ref(b)) return NULL;
+        int64_t xc_i = tr_int(a, "index", -1), dc_i = tr_int(b, "index", -1);
+        if (dc_i < 0 || dc_i >= nd) return NULL;
+        if (neq) ne_x = xc_i, ne_d = dc_i;
+        else xcol[ne] = xc_i, dcol[ne++] = dc_i;
+        covered[dc_i] = true;
     }
+    for (int m = 0; m < nd; m++)
+        if (!covered[m]) return NULL;
+    if (ne == 0) return NULL;
     /* X's columns are known once it is evaluated (a DELIM_GET has nd); when the
      * conditions below do not hold after all, the plan runs as written (X again) */
     tr_rel *xr = tr_op(x, child(j, 1 - gs));
@@ -549,20 +612,23 @@ static tr_rel *exists_as_semi(tr_ctx *x, const cJSON *op, int ds, const tr_rel *
         if (!pe || !is_ref(pe)) return NULL;
         int64_t jcol = tr_int(pe, "index", -1), m = -1; /* the join's output: X's columns, then DELIM_GET's (gs 1) */
         int64_t xbase = gs ? 0 : nd, gbase = gs ? nxc : 0;
-        for (int i = 0; i < nj && m < 0; i++)
-            if (jcol == xbase + xcol[i] || jcol == gbase + dcol[i]) m = dcol[i];
+        if (jcol >= gbase && jcol < gbase + nd) m = jcol - gbase; /* DELIM_GET's own column */
+        for (int i = 0; i < ne && m < 0; i++)
+            if (jcol == xbase + xcol[i]) m = dcol[i]; /* X's column equal to it */
         if (m < 0 || seen[m]) return NULL;
         const cJSON *dm = cJSON_GetArrayItem(dup, (int)m);
         if (!is_ref(dm) || tr_int(dm, "index", -1) != tr_int(o, "index", -2)) return NULL;
         seen[m] = true;
     }
     *done = true;
-    tr_col oc[32], xc[32];
+    tr_col oc[33], xc[33];
     bool null_eq[32] = {false};
-    for (int i = 0; i < nj; i++) {
-        if (xcol[i] < 0 || xcol[i] >= xr->ncols) return tr_fail(x, DKB_EINTERNAL, "plan: join column %lld", (long long)xcol[i]);
-        if (!tr_eval_col(x, cJSON_GetArrayItem(dup, (int)dcol[i]), d, &oc[i])) return NULL;
-        xc[i] = xr->c[xcol[i]];
+    for (int i = 0; i <= ne; i++) { /* the equalities' columns, then the <>'s */
+        int64_t xi = i < ne ? xcol[i] : ne_x, di = i < ne ? dcol[i] : ne_d;
+        if (i == ne && ne_x < 0) break;
+        if (xi < 0 || xi >= xr->ncols) return tr_fail(x, DKB_EINTERNAL, "plan: join column %lld", (long long)xi);
+        if (!tr_eval_col(x, cJSON_GetArrayItem(dup, (int)di), d, &oc[i])) return NULL;
+        xc[i] = xr->c[xi];
         if (!tr_col_ready(x, &xc[i])) return NULL;
     }
     dkb_tensor *m;
@@ -570,17 +636,18 @@ static tr_rel *exists_as_semi(tr_ctx *x, const cJSON *op, int ds, const tr_rel *
         m = dkb_tp_full_i64(x->tp, DKB_TP_BOOL, d->n, 0);
     } else {
         side_key L, R;
-        if (!make_keys(x, oc, d->n, xc, xr->n, null_eq, nj, &L, &R)) return NULL;
-        m = exists(x, &L, d->n, &R);
+        if (!make_keys(x, oc, d->n, xc, xr->n, null_eq, ne, &L, &R)) return NULL;
+        m = ne_x < 0 ? exists(x, &L, d->n, &R) : exists_other(x, &L, d->n, &R, &oc[ne], &xc[ne]);
     }
     if (anti) m = dkb_tp_not(x->tp, m);
     dkb_tensor *sel = dkb_tp_nonzero(x->tp, m);
     tr_rel *o = sel ? (ds ? assemble(x, op, NULL, NULL, false, d, sel, false, sel->n)
                           : assemble(x, op, d, sel, false, NULL, NULL, false, sel->n))
                     : NULL;
-    if (o) tr_trace(x, "correlated %s as %s join on %d equalit%s: %lld x %lld rows -> %lld", anti ? "NOT EXISTS" : "EXISTS",
-                    anti ? "an anti" : "a semi", nj, nj == 1 ? "y" : "ies", (long long)d->n, (long long)xr->n,
-                    (long long)o->n);
+    if (o) tr_trace(x, "correlated %s as %s join on %d equalit%s%s: %lld x %lld rows -> %lld",
+                    anti ? "NOT EXISTS" : "EXISTS", anti ? "an anti" : "a semi", ne, ne == 1 ? "y" : "ies",
+                    ne_x >= 0 ? " and a <> by the least and greatest value per key" : "", (long long)d->n,
+                    (long long)xr->n, (long long)o->n);
     return tr_bad(x) ? NULL : o;
 }
 

@@ -1,0 +1,1 @@
+SELECT c1.c_mktsegment, count(*) AS n FROM customer c1 WHERE c1.c_custkey < 200 AND EXISTS (SELECT 1 FROM customer c2 WHERE c2.c_nationkey = c1.c_nationkey AND c2.c_mktsegment = c1.c_mktsegment AND c2.c_name <> c1.c_name) GROUP BY c1.c_mktsegment ORDER BY 1

@@ -1,0 +1,1 @@
+SELECT l_shipmode, count(*) AS n FROM lineitem l1 WHERE l_orderkey < 3000 AND NOT EXISTS (SELECT 1 FROM lineitem l2 WHERE l2.l_orderkey = l1.l_orderkey AND l2.l_shipmode <> l1.l_shipmode) GROUP BY l_shipmode ORDER BY l_shipmode

@@ -1,0 +1,1 @@
+SELECT count(*) AS n, count(o_orderkey) AS o FROM customer LEFT JOIN orders ON c_custkey = o_custkey AND o_orderdate < DATE '1992-02-01' WHERE NOT EXISTS (SELECT 1 FROM orders o2 WHERE o2.o_custkey = c_custkey AND o2.o_orderkey <> orders.o_orderkey)
